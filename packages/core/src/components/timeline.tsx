@@ -1,0 +1,22 @@
+import type { ModelMessage } from 'ai';
+import { createElement, type ReactNode, useMemo } from 'react';
+import { useTimeline } from '../runtime/session-context.js';
+import { tailOfTimeline } from '../state/timeline.js';
+
+export interface TimelineProps {
+  /** Show only the most recent messages (never starting on an orphaned tool result). */
+  last?: number;
+}
+
+/**
+ * The session's history. One host node carries the whole array, so a 10,000-message timeline
+ * costs the renderer one element, not 10,000.
+ */
+export function Timeline(props: TimelineProps): ReactNode {
+  const timeline = useTimeline();
+  const messages: readonly ModelMessage[] = useMemo(
+    () => (props.last === undefined ? timeline : tailOfTimeline(timeline, props.last)),
+    [timeline, props.last],
+  );
+  return createElement('agate-timeline', { messages });
+}

@@ -1,0 +1,21 @@
+import type { ZodType } from 'zod';
+import type { JsonPrimitive, JsonValue } from '../state/json.js';
+
+export interface KnobOptions<T extends JsonValue = JsonValue> {
+  /** Shown to the model in `set_knob`'s description. */
+  description: string;
+  /** Allowed values (a closed set). Give either `options` or `schema`. */
+  options?: readonly (T & JsonPrimitive)[];
+  /** A zod schema the value must satisfy, for open-ended values. */
+  schema?: ZodType<T>;
+  initial: T;
+}
+
+/** A knob as the runtime sees it after render. */
+export interface KnobInfo {
+  name: string;
+  description: string;
+  value: JsonValue;
+  options?: readonly JsonPrimitive[];
+  schema?: ZodType;
+}

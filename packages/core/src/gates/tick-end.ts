@@ -1,0 +1,72 @@
+import type { TickResult } from '../runtime/tick-result.js';
+import type { GateStatus } from '../state/session-state.js';
+import { SET_KNOB_TOOL } from './set-knob-tool.js';
+import type { GateDescriptor, GateHistory } from './types.js';
+
+export interface GateAtTickEnd {
+  name: string;
+  state: GateStatus;
+  descriptor: GateDescriptor;
+}
+
+export interface GateTransition {
+  gate: string;
+  from: GateStatus;
+  to: GateStatus;
+  by: 'runtime' | 'host';
+  reason: string;
+}
+
+/**
+ * Gate transitions at tick end, in a fixed order that does not depend on the order of calls
+ * inside the tick:
+ *   1. `activateWhen` fires for every gate that is `inactive` after the tick's set_knob calls,
+ *      over all of the tick's other calls. So "clear, then edit" and "edit, then clear" in one
+ *      tick both end with the gate active: a clear only sticks in a tick with no activating call.
+ *   2. `clearWhen` (host-verified evidence) clears every gate that is then engaged.
+ * Pure: predicates that throw are reported by the caller.
+ */
+export function gateTransitionsAtTickEnd(
+  gates: readonly GateAtTickEnd[],
+  tick: TickResult,
+  history: GateHistory,
+): GateTransition[] {
+  const workTick = withoutSetKnob(tick);
+  const transitions: GateTransition[] = [];
+  for (const gate of gates) {
+    let state = gate.state;
+    if (state === 'inactive' && gate.descriptor.activateWhen?.(workTick) === true) {
+      transitions.push({
+        gate: gate.name,
+        from: state,
+        to: 'active',
+        by: 'runtime',
+        reason: 'activateWhen matched this tick',
+      });
+      state = 'active';
+    }
+    if (state !== 'inactive' && gate.descriptor.clearWhen?.(tick, history) === true) {
+      transitions.push({
+        gate: gate.name,
+        from: state,
+        to: 'inactive',
+        by: 'host',
+        reason: 'clearWhen verified the evidence',
+      });
+    }
+  }
+  return transitions;
+}
+
+/** `activateWhen` sees the tick's work, not the model's bookkeeping. */
+export function withoutSetKnob(tick: TickResult): TickResult {
+  const ids = new Set(
+    tick.toolCalls.filter((c) => c.toolName === SET_KNOB_TOOL).map((c) => c.toolCallId),
+  );
+  if (ids.size === 0) return tick;
+  return {
+    ...tick,
+    toolCalls: tick.toolCalls.filter((c) => !ids.has(c.toolCallId)),
+    toolResults: tick.toolResults.filter((r) => !ids.has(r.toolCallId)),
+  };
+}

@@ -1,0 +1,45 @@
+import type { ModelMessage } from 'ai';
+import type { TickResult } from '../runtime/tick-result.js';
+import type { ChangedBy, GateStatus } from '../state/session-state.js';
+
+/** Who may clear a gate. `set_knob` refuses to clear host and supervisor gates. */
+export type GateClearer = 'model' | 'host' | 'supervisor';
+
+/** What `clearWhen` sees besides the tick just finished: recent ticks (oldest first) and the timeline. */
+export interface GateHistory {
+  ticks: readonly TickResult[];
+  timeline: readonly ModelMessage[];
+}
+
+export interface GateDescriptor {
+  /** One line: what the gate guards. Shown in `set_knob`'s description and in refusals. */
+  description: string;
+  /** What the model must do. Rendered as ephemeral content while the gate is active. */
+  instructions: string;
+  /** Fires only from `inactive`, at tick end, over the tick's non-`set_knob` calls. */
+  activateWhen?: (tick: TickResult) => boolean;
+  /** Host-verified clear: evaluated at tick end while the gate is engaged. */
+  clearWhen?: (tick: TickResult, history: GateHistory) => boolean;
+  /** Default `'model'`. */
+  clearableBy?: GateClearer;
+  /** Exit attempts this gate refuses before the run ends `blocked`. Default 5. */
+  maxBlocks?: number;
+  /** Tools the gate needs to be satisfiable; a missing one is reported instead of looping. */
+  requiresTools?: readonly string[];
+  /** State the gate starts in the first time it is rendered. Default `'inactive'`. */
+  initial?: GateStatus;
+}
+
+export const DEFAULT_MAX_BLOCKS = 5;
+
+/** A gate as the runtime sees it after render: descriptor plus its current state. */
+export interface GateInfo {
+  name: string;
+  state: GateStatus;
+  description: string;
+  instructions: string;
+  clearableBy: GateClearer;
+  blocks: number;
+  maxBlocks: number;
+  changedBy?: ChangedBy;
+}

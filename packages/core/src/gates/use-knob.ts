@@ -1,0 +1,22 @@
+import { useCallback } from 'react';
+import type { JsonValue } from '../state/json.js';
+import type { KnobOptions } from './knob-types.js';
+import { useDeclaration } from './use-declaration.js';
+
+/**
+ * Model-controlled state: the model changes it through `set_knob`; the host through `set`.
+ * The value persists in session state (and snapshots).
+ */
+export function useKnob<T extends JsonValue>(
+  name: string,
+  options: KnobOptions<T>,
+): [T, (value: T) => void] {
+  const { session, state } = useDeclaration('useKnob()', {
+    kind: 'knob',
+    name,
+    options: options as unknown as KnobOptions,
+  });
+  const value = (state.knobs[name] ?? options.initial) as T;
+  const set = useCallback((next: T) => session.setKnob(name, next, 'host'), [session, name]);
+  return [value, set];
+}

@@ -1,0 +1,42 @@
+import type { ModelMessage, Tool as SdkTool } from 'ai';
+import type { GateInfo } from '../gates/types.js';
+import type { KnobInfo } from '../gates/knob-types.js';
+import type { ToolExecuteContext } from '../runtime/tool-context.js';
+
+/** A tool as the runtime will offer it to the model and execute it. */
+export interface CompiledTool {
+  name: string;
+  description?: string;
+  /** A zod schema or an AI SDK schema (`jsonSchema()`, `zodSchema()`). */
+  inputSchema: SdkTool['inputSchema'];
+  execute?: (input: never, context: ToolExecuteContext) => unknown;
+  /** `component` for `<Tool>`, `runtime` for tools Agate adds itself (set_knob). */
+  source: 'component' | 'runtime';
+}
+
+/** Content the model sees this tick only; never stored in the timeline. */
+export interface EphemeralBlock {
+  text: string;
+  /** Where it came from, for readers of snapshots (for example `gate:verification`). */
+  source?: string;
+}
+
+/**
+ * What one render compiles to: everything the next model call needs. The stable part
+ * (system, messages, tools) comes first; ephemeral blocks are appended after it so that
+ * the request prefix stays byte-identical between ticks and provider prompt caches hit.
+ */
+export interface CompiledContext {
+  system: string;
+  messages: ModelMessage[];
+  tools: CompiledTool[];
+  ephemeral: EphemeralBlock[];
+  knobs: KnobInfo[];
+  gates: GateInfo[];
+}
+
+export const COMPILED_CONTEXT = Symbol.for('agate.compiled-context');
+
+export function isCompiledContext(value: unknown): value is CompiledContext {
+  return typeof value === 'object' && value !== null && COMPILED_CONTEXT in value;
+}

@@ -1,0 +1,69 @@
+/**
+ * The committed host tree: what the reconciler builds from the agent's JSX. It is plain data
+ * (no React in here) so the compiler can walk it without knowing about fibers.
+ */
+
+/** Host element types the renderer knows. Components in `components/` are the only producers. */
+export type HostType =
+  | 'agate-system'
+  | 'agate-section'
+  | 'agate-message'
+  | 'agate-timeline'
+  | 'agate-tool'
+  | 'agate-ephemeral';
+
+export const HOST_TYPES: ReadonlySet<string> = new Set<HostType>([
+  'agate-system',
+  'agate-section',
+  'agate-message',
+  'agate-timeline',
+  'agate-tool',
+  'agate-ephemeral',
+]);
+
+export type HostProps = Record<string, unknown>;
+
+export interface HostElement {
+  kind: 'element';
+  type: HostType;
+  props: HostProps;
+  children: HostNode[];
+  parent: HostParent | null;
+}
+
+export interface HostText {
+  kind: 'text';
+  text: string;
+  parent: HostParent | null;
+}
+
+export type HostNode = HostElement | HostText;
+
+/** The container React renders into; `version` bumps on every commit so callers can cache. */
+export interface HostContainer {
+  kind: 'container';
+  children: HostNode[];
+  version: number;
+}
+
+export type HostParent = HostElement | HostContainer;
+
+export function appendChild(parent: HostParent, child: HostNode): void {
+  removeChild(parent, child);
+  child.parent = parent;
+  parent.children.push(child);
+}
+
+export function insertBefore(parent: HostParent, child: HostNode, before: HostNode): void {
+  removeChild(parent, child);
+  const index = parent.children.indexOf(before);
+  child.parent = parent;
+  if (index === -1) parent.children.push(child);
+  else parent.children.splice(index, 0, child);
+}
+
+export function removeChild(parent: HostParent, child: HostNode): void {
+  const index = parent.children.indexOf(child);
+  if (index !== -1) parent.children.splice(index, 1);
+  if (child.parent === parent) child.parent = null;
+}

@@ -1,0 +1,72 @@
+import type { ReactNode } from 'react';
+import createReconciler from 'react-reconciler';
+import { LegacyRoot } from 'react-reconciler/constants.js';
+import { errorMessage, RenderError } from '../runtime/errors.js';
+import { hostConfig } from './host-config.js';
+import type { HostContainer } from './host-tree.js';
+
+const reconciler = createReconciler(hostConfig);
+
+export interface AgateRoot {
+  readonly container: HostContainer;
+  /** Renders and commits synchronously; throws RenderError if a component threw. */
+  render(element: ReactNode): void;
+  /** Runs `fn` (which may set React state from outside) and commits what it scheduled. */
+  flush<T>(fn: () => T): T;
+  unmount(): void;
+}
+
+/**
+ * A legacy (synchronous) root: `updateContainerSync` + `flushSyncWork` render and commit to
+ * completion before returning, so the tree is whole when the model is called.
+ */
+export function createAgateRoot(): AgateRoot {
+  const container: HostContainer = { kind: 'container', children: [], version: 0 };
+  let pending: unknown[] = [];
+  const onError = (error: unknown) => {
+    pending.push(error);
+  };
+  const root = reconciler.createContainer(
+    container,
+    LegacyRoot,
+    null,
+    false,
+    null,
+    'agate',
+    onError,
+    // Errors an error boundary caught are the agent author's to handle; the run goes on.
+    () => {},
+    () => {},
+    () => {},
+    null,
+  );
+
+  const throwPending = () => {
+    if (pending.length === 0) return;
+    const [first] = pending;
+    pending = [];
+    throw new RenderError(`A component threw while rendering the agent: ${errorMessage(first)}`, {
+      cause: first,
+    });
+  };
+
+  return {
+    container,
+    render(element) {
+      reconciler.updateContainerSync(element, root, null, null);
+      reconciler.flushSyncWork();
+      throwPending();
+    },
+    flush(fn) {
+      const result = reconciler.flushSyncFromReconciler(fn);
+      reconciler.flushSyncWork();
+      throwPending();
+      return result;
+    },
+    unmount() {
+      reconciler.updateContainerSync(null, root, null, null);
+      reconciler.flushSyncWork();
+      pending = [];
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import {
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  streamText,
+  type ToolSet,
+  tool,
+} from 'ai';
+import type { CompiledContext } from '../renderer/compiled-context.js';
+import type { UsageTotals } from '../state/session-state.js';
+import { errorMessage, ModelCallError } from './errors.js';
+import type { TickToolCall } from './tick-result.js';
+
+/** Settings passed through to every AI SDK call. */
+export interface ModelSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  topP?: number;
+  seed?: number;
+  maxRetries?: number;
+  headers?: Record<string, string>;
+  providerOptions?: Parameters<typeof streamText>[0]['providerOptions'];
+}
+
+export interface ModelTurn {
+  text: string;
+  reasoning: string;
+  toolCalls: TickToolCall[];
+  finishReason: string;
+  usage: UsageTotals;
+}
+
+export interface ModelCallOptions {
+  model: LanguageModel;
+  context: CompiledContext;
+  signal: AbortSignal;
+  settings?: ModelSettings;
+  onDelta: (kind: 'text' | 'reasoning', delta: string) => void;
+}
+
+/** The request messages: the stable prefix, then this tick's ephemeral content last. */
+export function toRequestMessages(context: CompiledContext): ModelMessage[] {
+  if (context.ephemeral.length === 0) return context.messages;
+  const text = context.ephemeral.map((block) => block.text).join('\n\n');
+  // A user message, not a system one: several providers reject system messages mid-prompt.
+  return [...context.messages, { role: 'user', content: text }];
+}
+
+/**
+ * Tools are offered without `execute`, so the AI SDK stops after one step and hands the
+ * calls back: the runtime executes them itself and can intercept, validate and refuse.
+ */
+export function toSdkTools(context: CompiledContext): ToolSet {
+  const tools: ToolSet = {};
+  for (const t of context.tools) {
+    tools[t.name] = tool({
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      inputSchema: t.inputSchema,
+    });
+  }
+  return tools;
+}
+
+/** One AI SDK call (`streamText`, a single step). Deltas stream out; calls come back whole. */
+export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
+  const { context, signal, settings } = options;
+  const tools = toSdkTools(context);
+  let failure: unknown;
+  const result = streamText({
+    model: options.model,
+    ...(context.system !== '' ? { instructions: context.system } : {}),
+    messages: toRequestMessages(context),
+    ...(Object.keys(tools).length > 0 ? { tools } : {}),
+    abortSignal: signal,
+    ...settings,
+    // Errors surface as stream parts below; the default handler would also log them.
+    onError: ({ error }) => {
+      failure ??= error;
+    },
+  });
+
+  let text = '';
+  let reasoning = '';
+  const toolCalls: TickToolCall[] = [];
+  let finishReason = 'other';
+  let usage: UsageTotals = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case 'text-delta':
+        text += part.text;
+        options.onDelta('text', part.text);
+        break;
+      case 'reasoning-delta':
+        reasoning += part.text;
+        options.onDelta('reasoning', part.text);
+        break;
+      case 'tool-call':
+        // Invalid calls (unknown tool, unparsable input) arrive here too, flagged; the runtime
+        // answers them with its own tool error, so they are kept as ordinary calls.
+        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        break;
+      case 'finish':
+        finishReason = part.finishReason;
+        usage = toUsageTotals(part.totalUsage);
+        break;
+      case 'error':
+        failure ??= part.error;
+        break;
+      case 'abort':
+        signal.throwIfAborted();
+        break;
+      default:
+        break;
+    }
+  }
+  signal.throwIfAborted();
+  if (failure !== undefined) {
+    throw new ModelCallError(`The model call failed: ${errorMessage(failure)}`, {
+      cause: failure,
+    });
+  }
+  return { text, reasoning, toolCalls, finishReason, usage };
+}
+
+export function toUsageTotals(usage: LanguageModelUsage | undefined): UsageTotals {
+  const inputTokens = usage?.inputTokens ?? 0;
+  const outputTokens = usage?.outputTokens ?? 0;
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: usage?.totalTokens ?? inputTokens + outputTokens,
+  };
+}

@@ -1,0 +1,25 @@
+import type { JsonValue } from '../state/json.js';
+import type { UsageTotals } from '../state/session-state.js';
+
+export interface TickToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export interface TickToolResult {
+  toolCallId: string;
+  toolName: string;
+  output: JsonValue;
+  isError: boolean;
+}
+
+/** What one finished tick did; gates' `activateWhen` / `clearWhen` read this. */
+export interface TickResult {
+  tick: number;
+  toolCalls: TickToolCall[];
+  toolResults: TickToolResult[];
+  text: string;
+  finishReason: string;
+  usage: UsageTotals;
+}

@@ -1,0 +1,118 @@
+import { asSchema } from 'ai';
+import { type ZodType, z } from 'zod';
+import type { CompiledTool } from '../renderer/compiled-context.js';
+import type { JsonValue } from '../state/json.js';
+import { errorMessage } from './errors.js';
+import type { TickToolCall, TickToolResult } from './tick-result.js';
+import type { ToolExecuteContext } from './tool-context.js';
+
+/**
+ * Runs one tool call the way the model should experience it: unknown tools, invalid
+ * arguments and throwing `execute`s all become tool errors the model can read and fix.
+ * Nothing here throws, except an abort.
+ */
+export async function executeToolCall(
+  call: TickToolCall,
+  tools: ReadonlyMap<string, CompiledTool>,
+  context: ToolExecuteContext,
+): Promise<TickToolResult> {
+  const base = { toolCallId: call.toolCallId, toolName: call.toolName };
+  const tool = tools.get(call.toolName);
+  if (tool === undefined) {
+    const names = [...tools.keys()];
+    return {
+      ...base,
+      isError: true,
+      output:
+        `Unknown tool "${call.toolName}". ` +
+        (names.length > 0 ? `Available tools: ${names.join(', ')}.` : 'No tools are available now.'),
+    };
+  }
+  if (tool.execute === undefined) {
+    return {
+      ...base,
+      isError: true,
+      output: `Tool "${call.toolName}" has no execute function, so it cannot be called.`,
+    };
+  }
+
+  const parsed = await validateInput(tool, call.input);
+  if (!parsed.ok) return { ...base, isError: true, output: parsed.message };
+
+  try {
+    const output = await tool.execute(parsed.value as never, context);
+    return { ...base, isError: false, output: toJsonValue(output) };
+  } catch (error) {
+    context.abortSignal.throwIfAborted();
+    return {
+      ...base,
+      isError: true,
+      output: `Tool "${call.toolName}" failed: ${errorMessage(error)}`,
+    };
+  }
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+async function validateInput(tool: CompiledTool, input: unknown): Promise<Parsed> {
+  if (typeof input === 'string') {
+    // The SDK hands back the raw text when the model's arguments were not JSON.
+    return {
+      ok: false,
+      message: `Invalid arguments for tool "${tool.name}": not valid JSON (${truncate(input, 200)}). ${expected(tool)}`,
+    };
+  }
+  const schema = tool.inputSchema;
+  if (isZodSchema(schema)) {
+    const result = schema.safeParse(input);
+    if (result.success) return { ok: true, value: result.data };
+    return {
+      ok: false,
+      message: `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(result.error)}\n${expected(tool)}`,
+    };
+  }
+  const sdkSchema = asSchema(schema);
+  if (sdkSchema.validate === undefined) return { ok: true, value: input };
+  const result = await sdkSchema.validate(input);
+  if (result.success) return { ok: true, value: result.value };
+  return {
+    ok: false,
+    message: `Invalid arguments for tool "${tool.name}": ${errorMessage(result.error)}\n${expected(tool)}`,
+  };
+}
+
+function expected(tool: CompiledTool): string {
+  try {
+    const json = isZodSchema(tool.inputSchema)
+      ? z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any' })
+      : undefined;
+    return json ? `Expected arguments matching: ${truncate(JSON.stringify(json), 600)}` : '';
+  } catch {
+    return '';
+  }
+}
+
+function isZodSchema(schema: unknown): schema is ZodType {
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    '_zod' in schema &&
+    typeof (schema as { safeParse?: unknown }).safeParse === 'function'
+  );
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** Tool outputs go into the timeline, which must stay JSON. */
+export function toJsonValue(value: unknown): JsonValue {
+  if (value === undefined) return null;
+  if (typeof value === 'string') return value;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? null : (JSON.parse(text) as JsonValue);
+  } catch (error) {
+    return `[unserializable tool output: ${errorMessage(error)}]`;
+  }
+}

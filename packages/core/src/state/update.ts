@@ -1,0 +1,113 @@
+import type { ModelMessage } from 'ai';
+import type { TickResult, TickToolResult } from '../runtime/tick-result.js';
+import type { JsonValue } from './json.js';
+import {
+  CALL_SIGNATURES_CAP,
+  type SessionState,
+  STEP_TOKENS_CAP,
+  type UsageTotals,
+} from './session-state.js';
+import { tailOfTimeline } from './timeline.js';
+
+/** The messages one tick adds to the timeline: the assistant turn, then its tool results. */
+export function tickMessages(result: TickResult, reasoning: string): ModelMessage[] {
+  const messages: ModelMessage[] = [];
+  const content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> = [];
+  if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
+  if (result.text !== '') content.push({ type: 'text', text: result.text });
+  for (const call of result.toolCalls) {
+    content.push({
+      type: 'tool-call',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: call.input,
+    });
+  }
+  if (content.length > 0) messages.push({ role: 'assistant', content });
+  if (result.toolResults.length > 0) {
+    messages.push({ role: 'tool', content: result.toolResults.map(toToolResultPart) });
+  }
+  return messages;
+}
+
+function toToolResultPart(result: TickToolResult) {
+  const output = result.isError
+    ? typeof result.output === 'string'
+      ? { type: 'error-text' as const, value: result.output }
+      : { type: 'error-json' as const, value: result.output }
+    : typeof result.output === 'string'
+      ? { type: 'text' as const, value: result.output }
+      : { type: 'json' as const, value: result.output };
+  return {
+    type: 'tool-result' as const,
+    toolCallId: result.toolCallId,
+    toolName: result.toolName,
+    output,
+  };
+}
+
+export function addUsage(total: UsageTotals, add: UsageTotals): UsageTotals {
+  return {
+    inputTokens: total.inputTokens + add.inputTokens,
+    outputTokens: total.outputTokens + add.outputTokens,
+    totalTokens: total.totalTokens + add.totalTokens,
+  };
+}
+
+/** Canonical form of a call (sorted keys) so that key order never hides a repeat. */
+export function callSignature(toolName: string, input: unknown): string {
+  return `${toolName}:${canonicalJson(input)}`;
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, JsonValue>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Applies a finished tick to the (immer) draft. Returns how many messages were trimmed. */
+export function commitTick(
+  draft: SessionState,
+  result: TickResult,
+  messages: ModelMessage[],
+  options: {
+    /** The committed (frozen) timeline; read outside the draft so immer need not proxy it. */
+    baseTimeline: readonly ModelMessage[];
+    maxTimelineMessages: number;
+    elapsedMs: number;
+    rework: boolean;
+  },
+): number {
+  draft.tick = result.tick;
+  draft.text = result.text;
+  draft.usage = addUsage(draft.usage, result.usage);
+  draft.toolCalls += result.toolCalls.length;
+  draft.notices = [];
+  let dropped = 0;
+  const next = [...options.baseTimeline, ...messages];
+  if (next.length > options.maxTimelineMessages) {
+    const kept = tailOfTimeline(next, options.maxTimelineMessages);
+    dropped = next.length - kept.length;
+    draft.timeline = kept as ModelMessage[];
+  } else {
+    draft.timeline = next;
+  }
+  const progress = draft.progress;
+  progress.stepNumber += 1;
+  progress.elapsedMs += options.elapsedMs;
+  progress.stepTokens.push(result.usage.totalTokens);
+  if (progress.stepTokens.length > STEP_TOKENS_CAP) progress.stepTokens.splice(0, 1);
+  if (options.rework) progress.reworkCount += 1;
+  for (const call of result.toolCalls) {
+    progress.callSignatures.push(callSignature(call.toolName, call.input));
+  }
+  if (progress.callSignatures.length > CALL_SIGNATURES_CAP) {
+    progress.callSignatures.splice(0, progress.callSignatures.length - CALL_SIGNATURES_CAP);
+  }
+  return dropped;
+}

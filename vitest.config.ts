@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    // Resolve workspace packages to their TypeScript sources (see the "@agate/source" export condition).
+    conditions: ['@agate/source'],
+  },
+  ssr: {
+    resolve: {
+      conditions: ['@agate/source'],
+    },
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.{ts,tsx}', 'examples/*/src/**/*.test.{ts,tsx}'],
+    environment: 'node',
+    testTimeout: 20_000,
+  },
+});
