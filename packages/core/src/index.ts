@@ -1,10 +1,29 @@
 // Components
-export { type MessageRole, Assistant, Message, User } from './components/message.js';
+export { Assistant, Message, type MessageRole, User } from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export { Tool, type ToolProps } from './components/tool.js';
 
 // Gates and knobs
+export { ContinueGate } from './gates/continue/continue-gate.js';
+export {
+  budgetSlope,
+  type ContinueDecision,
+  type ContinueEvaluation,
+  type ContinueGateConfig,
+  ContinueGateEvaluator,
+  type ContinueGateStats,
+  type ContinueHistoryEntry,
+  DEFAULT_CONTINUE_CONFIG,
+  evaluateContinue,
+  InvalidContinueConfigError,
+  type StepContext,
+} from './gates/continue/index.js';
+export type {
+  ContinueGateProps,
+  ContinueSignals,
+  ReworkHistory,
+} from './gates/continue/props.js';
 export { gate } from './gates/descriptor.js';
 export { decideExit, type ExitDecision } from './gates/exit.js';
 export { Gate, type GateProps } from './gates/gate.js';
@@ -20,6 +39,19 @@ export {
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
+
+// Persistence
+export {
+  createFileStore,
+  createMemoryStore,
+  DEFAULT_SESSIONS_DIR,
+  InvalidSessionIdError,
+  type SessionSnapshot,
+  type SessionStore,
+  type SessionSummary,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+} from './persistence/index.js';
 
 // Renderer output
 export {

@@ -11,7 +11,10 @@ export function formatContext(context: CompiledContext): string {
   if (context.system !== '') out.push(section('system', context.system));
   if (context.messages.length > 0) {
     out.push(
-      section(`messages (${context.messages.length})`, context.messages.map(formatMessage).join('\n')),
+      section(
+        `messages (${context.messages.length})`,
+        context.messages.map(formatMessage).join('\n'),
+      ),
     );
   }
   if (context.ephemeral.length > 0) {
@@ -65,7 +68,8 @@ function indentRest(text: string, indent = '  '): string {
 }
 
 function formatMessage(message: ModelMessage): string {
-  if (typeof message.content === 'string') return `[${message.role}] ${indentRest(message.content)}`;
+  if (typeof message.content === 'string')
+    return `[${message.role}] ${indentRest(message.content)}`;
   const lines: string[] = [];
   for (const part of message.content) {
     switch (part.type) {
@@ -76,7 +80,9 @@ function formatMessage(message: ModelMessage): string {
         lines.push(`[${message.role}:reasoning] ${indentRest(part.text)}`);
         break;
       case 'tool-call':
-        lines.push(`[${message.role}] call ${part.toolName}#${part.toolCallId} ${json(part.input)}`);
+        lines.push(
+          `[${message.role}] call ${part.toolName}#${part.toolCallId} ${json(part.input)}`,
+        );
         break;
       case 'tool-result': {
         const output = part.output;

@@ -1,4 +1,16 @@
 export { formatContext } from './format-context.js';
+export {
+  type ChatCompletionMessage,
+  type ChatCompletionRequest,
+  type OpenAICompatibleServer,
+  type OpenAICompatibleServerOptions,
+  type ServerReply,
+  type ServerRequestInfo,
+  type ServerScript,
+  type ServerToolCall,
+  type ServerTurn,
+  startOpenAICompatibleServer,
+} from './openai-compatible-server.js';
 export { renderContext } from './render-context.js';
 export {
   ScriptExhaustedError,

@@ -35,7 +35,10 @@ export interface ScriptedCall {
 }
 
 /** One model call's reply: text, a reply object, or a function of the request. */
-export type ScriptedTurn = string | ScriptedReply | ((call: ScriptedCall) => string | ScriptedReply);
+export type ScriptedTurn =
+  | string
+  | ScriptedReply
+  | ((call: ScriptedCall) => string | ScriptedReply);
 
 export interface ScriptedModelOptions {
   /** What happens when the script runs out: an error (default) or repeating the last turn. */
@@ -78,7 +81,8 @@ export function scriptedModel(
       else throw new ScriptExhaustedError(turns.length, index + 1);
     }
     const resolved = typeof turn === 'function' ? turn({ index, options: callOptions }) : turn;
-    const reply: ScriptedReply = typeof resolved === 'string' ? { text: resolved } : (resolved ?? {});
+    const reply: ScriptedReply =
+      typeof resolved === 'string' ? { text: resolved } : (resolved ?? {});
     if (reply.delayMs) await delay(reply.delayMs, callOptions.abortSignal);
     callOptions.abortSignal?.throwIfAborted();
     if (reply.error !== undefined) throw reply.error;
@@ -161,10 +165,11 @@ function usageOf(
   options: LanguageModelV4CallOptions,
   calls: Array<{ input: string }>,
 ): LanguageModelV4Usage {
-  const input =
-    reply.usage?.inputTokens ?? Math.ceil(JSON.stringify(options.prompt).length / 4);
+  const input = reply.usage?.inputTokens ?? Math.ceil(JSON.stringify(options.prompt).length / 4);
   const outputChars =
-    (reply.text ?? '').length + (reply.reasoning ?? '').length + calls.reduce((n, c) => n + c.input.length, 0);
+    (reply.text ?? '').length +
+    (reply.reasoning ?? '').length +
+    calls.reduce((n, c) => n + c.input.length, 0);
   const output = reply.usage?.outputTokens ?? Math.ceil(outputChars / 4);
   return {
     inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
@@ -188,6 +193,13 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 function ordinal(n: number): string {
-  const suffix = n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th';
+  const suffix =
+    n % 10 === 1 && n % 100 !== 11
+      ? 'st'
+      : n % 10 === 2 && n % 100 !== 12
+        ? 'nd'
+        : n % 10 === 3 && n % 100 !== 13
+          ? 'rd'
+          : 'th';
   return `${n}${suffix}`;
 }

@@ -1,6 +1,6 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
-import type { GateInfo } from '../gates/types.js';
 import type { KnobInfo } from '../gates/knob-types.js';
+import type { GateInfo } from '../gates/types.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
 
 /** A tool as the runtime will offer it to the model and execute it. */

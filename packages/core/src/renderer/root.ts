@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import createReconciler from 'react-reconciler';
 import { LegacyRoot } from 'react-reconciler/constants.js';
-import { errorMessage, RenderError } from '../runtime/errors.js';
+import { errorMessage, InvalidElementError, RenderError } from '../runtime/errors.js';
 import { hostConfig } from './host-config.js';
 import type { HostContainer } from './host-tree.js';
 
@@ -9,7 +9,10 @@ const reconciler = createReconciler(hostConfig);
 
 export interface AgateRoot {
   readonly container: HostContainer;
-  /** Renders and commits synchronously; throws RenderError if a component threw. */
+  /**
+   * Renders and commits synchronously; throws RenderError if a component threw, or
+   * InvalidElementError for elements the renderer cannot host (DOM tags).
+   */
   render(element: ReactNode): void;
   /** Runs `fn` (which may set React state from outside) and commits what it scheduled. */
   flush<T>(fn: () => T): T;
@@ -45,6 +48,8 @@ export function createAgateRoot(): AgateRoot {
     if (pending.length === 0) return;
     const [first] = pending;
     pending = [];
+    // The renderer's own complaint about the tree (a DOM tag) is not a component throwing.
+    if (first instanceof InvalidElementError) throw first;
     throw new RenderError(`A component threw while rendering the agent: ${errorMessage(first)}`, {
       cause: first,
     });

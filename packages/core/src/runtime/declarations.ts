@@ -1,5 +1,5 @@
-import type { GateDescriptor } from '../gates/types.js';
 import type { KnobOptions } from '../gates/knob-types.js';
+import type { GateDescriptor } from '../gates/types.js';
 import { KnobDeclarationError } from './errors.js';
 
 export interface KnobDeclaration {
@@ -14,10 +14,13 @@ export interface GateDeclaration {
   descriptor: GateDescriptor;
 }
 
+/** Registry key of the ContinueGate; not a valid knob name, so it cannot collide with one. */
+export const CONTINUE_GATE_KEY = '#continue-gate';
+
 /** Registered by `<ContinueGate>`; the config type lives with the ContinueGate. */
 export interface ContinueDeclaration<C = unknown> {
   kind: 'continue';
-  name: 'continue';
+  name: typeof CONTINUE_GATE_KEY;
   config: C;
 }
 

@@ -1,3 +1,4 @@
+import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, RunStatus, UsageTotals } from '../state/session-state.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
@@ -50,6 +51,9 @@ export type AgateEvent =
     }
   | { type: 'exit:attempt'; tick: number }
   | { type: 'exit:blocked'; tick: number; gates: string[]; reasons: string[] }
+  | { type: 'continue:evaluated'; tick: number; evaluation: ContinueEvaluation; step: StepContext }
+  | { type: 'continue:throttled'; tick: number; cooldownMs: number }
+  | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
   | { type: 'timeline:trimmed'; tick: number; dropped: number }
   | { type: 'warning'; tick: number; code: string; message: string }
   | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
@@ -81,6 +85,8 @@ export class EventLog {
 
   /** The most recent events, oldest first. */
   recent(): AgateEvent[] {
-    return this.buffer.length > this.capacity ? this.buffer.slice(-this.capacity) : [...this.buffer];
+    return this.buffer.length > this.capacity
+      ? this.buffer.slice(-this.capacity)
+      : [...this.buffer];
   }
 }

@@ -12,7 +12,7 @@ export interface SessionContextValue {
 
 const SessionContext = createContext<SessionContextValue | null>(null);
 
-export function SessionProvider(props: { value: SessionContextValue; children: ReactNode }) {
+export function SessionProvider(props: { value: SessionContextValue; children?: ReactNode }) {
   return <SessionContext.Provider value={props.value}>{props.children}</SessionContext.Provider>;
 }
 

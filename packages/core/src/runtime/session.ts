@@ -1,13 +1,21 @@
 import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
-import { decideExit } from '../gates/exit.js';
+import { checkContinue } from '../gates/continue/before-model-call.js';
+import { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
+import type { ContinueGateProps } from '../gates/continue/props.js';
+import { resolveContinueConfig } from '../gates/continue/types.js';
 import { describeMissingTools, findMissingTools } from '../gates/deadlock.js';
-import { checkGateValueFromModel, checkKnobValue } from '../gates/knob-values.js';
+import { decideExit } from '../gates/exit.js';
 import type { KnobInfo } from '../gates/knob-types.js';
+import { checkGateValueFromModel, checkKnobValue } from '../gates/knob-values.js';
 import { createSetKnobTool, SET_KNOB_TOOL, type SetKnobInput } from '../gates/set-knob-tool.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from '../gates/tick-end.js';
 import { DEFAULT_MAX_BLOCKS, type GateInfo } from '../gates/types.js';
+import { createFileStore } from '../persistence/file-store.js';
+import { restoreSnapshotState } from '../persistence/restore.js';
+import { createSnapshot, type SessionSnapshot } from '../persistence/snapshot.js';
+import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
 import {
   COMPILED_CONTEXT,
@@ -24,7 +32,6 @@ import {
   type SessionState,
 } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
-import type { ContinueHooks, ContinueOutcome } from './continue-seam.js';
 import { DeclarationRegistry, type GateDeclaration } from './declarations.js';
 import {
   AgateError,
@@ -33,7 +40,7 @@ import {
   KnobDeclarationError,
   SessionStateError,
 } from './errors.js';
-import { type AgateEvent, EventLog, type EventListener } from './events.js';
+import { type AgateEvent, type EventListener, EventLog } from './events.js';
 import { callModel, type ModelSettings } from './model-call.js';
 import { SessionProvider } from './session-context.js';
 import type { TickResult, TickToolResult } from './tick-result.js';
@@ -58,8 +65,10 @@ export interface SessionOptions {
   maxEvents?: number;
   /** Extra checks that throw in development (deadlocked gates). Default: NODE_ENV !== 'production'. */
   devChecks?: boolean;
-  /** Plugged in by `<ContinueGate>` support and the persistence layer. */
-  hooks?: ContinueHooks;
+  /** Where checkpoints (and paused sessions) are saved. Default: files under `.agate/sessions`. */
+  store?: SessionStore;
+  /** Continue a session from `session.snapshot()` (possibly taken in another process). */
+  snapshot?: SessionSnapshot;
 }
 
 export interface RunOptions {
@@ -87,9 +96,7 @@ export interface RunResult {
   error?: Error;
 }
 
-export type TickOutcome =
-  | { done: false }
-  | { done: true; status: RunStatus; reason?: string };
+export type TickOutcome = { done: false } | { done: true; status: RunStatus; reason?: string };
 
 const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
@@ -114,10 +121,10 @@ export class Session {
     private readonly element: ReactNode,
     private readonly options: SessionOptions,
   ) {
-    const seeded = options.hooks?.restoreState?.() ?? {
-      ...createInitialState(options.id ?? crypto.randomUUID()),
-      ...options.state,
-    };
+    const seeded =
+      options.snapshot !== undefined
+        ? restoreSnapshotState<SessionState>(options.snapshot)
+        : { ...createInitialState(options.id ?? crypto.randomUUID()), ...options.state };
     this.currentState = produce(seeded, () => {});
     this.id = this.currentState.id;
     this.root = createAgateRoot();
@@ -145,10 +152,11 @@ export class Session {
   /** Renders the tree with the current state and compiles it; no model call. */
   render(): CompiledContext {
     this.assertUsable();
-    const element = createElement(SessionProvider, {
-      value: { session: this, state: this.currentState, registry: this.registry },
-      children: this.element,
-    });
+    const element = createElement(
+      SessionProvider,
+      { value: { session: this, state: this.currentState, registry: this.registry } },
+      this.element,
+    );
     this.root.render(element);
     const tree = compileHostTree(this.root.container);
     const knobs = this.knobInfos();
@@ -192,13 +200,17 @@ export class Session {
     const maxTicks = options.maxTicks ?? this.options.maxTicks ?? DEFAULT_MAX_TICKS;
     const signal = options.signal ?? this.options.signal ?? new AbortController().signal;
     const startTick = this.currentState.tick;
-    const resumedByPerson = this.currentState.status === 'paused';
+    // After a pause or stop, calling run() is a person deciding to go on: the ContinueGate's
+    // step count (and the rework ratio over it) starts again; budgets and tick numbers carry over.
+    const resumedByPerson =
+      this.currentState.status === 'paused' || this.currentState.status === 'stopped';
     this.update((draft) => {
       draft.status = 'running';
       delete draft.reason;
       if (resumedByPerson) {
         draft.progress.stepNumber = 0;
         draft.progress.lastCheckpointStep = 0;
+        draft.progress.reworkCount = 0;
       }
     });
     this.emit({ type: 'run:start', sessionId: this.id, tick: startTick });
@@ -230,6 +242,10 @@ export class Session {
       draft.status = status;
       if (reason !== undefined) draft.reason = reason;
     });
+    if (status === 'paused' && this.options.store !== undefined) {
+      // A paused run waits for a person, possibly in another process: keep it where they look.
+      await this.options.store.save(this.snapshot('paused'));
+    }
     this.emit({
       type: 'run:end',
       status,
@@ -254,7 +270,8 @@ export class Session {
   /** One tick on its own (render, model call, tools, gates). Most callers want `run()`. */
   async tick(options: { signal?: AbortSignal } = {}): Promise<TickOutcome> {
     this.assertUsable();
-    if (this.running) throw new SessionStateError('A run is in progress; tick() cannot interleave.');
+    if (this.running)
+      throw new SessionStateError('A run is in progress; tick() cannot interleave.');
     this.running = true;
     try {
       return await this.tickWith(options.signal ?? new AbortController().signal);
@@ -287,9 +304,11 @@ export class Session {
     const gate = this.gateInfos().find((g) => g.name === name);
     if (!gate) {
       throw new KnobDeclarationError(
-        `No gate named "${name}" is rendered. Rendered gates: ${this.gateInfos()
-          .map((g) => g.name)
-          .join(', ') || 'none'}.`,
+        `No gate named "${name}" is rendered. Rendered gates: ${
+          this.gateInfos()
+            .map((g) => g.name)
+            .join(', ') || 'none'
+        }.`,
       );
     }
     if (gate.clearableBy === 'supervisor' && by !== 'supervisor') {
@@ -326,14 +345,22 @@ export class Session {
     this.emit({ type: 'tick:start', tick: tickNo });
     const context = this.render();
 
-    const gate: ContinueOutcome | undefined = await this.options.hooks?.beforeModelCall?.({
-      session: this,
-      context,
-      tick: tickNo,
-      signal,
-      emit: (event) => this.emit(event),
-    });
-    if (gate?.end) return { done: true, status: gate.end.status, reason: gate.end.reason };
+    const continueGate = this.registry.continueGate();
+    if (continueGate !== undefined) {
+      const props = continueGate.config as ContinueGateProps;
+      const outcome = await checkContinue({
+        props,
+        evaluator: this.evaluatorFor(props),
+        state: this.currentState,
+        recentTicks: this.recentTicks,
+        tick: tickNo,
+        signal,
+        emit: (event) => this.emit(event),
+        saveCheckpoint: (step) => this.saveCheckpoint(step),
+      });
+      if (outcome.kind === 'end')
+        return { done: true, status: outcome.status, reason: outcome.reason };
+    }
 
     this.emit({
       type: 'model:request',
@@ -579,12 +606,51 @@ export class Session {
   }
 
   private isRework(result: TickResult): boolean {
-    const custom = this.options.hooks?.isRework;
-    if (custom) return custom(result, this.currentState);
-    const seen = new Set(this.currentState.progress.callSignatures);
-    return result.toolCalls.some(
-      (c) => c.toolName !== SET_KNOB_TOOL && seen.has(callSignature(c.toolName, c.input)),
-    );
+    const previousCalls = this.currentState.progress.callSignatures;
+    const seen = new Set(previousCalls);
+    const isRepeat = (call: { toolName: string; input: unknown }) =>
+      call.toolName !== SET_KNOB_TOOL && seen.has(callSignature(call.toolName, call.input));
+    const custom = (this.registry.continueGate()?.config as ContinueGateProps | undefined)
+      ?.isRework;
+    if (custom) return custom(result, { previousCalls, isRepeat });
+    return result.toolCalls.some(isRepeat);
+  }
+
+  /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
+  get continueEvaluator(): ContinueGateEvaluator | undefined {
+    return this.evaluator?.instance;
+  }
+
+  private evaluator: { key: string; instance: ContinueGateEvaluator } | undefined;
+
+  private evaluatorFor(props: ContinueGateProps): ContinueGateEvaluator {
+    const config = resolveContinueConfig(props);
+    const key = JSON.stringify(config);
+    if (this.evaluator?.key !== key) {
+      // A changed config starts a fresh history: stats mixing two configs would mislead.
+      this.evaluator = { key, instance: new ContinueGateEvaluator(config) };
+    }
+    return this.evaluator.instance;
+  }
+
+  private async saveCheckpoint(step: number): Promise<string> {
+    this.update((draft) => {
+      draft.progress.lastCheckpointStep = step;
+    });
+    const snapshot = this.snapshot(`checkpoint at step ${step}`, `${this.id}.step-${step}`);
+    this.store ??= this.options.store ?? createFileStore();
+    await this.store.save(snapshot);
+    return snapshot.id;
+  }
+
+  private store: SessionStore | undefined;
+
+  /**
+   * The session as plain JSON. `createSession(element, { ...options, snapshot })` continues
+   * from it, in this process or another.
+   */
+  snapshot(label?: string, id: string = this.id): SessionSnapshot<SessionState> {
+    return createSnapshot(id, this.currentState, label);
   }
 
   /** Reports declarations that can never work, instead of letting the run loop on them. */
@@ -601,7 +667,11 @@ export class Session {
     for (const missing of findMissingTools(gates, toolNames)) {
       const message = describeMissingTools(missing);
       const engaged = context.gates.find((g) => g.name === missing.gate)?.state !== 'inactive';
-      this.warnOnce(`deadlock:${missing.gate}:${missing.tools.join(',')}`, 'gate-deadlock', message);
+      this.warnOnce(
+        `deadlock:${missing.gate}:${missing.tools.join(',')}`,
+        'gate-deadlock',
+        message,
+      );
       if (engaged && (this.options.devChecks ?? process.env.NODE_ENV !== 'production')) {
         throw new GateDeadlockError(message);
       }
@@ -626,11 +696,6 @@ export class Session {
 
   private update(recipe: (draft: SessionState) => void): void {
     this.currentState = produce(this.currentState, recipe);
-  }
-
-  /** Used by hooks and the persistence layer; not part of the public surface. */
-  replaceState(next: SessionState): void {
-    this.currentState = produce(next, () => {});
   }
 
   /** Declarations registry for hooks (`useKnob`, `useGate`, `<ContinueGate>`). */

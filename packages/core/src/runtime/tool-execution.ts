@@ -25,7 +25,9 @@ export async function executeToolCall(
       isError: true,
       output:
         `Unknown tool "${call.toolName}". ` +
-        (names.length > 0 ? `Available tools: ${names.join(', ')}.` : 'No tools are available now.'),
+        (names.length > 0
+          ? `Available tools: ${names.join(', ')}.`
+          : 'No tools are available now.'),
     };
   }
   if (tool.execute === undefined) {

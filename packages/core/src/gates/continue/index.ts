@@ -1,7 +1,7 @@
 export { evaluateContinue } from './evaluate.js';
 export {
-  type ContinueGateStats,
   ContinueGateEvaluator,
+  type ContinueGateStats,
   type ContinueHistoryEntry,
   DEFAULT_MAX_HISTORY,
 } from './evaluator.js';

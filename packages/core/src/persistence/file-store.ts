@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { errorMessage } from '../runtime/errors.js';
+import { SnapshotError } from './errors.js';
+import {
+  assertValidSessionId,
+  isValidSessionId,
+  parseSnapshot,
+  type SessionSnapshot,
+  serializeSnapshot,
+} from './snapshot.js';
+import { type SessionStore, type SessionSummary, sortSummaries, summarize } from './store.js';
+
+/** Relative to the working directory when the store is created. */
+export const DEFAULT_SESSIONS_DIR = '.agate/sessions';
+
+/**
+ * The default store: one `<id>.json` file per session, needing no setup. The directory is
+ * created on first save, so merely constructing or reading never leaves files behind.
+ *
+ * Saves are atomic: the text goes to a temp file in the same directory, is fsynced, and is then
+ * renamed over the target, so a crash or a failed write leaves the previous save intact.
+ */
+export function createFileStore(dir?: string): SessionStore {
+  // Resolved now, so a later process.chdir() cannot move the sessions.
+  const root = resolve(process.cwd(), dir ?? DEFAULT_SESSIONS_DIR);
+  const fileFor = (id: string) => join(root, `${id}.json`);
+
+  return {
+    async save(snapshot) {
+      // Serialize first: a snapshot that cannot be written must not touch the disk at all.
+      const text = serializeSnapshot(snapshot);
+      const target = fileFor(snapshot.id);
+      try {
+        await mkdir(root, { recursive: true });
+        await writeAtomically(target, text);
+      } catch (error) {
+        throw new SnapshotError(
+          `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}. ` +
+            'The previous save, if any, is untouched.',
+          { path: target, cause: error },
+        );
+      }
+      await syncDirectory(root);
+    },
+
+    async load(id) {
+      assertValidSessionId(id);
+      const path = fileFor(id);
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) return undefined;
+        throw error;
+      }
+      return checkedSnapshot(parseSnapshot(text, path), id, path);
+    },
+
+    /**
+     * Skips files it cannot read or parse (and stray temp files) instead of failing: one damaged
+     * file should not hide every other session. `load(id)` reports exactly what is wrong with it.
+     */
+    async list() {
+      let names: string[];
+      try {
+        names = await readdir(root);
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) return [];
+        throw error;
+      }
+      const summaries: SessionSummary[] = [];
+      for (const name of names) {
+        // Temp files end in `.tmp`, so this suffix check also skips writes in progress.
+        if (!name.endsWith('.json')) continue;
+        const id = name.slice(0, -'.json'.length);
+        if (!isValidSessionId(id)) continue;
+        const path = join(root, name);
+        try {
+          summaries.push(
+            summarize(checkedSnapshot(parseSnapshot(await readFile(path, 'utf8'), path), id, path)),
+          );
+        } catch {
+          // Unreadable or corrupt: see the doc comment above.
+        }
+      }
+      return sortSummaries(summaries);
+    },
+  };
+}
+
+/** A file renamed or copied by hand could hold another session; loading it under this id would mix them up. */
+function checkedSnapshot(snapshot: SessionSnapshot, id: string, path: string): SessionSnapshot {
+  if (snapshot.id !== id) {
+    throw new SnapshotError(
+      `Session snapshot ${path} holds session "${snapshot.id}", not "${id}". ` +
+        `Rename the file to ${snapshot.id}.json, or save it again under the id you want.`,
+      { path },
+    );
+  }
+  return snapshot;
+}
+
+async function writeAtomically(target: string, text: string): Promise<void> {
+  const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temp, 'wx');
+    await handle.writeFile(text, 'utf8');
+    // Without fsync the rename can reach the disk before the data, leaving an empty file after a crash.
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temp, target);
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+}
+
+/** Makes the rename itself durable. Best effort: some platforms cannot open or fsync a directory. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // The rename is still atomic; only its durability across a power cut is weaker.
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}

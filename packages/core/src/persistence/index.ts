@@ -1,0 +1,13 @@
+export { InvalidSessionIdError, SnapshotError } from './errors.js';
+export { createFileStore, DEFAULT_SESSIONS_DIR } from './file-store.js';
+export {
+  assertValidSessionId,
+  createSnapshot,
+  isValidSessionId,
+  parseSnapshot,
+  type SessionSnapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  serializeSnapshot,
+} from './snapshot.js';
+export { createMemoryStore, type SessionStore, type SessionSummary } from './store.js';

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidSessionIdError, SnapshotError } from './errors.js';
+import {
+  createSnapshot,
+  isValidSessionId,
+  parseSnapshot,
+  type SessionSnapshot,
+  SNAPSHOT_VERSION,
+  serializeSnapshot,
+} from './snapshot.js';
+
+function caught(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('createSnapshot', () => {
+  it('wraps state with format, version, id, time and label', () => {
+    const snapshot = createSnapshot('s1', { a: 1 }, 'first');
+    expect(snapshot).toMatchObject({
+      format: 'agate.session',
+      version: SNAPSHOT_VERSION,
+      id: 's1',
+      label: 'first',
+      state: { a: 1 },
+    });
+    expect(new Date(snapshot.savedAt).toISOString()).toBe(snapshot.savedAt);
+    expect('label' in createSnapshot('s1', {})).toBe(false);
+  });
+
+  it('deep-copies, so later mutation cannot change the snapshot', () => {
+    const state = { list: [{ n: 1 }], nested: { deep: 'x' } };
+    const snapshot = createSnapshot('s1', state);
+    state.list[0]!.n = 2;
+    state.list.push({ n: 3 });
+    state.nested.deep = 'y';
+    expect(snapshot.state).toEqual({ list: [{ n: 1 }], nested: { deep: 'x' } });
+  });
+
+  it('accepts shared references and undefined properties', () => {
+    const shared = { v: 1 };
+    expect(() => createSnapshot('s1', { a: shared, b: [shared], c: undefined })).not.toThrow();
+  });
+
+  const cycle: Record<string, unknown> = { inner: {} };
+  (cycle.inner as Record<string, unknown>).back = cycle;
+  // biome-ignore lint/suspicious/noSparseArray: a hole on purpose, to test that it is rejected
+  const holes = [1, , 3];
+
+  it.each([
+    ['a function', { tools: { run: () => 1 } }, 'state.tools.run is a function'],
+    ['undefined in an array', { xs: [1, undefined] }, 'state.xs[1] is undefined'],
+    ['a BigInt', { big: 10n }, 'state.big is a BigInt'],
+    ['a cycle', cycle, 'state.inner.back refers back to state (a cycle)'],
+    ['NaN', { scores: [Number.NaN] }, 'state.scores[0] is NaN'],
+    ['Infinity', { n: Number.POSITIVE_INFINITY }, 'state.n is Infinity'],
+    ['a Date', { at: new Date(0) }, 'state.at is a Date object'],
+    ['a Map', { m: new Map() }, 'state.m is a Map object'],
+    ['a symbol', { s: Symbol('x') }, 'state.s is a symbol'],
+    ['an odd key', { 'my key': [() => 0] }, 'state["my key"][0] is a function'],
+    ['a hole', { holes }, 'state.holes[1] is an empty array slot'],
+    ['undefined state', undefined, 'state is undefined'],
+  ])('rejects %s, naming the path', (_what, state, message) => {
+    const error = caught(() => createSnapshot('s1', state));
+    expect(error).toBeInstanceOf(SnapshotError);
+    expect((error as SnapshotError).name).toBe('SnapshotError');
+    expect((error as SnapshotError).message).toContain(message);
+  });
+
+  it('rejects ids that are not safe file names', () => {
+    for (const id of ['', '../x', 'a/b', '.hidden', 'a\\b', 'x'.repeat(129), 'sp ace']) {
+      expect(() => createSnapshot(id, {})).toThrow(InvalidSessionIdError);
+    }
+    expect(isValidSessionId('run-2024.01_a')).toBe(true);
+    expect(isValidSessionId('x'.repeat(128))).toBe(true);
+  });
+});
+
+describe('serializeSnapshot and parseSnapshot', () => {
+  it('round-trips a snapshot', () => {
+    const snapshot = createSnapshot(
+      's1',
+      { timeline: [{ role: 'user', content: 'hi' }], n: null },
+      'l',
+    );
+    expect(parseSnapshot(serializeSnapshot(snapshot))).toEqual(snapshot);
+  });
+
+  it('refuses to serialize a hand-built snapshot with bad state or fields', () => {
+    const good = createSnapshot('s1', {});
+    const badState = { ...good, state: { f: () => 0 } } as SessionSnapshot;
+    expect(() => serializeSnapshot(badState)).toThrow(/state\.f is a function/);
+    const badTime = { ...good, savedAt: 'yesterday' };
+    expect(() => serializeSnapshot(badTime)).toThrow(/"savedAt"/);
+    expect(() => serializeSnapshot({ ...good, id: '../etc' })).toThrow(InvalidSessionIdError);
+  });
+
+  const valid = serializeSnapshot(createSnapshot('s1', { a: 1 }));
+
+  it('calls invalid JSON truncated or corrupt and names the source', () => {
+    const error = caught(() => parseSnapshot(valid.slice(0, 30), '/data/s1.json')) as SnapshotError;
+    expect(error).toBeInstanceOf(SnapshotError);
+    expect(error.message).toContain('/data/s1.json');
+    expect(error.message).toContain('truncated or corrupt');
+    expect(error.path).toBe('/data/s1.json');
+    expect(() => parseSnapshot('')).toThrow(/truncated or corrupt/);
+  });
+
+  it('rejects JSON that is not a snapshot object', () => {
+    expect(() => parseSnapshot('[1,2]')).toThrow(/expected a JSON object, got an array/);
+    expect(() => parseSnapshot('null')).toThrow(/got null/);
+    expect(() => parseSnapshot('{"format":"other"}')).toThrow(
+      /format is "other", expected "agate.session"/,
+    );
+    expect(() => parseSnapshot('{}')).toThrow(/format is missing/);
+  });
+
+  it.each([
+    [0, /older @agate\/core/],
+    [2, /newer @agate\/core; upgrade/],
+  ])('rejects version %s', (version, hint) => {
+    const text = JSON.stringify({ ...JSON.parse(valid), version });
+    const error = caught(() => parseSnapshot(text, 'f.json')) as SnapshotError;
+    expect(error.message).toContain(
+      `snapshot version ${version} is not supported by this version of @agate/core (expects 1)`,
+    );
+    expect(error.message).toMatch(hint);
+  });
+
+  it('lists every missing field', () => {
+    const text = JSON.stringify({ format: 'agate.session', version: 1 });
+    const error = caught(() => parseSnapshot(text)) as SnapshotError;
+    expect(error.message).toMatch(/"id"/);
+    expect(error.message).toMatch(/"savedAt"/);
+    expect(error.message).toMatch(/"state"/);
+    expect(() => parseSnapshot(JSON.stringify({ format: 'agate.session' }))).toThrow(/"version"/);
+  });
+
+  it('rejects a non-string label', () => {
+    const text = JSON.stringify({ ...JSON.parse(valid), label: 5 });
+    expect(() => parseSnapshot(text)).toThrow(/"label"/);
+  });
+
+  it('drops unknown top-level fields', () => {
+    const text = JSON.stringify({ ...JSON.parse(valid), extra: true });
+    expect('extra' in parseSnapshot(text)).toBe(false);
+  });
+});

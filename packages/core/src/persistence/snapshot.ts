@@ -1,0 +1,211 @@
+import { errorMessage } from '../runtime/errors.js';
+import { InvalidSessionIdError, SnapshotError } from './errors.js';
+
+export const SNAPSHOT_FORMAT = 'agate.session';
+/** Bumped whenever the snapshot layout changes incompatibly. */
+export const SNAPSHOT_VERSION = 1;
+
+/** A session's state at one moment, in the form stores write and read. */
+export interface SessionSnapshot<S = unknown> {
+  format: typeof SNAPSHOT_FORMAT;
+  version: number;
+  id: string;
+  /** ISO 8601. */
+  savedAt: string;
+  label?: string;
+  state: S;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Ids name files, so they are kept to a character set with no separators and no dot-files. */
+export function isValidSessionId(id: unknown): id is string {
+  return typeof id === 'string' && SESSION_ID.test(id) && !id.startsWith('.');
+}
+
+export function assertValidSessionId(id: unknown): asserts id is string {
+  if (!isValidSessionId(id)) throw new InvalidSessionIdError(id);
+}
+
+/**
+ * Captures `state` as a snapshot. The state is deep-copied, so mutating it later cannot change
+ * the snapshot, and it must be plain JSON, so a snapshot saved now loads identically later.
+ * Object properties whose value is `undefined` are allowed (JSON drops the key, and reading it
+ * back still gives `undefined`); optional fields are everywhere in session state.
+ */
+export function createSnapshot<S>(id: string, state: S, label?: string): SessionSnapshot<S> {
+  assertValidSessionId(id);
+  assertJson(state);
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    id,
+    savedAt: new Date().toISOString(),
+    ...(label === undefined ? {} : { label }),
+    state: structuredClone(state),
+  };
+}
+
+/** The text stores write. Checks the snapshot again, since it may not come from `createSnapshot`. */
+export function serializeSnapshot(snapshot: SessionSnapshot): string {
+  assertValidSessionId(snapshot.id);
+  const problems = fieldProblems(snapshot as unknown as Record<string, unknown>);
+  if (snapshot.format !== SNAPSHOT_FORMAT || snapshot.version !== SNAPSHOT_VERSION) {
+    problems.push(`it must have format "${SNAPSHOT_FORMAT}" and version ${SNAPSHOT_VERSION}`);
+  }
+  if (problems.length > 0) {
+    throw new SnapshotError(`Cannot save session "${snapshot.id}": ${problems.join('; ')}.`);
+  }
+  assertJson(snapshot.state);
+  const { format, version, id, savedAt, label, state } = snapshot;
+  // Fixed key order keeps files diffable.
+  return `${JSON.stringify({ format, version, id, savedAt, label, state }, null, 2)}\n`;
+}
+
+/** Reads snapshot text, refusing anything that is not a complete snapshot of this version. */
+export function parseSnapshot(text: string, source?: string): SessionSnapshot {
+  const where = source === undefined ? 'Session snapshot' : `Session snapshot ${source}`;
+  const fail = (message: string, cause?: unknown): never => {
+    throw new SnapshotError(`${where} ${message}`, {
+      ...(source === undefined ? {} : { path: source }),
+      cause,
+    });
+  };
+
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return fail(
+      `is truncated or corrupt: it is not valid JSON (${errorMessage(error)}). ` +
+        'Restore it from a backup, or delete it to start the session afresh.',
+      error,
+    );
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return fail(`is not an Agate session snapshot: expected a JSON object, got ${kindOf(data)}.`);
+  }
+  const record = data as Record<string, unknown>;
+  if (record.format !== SNAPSHOT_FORMAT) {
+    const found = record.format === undefined ? 'missing' : JSON.stringify(record.format);
+    return fail(
+      `is not an Agate session snapshot: format is ${found}, expected "${SNAPSHOT_FORMAT}".`,
+    );
+  }
+  if (typeof record.version !== 'number') {
+    return fail('is missing its "version" number.');
+  }
+  if (record.version !== SNAPSHOT_VERSION) {
+    const hint =
+      record.version > SNAPSHOT_VERSION
+        ? 'it was written by a newer @agate/core; upgrade to read it'
+        : 'it was written by an older @agate/core and there is no migration for it';
+    return fail(
+      `cannot be read: snapshot version ${record.version} is not supported by this version of ` +
+        `@agate/core (expects ${SNAPSHOT_VERSION}); ${hint}.`,
+    );
+  }
+  const problems = fieldProblems(record);
+  if (problems.length > 0) return fail(`is incomplete: ${problems.join('; ')}.`);
+
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    id: record.id as string,
+    savedAt: record.savedAt as string,
+    ...(record.label === undefined ? {} : { label: record.label as string }),
+    state: record.state,
+  };
+}
+
+function fieldProblems(record: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  if (typeof record.id !== 'string') problems.push('field "id" is missing or not a string');
+  else if (!isValidSessionId(record.id))
+    problems.push(`id ${JSON.stringify(record.id)} is not a valid session id`);
+  if (typeof record.savedAt !== 'string' || Number.isNaN(Date.parse(record.savedAt))) {
+    problems.push('field "savedAt" is missing or not an ISO date');
+  }
+  if (record.label !== undefined && typeof record.label !== 'string') {
+    problems.push('field "label" is not a string');
+  }
+  if (!('state' in record) || record.state === undefined) problems.push('field "state" is missing');
+  return problems;
+}
+
+/** Throws a SnapshotError naming the first place where `value` is not plain JSON. */
+function assertJson(value: unknown): void {
+  const problem = findNonJson(value, 'state', new Map());
+  if (problem !== undefined) {
+    throw new SnapshotError(`Session state is not JSON-serializable: ${problem}.`);
+  }
+}
+
+/**
+ * A small walk instead of comparing a JSON round trip, because it can say *where* the problem
+ * is. `ancestors` maps each object on the current path to its path, so cycles are reported while
+ * an object shared in two places (which JSON simply duplicates) is fine.
+ */
+function findNonJson(
+  value: unknown,
+  path: string,
+  ancestors: Map<object, string>,
+): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : `${path} is ${value}, which JSON turns into null`;
+    case 'undefined':
+      return `${path} is undefined, which JSON drops or turns into null`;
+    case 'function':
+      return `${path} is a function`;
+    case 'symbol':
+      return `${path} is a symbol`;
+    case 'bigint':
+      return `${path} is a BigInt, which JSON cannot represent (store it as a string)`;
+  }
+  if (value === null) return undefined;
+  const object = value as object;
+  const seenAt = ancestors.get(object);
+  if (seenAt !== undefined) return `${path} refers back to ${seenAt} (a cycle)`;
+
+  ancestors.set(object, path);
+  try {
+    if (Array.isArray(object)) {
+      for (let i = 0; i < object.length; i++) {
+        if (!(i in object))
+          return `${path}[${i}] is an empty array slot, which JSON turns into null`;
+        const problem = findNonJson(object[i], `${path}[${i}]`, ancestors);
+        if (problem !== undefined) return problem;
+      }
+      return undefined;
+    }
+    const proto: unknown = Object.getPrototypeOf(object);
+    if (proto !== Object.prototype && proto !== null) {
+      const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain';
+      const hint = object instanceof Date ? ' (store dates as ISO strings)' : '';
+      return `${path} is a ${name} object, not a plain object or array${hint}`;
+    }
+    for (const [key, child] of Object.entries(object)) {
+      // See createSnapshot: an undefined property is dropped, which reads back the same.
+      if (child === undefined) continue;
+      const problem = findNonJson(child, `${path}${keyPath(key)}`, ancestors);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  } finally {
+    ancestors.delete(object);
+  }
+}
+
+function keyPath(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,385 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One tool call the fake server streams back, in the OpenAI `tool_calls` format. */
+export interface ServerToolCall {
+  /** The function name (`function.name`). */
+  toolName: string;
+  /** Arguments: an object is sent as JSON; a string is sent as is (to script malformed JSON). */
+  input?: unknown;
+  /** Defaults to `call_<n>`. */
+  toolCallId?: string;
+}
+
+export interface ServerReply {
+  text?: string;
+  /** Sent as `reasoning_content` (what vLLM, DeepSeek and Ollama use). */
+  reasoning?: string;
+  toolCalls?: ServerToolCall[];
+  /** Defaults: prompt ≈ request message characters / 4, completion ≈ reply characters / 4. */
+  usage?: { promptTokens?: number; completionTokens?: number };
+  /** Defaults to `tool_calls` when there are tool calls, else `stop`. */
+  finishReason?: string;
+  /** Answer with this HTTP error instead of a completion (the OpenAI error JSON shape). */
+  error?: { status: number; message: string; type?: string; code?: string | number };
+  /** Wait before answering (the wait ends early if the client goes away). */
+  delayMs?: number;
+}
+
+/** A recorded request: what the client POSTed to /v1/chat/completions, parsed. */
+export interface ChatCompletionRequest {
+  model: string;
+  messages: ChatCompletionMessage[];
+  tools?: Array<{
+    type: 'function';
+    function: { name: string; description?: string; parameters: unknown; strict?: boolean };
+  }>;
+  tool_choice?: unknown;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  [key: string]: unknown;
+}
+
+export interface ChatCompletionMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
+  content: unknown;
+  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+  [key: string]: unknown;
+}
+
+export interface ServerRequestInfo {
+  /** 0-based index of this chat completion request. */
+  index: number;
+  body: ChatCompletionRequest;
+}
+
+export type ServerTurn =
+  | string
+  | ServerReply
+  | ((request: ServerRequestInfo) => string | ServerReply);
+
+/** A list of turns (one per request, in order), or one function answering every request. */
+export type ServerScript =
+  | readonly ServerTurn[]
+  | ((request: ServerRequestInfo) => string | ServerReply);
+
+export interface OpenAICompatibleServerOptions {
+  /** Requests served before the server answers 429 to everything (a runaway loop stops). Default 1,000. */
+  maxRequests?: number;
+}
+
+export interface OpenAICompatibleServer {
+  /** `http://127.0.0.1:<port>/v1`: pass it as `baseURL` to an OpenAI-compatible provider. */
+  readonly baseURL: string;
+  /** Every chat completion request body, in arrival order (including ones answered with errors). */
+  readonly requests: ChatCompletionRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback OpenAI-compatible chat completions server that answers from a script — the
+ * real HTTP + SSE path of `@ai-sdk/openai-compatible` (and of Ollama, vLLM, LM Studio),
+ * without a model. Bound to 127.0.0.1 on a free port; `close()` it in `afterAll`. The
+ * server is unref'd, so a forgotten `close()` does not keep the process alive.
+ */
+export async function startOpenAICompatibleServer(
+  script: ServerScript,
+  options: OpenAICompatibleServerOptions = {},
+): Promise<OpenAICompatibleServer> {
+  const maxRequests = options.maxRequests ?? 1_000;
+  const requests: ChatCompletionRequest[] = [];
+  let ids = 0;
+
+  const turnFor = (info: ServerRequestInfo): ServerReply | string => {
+    if (typeof script === 'function') return script(info);
+    const turn = script[info.index];
+    if (turn === undefined) {
+      throw new ScriptError(
+        500,
+        `openai-compatible test server: the script has ${script.length} turn${script.length === 1 ? '' : 's'} ` +
+          `but request #${info.index + 1} arrived. Add turns to the script.`,
+        'script_exhausted',
+      );
+    }
+    return typeof turn === 'function' ? turn(info) : turn;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      req.resume();
+      sendError(res, 404, `No route for ${req.method} ${path}. This server serves POST /v1/chat/completions.`, 'not_found');
+      return;
+    }
+    let body: ChatCompletionRequest;
+    try {
+      body = parseRequest(await readBody(req));
+    } catch (error) {
+      sendError(res, 400, error instanceof Error ? error.message : String(error), 'invalid_request_error');
+      return;
+    }
+    const index = requests.length;
+    requests.push(body);
+    if (index >= maxRequests) {
+      sendError(res, 429, `openai-compatible test server: more than ${maxRequests} requests; refusing the rest.`, 'rate_limit');
+      return;
+    }
+
+    let reply: ServerReply;
+    try {
+      const turn = turnFor({ index, body });
+      reply = typeof turn === 'string' ? { text: turn } : turn;
+    } catch (error) {
+      if (error instanceof ScriptError) sendError(res, error.status, error.message, error.type);
+      else sendError(res, 500, `openai-compatible test server: the script threw: ${String(error)}`, 'script_error');
+      return;
+    }
+
+    if (reply.delayMs) {
+      const gone = await waitOrClose(reply.delayMs, res);
+      if (gone) return;
+    }
+    if (reply.error) {
+      const { status, message, type, code } = reply.error;
+      sendError(res, status, message, type ?? 'server_error', code);
+      return;
+    }
+
+    const completion = buildCompletion(reply, body, `chatcmpl-${++ids}`, () => `call_${++ids}`);
+    if (body.stream === true) {
+      streamCompletion(res, completion, body.stream_options?.include_usage === true);
+    } else {
+      sendJson(res, 200, completionJson(completion));
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendError(res, 500, `openai-compatible test server: ${String(error)}`, 'server_error');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.unref();
+  const { port } = server.address() as AddressInfo;
+
+  let closed: Promise<void> | undefined;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive sockets from fetch would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+class ScriptError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+  ) {
+    super(message);
+    this.name = 'ScriptError';
+  }
+}
+
+interface Completion {
+  id: string;
+  model: string;
+  created: number;
+  text: string;
+  reasoning: string;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  finishReason: string;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+function buildCompletion(
+  reply: ServerReply,
+  body: ChatCompletionRequest,
+  id: string,
+  nextCallId: () => string,
+): Completion {
+  const toolCalls = (reply.toolCalls ?? []).map((call) => ({
+    id: call.toolCallId ?? nextCallId(),
+    name: call.toolName,
+    arguments: typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {}),
+  }));
+  const text = reply.text ?? '';
+  const reasoning = reply.reasoning ?? '';
+  const prompt =
+    reply.usage?.promptTokens ?? Math.ceil(JSON.stringify(body.messages).length / 4);
+  const outputChars =
+    text.length + reasoning.length + toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  const completion = reply.usage?.completionTokens ?? Math.ceil(outputChars / 4);
+  return {
+    id,
+    model: body.model,
+    created: Math.floor(Date.now() / 1000),
+    text,
+    reasoning,
+    toolCalls,
+    finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
+}
+
+function completionJson(c: Completion): Record<string, unknown> {
+  return {
+    id: c.id,
+    object: 'chat.completion',
+    created: c.created,
+    model: c.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: c.text === '' && c.toolCalls.length > 0 ? null : c.text,
+          ...(c.reasoning !== '' ? { reasoning_content: c.reasoning } : {}),
+          ...(c.toolCalls.length > 0
+            ? {
+                tool_calls: c.toolCalls.map((t) => ({
+                  id: t.id,
+                  type: 'function',
+                  function: { name: t.name, arguments: t.arguments },
+                })),
+              }
+            : {}),
+        },
+        finish_reason: c.finishReason,
+      },
+    ],
+    usage: c.usage,
+  };
+}
+
+/**
+ * The OpenAI streaming shape: a role chunk, content deltas, tool calls split into an opening
+ * delta (index, id, name) and argument fragments, a finish chunk, then (when asked for with
+ * `stream_options.include_usage`) a usage chunk with empty `choices`, then `[DONE]`.
+ */
+function streamCompletion(res: ServerResponse, c: Completion, includeUsage: boolean): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => {
+    const data = {
+      id: c.id,
+      object: 'chat.completion.chunk',
+      created: c.created,
+      model: c.model,
+      choices,
+      ...extra,
+    };
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  const delta = (d: Record<string, unknown>, finishReason: string | null = null) =>
+    chunk([{ index: 0, delta: d, finish_reason: finishReason }]);
+
+  delta({ role: 'assistant', content: '' });
+  for (const piece of pieces(c.reasoning)) delta({ reasoning_content: piece });
+  for (const piece of pieces(c.text)) delta({ content: piece });
+  c.toolCalls.forEach((call, index) => {
+    delta({
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+    });
+    for (const part of fragments(call.arguments, 8)) {
+      delta({ tool_calls: [{ index, function: { arguments: part } }] });
+    }
+  });
+  delta({}, c.finishReason);
+  if (includeUsage) chunk([], { usage: c.usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+/** Word-sized pieces, so clients see several deltas. */
+function pieces(text: string): string[] {
+  return text === '' ? [] : (text.match(/\S+\s*|\s+/g) ?? [text]);
+}
+
+function fragments(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code?: string | number,
+): void {
+  sendJson(res, status, { error: { message, type, param: null, code: code ?? null } });
+}
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new Error(`Request body over ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseRequest(text: string): ChatCompletionRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error('The request body must be a JSON object.');
+  }
+  const body = value as Record<string, unknown>;
+  if (typeof body.model !== 'string') throw new Error('"model" must be a string.');
+  if (!Array.isArray(body.messages)) throw new Error('"messages" must be an array.');
+  return body as ChatCompletionRequest;
+}
+
+/** Resolves true if the client went away before `ms` passed. */
+function waitOrClose(ms: number, res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(false);
+    }, ms);
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    res.once('close', onClose);
+  });
+}
