@@ -30,6 +30,7 @@ export { Gate, type GateProps } from './gates/gate.js';
 export { Knob, type KnobProps } from './gates/knob.js';
 export type { KnobInfo, KnobOptions } from './gates/knob-types.js';
 export { SET_KNOB_TOOL } from './gates/set-knob-tool.js';
+export { GatePredicateError } from './gates/tick-end.js';
 export {
   DEFAULT_MAX_BLOCKS,
   type GateClearer,

@@ -63,8 +63,12 @@ function section(title: string, body: string): string {
   return `=== ${title} ===\n${body}`;
 }
 
+/**
+ * Indents continuation lines but leaves blank lines empty: editors strip trailing spaces in
+ * snapshot files, which would break the snapshot.
+ */
 function indentRest(text: string, indent = '  '): string {
-  return text.replace(/\n/g, `\n${indent}`);
+  return text.replace(/\n(?=[^\n])/g, `\n${indent}`);
 }
 
 function formatMessage(message: ModelMessage): string {

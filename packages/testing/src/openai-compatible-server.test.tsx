@@ -227,7 +227,10 @@ describe('the server itself', () => {
 
   it('streams tool-call deltas in the OpenAI format with a final usage chunk', async () => {
     const server = await serve([
-      { text: 'Checking.', toolCalls: [{ toolName: 'lookup', input: { q: 'agate stones' }, toolCallId: 'c1' }] },
+      {
+        text: 'Checking.',
+        toolCalls: [{ toolName: 'lookup', input: { q: 'agate stones' }, toolCallId: 'c1' }],
+      },
     ]);
     const response = await fetch(`${server.baseURL}/chat/completions`, {
       method: 'POST',
@@ -252,6 +255,9 @@ describe('the server itself', () => {
     expect(toolDeltas.length).toBeGreaterThan(2);
     expect(toolDeltas.map((d) => d.function.arguments).join('')).toBe('{"q":"agate stones"}');
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('tool_calls');
-    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { total_tokens: expect.any(Number) } });
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { total_tokens: expect.any(Number) },
+    });
   });
 });

@@ -43,7 +43,11 @@ export interface ChatCompletionRequest {
 export interface ChatCompletionMessage {
   role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
   content: unknown;
-  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  tool_calls?: Array<{
+    id: string;
+    type: 'function';
+    function: { name: string; arguments: string };
+  }>;
   tool_call_id?: string;
   [key: string]: unknown;
 }
@@ -109,20 +113,35 @@ export async function startOpenAICompatibleServer(
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       req.resume();
-      sendError(res, 404, `No route for ${req.method} ${path}. This server serves POST /v1/chat/completions.`, 'not_found');
+      sendError(
+        res,
+        404,
+        `No route for ${req.method} ${path}. This server serves POST /v1/chat/completions.`,
+        'not_found',
+      );
       return;
     }
     let body: ChatCompletionRequest;
     try {
       body = parseRequest(await readBody(req));
     } catch (error) {
-      sendError(res, 400, error instanceof Error ? error.message : String(error), 'invalid_request_error');
+      sendError(
+        res,
+        400,
+        error instanceof Error ? error.message : String(error),
+        'invalid_request_error',
+      );
       return;
     }
     const index = requests.length;
     requests.push(body);
     if (index >= maxRequests) {
-      sendError(res, 429, `openai-compatible test server: more than ${maxRequests} requests; refusing the rest.`, 'rate_limit');
+      sendError(
+        res,
+        429,
+        `openai-compatible test server: more than ${maxRequests} requests; refusing the rest.`,
+        'rate_limit',
+      );
       return;
     }
 
@@ -132,7 +151,13 @@ export async function startOpenAICompatibleServer(
       reply = typeof turn === 'string' ? { text: turn } : turn;
     } catch (error) {
       if (error instanceof ScriptError) sendError(res, error.status, error.message, error.type);
-      else sendError(res, 500, `openai-compatible test server: the script threw: ${String(error)}`, 'script_error');
+      else
+        sendError(
+          res,
+          500,
+          `openai-compatible test server: the script threw: ${String(error)}`,
+          'script_error',
+        );
       return;
     }
 
@@ -156,7 +181,8 @@ export async function startOpenAICompatibleServer(
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendError(res, 500, `openai-compatible test server: ${String(error)}`, 'server_error');
+      if (!res.headersSent)
+        sendError(res, 500, `openai-compatible test server: ${String(error)}`, 'server_error');
       else res.destroy();
     });
   });
@@ -220,10 +246,11 @@ function buildCompletion(
   }));
   const text = reply.text ?? '';
   const reasoning = reply.reasoning ?? '';
-  const prompt =
-    reply.usage?.promptTokens ?? Math.ceil(JSON.stringify(body.messages).length / 4);
+  const prompt = reply.usage?.promptTokens ?? Math.ceil(JSON.stringify(body.messages).length / 4);
   const outputChars =
-    text.length + reasoning.length + toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+    text.length +
+    reasoning.length +
+    toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   const completion = reply.usage?.completionTokens ?? Math.ceil(outputChars / 4);
   return {
     id,
@@ -233,7 +260,11 @@ function buildCompletion(
     reasoning,
     toolCalls,
     finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+    },
   };
 }
 
@@ -297,7 +328,9 @@ function streamCompletion(res: ServerResponse, c: Completion, includeUsage: bool
   for (const piece of pieces(c.text)) delta({ content: piece });
   c.toolCalls.forEach((call, index) => {
     delta({
-      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      tool_calls: [
+        { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+      ],
     });
     for (const part of fragments(call.arguments, 8)) {
       delta({ tool_calls: [{ index, function: { arguments: part } }] });

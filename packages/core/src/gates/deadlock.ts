@@ -21,5 +21,7 @@ export function findMissingTools(
 export function describeMissingTools(entry: MissingTools): string {
   return `Gate "${entry.gate}" needs tool${entry.tools.length > 1 ? 's' : ''} ${entry.tools
     .map((t) => `"${t}"`)
-    .join(', ')} to be satisfied, but ${entry.tools.length > 1 ? 'they are' : 'it is'} not rendered. Render the tool, or drop it from the gate's requiresTools.`;
+    .join(
+      ', ',
+    )} to be satisfied, but ${entry.tools.length > 1 ? 'they are' : 'it is'} not rendered. Render the tool, or drop it from the gate's requiresTools.`;
 }

@@ -6,27 +6,61 @@ import type { GateDescriptor } from './types.js';
  * engages. Validated here so a typo fails where it was written, not in a run.
  */
 export function gate(descriptor: GateDescriptor): Readonly<GateDescriptor> {
+  validateGateDescriptor(descriptor, 'gate()');
+  return Object.freeze({ ...descriptor });
+}
+
+/**
+ * Throws a KnobDeclarationError naming the first invalid field. `useGate` and `<Gate>` call it
+ * too, so a descriptor written inline (not through `gate()`) is held to the same rules.
+ */
+export function validateGateDescriptor(descriptor: GateDescriptor, where: string): void {
+  if (typeof descriptor !== 'object' || descriptor === null) {
+    throw new KnobDeclarationError(
+      `${where} needs a descriptor object, got ${String(descriptor)}.`,
+    );
+  }
   if (typeof descriptor.description !== 'string' || descriptor.description.trim() === '') {
-    throw new KnobDeclarationError('gate() needs a non-empty `description`.');
+    throw new KnobDeclarationError(`${where} needs a non-empty \`description\`.`);
   }
   if (typeof descriptor.instructions !== 'string' || descriptor.instructions.trim() === '') {
     throw new KnobDeclarationError(
-      'gate() needs non-empty `instructions`: refusals quote them so the model knows what is missing.',
+      `${where} needs non-empty \`instructions\`: refusals quote them so the model knows what is missing.`,
     );
   }
-  const { maxBlocks, clearableBy, initial } = descriptor;
+  const { activateWhen, clearWhen, maxBlocks, clearableBy, initial, requiresTools } = descriptor;
+  for (const [field, value] of [
+    ['activateWhen', activateWhen],
+    ['clearWhen', clearWhen],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'function') {
+      throw new KnobDeclarationError(
+        `${where} ${field} must be a function of the finished tick, got ${typeof value}.`,
+      );
+    }
+  }
   if (maxBlocks !== undefined && (!Number.isInteger(maxBlocks) || maxBlocks < 0)) {
-    throw new KnobDeclarationError(`gate() maxBlocks must be a whole number >= 0, got ${maxBlocks}.`);
+    throw new KnobDeclarationError(
+      `${where} maxBlocks must be a whole number >= 0, got ${String(maxBlocks)}.`,
+    );
   }
   if (clearableBy !== undefined && !['model', 'host', 'supervisor'].includes(clearableBy)) {
     throw new KnobDeclarationError(
-      `gate() clearableBy must be "model", "host" or "supervisor", got ${JSON.stringify(clearableBy)}.`,
+      `${where} clearableBy must be "model", "host" or "supervisor", got ${JSON.stringify(clearableBy)}.`,
     );
   }
   if (initial !== undefined && !['inactive', 'active', 'deferred'].includes(initial)) {
     throw new KnobDeclarationError(
-      `gate() initial must be "inactive", "active" or "deferred", got ${JSON.stringify(initial)}.`,
+      `${where} initial must be "inactive", "active" or "deferred", got ${JSON.stringify(initial)}.`,
     );
   }
-  return Object.freeze({ ...descriptor });
+  if (
+    requiresTools !== undefined &&
+    (!Array.isArray(requiresTools) ||
+      requiresTools.some((t) => typeof t !== 'string' || t.trim() === ''))
+  ) {
+    throw new KnobDeclarationError(
+      `${where} requiresTools must be an array of tool names, got ${JSON.stringify(requiresTools)}.`,
+    );
+  }
 }

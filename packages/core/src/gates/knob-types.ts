@@ -8,7 +8,8 @@ export interface KnobOptions<T extends JsonValue = JsonValue> {
   options?: readonly (T & JsonPrimitive)[];
   /** A zod schema the value must satisfy, for open-ended values. */
   schema?: ZodType<T>;
-  initial: T;
+  /** Not an inference site: `T` comes from `options` or `schema`, so a mode knob is `'plan' | 'build'`, not `'plan'`. */
+  initial: NoInfer<T>;
 }
 
 /** A knob as the runtime sees it after render. */

@@ -1,3 +1,4 @@
+import { AgateError, errorMessage } from '../runtime/errors.js';
 import type { TickResult } from '../runtime/tick-result.js';
 import type { GateStatus } from '../state/session-state.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
@@ -24,7 +25,8 @@ export interface GateTransition {
  *      over all of the tick's other calls. So "clear, then edit" and "edit, then clear" in one
  *      tick both end with the gate active: a clear only sticks in a tick with no activating call.
  *   2. `clearWhen` (host-verified evidence) clears every gate that is then engaged.
- * Pure: predicates that throw are reported by the caller.
+ * Pure. A predicate that throws stops the computation with a GatePredicateError naming the
+ * gate and the predicate, before any transition is applied: the tick's gates stay as they were.
  */
 export function gateTransitionsAtTickEnd(
   gates: readonly GateAtTickEnd[],
@@ -35,7 +37,12 @@ export function gateTransitionsAtTickEnd(
   const transitions: GateTransition[] = [];
   for (const gate of gates) {
     let state = gate.state;
-    if (state === 'inactive' && gate.descriptor.activateWhen?.(workTick) === true) {
+    const { activateWhen, clearWhen } = gate.descriptor;
+    if (
+      state === 'inactive' &&
+      activateWhen !== undefined &&
+      ask(gate.name, 'activateWhen', () => activateWhen(workTick))
+    ) {
       transitions.push({
         gate: gate.name,
         from: state,
@@ -45,7 +52,11 @@ export function gateTransitionsAtTickEnd(
       });
       state = 'active';
     }
-    if (state !== 'inactive' && gate.descriptor.clearWhen?.(tick, history) === true) {
+    if (
+      state !== 'inactive' &&
+      clearWhen !== undefined &&
+      ask(gate.name, 'clearWhen', () => clearWhen(tick, history))
+    ) {
       transitions.push({
         gate: gate.name,
         from: state,
@@ -56,6 +67,29 @@ export function gateTransitionsAtTickEnd(
     }
   }
   return transitions;
+}
+
+/** A gate's activateWhen or clearWhen threw; the run ends with status `error`. */
+export class GatePredicateError extends AgateError {
+  constructor(
+    readonly gate: string,
+    readonly predicate: 'activateWhen' | 'clearWhen',
+    cause: unknown,
+  ) {
+    super(
+      `Gate "${gate}": ${predicate} threw at tick end: ${errorMessage(cause)}. Fix the predicate; it must return a boolean for any finished tick.`,
+      { cause },
+    );
+  }
+}
+
+/** Only a literal `true` counts, so a predicate returning a truthy non-boolean does not fire. */
+function ask(gate: string, predicate: 'activateWhen' | 'clearWhen', fn: () => boolean): boolean {
+  try {
+    return fn() === true;
+  } catch (error) {
+    throw new GatePredicateError(gate, predicate, error);
+  }
 }
 
 /** `activateWhen` sees the tick's work, not the model's bookkeeping. */

@@ -1,5 +1,7 @@
 import { type ReactElement, useCallback } from 'react';
 import { Ephemeral } from '../components/text.js';
+import { validateGateDescriptor } from './descriptor.js';
+import { validateKnobName } from './knob-values.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
 import type { GateDescriptor } from './types.js';
 import { useDeclaration } from './use-declaration.js';
@@ -22,6 +24,8 @@ export interface GateState {
  * not `element` is placed in the tree; `element` is what shows the model its instructions.
  */
 export function useGate(name: string, descriptor: GateDescriptor): GateState {
+  validateKnobName(name, 'useGate()');
+  validateGateDescriptor(descriptor, `useGate("${name}")`);
   const { session, state } = useDeclaration('useGate()', { kind: 'gate', name, descriptor });
   const status = state.gates[name]?.state ?? descriptor.initial ?? 'inactive';
   const clear = useCallback(() => session.clearGate(name, 'host'), [session, name]);

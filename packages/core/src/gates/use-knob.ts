@@ -1,6 +1,7 @@
 import { useCallback } from 'react';
 import type { JsonValue } from '../state/json.js';
 import type { KnobOptions } from './knob-types.js';
+import { validateKnobOptions } from './knob-values.js';
 import { useDeclaration } from './use-declaration.js';
 
 /**
@@ -11,6 +12,7 @@ export function useKnob<T extends JsonValue>(
   name: string,
   options: KnobOptions<T>,
 ): [T, (value: T) => void] {
+  validateKnobOptions(name, options as unknown as KnobOptions, 'useKnob()');
   const { session, state } = useDeclaration('useKnob()', {
     kind: 'knob',
     name,

@@ -17,9 +17,9 @@ export class InvalidSessionIdError extends AgateError {
   override name = 'InvalidSessionIdError';
   readonly id: unknown;
 
-  constructor(id: unknown) {
+  constructor(id: unknown, maxLength = 128) {
     super(
-      `Invalid session id ${typeof id === 'string' ? JSON.stringify(id) : String(id)}: ids must be 1-128 ` +
+      `Invalid session id ${typeof id === 'string' ? JSON.stringify(id) : String(id)}: ids must be 1-${maxLength} ` +
         'characters of letters, digits, "_", "." or "-", and must not start with "." ' +
         '(they name files, so "/" and ".." are never allowed).',
     );

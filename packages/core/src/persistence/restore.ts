@@ -1,12 +1,43 @@
 import { SnapshotError } from './errors.js';
-import { parseSnapshot, type SessionSnapshot } from './snapshot.js';
+import { isValidSessionId, parseSnapshot, type SessionSnapshot } from './snapshot.js';
 
-const REQUIRED_STATE_FIELDS = ['id', 'tick', 'timeline', 'knobs', 'gates', 'usage', 'progress'];
+type Check = (value: unknown) => boolean;
+
+const isCount: Check = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isNumber: Check = (v) => typeof v === 'number' && Number.isFinite(v);
+const isString: Check = (v) => typeof v === 'string';
+const isArray: Check = (v) => Array.isArray(v);
+const isRecord: Check = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The shape of a version-1 session state; each entry says what the field must be. */
+const STATE_FIELDS: Array<[string, Check, string]> = [
+  ['id', isValidSessionId, 'a valid session id'],
+  ['tick', isCount, 'a whole number >= 0'],
+  ['timeline', isArray, 'an array of messages'],
+  ['knobs', isRecord, 'an object'],
+  ['gates', isRecord, 'an object'],
+  ['usage', isRecord, 'an object'],
+  ['toolCalls', isCount, 'a whole number >= 0'],
+  ['notices', isArray, 'an array'],
+  ['text', isString, 'a string'],
+  ['status', isString, 'a string'],
+  ['progress', isRecord, 'an object'],
+];
+const USAGE_FIELDS = ['inputTokens', 'outputTokens', 'totalTokens'];
+const PROGRESS_FIELDS: Array<[string, Check, string]> = [
+  ['stepNumber', isCount, 'a whole number >= 0'],
+  ['lastCheckpointStep', isCount, 'a whole number >= 0'],
+  ['reworkCount', isCount, 'a whole number >= 0'],
+  ['stepTokens', isArray, 'an array'],
+  ['callSignatures', isArray, 'an array'],
+  ['elapsedMs', isNumber, 'a number'],
+];
 
 /**
  * The state inside a snapshot handed to `createSession`, checked the same way a stored file
- * is (format, version, shape), so an object built by hand or by an older version is refused
- * with a clear message instead of misread.
+ * is (format, version), and then for the shape of a session state, so an object built by hand,
+ * edited, or written by another version is refused with a message naming the field instead of
+ * being misread (a missing counter would silently turn budgets into NaN).
  */
 export function restoreSnapshotState<S>(snapshot: SessionSnapshot): S {
   let text: string;
@@ -17,15 +48,49 @@ export function restoreSnapshotState<S>(snapshot: SessionSnapshot): S {
       cause: error,
     });
   }
-  const parsed = parseSnapshot(text, 'passed to createSession');
-  const state = parsed.state as Record<string, unknown> | null;
-  const missing = REQUIRED_STATE_FIELDS.filter(
-    (field) => typeof state !== 'object' || state === null || !(field in state),
-  );
-  if (missing.length > 0) {
+  if (text === undefined) {
     throw new SnapshotError(
-      `The snapshot passed to createSession does not hold an Agate session state (missing ${missing.join(', ')}).`,
+      `The snapshot passed to createSession is ${String(snapshot)}, not a session snapshot.`,
+    );
+  }
+  const parsed = parseSnapshot(text, 'passed to createSession');
+  const problems = stateProblems(parsed.state);
+  if (problems.length > 0) {
+    throw new SnapshotError(
+      `The snapshot passed to createSession ("${parsed.id}") does not hold a valid Agate session ` +
+        `state: ${problems.join('; ')}.`,
     );
   }
   return parsed.state as S;
+}
+
+function stateProblems(state: unknown): string[] {
+  if (!isRecord(state)) return ['state is not an object'];
+  const record = state as Record<string, unknown>;
+  const problems = checkFields(record, STATE_FIELDS, 'state');
+  if (isRecord(record.usage)) {
+    const usage = record.usage as Record<string, unknown>;
+    for (const field of USAGE_FIELDS) {
+      if (!isNumber(usage[field])) problems.push(`state.usage.${field} must be a number`);
+    }
+  }
+  if (isRecord(record.progress)) {
+    problems.push(
+      ...checkFields(record.progress as Record<string, unknown>, PROGRESS_FIELDS, 'state.progress'),
+    );
+  }
+  return problems;
+}
+
+function checkFields(
+  record: Record<string, unknown>,
+  fields: Array<[string, Check, string]>,
+  path: string,
+): string[] {
+  const problems: string[] = [];
+  for (const [field, check, expected] of fields) {
+    if (!(field in record)) problems.push(`${path}.${field} is missing`);
+    else if (!check(record[field])) problems.push(`${path}.${field} must be ${expected}`);
+  }
+  return problems;
 }

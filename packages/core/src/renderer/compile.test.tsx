@@ -1,6 +1,6 @@
 import { renderContext, scriptedModel } from '@agate/testing';
 import { jsonSchema, type ModelMessage, tool } from 'ai';
-import { type ReactNode, useState } from 'react';
+import { Activity, createElement, type ReactNode, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -129,6 +129,7 @@ describe('messages', () => {
         <User>before</User>
         <Assistant>ack</Assistant>
         <Timeline />
+        {/* biome-ignore lint/a11y/useValidAriaRole: a chat role, not an ARIA role */}
         <Message role="user">after</Message>
       </>,
       { timeline },
@@ -184,10 +185,46 @@ describe('messages', () => {
     ).toThrow(/cannot be placed inside <System> or <Section>/);
   });
 
+  it('collects a Tool or Ephemeral written inside a message instead of dropping it', () => {
+    const ctx = renderContext(
+      <User>
+        Fix it.
+        <Tool name="fix" input={noInput} execute={noop} />
+        <Ephemeral>now</Ephemeral>
+      </User>,
+    );
+    expect(ctx.messages).toEqual([{ role: 'user', content: 'Fix it.' }]);
+    expect(ctx.tools.map((t) => t.name)).toEqual(['fix']);
+    expect(ctx.ephemeral).toEqual([{ text: 'now' }]);
+    expect(() =>
+      renderContext(
+        <User>
+          <Assistant>nested</Assistant>
+        </User>,
+      ),
+    ).toThrow('<Message> cannot be placed inside a message');
+  });
+
+  it('skips empty messages, as it skips empty Systems', () => {
+    const task = '';
+    const ctx = renderContext(
+      <>
+        <User>{task}</User>
+        <Assistant>{null}</Assistant>
+        <User>real</User>
+      </>,
+    );
+    expect(ctx.messages).toEqual([{ role: 'user', content: 'real' }]);
+  });
+
   it('rejects role="system" and unknown roles with a hint', () => {
     const Bad = Message as (props: { role: string; children?: ReactNode }) => ReactNode;
-    expect(() => renderContext(<Bad role="system">x</Bad>)).toThrow(/put system text in <System>/);
-    expect(() => renderContext(<Bad role="robot">x</Bad>)).toThrow(InvalidElementError);
+    expect(() => renderContext(createElement(Bad, { role: 'system' }, 'x'))).toThrow(
+      /put system text in <System>/,
+    );
+    expect(() => renderContext(createElement(Bad, { role: 'robot' }, 'x'))).toThrow(
+      InvalidElementError,
+    );
   });
 });
 
@@ -204,7 +241,9 @@ describe('Timeline last', () => {
   it('shows only the most recent messages', () => {
     const ctx = renderContext(<Timeline last={3} />, { timeline });
     expect(ctx.messages).toEqual(timeline.slice(3));
-    expect(renderContext(<Timeline last={1} />, { timeline }).messages).toEqual([assistant('done')]);
+    expect(renderContext(<Timeline last={1} />, { timeline }).messages).toEqual([
+      assistant('done'),
+    ]);
   });
 
   it('never starts on an orphaned tool result', () => {
@@ -212,7 +251,9 @@ describe('Timeline last', () => {
     const four = renderContext(<Timeline last={4} />, { timeline });
     expect(four.messages[0]?.role).not.toBe('tool');
     expect(four.messages).toEqual(timeline.slice(3));
-    expect(renderContext(<Timeline last={2} />, { timeline }).messages).toEqual([assistant('done')]);
+    expect(renderContext(<Timeline last={2} />, { timeline }).messages).toEqual([
+      assistant('done'),
+    ]);
   });
 
   it('shows everything when last is larger than the timeline', () => {
@@ -241,10 +282,7 @@ describe('tailOfTimeline', () => {
   });
 
   it('rounds a fractional count down', () => {
-    expect(tailOfTimeline([user('a'), user('b'), user('c')], 2.7)).toEqual([
-      user('b'),
-      user('c'),
-    ]);
+    expect(tailOfTimeline([user('a'), user('b'), user('c')], 2.7)).toEqual([user('b'), user('c')]);
   });
 });
 
@@ -256,7 +294,13 @@ describe('tools', () => {
       <Tool name="read_file" description="Read a file" input={input} execute={execute} />,
     );
     expect(ctx.tools).toEqual([
-      { name: 'read_file', description: 'Read a file', inputSchema: input, execute, source: 'component' },
+      {
+        name: 'read_file',
+        description: 'Read a file',
+        inputSchema: input,
+        execute,
+        source: 'component',
+      },
     ]);
   });
 
@@ -343,9 +387,6 @@ describe('invalid elements', () => {
   });
 
   it('wraps an error thrown by a component in a RenderError', () => {
-    function Broken(): ReactNode {
-      throw new Error('boom');
-    }
     const render = () => renderContext(<Broken />);
     expect(render).toThrow(RenderError);
     expect(render).toThrow('A component threw while rendering the agent: boom');
@@ -380,25 +421,57 @@ describe('ephemeral', () => {
   });
 });
 
-describe('re-rendering', () => {
-  function Agent() {
-    const tick = useTick();
-    const [mounted] = useState(tick);
-    return (
-      <>
-        <System>Tick {tick}.</System>
-        {tick === 1 ? <Tool name="first_only" input={noInput} execute={noop} /> : null}
-        <Tool name="always" input={noInput} execute={noop} />
-        {tick > 1 ? <User>second tick</User> : null}
-        <Timeline />
-        <Ephemeral>mounted at tick {mounted}</Ephemeral>
-      </>
-    );
-  }
+function Broken(): ReactNode {
+  throw new Error('boom');
+}
 
+/** Mounts and unmounts elements depending on the tick. */
+function Rerendering() {
+  const tick = useTick();
+  const [mounted] = useState(tick);
+  return (
+    <>
+      <System>Tick {tick}.</System>
+      {tick === 1 ? <Tool name="first_only" input={noInput} execute={noop} /> : null}
+      <Tool name="always" input={noInput} execute={noop} />
+      {tick > 1 ? <User>second tick</User> : null}
+      <Timeline />
+      <Ephemeral>mounted at tick {mounted}</Ephemeral>
+    </>
+  );
+}
+
+function ResearchPhase() {
+  const [mountedAt] = useState(useTick());
+  return (
+    <>
+      <System>Research notes (mounted at tick {mountedAt}).</System>
+      <User>Research first.</User>
+      <Tool name="search" input={noInput} execute={noop} />
+      <Ephemeral>researching</Ephemeral>
+    </>
+  );
+}
+
+/** Hides the research phase on tick 2 only; <Activity> keeps it mounted meanwhile. */
+function Phases() {
+  const tick = useTick();
+  return (
+    <>
+      <System>Phase.</System>
+      <Tool name="always" input={noInput} execute={noop} />
+      <Activity mode={tick === 2 ? 'hidden' : 'visible'}>
+        <ResearchPhase />
+      </Activity>
+      <Timeline />
+    </>
+  );
+}
+
+describe('re-rendering', () => {
   it('updates the compiled output when elements mount and unmount between ticks', async () => {
     const model = scriptedModel([{ toolCalls: [{ toolName: 'always', input: {} }] }, 'done']);
-    const session = createSession(<Agent />, { model });
+    const session = createSession(<Rerendering />, { model });
     const first = session.render();
     expect(first.system).toBe('Tick 1.');
     expect(first.tools.map((t) => t.name)).toEqual(['first_only', 'always']);
@@ -417,10 +490,44 @@ describe('re-rendering', () => {
     session.dispose();
   });
 
+  it('leaves out a hidden <Activity> subtree and keeps its state for when it shows again', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'always', input: {} }] },
+      { toolCalls: [{ toolName: 'always', input: {} }] },
+      'done',
+    ]);
+    const session = createSession(<Phases />, { model });
+    const first = session.render();
+    expect(first.system).toBe('Phase.\n\nResearch notes (mounted at tick 1).');
+    expect(first.tools.map((t) => t.name)).toEqual(['always', 'search']);
+    expect(first.messages).toEqual([{ role: 'user', content: 'Research first.' }]);
+
+    await session.tick();
+    const hidden = session.render();
+    expect(hidden.system).toBe('Phase.');
+    expect(hidden.tools.map((t) => t.name)).toEqual(['always']);
+    expect(hidden.messages.map((m) => m.role)).toEqual(['assistant', 'tool']);
+    expect(hidden.ephemeral).toEqual([]);
+
+    await session.tick();
+    const shown = session.render();
+    expect(shown.system).toBe('Phase.\n\nResearch notes (mounted at tick 1).');
+    expect(shown.tools.map((t) => t.name)).toEqual(['always', 'search']);
+    expect(shown.ephemeral).toEqual([{ text: 'researching' }]);
+    session.dispose();
+  });
+
   it('brands compiled contexts so serializers can recognize them', () => {
     const ctx = renderContext(<System>x</System>);
     expect(isCompiledContext(ctx)).toBe(true);
     expect(isCompiledContext({ ...ctx })).toBe(false);
-    expect(Object.keys(ctx)).toEqual(['system', 'messages', 'tools', 'ephemeral', 'knobs', 'gates']);
+    expect(Object.keys(ctx)).toEqual([
+      'system',
+      'messages',
+      'tools',
+      'ephemeral',
+      'knobs',
+      'gates',
+    ]);
   });
 });

@@ -21,6 +21,7 @@ export function compileHostTree(container: HostContainer): CompiledTree {
   const toolNames = new Set<string>();
 
   const visit = (node: HostNode): void => {
+    if (node.hidden === true) return;
     if (node.kind === 'text') {
       if (node.text.trim() !== '') systemBlocks.push(node.text.trim());
       return;
@@ -28,15 +29,20 @@ export function compileHostTree(container: HostContainer): CompiledTree {
     switch (node.type) {
       case 'agate-system':
         pushBlock(systemBlocks, textOf(node.children, 2));
-        collectNested(node.children);
+        collectNested(node.children, '<System> or <Section>');
         return;
       case 'agate-section':
         pushBlock(systemBlocks, sectionText(node, 2));
-        collectNested(node.children);
+        collectNested(node.children, '<System> or <Section>');
         return;
-      case 'agate-message':
-        out.messages.push(compileMessage(node));
+      case 'agate-message': {
+        const message = compileMessage(node);
+        // Like an empty <System>, an empty message adds nothing (providers reject empty text).
+        if (message.content !== '') out.messages.push(message);
+        // A <Tool> or <Ephemeral> written inside a message must not vanish silently.
+        collectNested(node.children, 'a message');
         return;
+      }
       case 'agate-timeline':
         for (const message of node.props.messages as ModelMessage[]) out.messages.push(message);
         return;
@@ -54,17 +60,18 @@ export function compileHostTree(container: HostContainer): CompiledTree {
     }
   };
 
-  // Tools and ephemeral blocks may sit inside <System>/<Section>; text there is already gathered.
-  const collectNested = (children: HostNode[]): void => {
+  // Tools and ephemeral blocks may sit inside <System>/<Section> or a message; text there is
+  // already gathered.
+  const collectNested = (children: HostNode[], where: string): void => {
     for (const child of children) {
-      if (child.kind !== 'element') continue;
+      if (child.kind !== 'element' || child.hidden === true) continue;
       if (child.type === 'agate-tool') addTool(compileTool(child));
       else if (child.type === 'agate-ephemeral') visit(child);
       else if (child.type === 'agate-section' || child.type === 'agate-system')
-        collectNested(child.children);
+        collectNested(child.children, where);
       else if (child.type === 'agate-message' || child.type === 'agate-timeline') {
         throw new InvalidElementError(
-          `<${displayName(child)}> cannot be placed inside <System> or <Section>: ` +
+          `<${displayName(child)}> cannot be placed inside ${where}: ` +
             'messages belong at the top level of the agent tree, in timeline order.',
         );
       }
@@ -104,6 +111,7 @@ function textOf(children: HostNode[], headingLevel: number): string {
     run = '';
   };
   for (const child of children) {
+    if (child.hidden === true) continue;
     if (child.kind === 'text') {
       run += child.text;
     } else if (child.type === 'agate-section') {

@@ -109,10 +109,20 @@ export const hostConfig: Config = {
   clearContainer(container) {
     container.children.length = 0;
   },
-  hideInstance: () => {},
-  unhideInstance: () => {},
-  hideTextInstance: () => {},
-  unhideTextInstance: () => {},
+  // Hidden subtrees (<Activity mode="hidden">, a suspended boundary) stay mounted to keep their
+  // state, but the model must not see them: the compiler skips hidden nodes.
+  hideInstance(instance) {
+    instance.hidden = true;
+  },
+  unhideInstance(instance) {
+    instance.hidden = false;
+  },
+  hideTextInstance(textInstance) {
+    textInstance.hidden = true;
+  },
+  unhideTextInstance(textInstance) {
+    textInstance.hidden = false;
+  },
   getInstanceFromNode: () => null,
   beforeActiveInstanceBlur: () => {},
   afterActiveInstanceBlur: () => {},

@@ -29,12 +29,15 @@ export interface HostElement {
   props: HostProps;
   children: HostNode[];
   parent: HostParent | null;
+  /** Set while React keeps the node mounted but hidden (`<Activity mode="hidden">`, Suspense). */
+  hidden?: boolean;
 }
 
 export interface HostText {
   kind: 'text';
   text: string;
   parent: HostParent | null;
+  hidden?: boolean;
 }
 
 export type HostNode = HostElement | HostText;

@@ -1,4 +1,5 @@
 import {
+  asSchema,
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
@@ -8,7 +9,7 @@ import {
 } from 'ai';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
-import { errorMessage, ModelCallError } from './errors.js';
+import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
 import type { TickToolCall } from './tick-result.js';
 
 /** Settings passed through to every AI SDK call. */
@@ -55,21 +56,47 @@ export function toSdkTools(context: CompiledContext): ToolSet {
   for (const t of context.tools) {
     tools[t.name] = tool({
       ...(t.description !== undefined ? { description: t.description } : {}),
-      inputSchema: t.inputSchema,
+      inputSchema: sdkSchema(t.inputSchema),
     });
   }
   return tools;
 }
 
+type InputSchema = CompiledContext['tools'][number]['inputSchema'];
+const schemaCache = new WeakMap<object, InputSchema>();
+
+/**
+ * The AI SDK converts a zod schema to JSON Schema on every call; its own schema object caches
+ * the conversion. Tool elements keep their schema objects across ticks, so converting once per
+ * schema object (not once per tick) removes most of the per-tick overhead.
+ */
+function sdkSchema(schema: InputSchema): InputSchema {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  let cached = schemaCache.get(schema);
+  if (cached === undefined) {
+    cached = asSchema(schema) as InputSchema;
+    schemaCache.set(schema, cached);
+  }
+  return cached;
+}
+
 /** One AI SDK call (`streamText`, a single step). Deltas stream out; calls come back whole. */
 export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
   const { context, signal, settings } = options;
+  const messages = toRequestMessages(context);
+  if (messages.length === 0) {
+    // The AI SDK would fail with "messages must not be empty"; say what the agent is missing.
+    throw new InvalidElementError(
+      'The agent rendered no messages, so there is nothing to send the model. ' +
+        'Render the task as <User>…</User> (and <Timeline /> for the history).',
+    );
+  }
   const tools = toSdkTools(context);
   let failure: unknown;
   const result = streamText({
     model: options.model,
     ...(context.system !== '' ? { instructions: context.system } : {}),
-    messages: toRequestMessages(context),
+    messages,
     ...(Object.keys(tools).length > 0 ? { tools } : {}),
     abortSignal: signal,
     ...settings,

@@ -4,6 +4,7 @@ import { createElement, type ReactNode } from 'react';
 import { checkContinue } from '../gates/continue/before-model-call.js';
 import { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
 import type { ContinueGateProps } from '../gates/continue/props.js';
+import { detectRework } from '../gates/continue/rework.js';
 import { resolveContinueConfig } from '../gates/continue/types.js';
 import { describeMissingTools, findMissingTools } from '../gates/deadlock.js';
 import { decideExit } from '../gates/exit.js';
@@ -12,9 +13,10 @@ import { checkGateValueFromModel, checkKnobValue } from '../gates/knob-values.js
 import { createSetKnobTool, SET_KNOB_TOOL, type SetKnobInput } from '../gates/set-knob-tool.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from '../gates/tick-end.js';
 import { DEFAULT_MAX_BLOCKS, type GateInfo } from '../gates/types.js';
+import { InvalidSessionIdError } from '../persistence/errors.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
-import { createSnapshot, type SessionSnapshot } from '../persistence/snapshot.js';
+import { createSnapshot, isValidSessionId, type SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
 import {
@@ -31,7 +33,7 @@ import {
   type RunStatus,
   type SessionState,
 } from '../state/session-state.js';
-import { callSignature, commitTick, tickMessages } from '../state/update.js';
+import { commitTick, tickMessages } from '../state/update.js';
 import { DeclarationRegistry, type GateDeclaration } from './declarations.js';
 import {
   AgateError,
@@ -100,6 +102,8 @@ export type TickOutcome = { done: false } | { done: true; status: RunStatus; rea
 
 const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
+/** Leaves room for the `.tick-N` suffix of checkpoint ids within the 128-character file limit. */
+const MAX_SESSION_ID_LENGTH = 100;
 
 /**
  * A live agent: one React root re-rendered every tick, the immutable session state, and the
@@ -127,6 +131,11 @@ export class Session {
         : { ...createInitialState(options.id ?? crypto.randomUUID()), ...options.state };
     this.currentState = produce(seeded, () => {});
     this.id = this.currentState.id;
+    // Ids name snapshot files (with a `.tick-N` suffix for checkpoints): fail here, not at the
+    // first checkpoint many ticks later.
+    if (!isValidSessionId(this.id) || this.id.length > MAX_SESSION_ID_LENGTH) {
+      throw new InvalidSessionIdError(this.id, MAX_SESSION_ID_LENGTH);
+    }
     this.root = createAgateRoot();
     this.events = new EventLog(options.maxEvents ?? 1_000);
     if (options.onEvent) this.events.subscribe(options.onEvent);
@@ -213,10 +222,10 @@ export class Session {
         draft.progress.reworkCount = 0;
       }
     });
-    this.emit({ type: 'run:start', sessionId: this.id, tick: startTick });
-
     let end: { status: RunStatus; reason?: string; error?: Error } | undefined;
     try {
+      // Inside the try: a throwing listener must not leave the session marked as running.
+      this.emit({ type: 'run:start', sessionId: this.id, tick: startTick });
       for (let i = 0; i < maxTicks && end === undefined; i++) {
         signal.throwIfAborted();
         const outcome = await this.tickWith(signal);
@@ -237,14 +246,31 @@ export class Session {
       this.running = false;
     }
 
-    const { status, reason, error } = end;
+    const { status, error } = end;
+    let { reason } = end;
     this.update((draft) => {
       draft.status = status;
       if (reason !== undefined) draft.reason = reason;
     });
     if (status === 'paused' && this.options.store !== undefined) {
       // A paused run waits for a person, possibly in another process: keep it where they look.
-      await this.options.store.save(this.snapshot('paused'));
+      try {
+        await this.options.store.save(this.snapshot('paused'));
+      } catch (saveError) {
+        // Still paused here (run() resumes it), but a person looking in the store would not find it.
+        const problem = `Saving the paused session to the store failed: ${errorMessage(saveError)}`;
+        this.emit({
+          type: 'warning',
+          tick: this.currentState.tick,
+          code: 'pause-save-failed',
+          message: problem,
+        });
+        reason = `${reason ?? ''} ${problem}`.trim();
+        const updated = reason;
+        this.update((draft) => {
+          draft.reason = updated;
+        });
+      }
     }
     this.emit({
       type: 'run:end',
@@ -288,6 +314,11 @@ export class Session {
         throw new KnobDeclarationError(
           `Invalid value ${JSON.stringify(value)} for gate "${name}": use "inactive", "active" or "deferred".`,
         );
+      }
+      // Clearing goes through clearGate so a supervisor-only gate cannot be cleared by the host.
+      if (value === 'inactive') {
+        this.clearGate(name, by === 'supervisor' ? 'supervisor' : 'host');
+        return;
       }
       this.changeGate(name, value, by, `set by the ${by}`);
       return;
@@ -415,6 +446,7 @@ export class Session {
     this.update((draft) => {
       dropped = commitTick(draft, result, tickMessages(result, turn.reasoning), {
         baseTimeline: this.currentState.timeline,
+        baseProgress: this.currentState.progress,
         maxTimelineMessages: this.options.maxTimelineMessages ?? 5_000,
         elapsedMs: performance.now() - startedAt,
         rework,
@@ -492,32 +524,29 @@ export class Session {
 
   private applyTickEndGates(result: TickResult): void {
     const declarations = this.registry.gates();
-    let transitions: GateTransition[];
-    try {
-      transitions = gateTransitionsAtTickEnd(
-        declarations.map((d) => ({
-          name: d.name,
-          state: this.gateRecord(d).state,
-          descriptor: d.descriptor,
-        })),
-        result,
-        { ticks: this.recentTicks, timeline: this.currentState.timeline },
-      );
-    } catch (error) {
-      throw new AgateError(`A gate's activateWhen or clearWhen threw: ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
+    // A throwing predicate surfaces as a GatePredicateError naming the gate and the predicate;
+    // nothing is applied, so the gates stay as they were before this tick end.
+    const transitions: GateTransition[] = gateTransitionsAtTickEnd(
+      declarations.map((d) => ({
+        name: d.name,
+        state: this.gateRecord(d).state,
+        descriptor: d.descriptor,
+      })),
+      result,
+      { ticks: [...this.recentTicks], timeline: this.currentState.timeline },
+    );
     for (const t of transitions) this.changeGate(t.gate, t.to, t.by, t.reason);
   }
 
   private applyModelKnobChange(input: SetKnobInput): string {
+    // set_knob runs inside the tick being executed, which is not committed yet.
+    const tick = this.currentState.tick + 1;
     const gate = this.gateInfos().find((g) => g.name === input.name);
     if (gate) {
       const checked = checkGateValueFromModel(gate, input.value);
       if (!checked.ok) throw new AgateError(checked.message);
       if (checked.state === gate.state) return `Gate "${gate.name}" is already ${gate.state}.`;
-      this.changeGate(gate.name, checked.state, 'model', 'set_knob');
+      this.changeGate(gate.name, checked.state, 'model', 'set_knob', tick);
       return checked.state === 'inactive'
         ? `Gate "${gate.name}" cleared.`
         : checked.state === 'deferred'
@@ -528,7 +557,7 @@ export class Session {
     if (!knob) throw new AgateError(this.unknownKnobMessage(input.name));
     const checked = checkKnobValue(knob, input.value);
     if (!checked.ok) throw new AgateError(checked.message);
-    this.changeKnob(knob, checked.value, 'model');
+    this.changeKnob(knob, checked.value, 'model', tick);
     return `Knob "${knob.name}" set to ${JSON.stringify(checked.value)}.`;
   }
 
@@ -537,14 +566,19 @@ export class Session {
     return `Unknown knob "${name}". Knobs and gates you can set: ${names.join(', ') || 'none'}.`;
   }
 
-  private changeKnob(knob: KnobInfo, value: JsonValue, by: ChangedBy): void {
+  private changeKnob(
+    knob: KnobInfo,
+    value: JsonValue,
+    by: ChangedBy,
+    tick: number = this.currentState.tick,
+  ): void {
     const previous = knob.value;
     this.update((draft) => {
       draft.knobs[knob.name] = value;
     });
     this.emit({
       type: 'knob:changed',
-      tick: this.currentState.tick,
+      tick,
       knob: knob.name,
       value,
       previous,
@@ -552,11 +586,16 @@ export class Session {
     });
   }
 
-  private changeGate(name: string, to: GateStatus, by: ChangedBy, reason: string): void {
+  private changeGate(
+    name: string,
+    to: GateStatus,
+    by: ChangedBy,
+    reason: string,
+    tick: number = this.currentState.tick,
+  ): void {
     const declaration = this.registry.gates().find((d) => d.name === name);
     const from = declaration ? this.gateRecord(declaration).state : 'inactive';
     if (from === to) return;
-    const tick = this.currentState.tick;
     this.update((draft) => {
       const record = draft.gates[name] ?? { state: from, blocks: 0 };
       record.state = to;
@@ -606,14 +645,8 @@ export class Session {
   }
 
   private isRework(result: TickResult): boolean {
-    const previousCalls = this.currentState.progress.callSignatures;
-    const seen = new Set(previousCalls);
-    const isRepeat = (call: { toolName: string; input: unknown }) =>
-      call.toolName !== SET_KNOB_TOOL && seen.has(callSignature(call.toolName, call.input));
-    const custom = (this.registry.continueGate()?.config as ContinueGateProps | undefined)
-      ?.isRework;
-    if (custom) return custom(result, { previousCalls, isRepeat });
-    return result.toolCalls.some(isRepeat);
+    const props = this.registry.continueGate()?.config as ContinueGateProps | undefined;
+    return detectRework(result, this.currentState.progress.callSignatures, props?.isRework);
   }
 
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
@@ -634,12 +667,25 @@ export class Session {
   }
 
   private async saveCheckpoint(step: number): Promise<string> {
+    // The snapshot records the checkpoint (so a session restored from it does not checkpoint
+    // again at once), but the live state takes it only once the save succeeded: a failed save
+    // must not count as a restore point. Ids use the tick, which never repeats in a session's
+    // life; the step number starts again after every resume and would overwrite older ones.
+    const next = produce(this.currentState, (draft) => {
+      draft.progress.lastCheckpointStep = step;
+    });
+    const tick = next.tick;
+    const snapshot = createSnapshot(
+      `${this.id}.tick-${tick}`,
+      next,
+      `checkpoint at step ${step}, tick ${tick}`,
+    );
+    this.store ??= this.options.store ?? createFileStore();
+    await this.store.save(snapshot);
+    // Applied to the current state, not `next`: a host may have set a knob during the save.
     this.update((draft) => {
       draft.progress.lastCheckpointStep = step;
     });
-    const snapshot = this.snapshot(`checkpoint at step ${step}`, `${this.id}.step-${step}`);
-    this.store ??= this.options.store ?? createFileStore();
-    await this.store.save(snapshot);
     return snapshot.id;
   }
 
@@ -683,6 +729,17 @@ export class Session {
           `host-no-clear:${g.name}`,
           'gate-host-clear',
           `Gate "${g.name}" is clearableBy "host" but has no clearWhen: only session.clearGate("${g.name}") can clear it.`,
+        );
+      }
+    }
+    // Exit is decided over the gates rendered now; an engaged gate that left the tree is
+    // said out loud, since it no longer holds the agent back.
+    for (const [name, record] of Object.entries(this.currentState.gates)) {
+      if (record.state !== 'inactive' && !context.gates.some((g) => g.name === name)) {
+        this.warnOnce(
+          `unmounted:${name}`,
+          'gate-unmounted',
+          `Gate "${name}" is ${record.state} but no longer rendered, so it does not block finishing. Its state is kept: rendering it again brings it back ${record.state}.`,
         );
       }
     }

@@ -61,7 +61,11 @@ async function validateInput(tool: CompiledTool, input: unknown): Promise<Parsed
     // The SDK hands back the raw text when the model's arguments were not JSON.
     return {
       ok: false,
-      message: `Invalid arguments for tool "${tool.name}": not valid JSON (${truncate(input, 200)}). ${expected(tool)}`,
+      message: withExpected(
+        `Invalid arguments for tool "${tool.name}": not valid JSON (${truncate(input, 200)}).`,
+        tool,
+        ' ',
+      ),
     };
   }
   const schema = tool.inputSchema;
@@ -70,7 +74,11 @@ async function validateInput(tool: CompiledTool, input: unknown): Promise<Parsed
     if (result.success) return { ok: true, value: result.data };
     return {
       ok: false,
-      message: `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(result.error)}\n${expected(tool)}`,
+      message: withExpected(
+        `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(result.error)}`,
+        tool,
+        '\n',
+      ),
     };
   }
   const sdkSchema = asSchema(schema);
@@ -79,16 +87,28 @@ async function validateInput(tool: CompiledTool, input: unknown): Promise<Parsed
   if (result.success) return { ok: true, value: result.value };
   return {
     ok: false,
-    message: `Invalid arguments for tool "${tool.name}": ${errorMessage(result.error)}\n${expected(tool)}`,
+    message: withExpected(
+      `Invalid arguments for tool "${tool.name}": ${errorMessage(result.error)}`,
+      tool,
+      '\n',
+    ),
   };
+}
+
+/** The message plus the expected schema, when there is one to show (no dangling separator). */
+function withExpected(message: string, tool: CompiledTool, separator: string): string {
+  const hint = expected(tool);
+  return hint === '' ? message : `${message}${separator}${hint}`;
 }
 
 function expected(tool: CompiledTool): string {
   try {
-    const json = isZodSchema(tool.inputSchema)
-      ? z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any' })
-      : undefined;
-    return json ? `Expected arguments matching: ${truncate(JSON.stringify(json), 600)}` : '';
+    if (!isZodSchema(tool.inputSchema)) return '';
+    // `$schema` names the JSON Schema dialect: tokens the model does not need.
+    const { $schema: _dialect, ...json } = z.toJSONSchema(tool.inputSchema, {
+      unrepresentable: 'any',
+    });
+    return `Expected arguments matching: ${truncate(JSON.stringify(json), 600)}`;
   } catch {
     return '';
   }

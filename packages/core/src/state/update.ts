@@ -20,7 +20,7 @@ export function tickMessages(result: TickResult, reasoning: string): ModelMessag
       type: 'tool-call',
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      input: call.input,
+      input: replayableInput(call.input),
     });
   }
   if (content.length > 0) messages.push({ role: 'assistant', content });
@@ -28,6 +28,15 @@ export function tickMessages(result: TickResult, reasoning: string): ModelMessag
     messages.push({ role: 'tool', content: result.toolResults.map(toToolResultPart) });
   }
   return messages;
+}
+
+/**
+ * Arguments that were not a JSON object (the raw text of malformed JSON) are replayed as `{}`,
+ * as the AI SDK does: several providers (Anthropic, Google) reject a tool call whose input is
+ * not an object, which would fail every later tick. The tool error already quotes the raw text.
+ */
+function replayableInput(input: unknown): unknown {
+  return typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {};
 }
 
 function toToolResultPart(result: TickToolResult) {
@@ -78,6 +87,8 @@ export function commitTick(
   options: {
     /** The committed (frozen) timeline; read outside the draft so immer need not proxy it. */
     baseTimeline: readonly ModelMessage[];
+    /** The committed progress, likewise read outside the draft. */
+    baseProgress: Readonly<SessionState['progress']>;
     maxTimelineMessages: number;
     elapsedMs: number;
     rework: boolean;
@@ -89,25 +100,37 @@ export function commitTick(
   draft.toolCalls += result.toolCalls.length;
   draft.notices = [];
   let dropped = 0;
-  const next = [...options.baseTimeline, ...messages];
+  // Built outside the draft and frozen before assignment: immer skips frozen values, so a
+  // commit costs the new messages, not a walk over the whole (possibly 10,000-message) timeline.
+  let next: readonly ModelMessage[] = [...options.baseTimeline, ...messages.map(deepFreeze)];
   if (next.length > options.maxTimelineMessages) {
     const kept = tailOfTimeline(next, options.maxTimelineMessages);
     dropped = next.length - kept.length;
-    draft.timeline = kept as ModelMessage[];
-  } else {
-    draft.timeline = next;
+    next = kept;
   }
+  draft.timeline = Object.freeze(next) as ModelMessage[];
+
+  const base = options.baseProgress;
   const progress = draft.progress;
   progress.stepNumber += 1;
   progress.elapsedMs += options.elapsedMs;
-  progress.stepTokens.push(result.usage.totalTokens);
-  if (progress.stepTokens.length > STEP_TOKENS_CAP) progress.stepTokens.splice(0, 1);
   if (options.rework) progress.reworkCount += 1;
-  for (const call of result.toolCalls) {
-    progress.callSignatures.push(callSignature(call.toolName, call.input));
-  }
-  if (progress.callSignatures.length > CALL_SIGNATURES_CAP) {
-    progress.callSignatures.splice(0, progress.callSignatures.length - CALL_SIGNATURES_CAP);
-  }
+  progress.stepTokens = Object.freeze(
+    [...base.stepTokens, result.usage.totalTokens].slice(-STEP_TOKENS_CAP),
+  ) as number[];
+  progress.callSignatures = Object.freeze(
+    [
+      ...base.callSignatures,
+      ...result.toolCalls.map((call) => callSignature(call.toolName, call.input)),
+    ].slice(-CALL_SIGNATURES_CAP),
+  ) as string[];
   return dropped;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
 }

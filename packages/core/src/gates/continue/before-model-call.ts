@@ -1,9 +1,11 @@
+import { AgateError, errorMessage } from '../../runtime/errors.js';
 import type { AgateEvent } from '../../runtime/events.js';
 import type { TickResult } from '../../runtime/tick-result.js';
 import type { RunStatus, SessionState } from '../../state/session-state.js';
 import type { ContinueGateEvaluator } from './evaluator.js';
 import type { ContinueGateProps } from './props.js';
 import { buildStepContext } from './step-context.js';
+import type { ContinueEvaluation, StepContext } from './types.js';
 
 export interface ContinueCheckInput {
   props: ContinueGateProps;
@@ -26,41 +28,74 @@ export type ContinueCheckOutcome =
  * throttle waits `cooldownMs` (abortable), checkpoint saves a snapshot and goes on.
  */
 export async function checkContinue(input: ContinueCheckInput): Promise<ContinueCheckOutcome> {
-  const { props, evaluator, state, tick, signal, emit } = input;
-  const step = buildStepContext(state, props, { state, recentTicks: input.recentTicks });
+  const { props, evaluator, state, tick, emit } = input;
+  // A copy: the session keeps appending to its own list, and user functions must not change it.
+  const recentTicks = Object.freeze([...input.recentTicks]);
+  const step = buildStepContext(state, props, { state, recentTicks });
   const evaluation = evaluator.evaluate(step);
   emit({ type: 'continue:evaluated', tick, evaluation, step });
 
-  let outcome: ContinueCheckOutcome = { kind: 'proceed' };
+  let outcome: ContinueCheckOutcome;
+  try {
+    outcome = await act(input, evaluation, step.stepNumber);
+  } catch (error) {
+    // A monitor sees every evaluation, also one whose wait was aborted or whose checkpoint
+    // could not be saved; the original failure is the one reported.
+    try {
+      callOnDecision(props, evaluation, step);
+    } catch {}
+    throw error;
+  }
+  callOnDecision(props, evaluation, step);
+  return outcome;
+}
+
+async function act(
+  input: ContinueCheckInput,
+  evaluation: ContinueEvaluation,
+  stepNumber: number,
+): Promise<ContinueCheckOutcome> {
+  const { evaluator, tick, signal, emit } = input;
   switch (evaluation.decision) {
     case 'stop':
-      outcome = {
+      return {
         kind: 'end',
         status: 'stopped',
         reason: `ContinueGate stopped the run: ${evaluation.reasons.join('; ')}.`,
       };
-      break;
     case 'pause':
-      outcome = {
+      return {
         kind: 'end',
         status: 'paused',
         reason: `ContinueGate paused the run for review: ${evaluation.reasons.join('; ')}. Call run() to resume.`,
       };
-      break;
     case 'throttle':
       emit({ type: 'continue:throttled', tick, cooldownMs: evaluator.config.cooldownMs });
       await sleep(evaluator.config.cooldownMs, signal);
-      break;
+      return { kind: 'proceed' };
     case 'checkpoint': {
-      const snapshotId = await input.saveCheckpoint(step.stepNumber);
-      emit({ type: 'checkpoint:saved', tick, step: step.stepNumber, snapshotId });
-      break;
+      const snapshotId = await input.saveCheckpoint(stepNumber);
+      emit({ type: 'checkpoint:saved', tick, step: stepNumber, snapshotId });
+      return { kind: 'proceed' };
     }
     case 'continue':
-      break;
+      return { kind: 'proceed' };
   }
-  props.onDecision?.(evaluation, step);
-  return outcome;
+}
+
+function callOnDecision(
+  props: ContinueGateProps,
+  evaluation: ContinueEvaluation,
+  step: StepContext,
+): void {
+  if (props.onDecision === undefined) return;
+  try {
+    props.onDecision(evaluation, step);
+  } catch (error) {
+    throw new AgateError(`The ContinueGate's onDecision threw: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,16 +1,15 @@
 import type { ReactNode } from 'react';
 import { CONTINUE_GATE_KEY } from '../../runtime/declarations.js';
 import { useDeclaration } from '../use-declaration.js';
-import type { ContinueGateProps } from './props.js';
-import { resolveContinueConfig } from './types.js';
+import { type ContinueGateProps, checkContinueProps } from './props.js';
 
 /**
  * Evaluated before every model call: `stop | pause | throttle | checkpoint | continue`.
  * Renders nothing the model sees; the runtime acts on the decision.
  */
 export function ContinueGate(props: ContinueGateProps): ReactNode {
-  // Validate on render so a bad threshold fails where it is written.
-  resolveContinueConfig(props);
+  // Validate on render so a bad threshold or budget fails where it is written.
+  checkContinueProps(props);
   useDeclaration('<ContinueGate>', { kind: 'continue', name: CONTINUE_GATE_KEY, config: props });
   return null;
 }

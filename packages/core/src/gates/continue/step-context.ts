@@ -1,3 +1,4 @@
+import { AgateError, errorMessage } from '../../runtime/errors.js';
 import type { SessionState } from '../../state/session-state.js';
 import type { ContinueGateProps, ContinueSignals } from './props.js';
 import type { StepContext } from './types.js';
@@ -21,10 +22,31 @@ export function buildStepContext(
     totalTokensUsed: state.usage.totalTokens,
     totalToolCalls: state.toolCalls,
     reworkCount: state.progress.reworkCount,
-    coherenceScore: props.coherence?.(signals) ?? 1,
-    uncertaintyScore: props.uncertainty?.(signals) ?? 0,
+    coherenceScore: props.coherence ? score('coherence', props.coherence, signals) : 1,
+    uncertaintyScore: props.uncertainty ? score('uncertainty', props.uncertainty, signals) : 0,
     budgetRemaining,
     lastCheckpointStep: state.progress.lastCheckpointStep,
     stepTokens: [...state.progress.stepTokens],
   };
+}
+
+/**
+ * Calls a pluggable score function, naming it when it throws (the run ends with `error`, and
+ * the message should point at the prop, not at runtime internals). A non-number result is
+ * passed on as NaN, which the evaluation treats as the worst score: no evidence of being on track.
+ */
+function score(
+  name: 'coherence' | 'uncertainty',
+  fn: (signals: ContinueSignals) => number,
+  signals: ContinueSignals,
+): number {
+  let value: unknown;
+  try {
+    value = fn(signals);
+  } catch (error) {
+    throw new AgateError(`The ContinueGate's ${name} function threw: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  return typeof value === 'number' ? value : Number.NaN;
 }

@@ -1,0 +1,45 @@
+/**
+ * Entry point of the benchmark's child processes (started by main.ts): one measurement per
+ * process, so that memory peaks don't mix and NODE_ENV picks the React build at import time.
+ * Prints progress on stderr and one `RESULT <json>` line on stdout.
+ */
+import { measureMemory } from './memory.js';
+import { loadedReactBuild } from './react-build.js';
+import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
+import { measureTickOverhead, type TickOverheadOptions } from './tick-overhead.js';
+import { isLoopName } from './workload.js';
+
+export type ChildTask =
+  | { kind: 'memory'; loop: string; ticks: number }
+  | {
+      kind: 'build';
+      render: RenderCostOptions;
+      tick: Omit<TickOverheadOptions, 'log'>;
+    };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(): Promise<unknown> {
+  const task = JSON.parse(process.argv[2] ?? '{}') as ChildTask;
+  if (task.kind === 'memory') {
+    if (!isLoopName(task.loop)) throw new Error(`unknown loop ${task.loop}`);
+    const result = await measureMemory(task.loop, task.ticks);
+    return { ...result, nodeEnv: process.env.NODE_ENV, react: loadedReactBuild() };
+  }
+  if (task.kind === 'build') {
+    const render = await measureRenderCost(task.render);
+    const tick = await measureTickOverhead({ ...task.tick, log });
+    return { render, tick, nodeEnv: process.env.NODE_ENV, react: loadedReactBuild() };
+  }
+  throw new Error(`unknown task ${JSON.stringify(task)}`);
+}
+
+main().then(
+  (result) => {
+    process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  },
+  (error: unknown) => {
+    log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,149 @@
+/**
+ * Agate's benchmark: tick overhead against a plain AI SDK loop, render+compile cost by
+ * timeline size, and memory over a long run. `pnpm bench` prints a Markdown report;
+ * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
+ * `--skip-dev` / `--skip-memory` to leave out the child-process measurements.
+ *
+ * This process measures the production build (the `bench` script sets NODE_ENV=production);
+ * the development build and the memory figures come from child processes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildTask } from './child.js';
+import { machineInfo, REPO_ROOT } from './machine.js';
+import type { MemoryResult } from './memory.js';
+import { loadedReactBuild } from './react-build.js';
+import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
+import { type BenchData, type BuildRun, renderReport } from './report.js';
+import { measureTickOverhead } from './tick-overhead.js';
+import { LOOP_NAMES, type LoopName } from './workload.js';
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const TICKS = 200;
+const MEMORY_TICKS = 1_000;
+const SIZES = [10, 100, 1_000, 10_000];
+const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES;
+const CHILD_TIMEOUT_MS = 10 * 60_000;
+
+function renderOptions(budgetMs: number): RenderCostOptions {
+  return { sizes: SIZES, warmup: 30, maxRenders: 3_000, budgetMs, minRenders: 20 };
+}
+
+/** Runs child.ts in a fresh Node process with the same loader flags (tsx, conditions). */
+function runChild<T>(
+  task: ChildTask,
+  env: Record<string, string>,
+  extraFlags: string[] = [],
+): Promise<T> {
+  const childPath = join(dirname(fileURLToPath(import.meta.url)), 'child.ts');
+  const flags = [...process.execArgv.filter((f) => !f.startsWith('--cpu-prof')), ...extraFlags];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...flags, childPath, JSON.stringify(task)], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: CHILD_TIMEOUT_MS,
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || line === undefined) {
+        reject(
+          new Error(
+            `benchmark child ${task.kind} failed (exit ${code ?? signal}): ${stdout.slice(-500)}`,
+          ),
+        );
+        return;
+      }
+      resolve(JSON.parse(line.slice('RESULT '.length)) as T);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  if (process.env.NODE_ENV !== 'production' || loadedReactBuild() === 'development') {
+    throw new Error(
+      `Run the benchmark with NODE_ENV=production (use \`pnpm bench\`); NODE_ENV is ${process.env.NODE_ENV ?? 'unset'}. ` +
+        'The development-build figures are measured in a child process.',
+    );
+  }
+  const started = performance.now();
+  const machine = machineInfo();
+  const warmup = quick ? 1 : 2;
+
+  log(`tick overhead (${TICKS} ticks, production build)...`);
+  const tick = await measureTickOverhead({
+    ticks: TICKS,
+    reps: quick ? 3 : 9,
+    warmup,
+    loops: ALL_LOOPS,
+    log,
+  });
+
+  log('render + compile (production build)...');
+  const render = await measureRenderCost(renderOptions(quick ? 300 : 2_000));
+
+  let development: BuildRun | undefined;
+  if (!args.has('--skip-dev')) {
+    log('development build (child process, NODE_ENV=development)...');
+    development = await runChild<BuildRun>(
+      {
+        kind: 'build',
+        render: renderOptions(quick ? 300 : 1_500),
+        tick: {
+          ticks: TICKS,
+          reps: quick ? 2 : 5,
+          warmup: 1,
+          loops: ['agate', 'generateText', 'streamText'],
+        },
+      },
+      { NODE_ENV: 'development' },
+    );
+  }
+
+  const memory: BenchData['memory'] = [];
+  if (!args.has('--skip-memory')) {
+    for (const loop of ['agate', 'generateText', 'streamText'] as const) {
+      log(`memory: ${loop}, ${MEMORY_TICKS} ticks (child process)...`);
+      memory.push(
+        await runChild<MemoryResult>(
+          { kind: 'memory', loop, ticks: MEMORY_TICKS },
+          { NODE_ENV: 'production' },
+          ['--expose-gc'],
+        ),
+      );
+    }
+  }
+
+  const report = renderReport({
+    machine,
+    production: { render, tick },
+    ...(development ? { development } : {}),
+    memory,
+    memoryTicks: MEMORY_TICKS,
+    warmup,
+    quick,
+    elapsedMs: performance.now() - started,
+  });
+  process.stdout.write(`${report}\n`);
+  if (args.has('--write')) {
+    const target = join(REPO_ROOT, 'docs', 'performance.md');
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, `${report}\n`);
+    log(`wrote ${target}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,55 @@
+/** Small statistics helpers; all inputs are non-empty arrays of milliseconds or bytes. */
+
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** Linear-interpolated quantile (q in [0, 1]). */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) throw new Error('quantile of an empty list');
+  const sorted = [...values].sort((a, b) => a - b);
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  const a = sorted[lo]!;
+  const b = sorted[hi]!;
+  return a + (b - a) * (pos - lo);
+}
+
+export interface Summary {
+  median: number;
+  min: number;
+  max: number;
+  p95: number;
+  samples: number;
+}
+
+export function summarize(values: readonly number[]): Summary {
+  return {
+    median: median(values),
+    min: Math.min(...values),
+    max: Math.max(...values),
+    p95: quantile(values, 0.95),
+    samples: values.length,
+  };
+}
+
+export function ms(value: number): string {
+  if (value >= 100) return `${value.toFixed(0)} ms`;
+  if (value >= 10) return `${value.toFixed(1)} ms`;
+  if (value >= 1) return `${value.toFixed(2)} ms`;
+  return `${value.toFixed(3)} ms`;
+}
+
+export function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Runs the garbage collector when the process was started with --expose-gc. */
+export function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+}

@@ -1,0 +1,310 @@
+import { run, System, Timeline, Tool, User } from '@agate/core';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
+import {
+  generateText,
+  isStepCount,
+  type ModelMessage,
+  streamText,
+  type ToolSet,
+  tool,
+  zodSchema,
+} from 'ai';
+import { z } from 'zod';
+
+/**
+ * The workload both sides run: the same system prompt, task, 20 tools and scripted replies.
+ * Reply i (0-based) calls tool_(i % 20); the last reply is plain text, so a run of N ticks
+ * is N model calls, N-1 of them with one tool call each.
+ */
+export const TOOL_COUNT = 20;
+export const SYSTEM =
+  'You are a benchmark agent. Call the tool you are asked to call, then finish.';
+export const TASK = 'Work through the checklist, one tool call per step.';
+
+export const toolInput = z.object({
+  id: z.number().int().describe('Checklist item number.'),
+  note: z.string().describe('A short note about the item.'),
+});
+
+export function executeTool(input: z.output<typeof toolInput>): {
+  ok: true;
+  id: number;
+  length: number;
+} {
+  return { ok: true, id: input.id, length: input.note.length };
+}
+
+export const TOOL_NAMES = Array.from({ length: TOOL_COUNT }, (_, i) => `tool_${i}`);
+
+function replyAt(
+  index: number,
+  ticks: number,
+): { toolName: string; input: string } | { text: string } {
+  if (index >= ticks - 1) return { text: 'All checklist items are done.' };
+  return {
+    toolName: TOOL_NAMES[index % TOOL_COUNT]!,
+    input: JSON.stringify({ id: index, note: `item ${index} checked` }),
+  };
+}
+
+const USAGE: LanguageModelV4Usage = {
+  inputTokens: { total: 100, noCache: 100, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 20, text: 20, reasoning: undefined },
+};
+
+/**
+ * A scripted LanguageModelV4 that, unlike `MockLanguageModelV4` and `scriptedModel`, keeps
+ * nothing per call: both of those record every call's prompt, which over a 1,000-tick run
+ * is O(ticks²) messages and would dominate the memory figures and add GC noise to timings.
+ * Fixed usage numbers, for the same reason (no prompt stringifying).
+ */
+export function benchModel(ticks: number): LanguageModelV4 & { readonly calls: number } {
+  let calls = 0;
+  const next = (options: LanguageModelV4CallOptions) => {
+    options.abortSignal?.throwIfAborted();
+    const index = calls++;
+    return { index, reply: replyAt(index, ticks) };
+  };
+  const finishReason = (toolCall: boolean) => ({
+    unified: toolCall ? ('tool-calls' as const) : ('stop' as const),
+    raw: undefined,
+  });
+  const model = {
+    specificationVersion: 'v4' as const,
+    provider: 'agate-bench',
+    modelId: 'scripted',
+    supportedUrls: {},
+    get calls() {
+      return calls;
+    },
+    async doGenerate(options: LanguageModelV4CallOptions) {
+      const { index, reply } = next(options);
+      const content: LanguageModelV4Content[] =
+        'text' in reply
+          ? [{ type: 'text', text: reply.text }]
+          : [{ type: 'tool-call', toolCallId: `call-${index}`, ...reply }];
+      return {
+        content,
+        finishReason: finishReason(!('text' in reply)),
+        usage: USAGE,
+        warnings: [],
+      };
+    },
+    async doStream(options: LanguageModelV4CallOptions) {
+      const { index, reply } = next(options);
+      const parts: LanguageModelV4StreamPart[] = [
+        { type: 'stream-start', warnings: [] },
+        { type: 'response-metadata', id: `response-${index}`, modelId: 'scripted' },
+      ];
+      if ('text' in reply) {
+        parts.push({ type: 'text-start', id: 't' });
+        parts.push({ type: 'text-delta', id: 't', delta: reply.text });
+        parts.push({ type: 'text-end', id: 't' });
+      } else {
+        parts.push({ type: 'tool-call', toolCallId: `call-${index}`, ...reply });
+      }
+      parts.push({ type: 'finish', finishReason: finishReason(!('text' in reply)), usage: USAGE });
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+  return model;
+}
+
+/**
+ * The same 20 tools as ready AI SDK tools whose schema was converted to JSON Schema once
+ * (`zodSchema()` caches the conversion). The AI SDK converts a bare zod schema again on every
+ * call; this variant shows what caching that conversion is worth.
+ */
+const PRECONVERTED = TOOL_NAMES.map((name) => ({
+  name,
+  tool: tool({
+    description: `Checks one checklist item (${name}).`,
+    inputSchema: zodSchema(toolInput),
+    execute: executeTool,
+  }),
+}));
+
+export function BenchAgent(props: { preconverted?: boolean }) {
+  if (props.preconverted) {
+    return (
+      <>
+        <System>{SYSTEM}</System>
+        <User>{TASK}</User>
+        <Timeline />
+        {PRECONVERTED.map((t) => (
+          <Tool key={t.name} name={t.name} tool={t.tool} />
+        ))}
+      </>
+    );
+  }
+  return (
+    <>
+      <System>{SYSTEM}</System>
+      <User>{TASK}</User>
+      <Timeline />
+      {TOOL_NAMES.map((name) => (
+        <Tool
+          key={name}
+          name={name}
+          description={`Checks one checklist item (${name}).`}
+          input={toolInput}
+          execute={executeTool}
+        />
+      ))}
+    </>
+  );
+}
+
+/**
+ * What a loop hands back: the run's own result object (a `RunResult`, a `GenerateTextResult`,
+ * or the streamText steps), kept so the memory figures can include what a caller holds.
+ */
+export interface LoopOutcome {
+  ticks: number;
+  result: unknown;
+}
+
+export interface LoopOptions {
+  /** Called after every tick/step (memory sampling). */
+  onTick?: () => void;
+  /** Tools whose zod schema was converted to JSON Schema once, up front. */
+  preconverted?: boolean;
+}
+
+/** Agate: `run()` on the agent tree. */
+export async function runAgate(ticks: number, options: LoopOptions = {}): Promise<LoopOutcome> {
+  const { onTick } = options;
+  const result = await run(<BenchAgent preconverted={options.preconverted ?? false} />, {
+    model: benchModel(ticks),
+    maxTicks: ticks + 5,
+    maxTimelineMessages: Math.max(5_000, ticks * 2 + 10),
+    ...(onTick ? { onEvent: (e) => e.type === 'tick:end' && onTick() } : {}),
+  });
+  if (result.status !== 'completed' || result.ticks !== ticks) {
+    throw new Error(
+      `Agate run ended ${result.status} after ${result.ticks} ticks: ${result.reason ?? ''}`,
+    );
+  }
+  return { ticks: result.ticks, result };
+}
+
+function sdkTools(preconverted: boolean): ToolSet {
+  const tools: ToolSet = {};
+  if (preconverted) {
+    for (const t of PRECONVERTED) tools[t.name] = t.tool;
+    return tools;
+  }
+  for (const name of TOOL_NAMES) {
+    tools[name] = tool({
+      description: `Checks one checklist item (${name}).`,
+      inputSchema: toolInput,
+      execute: executeTool,
+    });
+  }
+  return tools;
+}
+
+const MESSAGES: ModelMessage[] = [{ role: 'user', content: TASK }];
+
+/** The plain AI SDK tool loop: `generateText` with executing tools and `stopWhen`. */
+export async function runGenerateTextLoop(
+  ticks: number,
+  options: LoopOptions = {},
+): Promise<LoopOutcome> {
+  const { onTick } = options;
+  const result = await generateText({
+    model: benchModel(ticks),
+    instructions: SYSTEM,
+    messages: MESSAGES,
+    tools: sdkTools(options.preconverted ?? false),
+    stopWhen: isStepCount(ticks),
+    ...(onTick ? { onStepEnd: () => onTick() } : {}),
+  });
+  if (result.steps.length !== ticks || result.text === '') {
+    throw new Error(`generateText loop took ${result.steps.length} steps, expected ${ticks}.`);
+  }
+  return { ticks: result.steps.length, result };
+}
+
+/** The same loop through `streamText` (what Agate calls each tick), consuming the full stream. */
+export async function runStreamTextLoop(
+  ticks: number,
+  options: LoopOptions = {},
+): Promise<LoopOutcome> {
+  const { onTick } = options;
+  const result = streamText({
+    model: benchModel(ticks),
+    instructions: SYSTEM,
+    messages: MESSAGES,
+    tools: sdkTools(options.preconverted ?? false),
+    stopWhen: isStepCount(ticks),
+    ...(onTick ? { onStepEnd: () => onTick() } : {}),
+  });
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') throw part.error;
+  }
+  const steps = await result.steps;
+  if (steps.length !== ticks) {
+    throw new Error(`streamText loop took ${steps.length} steps, expected ${ticks}.`);
+  }
+  return { ticks: steps.length, result: steps };
+}
+
+export interface Loop {
+  /** How the report names it. */
+  label: string;
+  run: (ticks: number, onTick?: () => void) => Promise<LoopOutcome>;
+}
+
+export const LOOP_NAMES = [
+  'agate',
+  'generateText',
+  'streamText',
+  'agatePreconverted',
+  'generateTextPreconverted',
+  'streamTextPreconverted',
+] as const;
+
+export type LoopName = (typeof LOOP_NAMES)[number];
+
+/** The loops measured side by side. The first three are the comparison; the rest diagnose it. */
+export const LOOPS: Record<LoopName, Loop> = {
+  agate: { label: 'Agate `run()`', run: (n, onTick) => runAgate(n, { onTick }) },
+  generateText: {
+    label: 'AI SDK `generateText` loop',
+    run: (n, onTick) => runGenerateTextLoop(n, { onTick }),
+  },
+  streamText: {
+    label: 'AI SDK `streamText` loop',
+    run: (n, onTick) => runStreamTextLoop(n, { onTick }),
+  },
+  agatePreconverted: {
+    label: 'Agate `run()`, schemas pre-converted',
+    run: (n, onTick) => runAgate(n, { onTick, preconverted: true }),
+  },
+  generateTextPreconverted: {
+    label: '`generateText` loop, schemas pre-converted',
+    run: (n, onTick) => runGenerateTextLoop(n, { onTick, preconverted: true }),
+  },
+  streamTextPreconverted: {
+    label: '`streamText` loop, schemas pre-converted',
+    run: (n, onTick) => runStreamTextLoop(n, { onTick, preconverted: true }),
+  },
+};
+
+export function isLoopName(name: string): name is LoopName {
+  return (LOOP_NAMES as readonly string[]).includes(name);
+}

@@ -1,0 +1,38 @@
+import { AgateError, errorMessage } from '../../runtime/errors.js';
+import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
+import { callSignature } from '../../state/update.js';
+import { SET_KNOB_TOOL } from '../set-knob-tool.js';
+import type { ContinueGateProps, ReworkHistory } from './props.js';
+
+/**
+ * Does the tick just finished redo earlier work? The default answer: one of its calls is
+ * identical (name + canonical arguments) to a call made earlier in the run, in an earlier tick
+ * or earlier in the same tick. `set_knob` never counts: setting a knob twice is not rework.
+ * A custom `isRework` replaces the default and gets the same `isRepeat` helper.
+ */
+export function detectRework(
+  tick: TickResult,
+  previousCalls: readonly string[],
+  isRework?: ContinueGateProps['isRework'],
+): boolean {
+  const seen = new Set(previousCalls);
+  const signatures = tick.toolCalls.map((c) => callSignature(c.toolName, c.input));
+  const isRepeat = (call: { toolName: string; input: unknown }): boolean => {
+    if (call.toolName === SET_KNOB_TOOL) return false;
+    const signature = callSignature(call.toolName, call.input);
+    if (seen.has(signature)) return true;
+    // A call from this tick repeats when an identical call came before it in the same reply.
+    const index = tick.toolCalls.indexOf(call as TickToolCall);
+    return index > 0 && signatures.slice(0, index).includes(signature);
+  };
+  if (isRework === undefined) return tick.toolCalls.some(isRepeat);
+  const history: ReworkHistory = { previousCalls, isRepeat };
+  try {
+    return isRework(tick, history) === true;
+  } catch (error) {
+    throw new AgateError(
+      `The ContinueGate's isRework threw on tick ${tick.tick}: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+}
