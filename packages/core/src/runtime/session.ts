@@ -6,13 +6,7 @@ import { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
 import type { ContinueGateProps } from '../gates/continue/props.js';
 import { detectRework } from '../gates/continue/rework.js';
 import { resolveContinueConfig } from '../gates/continue/types.js';
-import { describeMissingTools, findMissingTools } from '../gates/deadlock.js';
-import { decideExit } from '../gates/exit.js';
-import type { KnobInfo } from '../gates/knob-types.js';
-import { checkGateValueFromModel, checkKnobValue } from '../gates/knob-values.js';
-import { createSetKnobTool, SET_KNOB_TOOL, type SetKnobInput } from '../gates/set-knob-tool.js';
-import { type GateTransition, gateTransitionsAtTickEnd } from '../gates/tick-end.js';
-import { DEFAULT_MAX_BLOCKS, type GateInfo } from '../gates/types.js';
+import { createSetKnobTool, SET_KNOB_TOOL } from '../gates/set-knob-tool.js';
 import { InvalidSessionIdError } from '../persistence/errors.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
@@ -34,15 +28,10 @@ import {
   type SessionState,
 } from '../state/session-state.js';
 import { commitTick, tickMessages } from '../state/update.js';
-import { DeclarationRegistry, type GateDeclaration } from './declarations.js';
-import {
-  AgateError,
-  errorMessage,
-  GateDeadlockError,
-  KnobDeclarationError,
-  SessionStateError,
-} from './errors.js';
+import { DeclarationRegistry } from './declarations.js';
+import { AgateError, errorMessage, KnobDeclarationError, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog } from './events.js';
+import { GateControl } from './gate-control.js';
 import { callModel, type ModelSettings } from './model-call.js';
 import { SessionProvider } from './session-context.js';
 import type { TickResult, TickToolResult } from './tick-result.js';
@@ -117,6 +106,7 @@ export class Session {
   private readonly events: EventLog;
   private readonly recentTicks: TickResult[] = [];
   private readonly warned = new Set<string>();
+  private readonly gates: GateControl;
   private running = false;
   private disposed = false;
   private lastContext: CompiledContext | undefined;
@@ -138,6 +128,13 @@ export class Session {
     }
     this.root = createAgateRoot();
     this.events = new EventLog(options.maxEvents ?? 1_000);
+    this.gates = new GateControl(this.registry, {
+      state: () => this.currentState,
+      update: (recipe) => this.update(recipe),
+      emit: (event) => this.emit(event),
+      warnOnce: (key, code, message) => this.warnOnce(key, code, message),
+      devChecks: options.devChecks ?? process.env.NODE_ENV !== 'production',
+    });
     if (options.onEvent) this.events.subscribe(options.onEvent);
   }
 
@@ -168,8 +165,8 @@ export class Session {
     );
     this.root.render(element);
     const tree = compileHostTree(this.root.container);
-    const knobs = this.knobInfos();
-    const gates = this.gateInfos();
+    const knobs = this.gates.knobInfos();
+    const gates = this.gates.gateInfos();
     const tools: CompiledTool[] = [...tree.tools];
     if (knobs.length > 0 || gates.length > 0) {
       if (tools.some((t) => t.name === SET_KNOB_TOOL)) {
@@ -177,7 +174,9 @@ export class Session {
           `A <Tool> is named "${SET_KNOB_TOOL}", which Agate reserves for knobs and gates. Rename the tool.`,
         );
       }
-      tools.push(createSetKnobTool(knobs, gates, (input) => this.applyModelKnobChange(input)));
+      tools.push(
+        createSetKnobTool(knobs, gates, (input) => this.gates.applyModelKnobChange(input)),
+      );
     }
     const ephemeral = [
       ...tree.ephemeral,
@@ -192,7 +191,7 @@ export class Session {
       gates,
     };
     Object.defineProperty(context, COMPILED_CONTEXT, { value: true });
-    this.checkDeclarations(context);
+    this.gates.checkDeclarations(context);
     this.lastContext = context;
     return context;
   }
@@ -231,7 +230,7 @@ export class Session {
         const outcome = await this.tickWith(signal);
         if (outcome.done) end = { status: outcome.status, reason: outcome.reason };
       }
-      end ??= this.endAtMaxTicks(maxTicks);
+      end ??= this.gates.endAtMaxTicks(maxTicks);
     } catch (error) {
       if (signal.aborted) {
         end = {
@@ -285,8 +284,8 @@ export class Session {
       totalTicks: this.currentState.tick,
       text: this.currentState.text,
       timeline: this.currentState.timeline,
-      gates: Object.fromEntries(this.gateInfos().map((g) => [g.name, g.state])),
-      knobs: Object.fromEntries(this.knobInfos().map((k) => [k.name, k.value])),
+      gates: Object.fromEntries(this.gates.gateInfos().map((g) => [g.name, g.state])),
+      knobs: Object.fromEntries(this.gates.knobInfos().map((k) => [k.name, k.value])),
       usage: this.currentState.usage,
       events: this.events.recent(),
       ...(error !== undefined ? { error } : {}),
@@ -308,46 +307,12 @@ export class Session {
 
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
   setKnob(name: string, value: JsonValue, by: Exclude<ChangedBy, 'model'> = 'host'): void {
-    const gate = this.gateInfos().find((g) => g.name === name);
-    if (gate) {
-      if (value !== 'inactive' && value !== 'active' && value !== 'deferred') {
-        throw new KnobDeclarationError(
-          `Invalid value ${JSON.stringify(value)} for gate "${name}": use "inactive", "active" or "deferred".`,
-        );
-      }
-      // Clearing goes through clearGate so a supervisor-only gate cannot be cleared by the host.
-      if (value === 'inactive') {
-        this.clearGate(name, by === 'supervisor' ? 'supervisor' : 'host');
-        return;
-      }
-      this.changeGate(name, value, by, `set by the ${by}`);
-      return;
-    }
-    const knob = this.knobInfos().find((k) => k.name === name);
-    if (!knob) throw new KnobDeclarationError(this.unknownKnobMessage(name));
-    const checked = checkKnobValue(knob, value);
-    if (!checked.ok) throw new KnobDeclarationError(checked.message);
-    this.changeKnob(knob, checked.value, by);
+    this.gates.setKnob(name, value, by);
   }
 
   /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
   clearGate(name: string, by: 'host' | 'supervisor' = 'host'): void {
-    const gate = this.gateInfos().find((g) => g.name === name);
-    if (!gate) {
-      throw new KnobDeclarationError(
-        `No gate named "${name}" is rendered. Rendered gates: ${
-          this.gateInfos()
-            .map((g) => g.name)
-            .join(', ') || 'none'
-        }.`,
-      );
-    }
-    if (gate.clearableBy === 'supervisor' && by !== 'supervisor') {
-      throw new SessionStateError(
-        `Gate "${name}" can only be cleared by a supervisor: call session.clearGate("${name}", "supervisor").`,
-      );
-    }
-    this.changeGate(name, 'inactive', by, `cleared by the ${by}`);
+    this.gates.clearGate(name, by);
   }
 
   /** Unmounts the tree (running effects' cleanups). The session cannot be used afterwards. */
@@ -456,192 +421,11 @@ export class Session {
     this.recentTicks.push(result);
     if (this.recentTicks.length > RECENT_TICKS_CAP) this.recentTicks.shift();
 
-    this.applyTickEndGates(result);
+    this.gates.applyTickEnd(result, this.recentTicks);
     this.emit({ type: 'tick:end', tick: tickNo, result });
 
     if (turn.toolCalls.length > 0) return { done: false };
-    return this.attemptExit(tickNo);
-  }
-
-  /** The model replied without tool calls: it is trying to finish. Gates may refuse. */
-  private attemptExit(tick: number): TickOutcome {
-    this.emit({ type: 'exit:attempt', tick });
-    const decision = decideExit(this.gateInfos());
-    if (decision.kind === 'finish') return { done: true, status: 'completed' };
-
-    this.update((draft) => {
-      for (const g of decision.gates) {
-        const record = draft.gates[g.name] ?? { state: 'active', blocks: 0 };
-        record.state = 'active';
-        record.blocks = g.blocks;
-        if (g.wasDeferred) {
-          record.changedBy = 'runtime';
-          record.changedAtTick = tick;
-        }
-        draft.gates[g.name] = record;
-      }
-      if (decision.kind === 'refuse') draft.notices = [decision.notice];
-    });
-    for (const g of decision.gates) {
-      if (g.wasDeferred) {
-        this.emit({
-          type: 'gate:activated',
-          tick,
-          gate: g.name,
-          from: 'deferred',
-          by: 'runtime',
-          reason: 'an attempt to finish un-deferred it',
-        });
-      }
-    }
-    this.emit({
-      type: 'exit:blocked',
-      tick,
-      gates: decision.gates.map((g) => g.name),
-      reasons: decision.reasons,
-    });
-    if (decision.kind === 'end-blocked') {
-      return { done: true, status: 'blocked', reason: decision.reason };
-    }
-    return { done: false };
-  }
-
-  private endAtMaxTicks(maxTicks: number): { status: RunStatus; reason: string } {
-    const engaged = this.gateInfos().filter((g) => g.state !== 'inactive');
-    if (engaged.length > 0) {
-      return {
-        status: 'blocked',
-        reason: `maxTicks (${maxTicks}) reached while ${engaged
-          .map((g) => `gate "${g.name}" is ${g.state} (${g.description})`)
-          .join('; ')}. The agent did not finish; it is not a success.`,
-      };
-    }
-    return {
-      status: 'max-ticks',
-      reason: `maxTicks (${maxTicks}) reached before the model finished. Call run() again to continue.`,
-    };
-  }
-
-  private applyTickEndGates(result: TickResult): void {
-    const declarations = this.registry.gates();
-    // A throwing predicate surfaces as a GatePredicateError naming the gate and the predicate;
-    // nothing is applied, so the gates stay as they were before this tick end.
-    const transitions: GateTransition[] = gateTransitionsAtTickEnd(
-      declarations.map((d) => ({
-        name: d.name,
-        state: this.gateRecord(d).state,
-        descriptor: d.descriptor,
-      })),
-      result,
-      { ticks: [...this.recentTicks], timeline: this.currentState.timeline },
-    );
-    for (const t of transitions) this.changeGate(t.gate, t.to, t.by, t.reason);
-  }
-
-  private applyModelKnobChange(input: SetKnobInput): string {
-    // set_knob runs inside the tick being executed, which is not committed yet.
-    const tick = this.currentState.tick + 1;
-    const gate = this.gateInfos().find((g) => g.name === input.name);
-    if (gate) {
-      const checked = checkGateValueFromModel(gate, input.value);
-      if (!checked.ok) throw new AgateError(checked.message);
-      if (checked.state === gate.state) return `Gate "${gate.name}" is already ${gate.state}.`;
-      this.changeGate(gate.name, checked.state, 'model', 'set_knob', tick);
-      return checked.state === 'inactive'
-        ? `Gate "${gate.name}" cleared.`
-        : checked.state === 'deferred'
-          ? `Gate "${gate.name}" deferred. It still blocks finishing: an attempt to finish makes it active again.`
-          : `Gate "${gate.name}" is now active.`;
-    }
-    const knob = this.knobInfos().find((k) => k.name === input.name);
-    if (!knob) throw new AgateError(this.unknownKnobMessage(input.name));
-    const checked = checkKnobValue(knob, input.value);
-    if (!checked.ok) throw new AgateError(checked.message);
-    this.changeKnob(knob, checked.value, 'model', tick);
-    return `Knob "${knob.name}" set to ${JSON.stringify(checked.value)}.`;
-  }
-
-  private unknownKnobMessage(name: string): string {
-    const names = [...this.gateInfos().map((g) => g.name), ...this.knobInfos().map((k) => k.name)];
-    return `Unknown knob "${name}". Knobs and gates you can set: ${names.join(', ') || 'none'}.`;
-  }
-
-  private changeKnob(
-    knob: KnobInfo,
-    value: JsonValue,
-    by: ChangedBy,
-    tick: number = this.currentState.tick,
-  ): void {
-    const previous = knob.value;
-    this.update((draft) => {
-      draft.knobs[knob.name] = value;
-    });
-    this.emit({
-      type: 'knob:changed',
-      tick,
-      knob: knob.name,
-      value,
-      previous,
-      by,
-    });
-  }
-
-  private changeGate(
-    name: string,
-    to: GateStatus,
-    by: ChangedBy,
-    reason: string,
-    tick: number = this.currentState.tick,
-  ): void {
-    const declaration = this.registry.gates().find((d) => d.name === name);
-    const from = declaration ? this.gateRecord(declaration).state : 'inactive';
-    if (from === to) return;
-    this.update((draft) => {
-      const record = draft.gates[name] ?? { state: from, blocks: 0 };
-      record.state = to;
-      record.changedBy = by;
-      record.changedAtTick = tick;
-      if (to === 'inactive') record.blocks = 0;
-      draft.gates[name] = record;
-    });
-    const type =
-      to === 'inactive' ? 'gate:cleared' : to === 'deferred' ? 'gate:deferred' : 'gate:activated';
-    this.emit({ type, tick, gate: name, from, by, reason });
-  }
-
-  private gateRecord(declaration: GateDeclaration) {
-    return (
-      this.currentState.gates[declaration.name] ?? {
-        state: declaration.descriptor.initial ?? 'inactive',
-        blocks: 0,
-      }
-    );
-  }
-
-  private gateInfos(): GateInfo[] {
-    return this.registry.gates().map((d) => {
-      const record = this.gateRecord(d);
-      return {
-        name: d.name,
-        state: record.state,
-        description: d.descriptor.description,
-        instructions: d.descriptor.instructions,
-        clearableBy: d.descriptor.clearableBy ?? 'model',
-        blocks: record.blocks,
-        maxBlocks: d.descriptor.maxBlocks ?? DEFAULT_MAX_BLOCKS,
-        ...(record.changedBy !== undefined ? { changedBy: record.changedBy } : {}),
-      };
-    });
-  }
-
-  private knobInfos(): KnobInfo[] {
-    return this.registry.knobs().map((d) => ({
-      name: d.name,
-      description: d.options.description,
-      value: this.currentState.knobs[d.name] ?? d.options.initial,
-      ...(d.options.options !== undefined ? { options: d.options.options } : {}),
-      ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
-    }));
+    return this.gates.attemptExit(tickNo);
   }
 
   private isRework(result: TickResult): boolean {
@@ -697,52 +481,6 @@ export class Session {
    */
   snapshot(label?: string, id: string = this.id): SessionSnapshot<SessionState> {
     return createSnapshot(id, this.currentState, label);
-  }
-
-  /** Reports declarations that can never work, instead of letting the run loop on them. */
-  private checkDeclarations(context: CompiledContext): void {
-    for (const name of this.registry.duplicates()) {
-      this.warnOnce(
-        `duplicate:${name}`,
-        'duplicate-declaration',
-        `"${name}" is declared by more than one mounted component; the first one mounted is used.`,
-      );
-    }
-    const toolNames = new Set(context.tools.map((t) => t.name));
-    const gates = this.registry.gates();
-    for (const missing of findMissingTools(gates, toolNames)) {
-      const message = describeMissingTools(missing);
-      const engaged = context.gates.find((g) => g.name === missing.gate)?.state !== 'inactive';
-      this.warnOnce(
-        `deadlock:${missing.gate}:${missing.tools.join(',')}`,
-        'gate-deadlock',
-        message,
-      );
-      if (engaged && (this.options.devChecks ?? process.env.NODE_ENV !== 'production')) {
-        throw new GateDeadlockError(message);
-      }
-    }
-    for (const g of context.gates) {
-      const d = gates.find((x) => x.name === g.name);
-      if (g.clearableBy === 'host' && d?.descriptor.clearWhen === undefined) {
-        this.warnOnce(
-          `host-no-clear:${g.name}`,
-          'gate-host-clear',
-          `Gate "${g.name}" is clearableBy "host" but has no clearWhen: only session.clearGate("${g.name}") can clear it.`,
-        );
-      }
-    }
-    // Exit is decided over the gates rendered now; an engaged gate that left the tree is
-    // said out loud, since it no longer holds the agent back.
-    for (const [name, record] of Object.entries(this.currentState.gates)) {
-      if (record.state !== 'inactive' && !context.gates.some((g) => g.name === name)) {
-        this.warnOnce(
-          `unmounted:${name}`,
-          'gate-unmounted',
-          `Gate "${name}" is ${record.state} but no longer rendered, so it does not block finishing. Its state is kept: rendering it again brings it back ${record.state}.`,
-        );
-      }
-    }
   }
 
   private warnOnce(key: string, code: string, message: string): void {

@@ -1,0 +1,316 @@
+import { describeMissingTools, findMissingTools } from '../gates/deadlock.js';
+import { decideExit } from '../gates/exit.js';
+import type { KnobInfo } from '../gates/knob-types.js';
+import { checkGateValueFromModel, checkKnobValue } from '../gates/knob-values.js';
+import type { SetKnobInput } from '../gates/set-knob-tool.js';
+import { type GateTransition, gateTransitionsAtTickEnd } from '../gates/tick-end.js';
+import { DEFAULT_MAX_BLOCKS, type GateInfo } from '../gates/types.js';
+import type { CompiledContext } from '../renderer/compiled-context.js';
+import type { JsonValue } from '../state/json.js';
+import type { ChangedBy, GateStatus, RunStatus, SessionState } from '../state/session-state.js';
+import type { DeclarationRegistry, GateDeclaration } from './declarations.js';
+import {
+  AgateError,
+  GateDeadlockError,
+  KnobDeclarationError,
+  SessionStateError,
+} from './errors.js';
+import type { AgateEvent } from './events.js';
+import type { TickOutcome } from './session.js';
+import type { TickResult } from './tick-result.js';
+
+/** What gate control needs from its session: the state, a way to change it, and events. */
+export interface SessionAccess {
+  state(): SessionState;
+  update(recipe: (draft: SessionState) => void): void;
+  emit(event: AgateEvent): void;
+  warnOnce(key: string, code: string, message: string): void;
+  readonly devChecks: boolean;
+}
+
+/**
+ * Knob and gate state for one session: the rendered declarations joined with session state,
+ * every change (model, host, supervisor, runtime) with its event, tick-end transitions and
+ * the exit attempt. The decisions themselves are pure functions in gates/.
+ */
+export class GateControl {
+  constructor(
+    private readonly registry: DeclarationRegistry,
+    private readonly access: SessionAccess,
+  ) {}
+
+  private get state(): SessionState {
+    return this.access.state();
+  }
+
+  /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
+  setKnob(name: string, value: JsonValue, by: Exclude<ChangedBy, 'model'> = 'host'): void {
+    const gate = this.gateInfos().find((g) => g.name === name);
+    if (gate) {
+      if (value !== 'inactive' && value !== 'active' && value !== 'deferred') {
+        throw new KnobDeclarationError(
+          `Invalid value ${JSON.stringify(value)} for gate "${name}": use "inactive", "active" or "deferred".`,
+        );
+      }
+      // Clearing goes through clearGate so a supervisor-only gate cannot be cleared by the host.
+      if (value === 'inactive') {
+        this.clearGate(name, by === 'supervisor' ? 'supervisor' : 'host');
+        return;
+      }
+      this.changeGate(name, value, by, `set by the ${by}`);
+      return;
+    }
+    const knob = this.knobInfos().find((k) => k.name === name);
+    if (!knob) throw new KnobDeclarationError(this.unknownKnobMessage(name));
+    const checked = checkKnobValue(knob, value);
+    if (!checked.ok) throw new KnobDeclarationError(checked.message);
+    this.changeKnob(knob, checked.value, by);
+  }
+
+  /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
+  clearGate(name: string, by: 'host' | 'supervisor' = 'host'): void {
+    const gate = this.gateInfos().find((g) => g.name === name);
+    if (!gate) {
+      throw new KnobDeclarationError(
+        `No gate named "${name}" is rendered. Rendered gates: ${
+          this.gateInfos()
+            .map((g) => g.name)
+            .join(', ') || 'none'
+        }.`,
+      );
+    }
+    if (gate.clearableBy === 'supervisor' && by !== 'supervisor') {
+      throw new SessionStateError(
+        `Gate "${name}" can only be cleared by a supervisor: call session.clearGate("${name}", "supervisor").`,
+      );
+    }
+    this.changeGate(name, 'inactive', by, `cleared by the ${by}`);
+  }
+
+  /** The model replied without tool calls: it is trying to finish. Gates may refuse. */
+  attemptExit(tick: number): TickOutcome {
+    this.access.emit({ type: 'exit:attempt', tick });
+    const decision = decideExit(this.gateInfos());
+    if (decision.kind === 'finish') return { done: true, status: 'completed' };
+
+    this.access.update((draft) => {
+      for (const g of decision.gates) {
+        const record = draft.gates[g.name] ?? { state: 'active', blocks: 0 };
+        record.state = 'active';
+        record.blocks = g.blocks;
+        if (g.wasDeferred) {
+          record.changedBy = 'runtime';
+          record.changedAtTick = tick;
+        }
+        draft.gates[g.name] = record;
+      }
+      if (decision.kind === 'refuse') draft.notices = [decision.notice];
+    });
+    for (const g of decision.gates) {
+      if (g.wasDeferred) {
+        this.access.emit({
+          type: 'gate:activated',
+          tick,
+          gate: g.name,
+          from: 'deferred',
+          by: 'runtime',
+          reason: 'an attempt to finish un-deferred it',
+        });
+      }
+    }
+    this.access.emit({
+      type: 'exit:blocked',
+      tick,
+      gates: decision.gates.map((g) => g.name),
+      reasons: decision.reasons,
+    });
+    if (decision.kind === 'end-blocked') {
+      return { done: true, status: 'blocked', reason: decision.reason };
+    }
+    return { done: false };
+  }
+
+  endAtMaxTicks(maxTicks: number): { status: RunStatus; reason: string } {
+    const engaged = this.gateInfos().filter((g) => g.state !== 'inactive');
+    if (engaged.length > 0) {
+      return {
+        status: 'blocked',
+        reason: `maxTicks (${maxTicks}) reached while ${engaged
+          .map((g) => `gate "${g.name}" is ${g.state} (${g.description})`)
+          .join('; ')}. The agent did not finish; it is not a success.`,
+      };
+    }
+    return {
+      status: 'max-ticks',
+      reason: `maxTicks (${maxTicks}) reached before the model finished. Call run() again to continue.`,
+    };
+  }
+
+  applyTickEnd(result: TickResult, recentTicks: readonly TickResult[]): void {
+    const declarations = this.registry.gates();
+    // A throwing predicate surfaces as a GatePredicateError naming the gate and the predicate;
+    // nothing is applied, so the gates stay as they were before this tick end.
+    const transitions: GateTransition[] = gateTransitionsAtTickEnd(
+      declarations.map((d) => ({
+        name: d.name,
+        state: this.gateRecord(d).state,
+        descriptor: d.descriptor,
+      })),
+      result,
+      { ticks: [...recentTicks], timeline: this.state.timeline },
+    );
+    for (const t of transitions) this.changeGate(t.gate, t.to, t.by, t.reason);
+  }
+
+  applyModelKnobChange(input: SetKnobInput): string {
+    // set_knob runs inside the tick being executed, which is not committed yet.
+    const tick = this.state.tick + 1;
+    const gate = this.gateInfos().find((g) => g.name === input.name);
+    if (gate) {
+      const checked = checkGateValueFromModel(gate, input.value);
+      if (!checked.ok) throw new AgateError(checked.message);
+      if (checked.state === gate.state) return `Gate "${gate.name}" is already ${gate.state}.`;
+      this.changeGate(gate.name, checked.state, 'model', 'set_knob', tick);
+      return checked.state === 'inactive'
+        ? `Gate "${gate.name}" cleared.`
+        : checked.state === 'deferred'
+          ? `Gate "${gate.name}" deferred. It still blocks finishing: an attempt to finish makes it active again.`
+          : `Gate "${gate.name}" is now active.`;
+    }
+    const knob = this.knobInfos().find((k) => k.name === input.name);
+    if (!knob) throw new AgateError(this.unknownKnobMessage(input.name));
+    const checked = checkKnobValue(knob, input.value);
+    if (!checked.ok) throw new AgateError(checked.message);
+    this.changeKnob(knob, checked.value, 'model', tick);
+    return `Knob "${knob.name}" set to ${JSON.stringify(checked.value)}.`;
+  }
+
+  private unknownKnobMessage(name: string): string {
+    const names = [...this.gateInfos().map((g) => g.name), ...this.knobInfos().map((k) => k.name)];
+    return `Unknown knob "${name}". Knobs and gates you can set: ${names.join(', ') || 'none'}.`;
+  }
+
+  private changeKnob(
+    knob: KnobInfo,
+    value: JsonValue,
+    by: ChangedBy,
+    tick: number = this.state.tick,
+  ): void {
+    const previous = knob.value;
+    this.access.update((draft) => {
+      draft.knobs[knob.name] = value;
+    });
+    this.access.emit({
+      type: 'knob:changed',
+      tick,
+      knob: knob.name,
+      value,
+      previous,
+      by,
+    });
+  }
+
+  private changeGate(
+    name: string,
+    to: GateStatus,
+    by: ChangedBy,
+    reason: string,
+    tick: number = this.state.tick,
+  ): void {
+    const declaration = this.registry.gates().find((d) => d.name === name);
+    const from = declaration ? this.gateRecord(declaration).state : 'inactive';
+    if (from === to) return;
+    this.access.update((draft) => {
+      const record = draft.gates[name] ?? { state: from, blocks: 0 };
+      record.state = to;
+      record.changedBy = by;
+      record.changedAtTick = tick;
+      if (to === 'inactive') record.blocks = 0;
+      draft.gates[name] = record;
+    });
+    const type =
+      to === 'inactive' ? 'gate:cleared' : to === 'deferred' ? 'gate:deferred' : 'gate:activated';
+    this.access.emit({ type, tick, gate: name, from, by, reason });
+  }
+
+  private gateRecord(declaration: GateDeclaration) {
+    return (
+      this.state.gates[declaration.name] ?? {
+        state: declaration.descriptor.initial ?? 'inactive',
+        blocks: 0,
+      }
+    );
+  }
+
+  gateInfos(): GateInfo[] {
+    return this.registry.gates().map((d) => {
+      const record = this.gateRecord(d);
+      return {
+        name: d.name,
+        state: record.state,
+        description: d.descriptor.description,
+        instructions: d.descriptor.instructions,
+        clearableBy: d.descriptor.clearableBy ?? 'model',
+        blocks: record.blocks,
+        maxBlocks: d.descriptor.maxBlocks ?? DEFAULT_MAX_BLOCKS,
+        ...(record.changedBy !== undefined ? { changedBy: record.changedBy } : {}),
+      };
+    });
+  }
+
+  knobInfos(): KnobInfo[] {
+    return this.registry.knobs().map((d) => ({
+      name: d.name,
+      description: d.options.description,
+      value: this.state.knobs[d.name] ?? d.options.initial,
+      ...(d.options.options !== undefined ? { options: d.options.options } : {}),
+      ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
+    }));
+  }
+
+  /** Reports declarations that can never work, instead of letting the run loop on them. */
+  checkDeclarations(context: CompiledContext): void {
+    for (const name of this.registry.duplicates()) {
+      this.access.warnOnce(
+        `duplicate:${name}`,
+        'duplicate-declaration',
+        `"${name}" is declared by more than one mounted component; the first one mounted is used.`,
+      );
+    }
+    const toolNames = new Set(context.tools.map((t) => t.name));
+    const gates = this.registry.gates();
+    for (const missing of findMissingTools(gates, toolNames)) {
+      const message = describeMissingTools(missing);
+      const engaged = context.gates.find((g) => g.name === missing.gate)?.state !== 'inactive';
+      this.access.warnOnce(
+        `deadlock:${missing.gate}:${missing.tools.join(',')}`,
+        'gate-deadlock',
+        message,
+      );
+      if (engaged && this.access.devChecks) {
+        throw new GateDeadlockError(message);
+      }
+    }
+    for (const g of context.gates) {
+      const d = gates.find((x) => x.name === g.name);
+      if (g.clearableBy === 'host' && d?.descriptor.clearWhen === undefined) {
+        this.access.warnOnce(
+          `host-no-clear:${g.name}`,
+          'gate-host-clear',
+          `Gate "${g.name}" is clearableBy "host" but has no clearWhen: only session.clearGate("${g.name}") can clear it.`,
+        );
+      }
+    }
+    // Exit is decided over the gates rendered now; an engaged gate that left the tree is
+    // said out loud, since it no longer holds the agent back.
+    for (const [name, record] of Object.entries(this.state.gates)) {
+      if (record.state !== 'inactive' && !context.gates.some((g) => g.name === name)) {
+        this.access.warnOnce(
+          `unmounted:${name}`,
+          'gate-unmounted',
+          `Gate "${name}" is ${record.state} but no longer rendered, so it does not block finishing. Its state is kept: rendering it again brings it back ${record.state}.`,
+        );
+      }
+    }
+  }
+}
