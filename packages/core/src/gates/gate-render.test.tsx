@@ -1,6 +1,6 @@
 import { agateSerializer, renderContext } from '@agate/testing';
 import type { ReactNode } from 'react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   Ephemeral,
@@ -163,5 +163,37 @@ describe('knobs', () => {
     expect(context.tools.map((t) => t.name)).toEqual(['write_file']);
     expect(context.knobs).toEqual([]);
     expect(context.gates).toEqual([]);
+  });
+});
+
+function TwoGatesAsList() {
+  const lint = useGate('lint', {
+    description: 'Lint must be clean',
+    instructions: 'Run the linter and fix what it reports.',
+  });
+  const v = useGate('verification', verification);
+  return (
+    <>
+      <User>Fix it.</User>
+      {[lint.element, v.element]}
+    </>
+  );
+}
+
+describe('gate elements in a list', () => {
+  it('carry keys, so several can be rendered as an array without React key warnings', () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const ctx = renderContext(<TwoGatesAsList />, {
+        gates: {
+          lint: { state: 'active', blocks: 0 },
+          verification: { state: 'active', blocks: 0 },
+        },
+      });
+      expect(ctx.ephemeral.map((b) => b.source)).toEqual(['gate:lint', 'gate:verification']);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

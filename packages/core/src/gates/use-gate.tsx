@@ -33,13 +33,13 @@ export function useGate(name: string, descriptor: GateDescriptor): GateState {
   let element: ReactElement | null = null;
   if (status === 'active') {
     element = (
-      <Ephemeral source={`gate:${name}`}>
+      <Ephemeral key={`gate:${name}`} source={`gate:${name}`}>
         {`${descriptor.instructions}\n(Gate "${name}": ${descriptor.description}. ${clearHint(name, descriptor)})`}
       </Ephemeral>
     );
   } else if (status === 'deferred') {
     element = (
-      <Ephemeral source={`gate:${name}`}>
+      <Ephemeral key={`gate:${name}`} source={`gate:${name}`}>
         {`Gate "${name}" is deferred: ${descriptor.description}. It still blocks finishing.`}
       </Ephemeral>
     );
