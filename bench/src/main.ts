@@ -112,7 +112,7 @@ async function main(): Promise<void> {
 
   const memory: BenchData['memory'] = [];
   if (!args.has('--skip-memory')) {
-    for (const loop of ['agate', 'generateText', 'streamText'] as const) {
+    for (const loop of ['agate', 'agateNonStreaming', 'generateText', 'streamText'] as const) {
       log(`memory: ${loop}, ${MEMORY_TICKS} ticks (child process)...`);
       memory.push(
         await runChild<MemoryResult>(

@@ -182,6 +182,8 @@ export interface LoopOptions {
   onTick?: () => void;
   /** Tools whose zod schema was converted to JSON Schema once, up front. */
   preconverted?: boolean;
+  /** Agate's `streaming` session option (default true). */
+  streaming?: boolean;
 }
 
 /** Agate: `run()` on the agent tree. */
@@ -191,6 +193,7 @@ export async function runAgate(ticks: number, options: LoopOptions = {}): Promis
     model: benchModel(ticks),
     maxTicks: ticks + 5,
     maxTimelineMessages: Math.max(5_000, ticks * 2 + 10),
+    ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
     ...(onTick ? { onEvent: (e) => e.type === 'tick:end' && onTick() } : {}),
   });
   if (result.status !== 'completed' || result.ticks !== ticks) {
@@ -276,6 +279,7 @@ export const LOOP_NAMES = [
   'agatePreconverted',
   'generateTextPreconverted',
   'streamTextPreconverted',
+  'agateNonStreaming',
 ] as const;
 
 export type LoopName = (typeof LOOP_NAMES)[number];
@@ -302,6 +306,10 @@ export const LOOPS: Record<LoopName, Loop> = {
   streamTextPreconverted: {
     label: '`streamText` loop, schemas pre-converted',
     run: (n, onTick) => runStreamTextLoop(n, { onTick, preconverted: true }),
+  },
+  agateNonStreaming: {
+    label: 'Agate `run()`, `streaming: false`',
+    run: (n, onTick) => runAgate(n, { onTick, streaming: false }),
   },
 };
 

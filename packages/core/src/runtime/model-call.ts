@@ -1,5 +1,6 @@
 import {
   asSchema,
+  generateText,
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
@@ -34,6 +35,8 @@ export interface ModelTurn {
 
 export interface ModelCallOptions {
   model: LanguageModel;
+  /** `false`: one `generateText` call, the whole text reported as a single delta. Default true. */
+  streaming?: boolean;
   context: CompiledContext;
   signal: AbortSignal;
   settings?: ModelSettings;
@@ -97,14 +100,19 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
     );
   }
   const tools = toSdkTools(context);
-  let failure: unknown;
-  const result = streamTextLowMemory({
+  const request = {
     model: options.model,
     ...(context.system !== '' ? { instructions: context.system } : {}),
     messages,
     ...(Object.keys(tools).length > 0 ? { tools } : {}),
     abortSignal: signal,
     ...settings,
+  };
+  if (options.streaming === false) return generateTurn(request, options);
+
+  let failure: unknown;
+  const result = streamTextLowMemory({
+    ...request,
     // Errors surface as stream parts below; the default handler would also log them.
     onError: ({ error }) => {
       failure ??= error;
@@ -153,6 +161,39 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
     });
   }
   return { text, reasoning, toolCalls, finishReason, usage };
+}
+
+/**
+ * The non-streaming path, for providers or local servers whose streaming is unreliable, and
+ * for hosts that want no per-delta work. Same request, same result shape.
+ */
+async function generateTurn(
+  request: Parameters<typeof generateText>[0],
+  options: ModelCallOptions,
+): Promise<ModelTurn> {
+  let result: Awaited<ReturnType<typeof generateText>>;
+  try {
+    result = await generateText(request);
+  } catch (error) {
+    options.signal.throwIfAborted();
+    throw new ModelCallError(`The model call failed: ${errorMessage(error)}`, { cause: error });
+  }
+  options.signal.throwIfAborted();
+  const reasoning = result.reasoningText ?? '';
+  if (reasoning !== '') options.onDelta('reasoning', reasoning);
+  if (result.text !== '') options.onDelta('text', result.text);
+  return {
+    text: result.text,
+    reasoning,
+    // Invalid calls are included, flagged, as in the stream; the runtime answers them.
+    toolCalls: result.toolCalls.map((call) => ({
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: call.input,
+    })),
+    finishReason: result.finishReason,
+    usage: toUsageTotals(result.totalUsage),
+  };
 }
 
 export function toUsageTotals(usage: LanguageModelUsage | undefined): UsageTotals {

@@ -46,6 +46,11 @@ export interface SessionOptions {
   onEvent?: EventListener;
   /** Settings passed through to the AI SDK call (temperature, maxOutputTokens, ...). */
   modelSettings?: ModelSettings;
+  /**
+   * Stream each model call (`streamText`, deltas as `model:delta` events). Default true; `false`
+   * makes one `generateText` call per tick, for servers whose streaming is unreliable.
+   */
+  streaming?: boolean;
   /** Session id; defaults to a random UUID (or the snapshot's id). */
   id?: string;
   /** Seed state (tests, or a hand-built history). Ignored when a snapshot is given. */
@@ -369,6 +374,7 @@ export class Session {
       model: this.options.model,
       context,
       signal,
+      ...(this.options.streaming !== undefined ? { streaming: this.options.streaming } : {}),
       ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
       onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
     });
