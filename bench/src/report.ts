@@ -236,6 +236,7 @@ export function renderReport(data: BenchData): string {
             'timeline in its session state (capped by `maxTimelineMessages`, default 5,000) and ' +
             'hands it out in the `RunResult`.',
       '',
+      ...peakRssTargets(data.memory),
     );
   }
 
@@ -255,4 +256,31 @@ export function renderReport(data: BenchData): string {
     '',
   );
   return out.join('\n');
+}
+
+/** The issue's target (peak RSS below the raw loop's), judged for both model-call paths. */
+function peakRssTargets(memory: BenchData['memory']): string[] {
+  const peak = (loop: LoopName) => memory.find((m) => m.loop === loop)?.peakRss;
+  const raw = peak('generateText');
+  if (raw === undefined) return [];
+  const lines: string[] = [];
+  for (const [loop, what] of [
+    ['agateNonStreaming', 'Agate with `streaming: false`'],
+    ['agate', 'Agate streaming (the default)'],
+  ] as const) {
+    const value = peak(loop);
+    if (value === undefined) continue;
+    const met = value < raw;
+    lines.push(
+      `- ${what}: peak RSS ${mib(value)} against ${mib(raw)} for the \`generateText\` loop — target (below the raw loop) **${met ? 'met' : 'missed'}**.`,
+    );
+  }
+  const stream = peak('streamText');
+  const agate = peak('agate');
+  if (stream !== undefined && agate !== undefined) {
+    lines.push(
+      `- The streaming path's peak is the AI SDK's: the plain \`streamText\` loop peaks at ${mib(stream)} (Agate streaming: ${mib(agate)}). Web Streams garbage per call, not retained state: compare the heap after GC.`,
+    );
+  }
+  return lines.length > 0 ? [...lines, ''] : [];
 }
