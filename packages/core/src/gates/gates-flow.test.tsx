@@ -691,7 +691,33 @@ function NoTests() {
   );
 }
 
+function MentionsMissingTool() {
+  return (
+    <Coder tools="no-tests">
+      <Gate
+        name="verification"
+        description="Verify your changes before completing"
+        instructions="VERIFICATION PENDING: call run_tests, then clear this gate."
+        activateWhen={edits}
+      />
+    </Coder>
+  );
+}
+
 describe('deadlock reporting', () => {
+  it('catches a tool the instructions name but the tree does not render (no requiresTools)', async () => {
+    const { events, result } = await runAgent(<MentionsMissingTool />, [write, finish()], {
+      devChecks: true,
+    });
+    expect(events.find((e) => e.type === 'warning' && e.code === 'gate-deadlock')).toMatchObject({
+      message: expect.stringContaining(
+        'Gate "verification" needs tool "run_tests" to be satisfied, but it is not rendered. Its instructions mention it.',
+      ),
+    });
+    expect(result.status).toBe('error');
+    expect(result.error).toBeInstanceOf(GateDeadlockError);
+  });
+
   it('warns at the first render, and in development ends the run with a GateDeadlockError once engaged', async () => {
     const { model, events, result } = await runAgent(<NoTests />, [write, finish()], {
       devChecks: true,
