@@ -11,10 +11,11 @@ import {
   User,
   useGate,
 } from '@agate/core';
+import { FileTools, type FileToolText } from '@agate/example-kit';
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
 import { runNodeTests } from './run-tests.js';
-import { listFiles, readWorkspaceFile, writeWorkspaceFile } from './workspace.js';
+import { workspace } from './workspace.js';
 
 export const TASK =
   'The test suite fails: add() in math.js returns the wrong result. Fix the bug, then finish with a one-line summary.';
@@ -62,6 +63,15 @@ export function testsPassedAfterLastWrite(ticks: readonly TickResult[]): boolean
   return passed;
 }
 
+/** The file tools' wording for a project rather than a generic workspace. */
+const FILE_TOOL_TEXT: FileToolText = {
+  listFiles: "List the project's files (recursively).",
+  listPath: 'Directory, "." for all.',
+  readFile: 'Read a UTF-8 text file.',
+  writeFile: 'Create or overwrite a UTF-8 text file with its whole new content.',
+  filePath: 'File path relative to the project root.',
+};
+
 export interface CodingAgentProps {
   root: string;
   task?: string;
@@ -88,27 +98,7 @@ export function CodingAgent(props: CodingAgentProps) {
       </System>
       <User>{props.task ?? TASK}</User>
       <Timeline />
-      <Tool
-        name="list_files"
-        description="List the project's files (recursively)."
-        input={z.object({ path: z.string().default('.').describe('Directory, "." for all.') })}
-        execute={({ path }) => listFiles(root, path)}
-      />
-      <Tool
-        name="read_file"
-        description="Read a UTF-8 text file."
-        input={z.object({ path: z.string().describe('File path relative to the project root.') })}
-        execute={({ path }) => readWorkspaceFile(root, path)}
-      />
-      <Tool
-        name="write_file"
-        description="Create or overwrite a UTF-8 text file with its whole new content."
-        input={z.object({
-          path: z.string().describe('File path relative to the project root.'),
-          content: z.string().describe('The whole new content of the file.'),
-        })}
-        execute={({ path, content }) => writeWorkspaceFile(root, path, content)}
-      />
+      <FileTools root={root} workspace={workspace} text={FILE_TOOL_TEXT} listPathDefault="." />
       <Tool
         name="run_tests"
         description="Run the project's test suite (node --test). Returns exitCode, passed and the output."

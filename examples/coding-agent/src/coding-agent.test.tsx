@@ -1,6 +1,7 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgateEvent } from '@agate/core';
+import { workspaceTracker } from '@agate/example-kit';
 import { scriptedModel } from '@agate/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCodingAgent, testsPassedAfterLastWrite } from './agent.js';
@@ -9,15 +10,8 @@ import { createPrinter } from './print.js';
 import { runNodeTests, type TestRun } from './run-tests.js';
 import { BUGGY_MATH, createWorkspace } from './workspace.js';
 
-const roots: string[] = [];
-async function workspace(): Promise<string> {
-  const root = await createWorkspace();
-  roots.push(root);
-  return root;
-}
-afterEach(async () => {
-  await Promise.all(roots.splice(0).map((r) => rm(r, { recursive: true, force: true })));
-});
+const { workspace, cleanup } = workspaceTracker(createWorkspace);
+afterEach(cleanup);
 
 /** The run_tests results the model saw, in order. */
 function testRuns(events: readonly AgateEvent[]): TestRun[] {

@@ -5,12 +5,11 @@ import {
   Section,
   System,
   Timeline,
-  Tool,
   User,
 } from '@agate/core';
+import { FileTools } from '@agate/example-kit';
 import type { LanguageModel } from 'ai';
-import { z } from 'zod';
-import { listFiles, readWorkspaceFile, writeWorkspaceFile } from './workspace.js';
+import { workspace } from './workspace.js';
 
 export const TASK =
   'Read every note under notes/ and write SUMMARY.md at the workspace root: one section per note ' +
@@ -33,29 +32,7 @@ export function FileAgent(props: { root: string; task?: string }) {
       </System>
       <User>{props.task ?? TASK}</User>
       <Timeline />
-      <Tool
-        name="list_files"
-        description="List the files under a directory of the workspace (recursively), with sizes."
-        input={z.object({
-          path: z.string().describe('Directory relative to the workspace root, "." for all.'),
-        })}
-        execute={({ path }) => listFiles(root, path)}
-      />
-      <Tool
-        name="read_file"
-        description="Read a UTF-8 text file of the workspace."
-        input={z.object({ path: z.string().describe('File path relative to the workspace root.') })}
-        execute={({ path }) => readWorkspaceFile(root, path)}
-      />
-      <Tool
-        name="write_file"
-        description="Create or overwrite a UTF-8 text file in the workspace."
-        input={z.object({
-          path: z.string().describe('File path relative to the workspace root.'),
-          content: z.string().describe('The whole new content of the file.'),
-        })}
-        execute={({ path, content }) => writeWorkspaceFile(root, path, content)}
-      />
+      <FileTools root={root} workspace={workspace} />
     </>
   );
 }

@@ -1,6 +1,7 @@
-import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgateEvent } from '@agate/core';
+import { createPrinter, workspaceTracker } from '@agate/example-kit';
 import {
   type ChatCompletionMessage,
   type OpenAICompatibleServer,
@@ -10,19 +11,11 @@ import {
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runFileAgent } from './agent.js';
 import { decideNextStep, type SeenToolCall } from './offline-model.js';
-import { createPrinter } from './print.js';
 import { ProviderConfigError, selectProvider } from './provider.js';
 import { createWorkspace, resolveInside } from './workspace.js';
 
-const roots: string[] = [];
-async function workspace(): Promise<string> {
-  const root = await createWorkspace();
-  roots.push(root);
-  return root;
-}
-afterEach(async () => {
-  await Promise.all(roots.splice(0).map((r) => rm(r, { recursive: true, force: true })));
-});
+const { workspace, cleanup } = workspaceTracker(createWorkspace);
+afterEach(cleanup);
 
 describe('the file agent, offline', () => {
   it('reads the notes and writes SUMMARY.md from their contents', async () => {

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createPrinter, formatResult } from '@agate/example-kit';
 import { runFileAgent, TASK } from './agent.js';
-import { createPrinter, formatResult } from './print.js';
 import { ProviderConfigError, selectProvider } from './provider.js';
 import { createWorkspace } from './workspace.js';
 
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
       onEvent: createPrinter(write),
       signal: controller.signal,
     });
-    write(`\n${formatResult(result)}\n`);
+    write(`\n${formatResult(result, { usage: true })}\n`);
     const summary = await readFile(join(root, 'SUMMARY.md'), 'utf8').catch(() => undefined);
     write(
       summary === undefined ? '\nSUMMARY.md was not written.\n' : `\n── SUMMARY.md ──\n${summary}`,
