@@ -5,6 +5,7 @@ import type { GateInfo } from './types.js';
 function info(name: string, overrides: Partial<GateInfo> = {}): GateInfo {
   return {
     name,
+    rendered: true,
     state: 'active',
     description: `${name} guard`,
     instructions: `Do the ${name} work.`,

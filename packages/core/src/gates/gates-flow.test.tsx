@@ -657,23 +657,33 @@ describe('exit blocking does not depend on render or registration order', () => 
     expect(gateLog(events).filter((l) => l.includes('exit:blocked'))).toHaveLength(3);
   });
 
-  it('a gate unmounted while engaged no longer blocks (gates are part of the tree)', async () => {
-    const { events, result, session } = await runAgent(<Phased />, [
+  it('a gate unmounted while engaged keeps blocking until cleared (unmounting is no way around it)', async () => {
+    const { model, events, result, session } = await runAgent(<Phased />, [
       write,
-      setKnob('phase', 'answer'),
+      setKnob('phase', 'answer'), // the model switches the phase: the gate's component unmounts
+      finish(), // refused: the gate is still active
+      setKnob('verification', 'inactive'),
       finish(),
     ]);
     expect(result.status).toBe('completed');
-    expect(session.state.gates.verification?.state).toBe('active');
+    expect(session.state.gates.verification?.state).toBe('inactive');
+    expect(gateLog(events).filter((l) => l.includes('exit:blocked'))).toHaveLength(1);
     expect(events.filter((e) => e.type === 'warning')).toEqual([
       {
         type: 'warning',
         tick: 2,
         code: 'gate-unmounted',
         message:
-          'Gate "verification" is active but no longer rendered, so it does not block finishing. Its state is kept: rendering it again brings it back active.',
+          'Gate "verification" is active but no longer rendered. It still blocks finishing until it is cleared (set_knob, clearWhen, or session.clearGate("verification")); the runtime shows its instructions while it is active.',
       },
     ]);
+    // With no element in the tree, the runtime itself shows the instructions, and set_knob
+    // still lists the gate.
+    expect(lastMessage(model, 2).text).toContain('VERIFICATION PENDING');
+    const setKnobTool = model.calls[3]?.tools?.find((t) => t.name === 'set_knob');
+    expect(setKnobTool?.type === 'function' ? setKnobTool.description : '').toContain(
+      '- verification (gate',
+    );
   });
 });
 

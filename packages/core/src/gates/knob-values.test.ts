@@ -27,6 +27,7 @@ const budget: KnobInfo = {
 function gateInfo(overrides: Partial<GateInfo> = {}): GateInfo {
   return {
     name: 'verification',
+    rendered: true,
     state: 'active',
     description: 'Verify your changes',
     instructions: 'Run the tests.',

@@ -35,6 +35,8 @@ export const DEFAULT_MAX_BLOCKS = 5;
 /** A gate as the runtime sees it after render: descriptor plus its current state. */
 export interface GateInfo {
   name: string;
+  /** False for an engaged gate whose component unmounted: it still blocks until cleared. */
+  rendered: boolean;
   state: GateStatus;
   description: string;
   instructions: string;

@@ -39,8 +39,29 @@ export class GateControl {
     private readonly access: SessionAccess,
   ) {}
 
+  /** The last descriptor seen for each gate, so an engaged gate keeps blocking after unmount. */
+  private readonly lastKnown = new Map<string, GateDeclaration>();
+
   private get state(): SessionState {
     return this.access.state();
+  }
+
+  /**
+   * The gates that count now: every rendered gate, plus every engaged gate whose component
+   * unmounted. Unmounting (a phase switch, a knob the model set) must not be a way around a
+   * gate: it keeps blocking until it is cleared.
+   */
+  private gateDeclarations(): Array<GateDeclaration & { rendered: boolean }> {
+    const rendered = this.registry.gates();
+    for (const d of rendered) this.lastKnown.set(d.name, d);
+    const names = new Set(rendered.map((d) => d.name));
+    const left = [...this.lastKnown.values()].filter(
+      (d) => !names.has(d.name) && (this.state.gates[d.name]?.state ?? 'inactive') !== 'inactive',
+    );
+    return [
+      ...rendered.map((d) => ({ ...d, rendered: true })),
+      ...left.map((d) => ({ ...d, rendered: false })),
+    ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
@@ -147,14 +168,15 @@ export class GateControl {
   }
 
   applyTickEnd(result: TickResult, recentTicks: readonly TickResult[]): void {
-    const declarations = this.registry.gates();
+    const declarations = this.gateDeclarations();
     // A throwing predicate surfaces as a GatePredicateError naming the gate and the predicate;
     // nothing is applied, so the gates stay as they were before this tick end.
     const transitions: GateTransition[] = gateTransitionsAtTickEnd(
       declarations.map((d) => ({
         name: d.name,
         state: this.gateRecord(d).state,
-        descriptor: d.descriptor,
+        // An unmounted gate can still be cleared from evidence, but it no longer activates.
+        descriptor: d.rendered ? d.descriptor : { ...d.descriptor, activateWhen: undefined },
       })),
       result,
       { ticks: [...recentTicks], timeline: this.state.timeline },
@@ -217,7 +239,7 @@ export class GateControl {
     reason: string,
     tick: number = this.state.tick,
   ): void {
-    const declaration = this.registry.gates().find((d) => d.name === name);
+    const declaration = this.gateDeclarations().find((d) => d.name === name);
     const from = declaration ? this.gateRecord(declaration).state : 'inactive';
     if (from === to) return;
     this.access.update((draft) => {
@@ -243,10 +265,11 @@ export class GateControl {
   }
 
   gateInfos(): GateInfo[] {
-    return this.registry.gates().map((d) => {
+    return this.gateDeclarations().map((d) => {
       const record = this.gateRecord(d);
       return {
         name: d.name,
+        rendered: d.rendered,
         state: record.state,
         description: d.descriptor.description,
         instructions: d.descriptor.instructions,
@@ -301,14 +324,14 @@ export class GateControl {
         );
       }
     }
-    // Exit is decided over the gates rendered now; an engaged gate that left the tree is
-    // said out loud, since it no longer holds the agent back.
-    for (const [name, record] of Object.entries(this.state.gates)) {
-      if (record.state !== 'inactive' && !context.gates.some((g) => g.name === name)) {
+    // An engaged gate whose component left the tree still blocks; say so, since its
+    // instructions now reach the model only through the runtime.
+    for (const g of context.gates) {
+      if (!g.rendered) {
         this.access.warnOnce(
-          `unmounted:${name}`,
+          `unmounted:${g.name}`,
           'gate-unmounted',
-          `Gate "${name}" is ${record.state} but no longer rendered, so it does not block finishing. Its state is kept: rendering it again brings it back ${record.state}.`,
+          `Gate "${g.name}" is ${g.state} but no longer rendered. It still blocks finishing until it is cleared (set_knob, clearWhen, or session.clearGate("${g.name}")); the runtime shows its instructions while it is active.`,
         );
       }
     }

@@ -185,6 +185,10 @@ export class Session {
     }
     const ephemeral = [
       ...tree.ephemeral,
+      // An active gate whose component unmounted has no element; the runtime shows it.
+      ...gates
+        .filter((g) => !g.rendered && g.state === 'active')
+        .map((g) => ({ text: g.instructions, source: `gate:${g.name}` })),
       ...this.currentState.notices.map((text) => ({ text, source: 'runtime' })),
     ];
     const context: CompiledContext = {
