@@ -241,6 +241,11 @@ describe('bounded', () => {
       ).length;
       expect(refusalsShown).toBe(maxBlocks);
       expect(gateLog(events).filter((l) => l.includes('exit:blocked'))).toHaveLength(maxBlocks + 1);
+      const blocked = events.filter((e) => e.type === 'exit:blocked');
+      expect(blocked.map((e) => [e.gate, e.by, e.final])).toEqual([
+        ...Array.from({ length: maxBlocks }, () => ['verification', 'runtime', false]),
+        ['verification', 'runtime', true],
+      ]);
       expect(result.gates).toEqual({ verification: 'active' });
     });
   }

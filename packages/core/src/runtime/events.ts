@@ -50,7 +50,18 @@ export type AgateEvent =
       reason?: string;
     }
   | { type: 'exit:attempt'; tick: number }
-  | { type: 'exit:blocked'; tick: number; gates: string[]; reasons: string[] }
+  | {
+      type: 'exit:blocked';
+      tick: number;
+      /** The first refusing gate (by name); `gates` lists every one. */
+      gate: string;
+      gates: string[];
+      reasons: string[];
+      /** The runtime refuses exits; no one else can. */
+      by: 'runtime';
+      /** True when this refusal ends the run (`blocked`); false when the loop goes on. */
+      final: boolean;
+    }
   | { type: 'continue:evaluated'; tick: number; evaluation: ContinueEvaluation; step: StepContext }
   | { type: 'continue:throttled'; tick: number; cooldownMs: number }
   | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }

@@ -142,8 +142,11 @@ export class GateControl {
     this.access.emit({
       type: 'exit:blocked',
       tick,
+      gate: decision.gates[0]?.name ?? '',
       gates: decision.gates.map((g) => g.name),
       reasons: decision.reasons,
+      by: 'runtime',
+      final: decision.kind === 'end-blocked',
     });
     if (decision.kind === 'end-blocked') {
       return { done: true, status: 'blocked', reason: decision.reason };
