@@ -1,4 +1,5 @@
 import { KnobDeclarationError } from '../runtime/errors.js';
+import { isGateStatus } from './knob-values.js';
 import type { GateDescriptor } from './types.js';
 
 /**
@@ -49,7 +50,7 @@ export function validateGateDescriptor(descriptor: GateDescriptor, where: string
       `${where} clearableBy must be "model", "host" or "supervisor", got ${JSON.stringify(clearableBy)}.`,
     );
   }
-  if (initial !== undefined && !['inactive', 'active', 'deferred'].includes(initial)) {
+  if (initial !== undefined && !isGateStatus(initial)) {
     throw new KnobDeclarationError(
       `${where} initial must be "inactive", "active" or "deferred", got ${JSON.stringify(initial)}.`,
     );

@@ -7,6 +7,10 @@ import type { GateInfo } from './types.js';
 
 export const GATE_VALUES: readonly GateStatus[] = ['inactive', 'active', 'deferred'];
 
+export function isGateStatus(value: unknown): value is GateStatus {
+  return typeof value === 'string' && GATE_VALUES.includes(value as GateStatus);
+}
+
 export type ValueCheck = { ok: true; value: JsonValue } | { ok: false; message: string };
 
 /** Checks a requested knob value against the knob's options or schema. */
@@ -36,13 +40,13 @@ export type GateCheck = { ok: true; state: GateStatus } | { ok: false; message: 
 
 /** What the model may do to a gate through set_knob. Deferring is always allowed. */
 export function checkGateValueFromModel(gate: GateInfo, value: unknown): GateCheck {
-  if (typeof value !== 'string' || !GATE_VALUES.includes(value as GateStatus)) {
+  if (!isGateStatus(value)) {
     return {
       ok: false,
       message: `Invalid value ${JSON.stringify(value)} for gate "${gate.name}". Allowed values: "inactive" (clear it), "deferred" (acknowledge it and keep working; it still blocks finishing), "active".`,
     };
   }
-  const state = value as GateStatus;
+  const state = value;
   if (state === 'inactive' && gate.state !== 'inactive' && gate.clearableBy !== 'model') {
     return {
       ok: false,

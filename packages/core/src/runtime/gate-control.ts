@@ -1,7 +1,7 @@
 import { describeMissingTools, findMissingTools } from '../gates/deadlock.js';
 import { decideExit } from '../gates/exit.js';
 import type { KnobInfo } from '../gates/knob-types.js';
-import { checkGateValueFromModel, checkKnobValue } from '../gates/knob-values.js';
+import { checkGateValueFromModel, checkKnobValue, isGateStatus } from '../gates/knob-values.js';
 import type { SetKnobInput } from '../gates/set-knob-tool.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from '../gates/tick-end.js';
 import { DEFAULT_MAX_BLOCKS, type GateInfo } from '../gates/types.js';
@@ -68,7 +68,7 @@ export class GateControl {
   setKnob(name: string, value: JsonValue, by: Exclude<ChangedBy, 'model'> = 'host'): void {
     const gate = this.gateInfos().find((g) => g.name === name);
     if (gate) {
-      if (value !== 'inactive' && value !== 'active' && value !== 'deferred') {
+      if (!isGateStatus(value)) {
         throw new KnobDeclarationError(
           `Invalid value ${JSON.stringify(value)} for gate "${name}": use "inactive", "active" or "deferred".`,
         );
