@@ -27,7 +27,7 @@ import {
   type RunStatus,
   type SessionState,
 } from '../state/session-state.js';
-import { commitTick, tickMessages } from '../state/update.js';
+import { callSignature, commitTick, tickMessages } from '../state/update.js';
 import { DeclarationRegistry } from './declarations.js';
 import { AgateError, errorMessage, KnobDeclarationError, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog } from './events.js';
@@ -416,7 +416,9 @@ export class Session {
       finishReason: turn.finishReason,
       usage: turn.usage,
     };
-    const rework = this.isRework(result);
+    // Computed once: the rework check and the committed history both need them.
+    const signatures = result.toolCalls.map((c) => callSignature(c.toolName, c.input));
+    const rework = this.isRework(result, signatures);
     let dropped = 0;
     this.update((draft) => {
       dropped = commitTick(draft, result, tickMessages(result, turn.reasoning), {
@@ -425,6 +427,7 @@ export class Session {
         maxTimelineMessages: this.options.maxTimelineMessages ?? 5_000,
         elapsedMs: performance.now() - startedAt,
         rework,
+        signatures,
       });
     });
     if (dropped > 0) this.emit({ type: 'timeline:trimmed', tick: tickNo, dropped });
@@ -438,9 +441,14 @@ export class Session {
     return this.gates.attemptExit(tickNo);
   }
 
-  private isRework(result: TickResult): boolean {
+  private isRework(result: TickResult, signatures: readonly string[]): boolean {
     const props = this.registry.continueGate()?.config as ContinueGateProps | undefined;
-    return detectRework(result, this.currentState.progress.callSignatures, props?.isRework);
+    return detectRework(
+      result,
+      this.currentState.progress.callSignatures,
+      props?.isRework,
+      signatures,
+    );
   }
 
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */

@@ -92,6 +92,8 @@ export function commitTick(
     maxTimelineMessages: number;
     elapsedMs: number;
     rework: boolean;
+    /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
+    signatures: readonly string[];
   },
 ): number {
   draft.tick = result.tick;
@@ -119,10 +121,7 @@ export function commitTick(
     [...base.stepTokens, result.usage.totalTokens].slice(-STEP_TOKENS_CAP),
   ) as number[];
   progress.callSignatures = Object.freeze(
-    [
-      ...base.callSignatures,
-      ...result.toolCalls.map((call) => callSignature(call.toolName, call.input)),
-    ].slice(-CALL_SIGNATURES_CAP),
+    [...base.callSignatures, ...options.signatures].slice(-CALL_SIGNATURES_CAP),
   ) as string[];
   return dropped;
 }

@@ -14,9 +14,10 @@ export function detectRework(
   tick: TickResult,
   previousCalls: readonly string[],
   isRework?: ContinueGateProps['isRework'],
+  /** The tick's call signatures, when the caller has them already (one per call, in order). */
+  signatures: readonly string[] = tick.toolCalls.map((c) => callSignature(c.toolName, c.input)),
 ): boolean {
   const seen = new Set(previousCalls);
-  const signatures = tick.toolCalls.map((c) => callSignature(c.toolName, c.input));
   const isRepeat = (call: { toolName: string; input: unknown }): boolean => {
     if (call.toolName === SET_KNOB_TOOL) return false;
     const signature = callSignature(call.toolName, call.input);
