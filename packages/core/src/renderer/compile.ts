@@ -1,4 +1,6 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
+import type { ToolGuardProps } from '../components/tool.js';
+import { checkCategoryProp } from '../gates/phase/category.js';
 import { DuplicateToolError, InvalidElementError } from '../runtime/errors.js';
 import type { CompiledTool, EphemeralBlock } from './compiled-context.js';
 import type { HostContainer, HostElement, HostNode } from './host-tree.js';
@@ -171,11 +173,41 @@ function compileTool(node: HostElement): CompiledTool {
   }
   const run = (execute ?? tool?.execute) as CompiledTool['execute'] | undefined;
   const text = (description ?? tool?.description) as string | undefined;
+  const guard = guardProps(name, node.props);
   return {
     name,
     ...(text !== undefined ? { description: text } : {}),
     inputSchema,
     ...(run !== undefined ? { execute: run } : {}),
     source: 'component',
+    ...(guard !== undefined ? { guard } : {}),
   };
+}
+
+const GUARD_PROPS = ['category', 'shellCommand', 'evidence', 'writes', 'timeoutMs'] as const;
+
+/** The `<Tool>` props guards read, checked where they are written. */
+function guardProps(name: string, props: Record<string, unknown>): ToolGuardProps | undefined {
+  let guard: Record<string, unknown> | undefined;
+  for (const key of GUARD_PROPS) {
+    if (props[key] === undefined) continue;
+    guard ??= {};
+    guard[key] = props[key];
+  }
+  if (guard === undefined) return undefined;
+  checkCategoryProp(name, guard.category);
+  const timeout = guard.timeoutMs;
+  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) {
+    throw new InvalidElementError(
+      `<Tool name="${name}" timeoutMs=${JSON.stringify(timeout)}> needs a number of milliseconds > 0.`,
+    );
+  }
+  for (const key of ['shellCommand', 'writes'] as const) {
+    if (guard[key] !== undefined && typeof guard[key] !== 'function') {
+      throw new InvalidElementError(
+        `<Tool name="${name}"> ${key} must be a function of the input.`,
+      );
+    }
+  }
+  return guard as ToolGuardProps;
 }

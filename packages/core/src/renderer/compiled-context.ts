@@ -1,4 +1,5 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
+import type { ToolGuardProps } from '../components/tool.js';
 import type { KnobInfo } from '../gates/knob-types.js';
 import type { GateInfo } from '../gates/types.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
@@ -12,6 +13,8 @@ export interface CompiledTool {
   execute?: (input: never, context: ToolExecuteContext) => unknown;
   /** `component` for `<Tool>`, `runtime` for tools Agate adds itself (set_knob). */
   source: 'component' | 'runtime';
+  /** What guards know about the tool's calls (`<Tool category evidence writes timeoutMs>`). */
+  guard?: ToolGuardProps;
 }
 
 /** Content the model sees this tick only; never stored in the timeline. */

@@ -24,7 +24,22 @@ export interface ContinueDeclaration<C = unknown> {
   config: C;
 }
 
-export type Declaration = KnobDeclaration | GateDeclaration | ContinueDeclaration;
+/**
+ * Any other guard family's declaration (a checkpoint, a todo list, phase gates). Its registry
+ * name is `<family>:<id>`, which no knob name can be, so families never collide with knobs.
+ */
+export interface GuardDeclaration<C = unknown> {
+  kind: 'guard';
+  family: string;
+  name: string;
+  config: C;
+}
+
+export type Declaration =
+  | KnobDeclaration
+  | GateDeclaration
+  | ContinueDeclaration
+  | GuardDeclaration;
 
 interface Entry {
   id: number;
@@ -81,6 +96,22 @@ export class DeclarationRegistry {
 
   gates(): GateDeclaration[] {
     return this.all().filter((d): d is GateDeclaration => d.kind === 'gate');
+  }
+
+  /**
+   * A family's declarations in mount order (the order they first mounted, which is tree
+   * order for elements mounted in one render), for families whose order matters (checkpoints).
+   */
+  ofFamily(family: string): GuardDeclaration[] {
+    const found: Array<{ id: number; declaration: GuardDeclaration }> = [];
+    for (const list of this.entries.values()) {
+      const first = list[0];
+      const declaration = first?.get();
+      if (declaration?.kind === 'guard' && declaration.family === family) {
+        found.push({ id: first!.id, declaration });
+      }
+    }
+    return found.sort((a, b) => a.id - b.id).map((f) => f.declaration);
   }
 
   continueGate(): ContinueDeclaration | undefined {

@@ -32,6 +32,16 @@ export type AgateEvent =
       output: JsonValue;
       isError: boolean;
     }
+  | {
+      /** A guard refused the call before `execute` (a pending checkpoint, ...); it never ran. */
+      type: 'tool:refused';
+      tick: number;
+      toolCallId: string;
+      toolName: string;
+      /** The guard family that refused it. */
+      by: string;
+      message: string;
+    }
   | { type: 'tick:end'; tick: number; result: TickResult }
   | {
       type: 'knob:changed';

@@ -1,98 +1,36 @@
 import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
-import { checkContinue } from '../gates/continue/before-model-call.js';
-import { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
-import type { ContinueGateProps } from '../gates/continue/props.js';
-import { detectRework } from '../gates/continue/rework.js';
-import { resolveContinueConfig } from '../gates/continue/types.js';
-import { createSetKnobTool, SET_KNOB_TOOL } from '../gates/set-knob-tool.js';
+import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
+import { createGuards, type GuardInstances } from '../guards/families.js';
+import type { GuardSet } from '../guards/guard-set.js';
+import type { GuardHost, GuardTick, ToolCallOutcome } from '../guards/types.js';
 import { InvalidSessionIdError } from '../persistence/errors.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
 import { createSnapshot, isValidSessionId, type SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
-import {
-  COMPILED_CONTEXT,
-  type CompiledContext,
-  type CompiledTool,
-} from '../renderer/compiled-context.js';
+import { COMPILED_CONTEXT, type CompiledContext } from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import type { JsonValue } from '../state/json.js';
 import {
   type ChangedBy,
   createInitialState,
-  type GateStatus,
   type RunStatus,
   type SessionState,
 } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
 import { DeclarationRegistry } from './declarations.js';
-import { AgateError, errorMessage, KnobDeclarationError, SessionStateError } from './errors.js';
+import { AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog } from './events.js';
-import { GateControl } from './gate-control.js';
-import { callModel, type ModelSettings } from './model-call.js';
+import { callModel } from './model-call.js';
 import { SessionProvider } from './session-context.js';
-import type { TickResult, TickToolResult } from './tick-result.js';
-import { executeToolCall } from './tool-execution.js';
+import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
+import type { TickResult } from './tick-result.js';
+import { runToolCall } from './tool-execution.js';
 
-export interface SessionOptions {
-  /** Any AI SDK language model (a provider model, or `scriptedModel()` in tests). */
-  model: LanguageModel;
-  /** Ticks one `run()` may take before it ends (`max-ticks`, or `blocked` if a gate is engaged). Default 25. */
-  maxTicks?: number;
-  signal?: AbortSignal;
-  onEvent?: EventListener;
-  /** Settings passed through to the AI SDK call (temperature, maxOutputTokens, ...). */
-  modelSettings?: ModelSettings;
-  /**
-   * Stream each model call (`streamText`, deltas as `model:delta` events). Default true; `false`
-   * makes one `generateText` call per tick, for servers whose streaming is unreliable.
-   */
-  streaming?: boolean;
-  /** Session id; defaults to a random UUID (or the snapshot's id). */
-  id?: string;
-  /** Seed state (tests, or a hand-built history). Ignored when a snapshot is given. */
-  state?: Partial<SessionState>;
-  /** Oldest messages are dropped past this many (default 5,000), never leaving an orphaned tool result. */
-  maxTimelineMessages?: number;
-  /** Events kept for `RunResult.events` (default 1,000). */
-  maxEvents?: number;
-  /** Extra checks that throw in development (deadlocked gates). Default: NODE_ENV !== 'production'. */
-  devChecks?: boolean;
-  /** Where checkpoints (and paused sessions) are saved. Default: files under `.agate/sessions`. */
-  store?: SessionStore;
-  /** Continue a session from `session.snapshot()` (possibly taken in another process). */
-  snapshot?: SessionSnapshot;
-}
-
-export interface RunOptions {
-  maxTicks?: number;
-  signal?: AbortSignal;
-}
-
-export interface RunResult {
-  status: RunStatus;
-  /** Why the run ended, when it is not a plain completion. */
-  reason?: string;
-  /** Ticks taken by this `run()` call. */
-  ticks: number;
-  /** Ticks over the session's whole life. */
-  totalTicks: number;
-  /** The last assistant text. */
-  text: string;
-  timeline: SessionState['timeline'];
-  gates: Record<string, GateStatus>;
-  knobs: Record<string, JsonValue>;
-  usage: SessionState['usage'];
-  /** The most recent events (capped by `maxEvents`). */
-  events: AgateEvent[];
-  /** Set when `status` is `error`. */
-  error?: Error;
-}
-
-export type TickOutcome = { done: false } | { done: true; status: RunStatus; reason?: string };
+export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 
 const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
@@ -100,8 +38,15 @@ const RECENT_TICKS_CAP = 50;
 const MAX_SESSION_ID_LENGTH = 100;
 
 /**
+ * Run ends that wait for a person, possibly in another process: the session is saved where
+ * they look. `store`: only when `options.store` is given; `always`: the default store otherwise.
+ */
+const SAVE_AT_END: Partial<Record<RunStatus, 'store' | 'always'>> = { paused: 'store' };
+
+/**
  * A live agent: one React root re-rendered every tick, the immutable session state, and the
- * tick loop. `run()` drives ticks until the model finishes (and every gate lets it).
+ * tick loop. `run()` drives ticks until the model finishes (and every guard lets it). What
+ * guards a tick (gates, the ContinueGate, ...) plugs in through the guard seam (`guards/`).
  */
 export class Session {
   readonly id: string;
@@ -111,10 +56,12 @@ export class Session {
   private readonly events: EventLog;
   private readonly recentTicks: TickResult[] = [];
   private readonly warned = new Set<string>();
-  private readonly gates: GateControl;
+  private readonly guards: GuardSet;
+  private readonly families: GuardInstances;
   private running = false;
   private disposed = false;
   private lastContext: CompiledContext | undefined;
+  private sessionStore: SessionStore | undefined;
 
   constructor(
     private readonly element: ReactNode,
@@ -124,7 +71,8 @@ export class Session {
       options.snapshot !== undefined
         ? restoreSnapshotState<SessionState>(options.snapshot)
         : { ...createInitialState(options.id ?? crypto.randomUUID()), ...options.state };
-    this.currentState = produce(seeded, () => {});
+    // Fields added by later versions start empty in a session restored from an older snapshot.
+    this.currentState = produce({ ...createInitialState(seeded.id), ...seeded }, () => {});
     this.id = this.currentState.id;
     // Ids name snapshot files (with a `.tick-N` suffix for checkpoints): fail here, not at the
     // first checkpoint many ticks later.
@@ -133,13 +81,19 @@ export class Session {
     }
     this.root = createAgateRoot();
     this.events = new EventLog(options.maxEvents ?? 1_000);
-    this.gates = new GateControl(this.registry, {
+    const host: GuardHost = {
+      sessionId: this.id,
+      options,
+      registry: this.registry,
+      devChecks: options.devChecks ?? process.env.NODE_ENV !== 'production',
       state: () => this.currentState,
       update: (recipe) => this.update(recipe),
       emit: (event) => this.emit(event),
       warnOnce: (key, code, message) => this.warnOnce(key, code, message),
-      devChecks: options.devChecks ?? process.env.NODE_ENV !== 'production',
-    });
+      store: () => this.store(),
+      snapshot: (label, id) => this.snapshot(label, id),
+    };
+    ({ set: this.guards, families: this.families } = createGuards(host));
     if (options.onEvent) this.events.subscribe(options.onEvent);
   }
 
@@ -170,42 +124,25 @@ export class Session {
     );
     this.root.render(element);
     const tree = compileHostTree(this.root.container);
-    const knobs = this.gates.knobInfos();
-    const gates = this.gates.gateInfos();
-    const tools: CompiledTool[] = [...tree.tools];
-    if (knobs.length > 0 || gates.length > 0) {
-      if (tools.some((t) => t.name === SET_KNOB_TOOL)) {
-        throw new KnobDeclarationError(
-          `A <Tool> is named "${SET_KNOB_TOOL}", which Agate reserves for knobs and gates. Rename the tool.`,
-        );
-      }
-      tools.push(
-        createSetKnobTool(knobs, gates, (input) => this.gates.applyModelKnobChange(input)),
-      );
-    }
-    const ephemeral = [
-      ...tree.ephemeral,
-      // An active gate whose component unmounted has no element; the runtime shows it.
-      ...gates
-        .filter((g) => !g.rendered && g.state === 'active')
-        .map((g) => ({ text: g.instructions, source: `gate:${g.name}` })),
-      ...this.currentState.notices.map((text) => ({ text, source: 'runtime' })),
-    ];
+    const added = this.guards.render(tree);
     const context: CompiledContext = {
       system: tree.system,
       messages: tree.messages,
-      tools,
-      ephemeral,
-      knobs,
-      gates,
+      tools: added.tools,
+      ephemeral: [
+        ...added.ephemeral,
+        ...this.currentState.notices.map((text) => ({ text, source: 'runtime' })),
+      ],
+      knobs: added.knobs,
+      gates: added.gates,
     };
     Object.defineProperty(context, COMPILED_CONTEXT, { value: true });
-    this.gates.checkDeclarations(context);
+    this.guards.check(context);
     this.lastContext = context;
     return context;
   }
 
-  /** Runs ticks until the model finishes, a gate ends the run, or `maxTicks` is reached. */
+  /** Runs ticks until the model finishes, a guard ends the run, or `maxTicks` is reached. */
   async run(options: RunOptions = {}): Promise<RunResult> {
     this.assertUsable();
     if (this.running) {
@@ -217,21 +154,14 @@ export class Session {
     const maxTicks = options.maxTicks ?? this.options.maxTicks ?? DEFAULT_MAX_TICKS;
     const signal = options.signal ?? this.options.signal ?? new AbortController().signal;
     const startTick = this.currentState.tick;
-    // After a pause or stop, calling run() is a person deciding to go on: the ContinueGate's
-    // step count (and the rework ratio over it) starts again; budgets and tick numbers carry over.
-    const resumedByPerson =
-      this.currentState.status === 'paused' || this.currentState.status === 'stopped';
-    this.update((draft) => {
-      draft.status = 'running';
-      delete draft.reason;
-      if (resumedByPerson) {
-        draft.progress.stepNumber = 0;
-        draft.progress.lastCheckpointStep = 0;
-        draft.progress.reworkCount = 0;
-      }
-    });
+    const last = this.currentState.status;
     let end: { status: RunStatus; reason?: string; error?: Error } | undefined;
     try {
+      this.guards.runStart({ resumedByPerson: last === 'paused' || last === 'stopped' });
+      this.update((draft) => {
+        draft.status = 'running';
+        delete draft.reason;
+      });
       // Inside the try: a throwing listener must not leave the session marked as running.
       this.emit({ type: 'run:start', sessionId: this.id, tick: startTick });
       for (let i = 0; i < maxTicks && end === undefined; i++) {
@@ -239,7 +169,7 @@ export class Session {
         const outcome = await this.tickWith(signal);
         if (outcome.done) end = { status: outcome.status, reason: outcome.reason };
       }
-      end ??= this.gates.endAtMaxTicks(maxTicks);
+      end ??= this.endAtMaxTicks(maxTicks);
     } catch (error) {
       if (signal.aborted) {
         end = {
@@ -260,17 +190,17 @@ export class Session {
       draft.status = status;
       if (reason !== undefined) draft.reason = reason;
     });
-    if (status === 'paused' && this.options.store !== undefined) {
-      // A paused run waits for a person, possibly in another process: keep it where they look.
+    const save = SAVE_AT_END[status];
+    if (save === 'always' || (save === 'store' && this.options.store !== undefined)) {
       try {
-        await this.options.store.save(this.snapshot('paused'));
+        await this.store().save(this.snapshot(status));
       } catch (saveError) {
-        // Still paused here (run() resumes it), but a person looking in the store would not find it.
-        const problem = `Saving the paused session to the store failed: ${errorMessage(saveError)}`;
+        // Still resumable here (run() goes on), but a person looking in the store would not find it.
+        const problem = `Saving the ${status} session to the store failed: ${errorMessage(saveError)}`;
         this.emit({
           type: 'warning',
           tick: this.currentState.tick,
-          code: 'pause-save-failed',
+          code: `${status === 'paused' ? 'pause' : status}-save-failed`,
           message: problem,
         });
         reason = `${reason ?? ''} ${problem}`.trim();
@@ -280,28 +210,25 @@ export class Session {
         });
       }
     }
-    this.emit({
-      type: 'run:end',
-      status,
-      ...(reason !== undefined ? { reason } : {}),
-      ticks: this.currentState.tick - startTick,
-    });
+    const ticks = this.currentState.tick - startTick;
+    this.emit({ type: 'run:end', status, ...(reason !== undefined ? { reason } : {}), ticks });
     return {
       status,
       ...(reason !== undefined ? { reason } : {}),
-      ticks: this.currentState.tick - startTick,
+      ticks,
       totalTicks: this.currentState.tick,
       text: this.currentState.text,
       timeline: this.currentState.timeline,
-      gates: Object.fromEntries(this.gates.gateInfos().map((g) => [g.name, g.state])),
-      knobs: Object.fromEntries(this.gates.knobInfos().map((k) => [k.name, k.value])),
+      gates: {},
+      knobs: {},
       usage: this.currentState.usage,
+      ...this.guards.report(),
       events: this.events.recent(),
       ...(error !== undefined ? { error } : {}),
     };
   }
 
-  /** One tick on its own (render, model call, tools, gates). Most callers want `run()`. */
+  /** One tick on its own (render, model call, tools, guards). Most callers want `run()`. */
   async tick(options: { signal?: AbortSignal } = {}): Promise<TickOutcome> {
     this.assertUsable();
     if (this.running)
@@ -316,12 +243,17 @@ export class Session {
 
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
   setKnob(name: string, value: JsonValue, by: Exclude<ChangedBy, 'model'> = 'host'): void {
-    this.gates.setKnob(name, value, by);
+    this.families.gates.setKnob(name, value, by);
   }
 
   /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
   clearGate(name: string, by: 'host' | 'supervisor' = 'host'): void {
-    this.gates.clearGate(name, by);
+    this.families.gates.clearGate(name, by);
+  }
+
+  /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
+  get continueEvaluator(): ContinueGateEvaluator | undefined {
+    return this.families.continue.evaluator;
   }
 
   /** Unmounts the tree (running effects' cleanups). The session cannot be used afterwards. */
@@ -329,6 +261,19 @@ export class Session {
     if (this.disposed) return;
     this.root.unmount();
     this.disposed = true;
+  }
+
+  /**
+   * The session as plain JSON. `createSession(element, { ...options, snapshot })` continues
+   * from it, in this process or another.
+   */
+  snapshot(label?: string, id: string = this.id): SessionSnapshot<SessionState> {
+    return createSnapshot(id, this.currentState, label);
+  }
+
+  /** Declarations registry for hooks (`useKnob`, `useGate`, `<ContinueGate>`). */
+  get declarations(): DeclarationRegistry {
+    return this.registry;
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -349,23 +294,11 @@ export class Session {
     const startedAt = performance.now();
     this.emit({ type: 'tick:start', tick: tickNo });
     const context = this.render();
+    const guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
 
-    const continueGate = this.registry.continueGate();
-    if (continueGate !== undefined) {
-      const props = continueGate.config as ContinueGateProps;
-      const outcome = await checkContinue({
-        props,
-        evaluator: this.evaluatorFor(props),
-        state: this.currentState,
-        recentTicks: this.recentTicks,
-        tick: tickNo,
-        signal,
-        emit: (event) => this.emit(event),
-        saveCheckpoint: (step) => this.saveCheckpoint(step),
-      });
-      if (outcome.kind === 'end')
-        return { done: true, status: outcome.status, reason: outcome.reason };
-    }
+    const verdict = await this.guards.beforeModelCall(guardTick);
+    if (verdict.kind === 'end')
+      return { done: true, status: verdict.status, reason: verdict.reason };
 
     this.emit({
       type: 'model:request',
@@ -392,20 +325,38 @@ export class Session {
     });
 
     // Calls run one at a time, in the model's order: a set_knob earlier in the tick is
-    // visible to later calls, and results are deterministic.
+    // visible to later calls, a guard may refuse the ones after a boundary, and results are
+    // deterministic.
     const tools = new Map(context.tools.map((t) => [t.name, t]));
-    const toolResults: TickToolResult[] = [];
+    const toolResults: TickResult['toolResults'] = [];
     for (const call of turn.toolCalls) {
       this.emit({ type: 'tool:call', tick: tickNo, ...call });
-      const result = await executeToolCall(call, tools, {
-        toolCallId: call.toolCallId,
-        abortSignal: signal,
-        tick: tickNo,
-        messages: context.messages,
-      });
+      const refusal = this.guards.beforeToolCall(guardTick, call);
+      let outcome: ToolCallOutcome;
+      if (refusal.kind === 'refuse') {
+        const { toolCallId, toolName } = call;
+        const result = { toolCallId, toolName, output: refusal.message, isError: true };
+        outcome = { call, result, executed: false, refusedBy: refusal.by };
+        this.emit({
+          type: 'tool:refused',
+          tick: tickNo,
+          toolCallId,
+          toolName,
+          by: refusal.by,
+          message: refusal.message,
+        });
+      } else {
+        outcome = await runToolCall(call, tools, {
+          toolCallId: call.toolCallId,
+          abortSignal: signal,
+          tick: tickNo,
+          messages: context.messages,
+        });
+      }
       signal.throwIfAborted();
-      this.emit({ type: 'tool:result', tick: tickNo, ...result });
-      toolResults.push(result);
+      await this.guards.afterToolCall(guardTick, outcome);
+      this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result });
+      toolResults.push(outcome.result);
     }
 
     const result: TickResult = {
@@ -416,89 +367,71 @@ export class Session {
       finishReason: turn.finishReason,
       usage: turn.usage,
     };
-    // Computed once: the rework check and the committed history both need them.
-    const signatures = result.toolCalls.map((c) => callSignature(c.toolName, c.input));
-    const rework = this.isRework(result, signatures);
     let dropped = 0;
     this.update((draft) => {
       dropped = commitTick(draft, result, tickMessages(result, turn.reasoning), {
         baseTimeline: this.currentState.timeline,
-        baseProgress: this.currentState.progress,
         maxTimelineMessages: this.options.maxTimelineMessages ?? 5_000,
-        elapsedMs: performance.now() - startedAt,
-        rework,
-        signatures,
       });
     });
     if (dropped > 0) this.emit({ type: 'timeline:trimmed', tick: tickNo, dropped });
     this.recentTicks.push(result);
     if (this.recentTicks.length > RECENT_TICKS_CAP) this.recentTicks.shift();
 
-    this.gates.applyTickEnd(result, this.recentTicks);
+    // Computed once per tick: the ContinueGate's rework check and its history both need them.
+    const signatures = result.toolCalls.map((c) => callSignature(c.toolName, c.input));
+    await this.guards.tickEnd(guardTick, result, {
+      elapsedMs: performance.now() - startedAt,
+      signatures,
+    });
     this.emit({ type: 'tick:end', tick: tickNo, result });
 
     if (turn.toolCalls.length > 0) return { done: false };
-    return this.gates.attemptExit(tickNo);
+    return this.attemptExit(guardTick);
   }
 
-  private isRework(result: TickResult, signatures: readonly string[]): boolean {
-    const props = this.registry.continueGate()?.config as ContinueGateProps | undefined;
-    return detectRework(
-      result,
-      this.currentState.progress.callSignatures,
-      props?.isRework,
-      signatures,
-    );
-  }
-
-  /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
-  get continueEvaluator(): ContinueGateEvaluator | undefined {
-    return this.evaluator?.instance;
-  }
-
-  private evaluator: { key: string; instance: ContinueGateEvaluator } | undefined;
-
-  private evaluatorFor(props: ContinueGateProps): ContinueGateEvaluator {
-    const config = resolveContinueConfig(props);
-    const key = JSON.stringify(config);
-    if (this.evaluator?.key !== key) {
-      // A changed config starts a fresh history: stats mixing two configs would mislead.
-      this.evaluator = { key, instance: new ContinueGateEvaluator(config) };
+  /** The model replied without tool calls: it is trying to finish. Guards may refuse. */
+  private attemptExit(guardTick: GuardTick): TickOutcome {
+    const { tick } = guardTick;
+    this.emit({ type: 'exit:attempt', tick });
+    const verdict = this.guards.exitAttempt(guardTick);
+    if (verdict.kind === 'allow') return { done: true, status: 'completed' };
+    if (verdict.kind === 'refuse') {
+      this.update((draft) => {
+        draft.notices = [verdict.notice];
+      });
     }
-    return this.evaluator.instance;
+    this.emit({
+      type: 'exit:blocked',
+      tick,
+      gate: verdict.names[0] ?? '',
+      gates: verdict.names,
+      reasons: verdict.reasons,
+      by: 'runtime',
+      final: verdict.kind === 'end',
+    });
+    return verdict.kind === 'end'
+      ? { done: true, status: 'blocked', reason: verdict.reason }
+      : { done: false };
   }
 
-  private async saveCheckpoint(step: number): Promise<string> {
-    // The snapshot records the checkpoint (so a session restored from it does not checkpoint
-    // again at once), but the live state takes it only once the save succeeded: a failed save
-    // must not count as a restore point. Ids use the tick, which never repeats in a session's
-    // life; the step number starts again after every resume and would overwrite older ones.
-    const next = produce(this.currentState, (draft) => {
-      draft.progress.lastCheckpointStep = step;
-    });
-    const tick = next.tick;
-    const snapshot = createSnapshot(
-      `${this.id}.tick-${tick}`,
-      next,
-      `checkpoint at step ${step}, tick ${tick}`,
-    );
-    this.store ??= this.options.store ?? createFileStore();
-    await this.store.save(snapshot);
-    // Applied to the current state, not `next`: a host may have set a knob during the save.
-    this.update((draft) => {
-      draft.progress.lastCheckpointStep = step;
-    });
-    return snapshot.id;
+  private endAtMaxTicks(maxTicks: number): { status: RunStatus; reason: string } {
+    const engaged = this.guards.engagedAtMaxTicks();
+    if (engaged.length > 0) {
+      return {
+        status: 'blocked',
+        reason: `maxTicks (${maxTicks}) reached while ${engaged.join('; ')}. The agent did not finish; it is not a success.`,
+      };
+    }
+    return {
+      status: 'max-ticks',
+      reason: `maxTicks (${maxTicks}) reached before the model finished. Call run() again to continue.`,
+    };
   }
 
-  private store: SessionStore | undefined;
-
-  /**
-   * The session as plain JSON. `createSession(element, { ...options, snapshot })` continues
-   * from it, in this process or another.
-   */
-  snapshot(label?: string, id: string = this.id): SessionSnapshot<SessionState> {
-    return createSnapshot(id, this.currentState, label);
+  private store(): SessionStore {
+    this.sessionStore ??= this.options.store ?? createFileStore();
+    return this.sessionStore;
   }
 
   private warnOnce(key: string, code: string, message: string): void {
@@ -509,11 +442,6 @@ export class Session {
 
   private update(recipe: (draft: SessionState) => void): void {
     this.currentState = produce(this.currentState, recipe);
-  }
-
-  /** Declarations registry for hooks (`useKnob`, `useGate`, `<ContinueGate>`). */
-  get declarations(): DeclarationRegistry {
-    return this.registry;
   }
 
   private emit(event: AgateEvent): void {

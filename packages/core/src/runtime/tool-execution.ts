@@ -1,5 +1,6 @@
 import { asSchema } from 'ai';
 import { type ZodType, z } from 'zod';
+import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { errorMessage } from './errors.js';
@@ -9,47 +10,74 @@ import type { ToolExecuteContext } from './tool-context.js';
 /**
  * Runs one tool call the way the model should experience it: unknown tools, invalid
  * arguments and throwing `execute`s all become tool errors the model can read and fix.
- * Nothing here throws, except an abort.
+ * Nothing here throws, except an abort. The outcome keeps the validated input and the raw
+ * output for guards (evidence receipts judge the output before it is made JSON).
  */
 export async function executeToolCall(
   call: TickToolCall,
   tools: ReadonlyMap<string, CompiledTool>,
   context: ToolExecuteContext,
 ): Promise<TickToolResult> {
+  return (await runToolCall(call, tools, context)).result;
+}
+
+/** `executeToolCall` with everything guards need to judge the call afterwards. */
+export async function runToolCall(
+  call: TickToolCall,
+  tools: ReadonlyMap<string, CompiledTool>,
+  context: ToolExecuteContext,
+): Promise<ToolCallOutcome> {
   const base = { toolCallId: call.toolCallId, toolName: call.toolName };
+  const refused = (output: string, tool?: CompiledTool): ToolCallOutcome => ({
+    call,
+    ...(tool !== undefined ? { tool } : {}),
+    result: { ...base, isError: true, output },
+    executed: false,
+  });
   const tool = tools.get(call.toolName);
   if (tool === undefined) {
     const names = [...tools.keys()];
-    return {
-      ...base,
-      isError: true,
-      output:
-        `Unknown tool "${call.toolName}". ` +
+    return refused(
+      `Unknown tool "${call.toolName}". ` +
         (names.length > 0
           ? `Available tools: ${names.join(', ')}.`
           : 'No tools are available now.'),
-    };
+    );
   }
   if (tool.execute === undefined) {
-    return {
-      ...base,
-      isError: true,
-      output: `Tool "${call.toolName}" has no execute function, so it cannot be called.`,
-    };
+    return refused(
+      `Tool "${call.toolName}" has no execute function, so it cannot be called.`,
+      tool,
+    );
   }
 
   const parsed = await validateInput(tool, call.input);
-  if (!parsed.ok) return { ...base, isError: true, output: parsed.message };
+  if (!parsed.ok) return refused(parsed.message, tool);
 
+  const input = parsed.value;
   try {
-    const output = await tool.execute(parsed.value as never, context);
-    return { ...base, isError: false, output: toJsonValue(output) };
+    const output = await tool.execute(input as never, context);
+    return {
+      call,
+      tool,
+      input,
+      output,
+      executed: true,
+      result: { ...base, isError: false, output: toJsonValue(output) },
+    };
   } catch (error) {
     context.abortSignal.throwIfAborted();
     return {
-      ...base,
-      isError: true,
-      output: `Tool "${call.toolName}" failed: ${errorMessage(error)}`,
+      call,
+      tool,
+      input,
+      error,
+      executed: true,
+      result: {
+        ...base,
+        isError: true,
+        output: `Tool "${call.toolName}" failed: ${errorMessage(error)}`,
+      },
     };
   }
 }

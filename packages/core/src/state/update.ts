@@ -87,13 +87,7 @@ export function commitTick(
   options: {
     /** The committed (frozen) timeline; read outside the draft so immer need not proxy it. */
     baseTimeline: readonly ModelMessage[];
-    /** The committed progress, likewise read outside the draft. */
-    baseProgress: Readonly<SessionState['progress']>;
     maxTimelineMessages: number;
-    elapsedMs: number;
-    rework: boolean;
-    /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
-    signatures: readonly string[];
   },
 ): number {
   draft.tick = result.tick;
@@ -111,19 +105,33 @@ export function commitTick(
     next = kept;
   }
   draft.timeline = Object.freeze(next) as ModelMessage[];
+  return dropped;
+}
 
+/** The ContinueGate's bookkeeping for a finished tick (kept whether or not one is mounted). */
+export function commitProgress(
+  draft: SessionState,
+  tokens: number,
+  options: {
+    /** The committed progress, read outside the draft so immer need not proxy its arrays. */
+    baseProgress: Readonly<SessionState['progress']>;
+    elapsedMs: number;
+    rework: boolean;
+    /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
+    signatures: readonly string[];
+  },
+): void {
   const base = options.baseProgress;
   const progress = draft.progress;
   progress.stepNumber += 1;
   progress.elapsedMs += options.elapsedMs;
   if (options.rework) progress.reworkCount += 1;
   progress.stepTokens = Object.freeze(
-    [...base.stepTokens, result.usage.totalTokens].slice(-STEP_TOKENS_CAP),
+    [...base.stepTokens, tokens].slice(-STEP_TOKENS_CAP),
   ) as number[];
   progress.callSignatures = Object.freeze(
     [...base.callSignatures, ...options.signatures].slice(-CALL_SIGNATURES_CAP),
   ) as string[];
-  return dropped;
 }
 
 function deepFreeze<T>(value: T): T {

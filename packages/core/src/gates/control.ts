@@ -1,43 +1,44 @@
-import { describeMissingTools, findMissingTools } from '../gates/deadlock.js';
-import { decideExit } from '../gates/exit.js';
-import type { KnobInfo } from '../gates/knob-types.js';
-import { checkGateValueFromModel, checkKnobValue, isGateStatus } from '../gates/knob-values.js';
-import type { SetKnobInput } from '../gates/set-knob-tool.js';
-import { type GateTransition, gateTransitionsAtTickEnd } from '../gates/tick-end.js';
-import { DEFAULT_MAX_BLOCKS, type GateInfo } from '../gates/types.js';
+import type {
+  ExitVerdict,
+  Guard,
+  GuardContribution,
+  GuardHost,
+  GuardTick,
+} from '../guards/types.js';
+import type { CompiledTree } from '../renderer/compile.js';
 import type { CompiledContext } from '../renderer/compiled-context.js';
-import type { JsonValue } from '../state/json.js';
-import type { ChangedBy, GateStatus, RunStatus, SessionState } from '../state/session-state.js';
-import type { DeclarationRegistry, GateDeclaration } from './declarations.js';
+import type { GateDeclaration } from '../runtime/declarations.js';
 import {
   AgateError,
   GateDeadlockError,
   KnobDeclarationError,
   SessionStateError,
-} from './errors.js';
-import type { AgateEvent } from './events.js';
-import type { TickOutcome } from './session.js';
-import type { TickResult } from './tick-result.js';
-
-/** What gate control needs from its session: the state, a way to change it, and events. */
-export interface SessionAccess {
-  state(): SessionState;
-  update(recipe: (draft: SessionState) => void): void;
-  emit(event: AgateEvent): void;
-  warnOnce(key: string, code: string, message: string): void;
-  readonly devChecks: boolean;
-}
+} from '../runtime/errors.js';
+import type { RunReport } from '../runtime/session-options.js';
+import type { TickResult } from '../runtime/tick-result.js';
+import type { JsonValue } from '../state/json.js';
+import type { ChangedBy, GateStatus, SessionState } from '../state/session-state.js';
+import { describeMissingTools, findMissingTools } from './deadlock.js';
+import { decideExit } from './exit.js';
+import type { KnobInfo } from './knob-types.js';
+import { checkGateValueFromModel, checkKnobValue, isGateStatus } from './knob-values.js';
+import { createSetKnobTool, SET_KNOB_TOOL, type SetKnobInput } from './set-knob-tool.js';
+import { type GateTransition, gateTransitionsAtTickEnd } from './tick-end.js';
+import { DEFAULT_MAX_BLOCKS, type GateInfo } from './types.js';
 
 /**
- * Knob and gate state for one session: the rendered declarations joined with session state,
- * every change (model, host, supervisor, runtime) with its event, tick-end transitions and
- * the exit attempt. The decisions themselves are pure functions in gates/.
+ * The gates family on the guard seam: knob and gate state for one session (the rendered
+ * declarations joined with session state), every change (model, host, supervisor, runtime)
+ * with its event, the `set_knob` tool, tick-end transitions and the exit attempt. The
+ * decisions themselves are pure functions beside this file (`exit.ts`, `tick-end.ts`).
  */
-export class GateControl {
-  constructor(
-    private readonly registry: DeclarationRegistry,
-    private readonly access: SessionAccess,
-  ) {}
+export class GateControl implements Guard {
+  readonly name = 'gates';
+  private readonly registry: GuardHost['registry'];
+
+  constructor(private readonly access: GuardHost) {
+    this.registry = access.registry;
+  }
 
   /** The last descriptor seen for each gate, so an engaged gate keeps blocking after unmount. */
   private readonly lastKnown = new Map<string, GateDeclaration>();
@@ -108,11 +109,36 @@ export class GateControl {
     this.changeGate(name, 'inactive', by, `cleared by the ${by}`);
   }
 
+  /** `set_knob` when anything can be set, and the instructions of engaged gates that unmounted. */
+  render(tree: CompiledTree): GuardContribution | undefined {
+    const knobs = this.knobInfos();
+    const gates = this.gateInfos();
+    if (knobs.length === 0 && gates.length === 0) return undefined;
+    if (tree.tools.some((t) => t.name === SET_KNOB_TOOL)) {
+      throw new KnobDeclarationError(
+        `A <Tool> is named "${SET_KNOB_TOOL}", which Agate reserves for knobs and gates. Rename the tool.`,
+      );
+    }
+    return {
+      knobs,
+      gates,
+      tools: [createSetKnobTool(knobs, gates, (input) => this.applyModelKnobChange(input))],
+      // An active gate whose component unmounted has no element; the runtime shows it.
+      ephemeral: gates
+        .filter((g) => !g.rendered && g.state === 'active')
+        .map((g) => ({ text: g.instructions, source: `gate:${g.name}` })),
+    };
+  }
+
+  check(context: CompiledContext): void {
+    this.checkDeclarations(context);
+  }
+
   /** The model replied without tool calls: it is trying to finish. Gates may refuse. */
-  attemptExit(tick: number): TickOutcome {
-    this.access.emit({ type: 'exit:attempt', tick });
+  exitAttempt(guardTick: GuardTick): ExitVerdict {
+    const { tick } = guardTick;
     const decision = decideExit(this.gateInfos());
-    if (decision.kind === 'finish') return { done: true, status: 'completed' };
+    if (decision.kind === 'finish') return { kind: 'allow' };
 
     this.access.update((draft) => {
       for (const g of decision.gates) {
@@ -125,7 +151,6 @@ export class GateControl {
         }
         draft.gates[g.name] = record;
       }
-      if (decision.kind === 'refuse') draft.notices = [decision.notice];
     });
     for (const g of decision.gates) {
       if (g.wasDeferred) {
@@ -139,38 +164,20 @@ export class GateControl {
         });
       }
     }
-    this.access.emit({
-      type: 'exit:blocked',
-      tick,
-      gate: decision.gates[0]?.name ?? '',
-      gates: decision.gates.map((g) => g.name),
-      reasons: decision.reasons,
-      by: 'runtime',
-      final: decision.kind === 'end-blocked',
-    });
+    const names = decision.gates.map((g) => g.name);
     if (decision.kind === 'end-blocked') {
-      return { done: true, status: 'blocked', reason: decision.reason };
+      return { kind: 'end', names, reasons: decision.reasons, reason: decision.reason };
     }
-    return { done: false };
+    return { kind: 'refuse', names, reasons: decision.reasons, notice: decision.notice };
   }
 
-  endAtMaxTicks(maxTicks: number): { status: RunStatus; reason: string } {
-    const engaged = this.gateInfos().filter((g) => g.state !== 'inactive');
-    if (engaged.length > 0) {
-      return {
-        status: 'blocked',
-        reason: `maxTicks (${maxTicks}) reached while ${engaged
-          .map((g) => `gate "${g.name}" is ${g.state} (${g.description})`)
-          .join('; ')}. The agent did not finish; it is not a success.`,
-      };
-    }
-    return {
-      status: 'max-ticks',
-      reason: `maxTicks (${maxTicks}) reached before the model finished. Call run() again to continue.`,
-    };
+  engagedAtMaxTicks(): string[] {
+    return this.gateInfos()
+      .filter((g) => g.state !== 'inactive')
+      .map((g) => `gate "${g.name}" is ${g.state} (${g.description})`);
   }
 
-  applyTickEnd(result: TickResult, recentTicks: readonly TickResult[]): void {
+  tickEnd(guardTick: GuardTick, result: TickResult): void {
     const declarations = this.gateDeclarations();
     // A throwing predicate surfaces as a GatePredicateError naming the gate and the predicate;
     // nothing is applied, so the gates stay as they were before this tick end.
@@ -182,9 +189,16 @@ export class GateControl {
         descriptor: d.rendered ? d.descriptor : { ...d.descriptor, activateWhen: undefined },
       })),
       result,
-      { ticks: [...recentTicks], timeline: this.state.timeline },
+      { ticks: [...guardTick.recentTicks], timeline: this.state.timeline },
     );
     for (const t of transitions) this.changeGate(t.gate, t.to, t.by, t.reason);
+  }
+
+  report(): RunReport {
+    return {
+      gates: Object.fromEntries(this.gateInfos().map((g) => [g.name, g.state])),
+      knobs: Object.fromEntries(this.knobInfos().map((k) => [k.name, k.value])),
+    };
   }
 
   applyModelKnobChange(input: SetKnobInput): string {
@@ -295,7 +309,7 @@ export class GateControl {
   }
 
   /** Reports declarations that can never work, instead of letting the run loop on them. */
-  checkDeclarations(context: CompiledContext): void {
+  private checkDeclarations(context: CompiledContext): void {
     for (const name of this.registry.duplicates()) {
       this.access.warnOnce(
         `duplicate:${name}`,

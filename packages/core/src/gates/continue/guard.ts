@@ -1,0 +1,117 @@
+import { produce } from 'immer';
+import type {
+  BeforeModelVerdict,
+  Guard,
+  GuardHost,
+  GuardTick,
+  RunStartInfo,
+  TickEndInfo,
+} from '../../guards/types.js';
+import { createSnapshot } from '../../persistence/snapshot.js';
+import type { TickResult } from '../../runtime/tick-result.js';
+import { commitProgress } from '../../state/update.js';
+import { checkContinue } from './before-model-call.js';
+import { ContinueGateEvaluator } from './evaluator.js';
+import type { ContinueGateProps } from './props.js';
+import { detectRework } from './rework.js';
+import { resolveContinueConfig } from './types.js';
+
+/**
+ * The ContinueGate family on the guard seam: the step bookkeeping it reads (kept in state for
+ * every tick, so budgets hold when a gate is mounted later or the session resumes elsewhere),
+ * the evaluation before each model call, and the checkpoints it saves.
+ */
+export class ContinueGuard implements Guard {
+  readonly name = 'continue';
+  private evaluatorEntry: { key: string; instance: ContinueGateEvaluator } | undefined;
+
+  constructor(private readonly host: GuardHost) {}
+
+  /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
+  get evaluator(): ContinueGateEvaluator | undefined {
+    return this.evaluatorEntry?.instance;
+  }
+
+  private props(): ContinueGateProps | undefined {
+    return this.host.registry.continueGate()?.config as ContinueGateProps | undefined;
+  }
+
+  runStart(info: RunStartInfo): void {
+    // After a pause or stop, calling run() is a person deciding to go on: the step count (and
+    // the rework ratio over it) starts again; budgets and tick numbers carry over.
+    if (!info.resumedByPerson) return;
+    this.host.update((draft) => {
+      draft.progress.stepNumber = 0;
+      draft.progress.lastCheckpointStep = 0;
+      draft.progress.reworkCount = 0;
+    });
+  }
+
+  async beforeModelCall(tick: GuardTick): Promise<BeforeModelVerdict> {
+    const props = this.props();
+    if (props === undefined) return { kind: 'proceed' };
+    const outcome = await checkContinue({
+      props,
+      evaluator: this.evaluatorFor(props),
+      state: this.host.state(),
+      recentTicks: tick.recentTicks,
+      tick: tick.tick,
+      signal: tick.signal,
+      emit: (event) => this.host.emit(event),
+      saveCheckpoint: (step) => this.saveCheckpoint(step),
+    });
+    return outcome.kind === 'end'
+      ? { kind: 'end', status: outcome.status, reason: outcome.reason }
+      : { kind: 'proceed' };
+  }
+
+  tickEnd(_tick: GuardTick, result: TickResult, info: TickEndInfo): void {
+    const base = this.host.state().progress;
+    const rework = detectRework(
+      result,
+      base.callSignatures,
+      this.props()?.isRework,
+      info.signatures,
+    );
+    this.host.update((draft) => {
+      commitProgress(draft, result.usage.totalTokens, {
+        baseProgress: base,
+        elapsedMs: info.elapsedMs,
+        rework,
+        signatures: info.signatures,
+      });
+    });
+  }
+
+  private evaluatorFor(props: ContinueGateProps): ContinueGateEvaluator {
+    const config = resolveContinueConfig(props);
+    const key = JSON.stringify(config);
+    if (this.evaluatorEntry?.key !== key) {
+      // A changed config starts a fresh history: stats mixing two configs would mislead.
+      this.evaluatorEntry = { key, instance: new ContinueGateEvaluator(config) };
+    }
+    return this.evaluatorEntry.instance;
+  }
+
+  private async saveCheckpoint(step: number): Promise<string> {
+    // The snapshot records the checkpoint (so a session restored from it does not checkpoint
+    // again at once), but the live state takes it only once the save succeeded: a failed save
+    // must not count as a restore point. Ids use the tick, which never repeats in a session's
+    // life; the step number starts again after every resume and would overwrite older ones.
+    const next = produce(this.host.state(), (draft) => {
+      draft.progress.lastCheckpointStep = step;
+    });
+    const tick = next.tick;
+    const snapshot = createSnapshot(
+      `${this.host.sessionId}.tick-${tick}`,
+      next,
+      `checkpoint at step ${step}, tick ${tick}`,
+    );
+    await this.host.store().save(snapshot);
+    // Applied to the current state, not `next`: a host may have set a knob during the save.
+    this.host.update((draft) => {
+      draft.progress.lastCheckpointStep = step;
+    });
+    return snapshot.id;
+  }
+}

@@ -1,0 +1,24 @@
+import { ContinueGuard } from '../gates/continue/guard.js';
+import { GateControl } from '../gates/control.js';
+import { GuardSet } from './guard-set.js';
+import type { Guard, GuardFactory, GuardHost } from './types.js';
+
+/**
+ * Every guard family, one line each, in the order the runtime asks them at each point of a
+ * tick (see docs/the-tick.md): what can end the run before a model call comes first.
+ */
+export const GUARD_FAMILIES = {
+  continue: (host) => new ContinueGuard(host),
+  gates: (host) => new GateControl(host),
+} satisfies Record<string, GuardFactory>;
+
+type Families = typeof GUARD_FAMILIES;
+export type GuardInstances = { [K in keyof Families]: ReturnType<Families[K]> };
+
+/** One session's guards: each family's instance (for its public API) and the ordered set. */
+export function createGuards(host: GuardHost): { set: GuardSet; families: GuardInstances } {
+  const families = Object.fromEntries(
+    Object.entries(GUARD_FAMILIES).map(([name, make]) => [name, make(host)]),
+  ) as GuardInstances;
+  return { set: new GuardSet(Object.values(families) as Guard[]), families };
+}

@@ -1,0 +1,124 @@
+import type { KnobInfo } from '../gates/knob-types.js';
+import type { GateInfo } from '../gates/types.js';
+import type { CompiledTree } from '../renderer/compile.js';
+import type { CompiledContext } from '../renderer/compiled-context.js';
+import type { RunReport } from '../runtime/session-options.js';
+import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
+import type {
+  BeforeModelVerdict,
+  ExitVerdict,
+  Guard,
+  GuardContribution,
+  GuardTick,
+  RunStartInfo,
+  TickEndInfo,
+  ToolCallOutcome,
+} from './types.js';
+
+const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
+const ALLOW = { kind: 'allow' } as const;
+
+export type MergedToolVerdict = { kind: 'allow' } | { kind: 'refuse'; message: string; by: string };
+
+/**
+ * Calls every guard family at one point of the tick, in registration order, and merges the
+ * answers: the first family that ends the run or refuses a call decides (later ones are not
+ * asked); at an exit attempt every family is asked, so every refusal reason is shown and every
+ * family counts its own bound. The hook lists are built once, so an idle family costs a
+ * skipped loop iteration, not a call.
+ */
+export class GuardSet {
+  private readonly hooks: { [K in keyof Guard]-?: Guard[] };
+
+  constructor(readonly guards: readonly Guard[]) {
+    const having = (key: keyof Guard) => guards.filter((g) => typeof g[key] === 'function');
+    this.hooks = {
+      name: [],
+      runStart: having('runStart'),
+      render: having('render'),
+      check: having('check'),
+      beforeModelCall: having('beforeModelCall'),
+      beforeToolCall: having('beforeToolCall'),
+      afterToolCall: having('afterToolCall'),
+      tickEnd: having('tickEnd'),
+      exitAttempt: having('exitAttempt'),
+      engagedAtMaxTicks: having('engagedAtMaxTicks'),
+      report: having('report'),
+    };
+  }
+
+  runStart(info: RunStartInfo): void {
+    for (const g of this.hooks.runStart) g.runStart?.(info);
+  }
+
+  /** Tools and ephemeral blocks the families add, after the tree's own. */
+  render(tree: CompiledTree): Required<GuardContribution> {
+    let tools = tree.tools;
+    let ephemeral = tree.ephemeral;
+    let knobs: KnobInfo[] = [];
+    let gates: GateInfo[] = [];
+    for (const g of this.hooks.render) {
+      const added = g.render?.(tree);
+      if (added === undefined) continue;
+      if (added.tools?.length) tools = [...tools, ...added.tools];
+      if (added.ephemeral?.length) ephemeral = [...ephemeral, ...added.ephemeral];
+      if (added.knobs?.length) knobs = [...knobs, ...added.knobs];
+      if (added.gates?.length) gates = [...gates, ...added.gates];
+    }
+    return { tools, ephemeral, knobs, gates };
+  }
+
+  check(context: CompiledContext): void {
+    for (const g of this.hooks.check) g.check?.(context);
+  }
+
+  async beforeModelCall(tick: GuardTick): Promise<BeforeModelVerdict> {
+    for (const g of this.hooks.beforeModelCall) {
+      const verdict = await g.beforeModelCall?.(tick);
+      if (verdict?.kind === 'end') return verdict;
+    }
+    return PROCEED;
+  }
+
+  beforeToolCall(tick: GuardTick, call: TickToolCall): MergedToolVerdict {
+    for (const g of this.hooks.beforeToolCall) {
+      const verdict = g.beforeToolCall?.(tick, call);
+      if (verdict?.kind === 'refuse') return { ...verdict, by: g.name };
+    }
+    return ALLOW;
+  }
+
+  async afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): Promise<void> {
+    for (const g of this.hooks.afterToolCall) await g.afterToolCall?.(tick, outcome);
+  }
+
+  async tickEnd(tick: GuardTick, result: TickResult, info: TickEndInfo): Promise<void> {
+    for (const g of this.hooks.tickEnd) await g.tickEnd?.(tick, result, info);
+  }
+
+  exitAttempt(tick: GuardTick): ExitVerdict {
+    const names: string[] = [];
+    const reasons: string[] = [];
+    const notices: string[] = [];
+    let end: string | undefined;
+    for (const g of this.hooks.exitAttempt) {
+      const verdict = g.exitAttempt?.(tick);
+      if (verdict === undefined || verdict.kind === 'allow') continue;
+      names.push(...verdict.names);
+      reasons.push(...verdict.reasons);
+      if (verdict.kind === 'end') end ??= verdict.reason;
+      else notices.push(verdict.notice);
+    }
+    if (names.length === 0 && reasons.length === 0 && end === undefined) return ALLOW;
+    if (end !== undefined) return { kind: 'end', names, reasons, reason: end };
+    return { kind: 'refuse', names, reasons, notice: notices.join('\n\n') };
+  }
+
+  engagedAtMaxTicks(): string[] {
+    return this.hooks.engagedAtMaxTicks.flatMap((g) => g.engagedAtMaxTicks?.() ?? []);
+  }
+
+  report(): RunReport {
+    return Object.assign({}, ...this.hooks.report.map((g) => g.report?.()));
+  }
+}

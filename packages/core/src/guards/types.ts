@@ -1,0 +1,164 @@
+import type { KnobInfo } from '../gates/knob-types.js';
+import type { GateInfo } from '../gates/types.js';
+import type { SessionSnapshot } from '../persistence/snapshot.js';
+import type { SessionStore } from '../persistence/store.js';
+import type { CompiledTree } from '../renderer/compile.js';
+import type {
+  CompiledContext,
+  CompiledTool,
+  EphemeralBlock,
+} from '../renderer/compiled-context.js';
+import type { DeclarationRegistry } from '../runtime/declarations.js';
+import type { AgateEvent } from '../runtime/events.js';
+import type { RunReport, SessionOptions } from '../runtime/session-options.js';
+import type { TickResult, TickToolCall, TickToolResult } from '../runtime/tick-result.js';
+import type { RunStatus, SessionState } from '../state/session-state.js';
+
+/**
+ * The guard seam. A guard family (gates, the ContinueGate, checkpoints, evidence, phase gates)
+ * plugs into the tick at these points and nowhere else; the runtime calls every family in the
+ * fixed order of `guards/families.ts` and merges their answers (the strictest wins, every
+ * refusal reason is shown). The tick loop itself knows no family by name.
+ *
+ * Order inside one tick:
+ *   runStart (once per run) → render → beforeModelCall → [model] →
+ *   for each tool call: beforeToolCall → [execute] → afterToolCall →
+ *   [commit] → tickEnd → exitAttempt (only when the model made no tool call)
+ */
+export interface Guard {
+  /** The family's name, used in events and refusal notices (`gates`, `checkpoints`, ...). */
+  readonly name: string;
+
+  /** A new `run()` (a turn) starts. `resumedByPerson`: the last run ended paused or stopped. */
+  runStart?(info: RunStartInfo): void;
+
+  /**
+   * While the context is compiled: tools and ephemeral blocks the family adds itself (the
+   * `set_knob` tool, the `submit_checkpoint` tool, warnings). Called every render; keep it cheap.
+   */
+  render?(tree: CompiledTree): GuardContribution | undefined;
+
+  /** After the whole context is compiled: report declarations that can never work. */
+  check?(context: CompiledContext): void;
+
+  /** Before the model call. May end the run (stop, pause, awaiting approval) or delay it. */
+  beforeModelCall?(tick: GuardTick): BeforeModelVerdict | Promise<BeforeModelVerdict>;
+
+  /** Before a tool's `execute`. A refusal becomes the tool error the model sees; `execute` never runs. */
+  beforeToolCall?(tick: GuardTick, call: TickToolCall): ToolCallVerdict;
+
+  /**
+   * After a tool call ran (or was refused). May be async (a file fingerprint). A refusal here
+   * does not undo the call; a guard that must stop the calls after it (a checkpoint that just
+   * went pending) refuses those in `beforeToolCall`.
+   */
+  afterToolCall?(tick: GuardTick, outcome: ToolCallOutcome): void | Promise<void>;
+
+  /** After the tick was committed to the state: update the family's own state from what it did. */
+  tickEnd?(tick: GuardTick, result: TickResult, info: TickEndInfo): void | Promise<void>;
+
+  /** The model replied without tool calls: it is trying to finish. May refuse. */
+  exitAttempt?(tick: GuardTick): ExitVerdict;
+
+  /**
+   * `maxTicks` was reached. What is still engaged (each one a phrase such as
+   * `gate "verification" is active (Verify your changes)`), which ends the run `blocked`.
+   */
+  engagedAtMaxTicks?(): string[];
+
+  /** Fields the family adds to every `RunResult` (gates and knobs, checkpoints, todos, ...). */
+  report?(): RunReport;
+}
+
+/** What a guard family needs from its session. Built once per session. */
+export interface GuardHost {
+  readonly sessionId: string;
+  readonly options: Readonly<SessionOptions>;
+  readonly registry: DeclarationRegistry;
+  /** Extra checks that throw in development (see `SessionOptions.devChecks`). */
+  readonly devChecks: boolean;
+  state(): SessionState;
+  update(recipe: (draft: SessionState) => void): void;
+  emit(event: AgateEvent): void;
+  /** Emits a `warning` event once per key over the session's life. */
+  warnOnce(key: string, code: string, message: string): void;
+  /** `options.store`, or the default file store (created on first use). */
+  store(): SessionStore;
+  /** The current state as a snapshot (what `session.snapshot()` returns). */
+  snapshot(label?: string, id?: string): SessionSnapshot<SessionState>;
+}
+
+/** A family is registered as a factory: each session gets its own instance. */
+export type GuardFactory<G extends Guard = Guard> = (host: GuardHost) => G;
+
+export interface RunStartInfo {
+  resumedByPerson: boolean;
+}
+
+export interface GuardContribution {
+  tools?: CompiledTool[];
+  ephemeral?: EphemeralBlock[];
+  /** The knobs and gates the context reports (the gates family). */
+  knobs?: KnobInfo[];
+  gates?: GateInfo[];
+}
+
+/** The tick being run, as every hook after render sees it. */
+export interface GuardTick {
+  /** 1-based over the session's life; the tick being run (not yet committed). */
+  readonly tick: number;
+  readonly context: CompiledContext;
+  readonly signal: AbortSignal;
+  /** Finished ticks of this session, oldest first (capped). */
+  readonly recentTicks: readonly TickResult[];
+}
+
+export interface TickEndInfo {
+  /** Wall time of this tick, from its start to its commit. */
+  elapsedMs: number;
+  /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
+  signatures: readonly string[];
+}
+
+export type BeforeModelVerdict =
+  | { kind: 'proceed' }
+  | { kind: 'end'; status: RunStatus; reason: string };
+
+export type ToolCallVerdict = { kind: 'allow' } | { kind: 'refuse'; message: string };
+
+/** One tool call as it happened. */
+export interface ToolCallOutcome {
+  call: TickToolCall;
+  /** The rendered tool, when the name matched one. */
+  tool?: CompiledTool;
+  /** What the model sees (and the timeline records). */
+  result: TickToolResult;
+  /** True when `execute` was called. False: unknown tool, invalid arguments, or refused. */
+  executed: boolean;
+  /** The validated arguments (when validation passed). */
+  input?: unknown;
+  /** What `execute` returned, before it was made JSON (when it returned). */
+  output?: unknown;
+  /** What `execute` threw (when it threw). */
+  error?: unknown;
+  /** Set when a guard refused the call: its name. */
+  refusedBy?: string;
+}
+
+export type ExitVerdict =
+  | { kind: 'allow' }
+  | {
+      /** The loop goes on; `notice` is shown to the model on the next tick. */
+      kind: 'refuse';
+      /** What refused (gate names, `todos`, `phase-gates`), for the `exit:blocked` event. */
+      names: string[];
+      reasons: string[];
+      notice: string;
+    }
+  | {
+      /** The refusal ends the run `blocked` (its bound is reached, or only a person can help). */
+      kind: 'end';
+      names: string[];
+      reasons: string[];
+      reason: string;
+    };
