@@ -11,7 +11,11 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/src/**/*.test.{ts,tsx}', 'examples/*/src/**/*.test.{ts,tsx}'],
+    include: [
+      'packages/*/src/**/*.test.{ts,tsx}',
+      'examples/*/src/**/*.test.{ts,tsx}',
+      'docs/check/**/*.test.ts',
+    ],
     environment: 'node',
     testTimeout: 20_000,
   },

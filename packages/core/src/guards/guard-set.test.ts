@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { CompiledContext } from '../renderer/compiled-context.js';
+import type { TickToolCall } from '../runtime/tick-result.js';
+import { GuardSet } from './guard-set.js';
+import type { ExitVerdict, Guard, GuardTick } from './types.js';
+
+const tick: GuardTick = {
+  tick: 1,
+  context: {
+    system: '',
+    messages: [],
+    tools: [],
+    ephemeral: [],
+    knobs: [],
+    gates: [],
+  } as CompiledContext,
+  signal: new AbortController().signal,
+  recentTicks: [],
+};
+const call: TickToolCall = { toolCallId: 'c1', toolName: 'write_file', input: {} };
+
+function exitGuard(name: string, verdict: ExitVerdict, asked: string[]): Guard {
+  return {
+    name,
+    exitAttempt: () => {
+      asked.push(name);
+      return verdict;
+    },
+  };
+}
+
+describe('GuardSet', () => {
+  it('lets the run finish when no family refuses, and asks every family', () => {
+    const asked: string[] = [];
+    const set = new GuardSet([
+      exitGuard('a', { kind: 'allow' }, asked),
+      { name: 'idle' },
+      exitGuard('b', { kind: 'allow' }, asked),
+    ]);
+    expect(set.exitAttempt(tick)).toEqual({ kind: 'allow' });
+    expect(asked).toEqual(['a', 'b']);
+  });
+
+  it('merges refusals: every name, every reason, every notice, in family order', () => {
+    const asked: string[] = [];
+    const set = new GuardSet([
+      exitGuard('a', { kind: 'refuse', names: ['x'], reasons: ['rx'], notice: 'nx' }, asked),
+      exitGuard('b', { kind: 'allow' }, asked),
+      exitGuard('c', { kind: 'refuse', names: ['y'], reasons: ['ry'], notice: 'ny' }, asked),
+    ]);
+    expect(set.exitAttempt(tick)).toEqual({
+      kind: 'refuse',
+      names: ['x', 'y'],
+      reasons: ['rx', 'ry'],
+      notice: 'nx\n\nny',
+    });
+  });
+
+  it('the strictest answer wins: one family ending the run ends it, with all reasons', () => {
+    const asked: string[] = [];
+    const set = new GuardSet([
+      exitGuard('a', { kind: 'refuse', names: ['x'], reasons: ['rx'], notice: 'nx' }, asked),
+      exitGuard(
+        'b',
+        { kind: 'end', names: ['y'], reasons: ['ry'], reason: 'bound reached' },
+        asked,
+      ),
+    ]);
+    expect(set.exitAttempt(tick)).toEqual({
+      kind: 'end',
+      names: ['x', 'y'],
+      reasons: ['rx', 'ry'],
+      reason: 'bound reached',
+    });
+    // Both families counted the attempt.
+    expect(asked).toEqual(['a', 'b']);
+  });
+
+  it('stops at the first family that ends the run before the model call', async () => {
+    const asked: string[] = [];
+    const set = new GuardSet([
+      { name: 'a', beforeModelCall: () => (asked.push('a'), { kind: 'proceed' }) },
+      {
+        name: 'b',
+        beforeModelCall: async () => (
+          asked.push('b'), { kind: 'end', status: 'paused', reason: 'r' }
+        ),
+      },
+      { name: 'c', beforeModelCall: () => (asked.push('c'), { kind: 'proceed' }) },
+    ]);
+    expect(await set.beforeModelCall(tick)).toEqual({ kind: 'end', status: 'paused', reason: 'r' });
+    expect(asked).toEqual(['a', 'b']);
+    expect(await new GuardSet([]).beforeModelCall(tick)).toEqual({ kind: 'proceed' });
+  });
+
+  it('reports which family refused a tool call', () => {
+    const set = new GuardSet([
+      { name: 'a', beforeToolCall: () => ({ kind: 'allow' }) },
+      { name: 'b', beforeToolCall: () => ({ kind: 'refuse', message: 'no' }) },
+      { name: 'c', beforeToolCall: () => ({ kind: 'refuse', message: 'never asked' }) },
+    ]);
+    expect(set.beforeToolCall(tick, call)).toEqual({ kind: 'refuse', message: 'no', by: 'b' });
+  });
+
+  it('adds families’ tools, ephemeral blocks, knobs and gates after the tree’s own', () => {
+    const tool = { name: 'submit', inputSchema: {} as never, source: 'runtime' as const };
+    const set = new GuardSet([
+      { name: 'a', render: () => ({ ephemeral: [{ text: 'from a' }] }) },
+      { name: 'b', render: () => undefined },
+      { name: 'c', render: () => ({ tools: [tool], ephemeral: [{ text: 'from c' }] }) },
+    ]);
+    const tree = { system: '', messages: [], tools: [], ephemeral: [{ text: 'tree' }] };
+    expect(set.render(tree)).toEqual({
+      tools: [tool],
+      ephemeral: [{ text: 'tree' }, { text: 'from a' }, { text: 'from c' }],
+      knobs: [],
+      gates: [],
+    });
+  });
+
+  it('collects what is still engaged at maxTicks, and every family’s report', () => {
+    const set = new GuardSet([
+      {
+        name: 'a',
+        engagedAtMaxTicks: () => ['gate "g" is active (d)'],
+        report: () => ({ knobs: { k: 1 } }),
+      },
+      { name: 'b', engagedAtMaxTicks: () => [], report: () => ({ gates: { g: 'active' } }) },
+    ]);
+    expect(set.engagedAtMaxTicks()).toEqual(['gate "g" is active (d)']);
+    expect(set.report()).toEqual({ knobs: { k: 1 }, gates: { g: 'active' } });
+  });
+});
