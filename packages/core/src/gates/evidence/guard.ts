@@ -209,7 +209,7 @@ export class EvidenceGuard implements Guard {
   // ---- the tools -------------------------------------------------------------------------
 
   private checkWrite(input: TodoWriteInput): TodoWriteCheck {
-    return checkTodoWrite(this.items, input.todos, (item) => this.ledger.findSignOff(item));
+    return checkTodoWrite(this.items, input.todos, this.ledger.signOffs());
   }
 
   private write(input: TodoWriteInput): string {

@@ -19,7 +19,7 @@ export { COMPLETE_STEP_TOOL, TODO_WRITE_TOOL } from './tools.js';
 export {
   checkTodoWrite,
   incompleteItems,
-  type SignOffLookup,
+  type SignedStep,
   type TodoWriteCheck,
 } from './transition.js';
 export type {

@@ -83,25 +83,23 @@ describe('createLedger', () => {
     });
   });
 
-  it('finds sign-offs by content or activeForm; clear() starts a new turn', () => {
+  it('keeps sign-offs in order with receipts; clear() starts a new turn', () => {
     const ledger = createLedger();
     const evidence = { verified: true, command: 'x', tick: 1 };
-    ledger.signOff({
+    ledger.record(command('x'));
+    const entry = {
       tick: 1,
       content: 'Run tests',
       activeForm: 'Running tests',
       number: 1,
       evidence,
-    });
-    expect(ledger.findSignOff({ content: 'run  tests', activeForm: '?' })?.number).toBe(1);
-    expect(ledger.findSignOff({ content: '?', activeForm: 'RUNNING tests' })?.number).toBe(1);
-    expect(ledger.findSignOff({ content: 'Deploy', activeForm: 'Deploying' })).toBeUndefined();
-    ledger.record(command('x'));
+    };
+    ledger.signOff(entry);
+    expect(ledger.signOffs()).toEqual([{ ...entry, seq: 2 }]);
     ledger.clear();
     expect(ledger.receipts()).toEqual([]);
     expect(ledger.signOffs()).toEqual([]);
     expect(ledger.findCommand('x').status).toBe('missing');
-    expect(ledger.findSignOff({ content: 'Run tests', activeForm: '' })).toBeUndefined();
   });
 
   it('is capped: the oldest receipts go first', () => {

@@ -1,4 +1,4 @@
-import { normalizeCommand, normalizePath, textKey } from './normalize.js';
+import { normalizeCommand, normalizePath } from './normalize.js';
 import type { TodoEvidence } from './types.js';
 
 export type PathEvidenceKind = 'read' | 'edit';
@@ -68,9 +68,8 @@ export interface Ledger {
     kind: PathEvidenceKind | readonly PathEvidenceKind[],
     paths: readonly string[],
   ): PathsMatch;
+  /** Records a successful `complete_step` (what `todo_write` checks completions against). */
   signOff(entry: Omit<SignOff, 'seq'>): SignOff;
-  /** The latest sign-off of an item with this content or this activeForm (compared by `textKey`). */
-  findSignOff(item: { content: string; activeForm: string }): SignOff | undefined;
   receipts(): readonly Receipt[];
   signOffs(): readonly SignOff[];
   clear(): void;
@@ -125,15 +124,6 @@ export function createLedger(options: { cap?: number } = {}): Ledger {
       signOffs.push(signed);
       signOffs = trim(signOffs);
       return signed;
-    },
-    findSignOff(item) {
-      const content = textKey(item.content);
-      const activeForm = textKey(item.activeForm);
-      for (let i = signOffs.length - 1; i >= 0; i--) {
-        const s = signOffs[i]!;
-        if (textKey(s.content) === content || textKey(s.activeForm) === activeForm) return s;
-      }
-      return undefined;
     },
     receipts: () => receipts.slice(-cap),
     signOffs: () => signOffs.slice(-cap),

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createLedger } from './ledger.js';
 import { textKey } from './normalize.js';
-import { checkTodoWrite, incompleteItems } from './transition.js';
+import { checkTodoWrite, incompleteItems, type SignedStep } from './transition.js';
 import type { TodoEvidence, TodoInput, TodoItem, TodoStatus } from './types.js';
 
 const evidence: TodoEvidence = { verified: true, command: 'npm test', tick: 1 };
@@ -11,7 +10,12 @@ const item = (content: string, status: TodoStatus, activeForm = `${content}-ing`
   activeForm,
   status,
 });
-const none = () => undefined;
+const none: SignedStep[] = [];
+const signed = (content: string, activeForm = '-'): SignedStep => ({
+  content,
+  activeForm,
+  evidence,
+});
 
 describe('checkTodoWrite', () => {
   it('accepts a write that completes nothing new', () => {
@@ -35,13 +39,21 @@ describe('checkTodoWrite', () => {
   });
 
   it('a sign-off by content or activeForm allows the completion and gives it its evidence', () => {
-    const ledger = createLedger();
-    ledger.signOff({ tick: 1, content: 'a', activeForm: 'doing a', number: 1, evidence });
-    const lookup = (i: TodoInput) => ledger.findSignOff(i);
-    const byContent = checkTodoWrite([item('a', 'pending')], [item('A ', 'completed')], lookup);
+    const signOffs = [signed('a', 'doing a')];
+    const byContent = checkTodoWrite([item('a', 'pending')], [item('A ', 'completed')], signOffs);
     expect(byContent).toEqual({ ok: true, items: [{ ...item('A ', 'completed'), evidence }] });
-    const byActive = checkTodoWrite([], [item('renamed', 'completed', 'Doing  A')], lookup);
+    const byActive = checkTodoWrite([], [item('renamed', 'completed', 'Doing  A')], signOffs);
     expect(byActive.ok).toBe(true);
+  });
+
+  it('within one write a sign-off covers one item, content matches first', () => {
+    const twins = [item('x', 'completed', 'testing'), item('y', 'completed', 'testing')];
+    expect(checkTodoWrite([], twins, [signed('x', 'testing')]).ok).toBe(false);
+    const both = checkTodoWrite([], twins, [signed('y', 'testing'), signed('other', 'testing')]);
+    expect(both.ok && both.items.map((i) => i.evidence !== undefined)).toEqual([true, true]);
+    // "y" is taken by its content match, so the activeForm-only sign-off covers "x".
+    const check = checkTodoWrite([], twins, [signed('x2', 'testing'), signed('y', 'testing')]);
+    expect(check.ok).toBe(true);
   });
 
   it('a completed item whose content changed is a new completion', () => {
@@ -98,15 +110,12 @@ describe('checkTodoWrite properties', () => {
       fc.property(
         writes,
         fc.array(fc.constantFrom(...CONTENTS), { maxLength: 3 }),
-        (sequence, signed) => {
-          const ledger = createLedger();
-          for (const content of signed) {
-            ledger.signOff({ tick: 1, content, activeForm: '-', number: 1, evidence });
-          }
-          const signedKeys = new Set(signed.map(textKey));
+        (sequence, signedContents) => {
+          const signOffs = signedContents.map((c) => signed(c));
+          const signedKeys = new Set(signedContents.map(textKey));
           let list: TodoItem[] = [];
           for (const next of sequence) {
-            const check = checkTodoWrite(list, next, (i) => ledger.findSignOff(i));
+            const check = checkTodoWrite(list, next, signOffs);
             if (!check.ok) {
               expect(check.unsignedCompletions.length + check.duplicates.length).toBeGreaterThan(0);
               continue;

@@ -1,8 +1,12 @@
 import { textKey } from './normalize.js';
 import type { TodoEvidence, TodoInput, TodoItem } from './types.js';
 
-/** What a sign-off of this turn proves about an item (the ledger's `findSignOff`). */
-export type SignOffLookup = (item: TodoInput) => { evidence: TodoEvidence } | undefined;
+/** A sign-off of this turn, as the transition check needs it (the ledger's `signOffs()`). */
+export interface SignedStep {
+  content: string;
+  activeForm: string;
+  evidence: TodoEvidence;
+}
 
 export type TodoWriteCheck =
   | { ok: true; items: TodoItem[] }
@@ -17,24 +21,25 @@ export type TodoWriteCheck =
 
 /**
  * The transition check of `todo_write`. A write that newly marks an item `completed` (no item
- * with the same content was completed in the list before) is accepted only when `signedOff`
- * finds a sign-off of this turn for it, by content or activeForm. Items that were completed
- * may stay completed. Contents must be unique, so a step name picks one item. On success, the
+ * with the same content was completed in the list before) is accepted only when a sign-off of
+ * this turn covers it: one for the same content, else one for the same activeForm (so a write
+ * may reword one of the two). Within one write a sign-off covers one item, so two items sharing
+ * an activeForm need two sign-offs. Items that were completed may stay completed. Contents must be unique, so a step name picks one item. On success, the
  * new list with each item's evidence: a newly completed item's from its sign-off, any other
  * item's carried over from the item with the same content before.
  */
 export function checkTodoWrite(
   before: readonly TodoItem[],
   next: readonly TodoInput[],
-  signedOff: SignOffLookup,
+  signOffs: readonly SignedStep[],
 ): TodoWriteCheck {
   const previous = new Map<string, TodoItem>();
   for (const item of before) previous.set(textKey(item.content), item);
 
   const seen = new Set<string>();
   const duplicates: string[] = [];
-  const unsignedCompletions: TodoInput[] = [];
   const items: TodoItem[] = [];
+  const newlyCompleted: number[] = [];
   for (const input of next) {
     const key = textKey(input.content);
     if (seen.has(key)) duplicates.push(input.content);
@@ -46,14 +51,31 @@ export function checkTodoWrite(
       status: input.status,
     };
     if (input.status === 'completed' && old?.status !== 'completed') {
-      const signOff = signedOff(input);
-      if (signOff === undefined) unsignedCompletions.push(input);
-      else item.evidence = signOff.evidence;
+      newlyCompleted.push(items.length);
     } else if (old?.evidence !== undefined) {
       item.evidence = old.evidence;
     }
     items.push(item);
   }
+
+  // Content matches first, then activeForm; the latest sign-off wins; each covers one item.
+  const used = new Set<SignedStep>();
+  const cover = (index: number, field: 'content' | 'activeForm'): boolean => {
+    const item = items[index]!;
+    const key = textKey(item[field]);
+    for (let i = signOffs.length - 1; i >= 0; i--) {
+      const s = signOffs[i]!;
+      if (used.has(s) || textKey(s[field]) !== key) continue;
+      used.add(s);
+      item.evidence = s.evidence;
+      return true;
+    }
+    return false;
+  };
+  const byContent = newlyCompleted.filter((i) => !cover(i, 'content'));
+  const unsignedCompletions: TodoInput[] = byContent
+    .filter((i) => !cover(i, 'activeForm'))
+    .map((i) => next[i]!);
   if (unsignedCompletions.length === 0 && duplicates.length === 0) return { ok: true, items };
   return {
     ok: false,
