@@ -81,26 +81,31 @@ export function createLedger(options: { cap?: number } = {}): Ledger {
   const cap = options.cap ?? LEDGER_CAP;
   let receipts: Receipt[] = [];
   let signOffs: SignOff[] = [];
+  /** The latest receipt of each command (whitespace collapsed), so a lookup is one map read. */
+  let latestRun = new Map<string, Receipt>();
   let seq = 0;
 
-  const trim = <T>(list: T[]): T[] => (list.length > cap * 2 ? list.slice(-cap) : list);
+  const index = (r: Receipt) => {
+    if (r.evidence?.kind === 'command') latestRun.set(normalizeCommand(r.evidence.command), r);
+  };
 
   return {
     record(input) {
       const receipt: Receipt = { ...input, seq: ++seq };
       receipts.push(receipt);
-      receipts = trim(receipts);
+      index(receipt);
+      // Amortized trim: drop a chunk at once, then re-index what is left.
+      if (receipts.length > cap * 2) {
+        receipts = receipts.slice(-cap);
+        latestRun = new Map();
+        for (const r of receipts) index(r);
+      }
       return receipt;
     },
     findCommand(command) {
-      const wanted = normalizeCommand(command);
-      for (let i = receipts.length - 1; i >= 0; i--) {
-        const r = receipts[i]!;
-        if (r.evidence?.kind !== 'command' || normalizeCommand(r.evidence.command) !== wanted)
-          continue;
-        return r.ok ? { status: 'ok', receipt: r } : { status: 'failed', receipt: r };
-      }
-      return { status: 'missing' };
+      const r = latestRun.get(normalizeCommand(command));
+      if (r === undefined) return { status: 'missing' };
+      return r.ok ? { status: 'ok', receipt: r } : { status: 'failed', receipt: r };
     },
     findPaths(kind, paths) {
       const kinds: readonly PathEvidenceKind[] = typeof kind === 'string' ? [kind] : kind;
@@ -122,7 +127,7 @@ export function createLedger(options: { cap?: number } = {}): Ledger {
     signOff(entry) {
       const signed: SignOff = { ...entry, seq: ++seq };
       signOffs.push(signed);
-      signOffs = trim(signOffs);
+      if (signOffs.length > cap * 2) signOffs = signOffs.slice(-cap);
       return signed;
     },
     receipts: () => receipts.slice(-cap),
@@ -130,6 +135,7 @@ export function createLedger(options: { cap?: number } = {}): Ledger {
     clear() {
       receipts = [];
       signOffs = [];
+      latestRun = new Map();
       seq = 0;
     },
   };

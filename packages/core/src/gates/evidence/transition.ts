@@ -24,9 +24,10 @@ export type TodoWriteCheck =
  * with the same content was completed in the list before) is accepted only when a sign-off of
  * this turn covers it: one for the same content, else one for the same activeForm (so a write
  * may reword one of the two). Within one write a sign-off covers one item, so two items sharing
- * an activeForm need two sign-offs. Items that were completed may stay completed. Contents must be unique, so a step name picks one item. On success, the
- * new list with each item's evidence: a newly completed item's from its sign-off, any other
- * item's carried over from the item with the same content before.
+ * an activeForm need two sign-offs. Items that were completed may stay completed. Contents must
+ * be unique, so a step name picks one item. On success, the new list with each item's evidence:
+ * a newly completed item's from its sign-off, any other item's carried over from the item with
+ * the same content before.
  */
 export function checkTodoWrite(
   before: readonly TodoItem[],
