@@ -559,6 +559,28 @@ describe('<Todos requireComplete>', () => {
     expect(session.state.todos.blocks).toBe(3);
   });
 
+  it('the refusal count goes back to 0 once the list is complete', async () => {
+    const { session, result } = await runAgent(
+      [
+        writeTodos(PLAN.slice(0, 1)),
+        'Done.',
+        shell('true'),
+        completeStep(1, { verification: 'true' }),
+        writeTodos(withStatus(['completed']).slice(0, 1)),
+        'Done.',
+      ],
+      <Worker requireComplete />,
+    );
+    expect(result.status).toBe('completed');
+    expect(session.state.todos.blocks).toBe(0);
+  });
+
+  it('a bad maxBlocks fails where it is written', async () => {
+    const { result } = await runAgent(['Done.'], <Worker requireComplete maxBlocks={-1} />);
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toContain('<Todos maxBlocks=-1> needs a whole number >= 0.');
+  });
+
   it('an incomplete list at maxTicks ends the run blocked, not max-ticks', async () => {
     const { result } = await runAgent([writeTodos(PLAN)], <Worker requireComplete />, {
       repeat: true,
