@@ -28,7 +28,10 @@ export interface FileToolsProps {
   listPathDefault?: string;
 }
 
-/** list_files, read_file and write_file, confined to `root` by `workspace`. */
+/**
+ * list_files, read_file and write_file, confined to `root` by `workspace`. Reads and writes are
+ * evidence receipts (`read`, `edit`) for `complete_step` under `<Todos>`.
+ */
 export function FileTools(props: FileToolsProps) {
   const { root, workspace } = props;
   const text = props.text ?? WORKSPACE_TOOL_TEXT;
@@ -47,6 +50,7 @@ export function FileTools(props: FileToolsProps) {
         description={text.readFile}
         input={z.object({ path: z.string().describe(text.filePath) })}
         execute={({ path }) => workspace.readFile(root, path)}
+        evidence={{ kind: 'read', paths: ({ path }) => [path] }}
       />
       <Tool
         name="write_file"
@@ -56,6 +60,7 @@ export function FileTools(props: FileToolsProps) {
           content: z.string().describe('The whole new content of the file.'),
         })}
         execute={({ path, content }) => workspace.writeFile(root, path, content)}
+        evidence={{ kind: 'edit', paths: ({ path }) => [path] }}
       />
     </>
   );

@@ -11,6 +11,7 @@ export {
   preview,
   type ResultOptions,
 } from './print.js';
+export { runNodeTests, type TestRun } from './run-tests.js';
 export {
   defineWorkspace,
   type Workspace,

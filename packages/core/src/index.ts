@@ -25,6 +25,40 @@ export type {
   ReworkHistory,
 } from './gates/continue/props.js';
 export { gate } from './gates/descriptor.js';
+export {
+  COMPLETE_STEP_TOOL,
+  type CommandMatch,
+  checkStepEvidence,
+  checkTodoWrite,
+  createLedger,
+  describeEvidence,
+  type EvidenceCheck,
+  type EvidenceSpec,
+  incompleteItems,
+  type Ledger,
+  matchStep,
+  normalizeCommand,
+  normalizePath,
+  type PathEvidenceKind,
+  type PathsMatch,
+  type Receipt,
+  type ReceiptEvidence,
+  type ReceiptInput,
+  type SignedStep,
+  type SignOff,
+  type StepEvidenceInput,
+  type StepMatch,
+  TODO_WRITE_TOOL,
+  type TodoEvidence,
+  type TodoInput,
+  type TodoItem,
+  type TodoStatus,
+  Todos,
+  type TodosProps,
+  type TodosState,
+  type TodoWriteCheck,
+  useTodos,
+} from './gates/evidence/index.js';
 export { decideExit, type ExitDecision } from './gates/exit.js';
 export { Gate, type GateProps } from './gates/gate.js';
 export { Knob, type KnobProps } from './gates/knob.js';

@@ -1,4 +1,5 @@
 import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js';
+import type { TodoEvidence, TodoItem } from '../gates/evidence/types.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, RunStatus, UsageTotals } from '../state/session-state.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
@@ -76,6 +77,10 @@ export type AgateEvent =
   | { type: 'continue:throttled'; tick: number; cooldownMs: number }
   | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
   | { type: 'timeline:trimmed'; tick: number; dropped: number }
+  /** `todo_write` replaced the todo list (a rejected write changes nothing and emits nothing). */
+  | { type: 'todos:changed'; tick: number; todos: TodoItem[] }
+  /** `complete_step` signed off item `step` (1-based) against this turn's receipts. */
+  | { type: 'step:completed'; tick: number; step: number; content: string; evidence: TodoEvidence }
   | { type: 'warning'; tick: number; code: string; message: string }
   | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
 

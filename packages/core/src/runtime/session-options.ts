@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai';
+import type { TodoItem } from '../gates/evidence/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
@@ -55,6 +56,8 @@ export interface RunResult {
   gates: Record<string, GateStatus>;
   knobs: Record<string, JsonValue>;
   usage: SessionState['usage'];
+  /** The todo list of `<Todos>` at the end of the run (`session.state.todos.items`). */
+  todos?: TodoItem[];
   /** The most recent events (capped by `maxEvents`). */
   events: AgateEvent[];
   /** Set when `status` is `error`. */

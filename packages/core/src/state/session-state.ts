@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { TodosState } from '../gates/evidence/types.js';
 import type { JsonValue } from './json.js';
 
 /** The three states of a gate (a knob with exit-blocking semantics). */
@@ -64,6 +65,8 @@ export interface SessionState {
   status: RunStatus | 'idle' | 'running';
   reason?: string;
   progress: ProgressState;
+  /** `<Todos>`: the list and each item's evidence summary (never the turn's receipts). */
+  todos: TodosState;
 }
 
 export const STEP_TOKENS_CAP = 50;
@@ -89,5 +92,6 @@ export function createInitialState(id: string): SessionState {
       callSignatures: [],
       elapsedMs: 0,
     },
+    todos: { items: [], blocks: 0 },
   };
 }
