@@ -1,0 +1,127 @@
+import { APICallError, RetryError } from 'ai';
+import { SnapshotError } from '../persistence/errors.js';
+import {
+  AgateError,
+  DuplicateToolError,
+  errorMessage,
+  type FaultStep,
+  GateDeadlockError,
+  InvalidElementError,
+  KnobDeclarationError,
+  ModelCallError,
+  RenderError,
+} from './errors.js';
+
+/**
+ * Something that is not one of Agate's own errors was thrown inside a run (a guard hook's
+ * `TypeError`, ...). The original is its `cause`; `tick` and `step` say where it happened.
+ */
+export class RunError extends AgateError {}
+
+/**
+ * Marks `error` as having happened in `step`, unless an inner layer already said where. Errors
+ * that are not Agate's own become a `RunError` (the original as `cause`), so every error that
+ * ends a run can carry its location.
+ */
+export function atStep(error: unknown, step: FaultStep): AgateError {
+  const located = asAgateError(error);
+  located.step ??= step;
+  return located;
+}
+
+/**
+ * Marks `error` as having happened in `tick`; the step, when no inner layer marked it, is
+ * inferred from the error's type. What the tick loop does between the model call and the
+ * tools is guard hooks, so an unmarked foreign error is a guard's.
+ */
+export function atTick(error: unknown, tick: number): AgateError {
+  const located = asAgateError(error);
+  located.tick ??= tick;
+  located.step ??= inferStep(located);
+  return located;
+}
+
+/** `Tick 3, model call: The model call failed: …` — the reason of a run that ended `error`. */
+export function describeFault(error: AgateError): string {
+  if (error.tick === undefined) return error.message;
+  return `Tick ${error.tick}, ${error.step ?? 'guard'}: ${error.message}`;
+}
+
+/** The end of a run that failed inside: its located error and the reason naming it. */
+export function runFault(error: unknown, tick: number): { reason: string; error: AgateError } {
+  const located = atTick(error, tick);
+  return { reason: describeFault(located), error: located };
+}
+
+function asAgateError(error: unknown): AgateError {
+  if (error instanceof AgateError) return error;
+  return new RunError(errorMessage(error), { cause: error });
+}
+
+function inferStep(error: AgateError): FaultStep {
+  if (error instanceof ModelCallError) return 'model call';
+  if (error instanceof SnapshotError) return 'store';
+  if (
+    error instanceof RenderError ||
+    error instanceof InvalidElementError ||
+    error instanceof DuplicateToolError ||
+    error instanceof KnobDeclarationError ||
+    error instanceof GateDeadlockError
+  ) {
+    return 'render';
+  }
+  return 'guard';
+}
+
+/**
+ * A `ModelCallError` whose cause is a provider's HTTP error (possibly wrapped in the AI SDK's
+ * `RetryError`) is rebuilt to keep what a host needs to react: the status code, whether the
+ * provider called it retryable, and how many attempts were made. Other errors pass unchanged.
+ */
+export function withProviderDetails(error: unknown): unknown {
+  if (!(error instanceof ModelCallError)) return error;
+  const details = providerDetails(error.cause);
+  if (details === undefined) return error;
+  const { statusCode, retryable, attempts, last } = details;
+  const facts = [
+    ...(statusCode !== undefined ? [`HTTP ${statusCode}`] : []),
+    attempts > 1
+      ? `gave up after ${attempts} attempts`
+      : retryable === false
+        ? 'not retryable'
+        : 'not retried: maxRetries is 0',
+  ];
+  const enriched = new ModelCallError(
+    `The model call failed: ${errorMessage(last)} (${facts.join(', ')})`,
+    { cause: error.cause },
+  );
+  if (statusCode !== undefined) enriched.statusCode = statusCode;
+  if (retryable !== undefined) enriched.retryable = retryable;
+  enriched.attempts = attempts;
+  return enriched;
+}
+
+interface ProviderDetails {
+  statusCode?: number;
+  retryable?: boolean;
+  attempts: number;
+  last: unknown;
+}
+
+function providerDetails(cause: unknown): ProviderDetails | undefined {
+  let attempts = 1;
+  let last = cause;
+  if (RetryError.isInstance(cause)) {
+    attempts = cause.errors.length;
+    last = cause.lastError;
+  }
+  if (!APICallError.isInstance(last)) {
+    return attempts > 1 ? { attempts, last } : undefined;
+  }
+  return {
+    ...(last.statusCode !== undefined ? { statusCode: last.statusCode } : {}),
+    retryable: last.isRetryable,
+    attempts,
+    last,
+  };
+}
