@@ -71,10 +71,13 @@ export function streamOf(
   parts: LanguageModelV4StreamPart[],
   error?: unknown,
 ): ReadableStream<LanguageModelV4StreamPart> {
+  let next = 0;
+  // One part per pull: an error enqueued with the parts would discard the ones not yet read.
   return new ReadableStream({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      if (error !== undefined) controller.error(error);
+    pull(controller) {
+      const part = parts[next++];
+      if (part !== undefined) controller.enqueue(part);
+      else if (error !== undefined) controller.error(error);
       else controller.close();
     },
   });

@@ -1,3 +1,4 @@
+import { AgateError, errorMessage, ModelCallError } from './errors.js';
 import { withProviderDetails } from './fault.js';
 import { callModel, type ModelCallOptions, type ModelTurn } from './model-call.js';
 
@@ -43,6 +44,11 @@ export async function callModelUntilAborted(options: ModelCallOptions): Promise<
     return await untilAborted(callModel({ ...options, onDelta }), signal);
   } catch (error) {
     signal.throwIfAborted();
-    throw withProviderDetails(error);
+    // A stream that breaks off (a dropped connection) throws from the read loop itself.
+    const failed =
+      error instanceof AgateError
+        ? error
+        : new ModelCallError(`The model call failed: ${errorMessage(error)}`, { cause: error });
+    throw withProviderDetails(failed);
   }
 }

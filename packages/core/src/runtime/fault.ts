@@ -1,5 +1,6 @@
 import { APICallError, RetryError } from 'ai';
 import { SnapshotError } from '../persistence/errors.js';
+import type { SessionStore } from '../persistence/store.js';
 import {
   AgateError,
   DuplicateToolError,
@@ -83,16 +84,19 @@ export function withProviderDetails(error: unknown): unknown {
   const details = providerDetails(error.cause);
   if (details === undefined) return error;
   const { statusCode, retryable, attempts, last } = details;
-  const facts = [
-    ...(statusCode !== undefined ? [`HTTP ${statusCode}`] : []),
-    attempts > 1
-      ? `gave up after ${attempts} attempts`
-      : retryable === false
-        ? 'not retryable'
-        : 'not retried: maxRetries is 0',
-  ];
+  const broke = statusCode !== undefined && statusCode >= 200 && statusCode < 300;
+  const facts = broke
+    ? [`the answer broke off after HTTP ${statusCode}`]
+    : [
+        ...(statusCode !== undefined ? [`HTTP ${statusCode}`] : []),
+        attempts > 1
+          ? `gave up after ${attempts} attempts`
+          : retryable === false
+            ? 'not retryable'
+            : 'not retried: maxRetries is 0',
+      ];
   const enriched = new ModelCallError(
-    `The model call failed: ${errorMessage(last)} (${facts.join(', ')})`,
+    `The model call failed: ${messageChain(last)} (${facts.join(', ')})`,
     { cause: error.cause },
   );
   if (statusCode !== undefined) enriched.statusCode = statusCode;
@@ -124,4 +128,41 @@ function providerDetails(cause: unknown): ProviderDetails | undefined {
     attempts,
     last,
   };
+}
+
+/** `Failed to process successful response: terminated: other side closed` — the causes say what happened. */
+function messageChain(error: unknown): string {
+  const messages = [errorMessage(error)];
+  let cause = error instanceof Error ? error.cause : undefined;
+  for (let depth = 0; cause !== undefined && depth < 3; depth++) {
+    const message = errorMessage(cause);
+    if (!messages.includes(message)) messages.push(message);
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return messages.join(': ');
+}
+
+/**
+ * The session's store, with every failure marked as the `store` step: a custom store (a
+ * database, object storage) throws its own errors, which would otherwise read as a guard's.
+ * A proxy, so methods a store has beyond `SessionStore` pass through too.
+ */
+export function storeAtStep(store: SessionStore): SessionStore {
+  const mark = (error: unknown): never => {
+    throw atStep(error, 'store');
+  };
+  return new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        try {
+          const result: unknown = value.apply(target, args);
+          return result instanceof Promise ? result.catch(mark) : result;
+        } catch (error) {
+          return mark(error);
+        }
+      };
+    },
+  });
 }

@@ -25,7 +25,7 @@ import { callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog } from './events.js';
-import { atTick, runFault } from './fault.js';
+import { atTick, runFault, storeAtStep } from './fault.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import type { TickResult } from './tick-result.js';
@@ -431,7 +431,7 @@ export class Session {
   }
 
   private store(): SessionStore {
-    this.sessionStore ??= this.options.store ?? createFileStore();
+    this.sessionStore ??= storeAtStep(this.options.store ?? createFileStore());
     return this.sessionStore;
   }
 

@@ -2,7 +2,7 @@ import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { untilAborted } from './abort.js';
-import { AgateError } from './errors.js';
+import { AgateError, InvalidElementError } from './errors.js';
 import { atStep } from './fault.js';
 import type { TickToolCall } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
@@ -79,6 +79,15 @@ export async function runLimitedToolCall(
   let limited = tools;
   if (tool?.execute !== undefined) {
     const timeoutMs = tool.guard?.timeoutMs ?? limits.timeoutMs;
+    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+      throw atStep(
+        new InvalidElementError(
+          `<Tool name="${tool.name}"> timeoutMs must be a positive number of milliseconds, got ` +
+            `${String(timeoutMs)}. Leave it out to use the session's toolTimeoutMs.`,
+        ),
+        'tool',
+      );
+    }
     limited = new Map(tools).set(tool.name, { ...tool, execute: withinLimits(tool, timeoutMs) });
   }
   let outcome: ToolCallOutcome;
