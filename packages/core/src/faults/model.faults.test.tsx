@@ -148,6 +148,27 @@ describe('model faults', () => {
     expect((await session.run()).status).toBe('completed');
   });
 
+  it('a provider that answers 503 for good, without streaming', async () => {
+    const { server, model } = await httpModel([
+      { error: { status: 503, message: 'Service Unavailable', headers: retryAfter } },
+      { error: { status: 503, message: 'Service Unavailable', headers: retryAfter } },
+      'Done.',
+    ]);
+    const session = createSession(<FaultAgent />, {
+      model,
+      streaming: false,
+      modelSettings: { maxRetries: 1 },
+    });
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      'Tick 1, model call: The model call failed: Service Unavailable (HTTP 503, gave up after 2 attempts)',
+    );
+    expect(server.requests.map((r) => r.stream ?? false)).toEqual([false, false]);
+    expect(session.state.tick).toBe(0);
+    expect((await session.run()).status).toBe('completed');
+  });
+
   it('a provider that answers 400 (not retryable)', async () => {
     const { server, model } = await httpModel([
       { error: { status: 400, message: 'context length exceeded', type: 'invalid_request_error' } },

@@ -21,10 +21,18 @@ describe('locating a fault', () => {
     expect(atTick(new RenderError('r'), 1).step).toBe('render');
     expect(atTick(new SnapshotError('s'), 1).step).toBe('store');
     expect(atTick(new ModelCallError('m'), 1).step).toBe('model call');
-    const marked = atStep(new Error('in a tool'), 'tool');
-    expect(atTick(marked, 2)).toMatchObject({ step: 'tool', tick: 2 });
+    const original = new Error('in a tool');
+    // A foreign error is marked, not replaced, until the tick loop locates it.
+    expect(atStep(original, 'tool')).toBe(original);
+    expect(atStep(original, 'store')).toBe(original);
+    const located = atTick(original, 2);
+    expect(located).toBeInstanceOf(RunError);
+    expect(located).toMatchObject({ step: 'tool', tick: 2, cause: original });
     // A later, outer tick never overrides the first.
-    expect(atTick(marked, 9).tick).toBe(2);
+    expect(atTick(located, 9).tick).toBe(2);
+    const own = new RenderError('r');
+    expect(atStep(own, 'tool')).toBe(own);
+    expect(own.step).toBe('tool');
   });
 });
 

@@ -14,20 +14,25 @@ import {
 } from './errors.js';
 
 /**
- * Something that is not one of Agate's own errors was thrown inside a run (a guard hook's
- * `TypeError`, ...). The original is its `cause`; `tick` and `step` say where it happened.
+ * Something that is not one of Agate's own errors ended a run (a guard hook's `TypeError`, a
+ * custom store's driver error, ...). The original is its `cause`; `tick` and `step` say where.
  */
 export class RunError extends AgateError {}
 
+/** Steps of errors that are not Agate's own, kept aside so the error itself stays untouched. */
+const foreignSteps = new WeakMap<object, FaultStep>();
+
 /**
- * Marks `error` as having happened in `step`, unless an inner layer already said where. Errors
- * that are not Agate's own become a `RunError` (the original as `cause`), so every error that
- * ends a run can carry its location.
+ * Marks `error` as having happened in `step`, unless an inner layer already said where, and
+ * returns it unchanged (code between here and the tick loop, such as a guard family catching a
+ * store's error, still sees the original). `atTick` turns it into a located error.
  */
-export function atStep(error: unknown, step: FaultStep): AgateError {
-  const located = asAgateError(error);
-  located.step ??= step;
-  return located;
+export function atStep(error: unknown, step: FaultStep): unknown {
+  if (error instanceof AgateError) error.step ??= step;
+  else if (typeof error === 'object' && error !== null && !foreignSteps.has(error)) {
+    foreignSteps.set(error, step);
+  }
+  return error;
 }
 
 /**
@@ -38,7 +43,8 @@ export function atStep(error: unknown, step: FaultStep): AgateError {
 export function atTick(error: unknown, tick: number): AgateError {
   const located = asAgateError(error);
   located.tick ??= tick;
-  located.step ??= inferStep(located);
+  const marked = typeof error === 'object' && error !== null ? foreignSteps.get(error) : undefined;
+  located.step ??= marked ?? inferStep(located);
   return located;
 }
 
