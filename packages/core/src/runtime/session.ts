@@ -179,7 +179,9 @@ export class Session {
           status: 'aborted',
           reason: `The run was aborted${signal.reason !== undefined ? `: ${errorMessage(signal.reason)}` : ''}. Call run() again to resume from the last completed tick.`,
         };
-      } else end = { status: 'error', ...runFault(error, this.currentState.tick + 1) };
+      } else {
+        end = { status: 'error', ...runFault(error, this.currentState.tick + 1) };
+      }
     } finally {
       this.running = false;
     }
