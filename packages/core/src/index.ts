@@ -95,7 +95,7 @@ export {
   type EphemeralBlock,
   isCompiledContext,
 } from './renderer/compiled-context.js';
-
+export type { FaultStep } from './runtime/errors.js';
 // Runtime
 export {
   AgateError,
@@ -108,6 +108,7 @@ export {
   SessionStateError,
 } from './runtime/errors.js';
 export type { AgateEvent, AgateEventType, EventListener } from './runtime/events.js';
+export { RunError } from './runtime/fault.js';
 export type { ModelSettings } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
 export {
@@ -121,6 +122,12 @@ export {
 export { useSession, useTick, useTimeline } from './runtime/session-context.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
+export {
+  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  InvalidOptionError,
+  type ToolOutputTruncation,
+  ToolTimeoutError,
+} from './runtime/tool-limits.js';
 
 // State
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';

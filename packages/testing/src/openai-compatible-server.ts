@@ -20,8 +20,22 @@ export interface ServerReply {
   usage?: { promptTokens?: number; completionTokens?: number };
   /** Defaults to `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: string;
-  /** Answer with this HTTP error instead of a completion (the OpenAI error JSON shape). */
-  error?: { status: number; message: string; type?: string; code?: string | number };
+  /**
+   * Answer with this HTTP error instead of a completion (the OpenAI error JSON shape). `headers`
+   * are sent with it: `{ 'retry-after-ms': '5' }` makes the AI SDK's retry wait 5 ms.
+   */
+  error?: {
+    status: number;
+    message: string;
+    type?: string;
+    code?: string | number;
+    headers?: Record<string, string>;
+  };
+  /**
+   * Cut the connection after this many chunks of a streamed answer (0: right after the
+   * headers), as a server that dies mid-answer does. A non-streamed answer is cut at once.
+   */
+  disconnectAfterChunks?: number;
   /** Wait before answering (the wait ends early if the client goes away). */
   delayMs?: number;
 }
@@ -166,14 +180,17 @@ export async function startOpenAICompatibleServer(
       if (gone) return;
     }
     if (reply.error) {
-      const { status, message, type, code } = reply.error;
-      sendError(res, status, message, type ?? 'server_error', code);
+      const { status, message, type, code, headers } = reply.error;
+      sendError(res, status, message, type ?? 'server_error', code, headers);
       return;
     }
 
     const completion = buildCompletion(reply, body, `chatcmpl-${++ids}`, () => `call_${++ids}`);
     if (body.stream === true) {
-      streamCompletion(res, completion, body.stream_options?.include_usage === true);
+      const { disconnectAfterChunks: cutAfter } = reply;
+      streamCompletion(res, completion, body.stream_options?.include_usage === true, cutAfter);
+    } else if (reply.disconnectAfterChunks !== undefined) {
+      res.destroy();
     } else {
       sendJson(res, 200, completionJson(completion));
     }
@@ -303,13 +320,27 @@ function completionJson(c: Completion): Record<string, unknown> {
  * delta (index, id, name) and argument fragments, a finish chunk, then (when asked for with
  * `stream_options.include_usage`) a usage chunk with empty `choices`, then `[DONE]`.
  */
-function streamCompletion(res: ServerResponse, c: Completion, includeUsage: boolean): void {
+function streamCompletion(
+  res: ServerResponse,
+  c: Completion,
+  includeUsage: boolean,
+  disconnectAfterChunks?: number,
+): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });
+  let chunks = 0;
+  let cut = false;
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => {
+    if (cut) return;
+    if (disconnectAfterChunks !== undefined && chunks++ >= disconnectAfterChunks) {
+      // After what was written reaches the client: an abrupt close, with no end of the stream.
+      cut = true;
+      res.socket?.destroySoon();
+      return;
+    }
     const data = {
       id: c.id,
       object: 'chat.completion.chunk',
@@ -338,6 +369,7 @@ function streamCompletion(res: ServerResponse, c: Completion, includeUsage: bool
   });
   delta({}, c.finishReason);
   if (includeUsage) chunk([], { usage: c.usage });
+  if (cut) return;
   res.write('data: [DONE]\n\n');
   res.end();
 }
@@ -353,9 +385,15 @@ function fragments(text: string, size: number): string[] {
   return out;
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(value);
   res.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
   });
@@ -368,8 +406,9 @@ function sendError(
   message: string,
   type: string,
   code?: string | number,
+  headers?: Record<string, string>,
 ): void {
-  sendJson(res, status, { error: { message, type, param: null, code: code ?? null } });
+  sendJson(res, status, { error: { message, type, param: null, code: code ?? null } }, headers);
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -784,7 +784,7 @@ describe('errors', () => {
     expect(result.status).toBe('error');
     expect(result.error).toBeInstanceOf(GatePredicateError);
     expect(result.reason).toBe(
-      'Gate "verification": activateWhen threw at tick end: cannot read toolCalls. Fix the predicate; it must return a boolean for any finished tick.',
+      'Tick 1, guard: Gate "verification": activateWhen threw at tick end: cannot read toolCalls. Fix the predicate; it must return a boolean for any finished tick.',
     );
     // The tick itself is kept; the gate was left as it was.
     expect(session.state.tick).toBe(1);

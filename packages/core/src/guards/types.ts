@@ -12,6 +12,7 @@ import type { DeclarationRegistry } from '../runtime/declarations.js';
 import type { AgateEvent } from '../runtime/events.js';
 import type { RunReport, SessionOptions } from '../runtime/session-options.js';
 import type { TickResult, TickToolCall, TickToolResult } from '../runtime/tick-result.js';
+import type { ToolOutputTruncation } from '../runtime/tool-limits.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
 
 /**
@@ -143,6 +144,8 @@ export interface ToolCallOutcome {
   error?: unknown;
   /** Set when a guard refused the call: its name. */
   refusedBy?: string;
+  /** Set when `result.output` was cut to `maxToolOutputChars`: the full value, for the host. */
+  truncated?: ToolOutputTruncation;
 }
 
 export type ExitVerdict =

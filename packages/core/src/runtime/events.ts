@@ -2,7 +2,9 @@ import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js
 import type { TodoEvidence, TodoItem } from '../gates/evidence/types.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, RunStatus, UsageTotals } from '../state/session-state.js';
+import { errorMessage } from './errors.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
+import type { ToolOutputTruncation } from './tool-limits.js';
 
 /** Everything a run reports, in order. `onEvent` and `session.subscribe` receive these. */
 export type AgateEvent =
@@ -32,6 +34,8 @@ export type AgateEvent =
       toolName: string;
       output: JsonValue;
       isError: boolean;
+      /** Set when `output` (what the model sees) was cut to `maxToolOutputChars`. */
+      truncated?: ToolOutputTruncation;
     }
   | {
       /** A guard refused the call before `execute` (a pending checkpoint, ...); it never ran. */
@@ -86,14 +90,24 @@ export type AgateEvent =
 
 export type AgateEventType = AgateEvent['type'];
 
+/**
+ * Receives every event. Listeners are observers: one that throws (or returns a promise that
+ * rejects) never changes the run; the failure is reported once as a `warning` event.
+ */
 export type EventListener = (event: AgateEvent) => void;
 
 /** Keeps the last `capacity` events (a long run must not grow without bound) and fans out. */
 export class EventLog {
   private readonly listeners = new Set<EventListener>();
+  private readonly failed = new WeakSet<EventListener>();
+  private reporting = false;
   private buffer: AgateEvent[] = [];
 
-  constructor(private readonly capacity: number) {}
+  /** `currentTick`: the tick a listener failure is reported at, for events that carry none. */
+  constructor(
+    private readonly capacity: number,
+    private readonly currentTick: () => number = () => 0,
+  ) {}
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
@@ -106,7 +120,38 @@ export class EventLog {
     this.buffer.push(event);
     // Amortized trim: drop a chunk at once instead of shifting on every event.
     if (this.buffer.length > this.capacity * 2) this.buffer = this.buffer.slice(-this.capacity);
-    for (const listener of this.listeners) listener(event);
+    for (const listener of this.listeners) {
+      try {
+        const returned: unknown = listener(event);
+        if (isThenable(returned)) {
+          returned.then(undefined, (error: unknown) => this.listenerFailed(listener, event, error));
+        }
+      } catch (error) {
+        this.listenerFailed(listener, event, error);
+      }
+    }
+  }
+
+  /**
+   * Once per listener: a listener that fails on every event must not flood the log. A failure
+   * while the warning itself is delivered is not reported again (no recursion).
+   */
+  private listenerFailed(listener: EventListener, event: AgateEvent, error: unknown): void {
+    if (this.reporting || this.failed.has(listener)) return;
+    this.failed.add(listener);
+    this.reporting = true;
+    try {
+      this.emit({
+        type: 'warning',
+        tick: 'tick' in event ? event.tick : this.currentTick(),
+        code: 'listener-failed',
+        message:
+          `An event listener failed on "${event.type}": ${errorMessage(error)}. Listeners are ` +
+          'observers, so the run went on; this listener is not reported again.',
+      });
+    } finally {
+      this.reporting = false;
+    }
   }
 
   /** The most recent events, oldest first. */
@@ -115,4 +160,12 @@ export class EventLog {
       ? this.buffer.slice(-this.capacity)
       : [...this.buffer];
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -4,6 +4,7 @@ import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
 import type { GateStatus, RunStatus, SessionState } from '../state/session-state.js';
+import type { AgateError } from './errors.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
 
@@ -35,6 +36,16 @@ export interface SessionOptions {
   store?: SessionStore;
   /** Continue a session from `session.snapshot()` (possibly taken in another process). */
   snapshot?: SessionSnapshot;
+  /**
+   * Time limit of every tool call, in ms (`<Tool timeoutMs>` wins). A call over it becomes a
+   * tool error the model sees and its `abortSignal` fires. Default: no limit.
+   */
+  toolTimeoutMs?: number;
+  /**
+   * Characters of one tool result the model sees (its JSON text for non-strings); the rest is
+   * cut with a marker. The `tool:result` event keeps the full value. Default 100,000.
+   */
+  maxToolOutputChars?: number;
 }
 
 export interface RunOptions {
@@ -60,8 +71,11 @@ export interface RunResult {
   todos?: TodoItem[];
   /** The most recent events (capped by `maxEvents`). */
   events: AgateEvent[];
-  /** Set when `status` is `error`. */
-  error?: Error;
+  /**
+   * Set when `status` is `error`: what failed, with `tick` and `step` saying where (`reason`
+   * names both). Provider failures are a `ModelCallError` with `statusCode` and `attempts`.
+   */
+  error?: AgateError;
 }
 
 /** What guard families add to a `RunResult` (each family fills its own fields). */

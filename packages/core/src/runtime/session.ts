@@ -21,14 +21,15 @@ import {
   type SessionState,
 } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
+import { callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
-import { AgateError, errorMessage, SessionStateError } from './errors.js';
+import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog } from './events.js';
-import { callModel } from './model-call.js';
+import { atTick, runFault, storeAtStep } from './fault.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import type { TickResult } from './tick-result.js';
-import { runToolCall } from './tool-execution.js';
+import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 
 export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 
@@ -62,6 +63,7 @@ export class Session {
   private disposed = false;
   private lastContext: CompiledContext | undefined;
   private sessionStore: SessionStore | undefined;
+  private readonly limits: ToolLimits;
 
   constructor(
     private readonly element: ReactNode,
@@ -79,8 +81,9 @@ export class Session {
     if (!isValidSessionId(this.id) || this.id.length > MAX_SESSION_ID_LENGTH) {
       throw new InvalidSessionIdError(this.id, MAX_SESSION_ID_LENGTH);
     }
+    this.limits = toolLimits(options);
     this.root = createAgateRoot();
-    this.events = new EventLog(options.maxEvents ?? 1_000);
+    this.events = new EventLog(options.maxEvents ?? 1_000, () => this.currentState.tick);
     const host: GuardHost = {
       sessionId: this.id,
       options,
@@ -155,7 +158,7 @@ export class Session {
     const signal = options.signal ?? this.options.signal ?? new AbortController().signal;
     const startTick = this.currentState.tick;
     const last = this.currentState.status;
-    let end: { status: RunStatus; reason?: string; error?: Error } | undefined;
+    let end: { status: RunStatus; reason?: string; error?: AgateError } | undefined;
     try {
       this.guards.runStart({ resumedByPerson: last === 'paused' || last === 'stopped' });
       this.update((draft) => {
@@ -177,8 +180,7 @@ export class Session {
           reason: `The run was aborted${signal.reason !== undefined ? `: ${errorMessage(signal.reason)}` : ''}. Call run() again to resume from the last completed tick.`,
         };
       } else {
-        const err = error instanceof Error ? error : new AgateError(errorMessage(error));
-        end = { status: 'error', reason: err.message, error: err };
+        end = { status: 'error', ...runFault(error, this.currentState.tick + 1) };
       }
     } finally {
       this.running = false;
@@ -283,9 +285,10 @@ export class Session {
     try {
       return await this.runTick(signal);
     } catch (error) {
-      // A tick is atomic: an abort or failure leaves the state of the last completed tick.
-      if (signal.aborted) this.currentState = before;
-      throw error;
+      // A tick is atomic: an abort, or a failure before the commit, leaves the state of the last
+      // completed tick. A failure after the commit (a guard's tick end) keeps the committed tick.
+      if (signal.aborted || this.currentState.tick === before.tick) this.currentState = before;
+      throw signal.aborted ? error : atTick(error, before.tick + 1);
     }
   }
 
@@ -307,7 +310,7 @@ export class Session {
       tools: context.tools.map((t) => t.name),
       ephemeral: context.ephemeral.length,
     });
-    const turn = await callModel({
+    const turn = await callModelUntilAborted({
       model: this.options.model,
       context,
       signal,
@@ -346,7 +349,7 @@ export class Session {
           message: refusal.message,
         });
       } else {
-        outcome = await runToolCall(call, tools, {
+        outcome = await runLimitedToolCall(call, tools, this.limits, {
           toolCallId: call.toolCallId,
           abortSignal: signal,
           tick: tickNo,
@@ -355,7 +358,7 @@ export class Session {
       }
       signal.throwIfAborted();
       await this.guards.afterToolCall(guardTick, outcome);
-      this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result });
+      this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result, ...truncationOf(outcome) });
       toolResults.push(outcome.result);
     }
 
@@ -430,7 +433,7 @@ export class Session {
   }
 
   private store(): SessionStore {
-    this.sessionStore ??= this.options.store ?? createFileStore();
+    this.sessionStore ??= storeAtStep(this.options.store ?? createFileStore());
     return this.sessionStore;
   }
 

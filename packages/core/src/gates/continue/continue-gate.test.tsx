@@ -358,7 +358,7 @@ describe('<ContinueGate> in the tick loop', () => {
       const result = await session.run();
       expect(result.status).toBe('error');
       expect(result.error).toBeInstanceOf(SnapshotError);
-      expect(result.reason).toBe('Could not save: disk full');
+      expect(result.reason).toBe('Tick 3, store: Could not save: disk full');
       expect(session.state.tick).toBe(2);
       // No restore point was made, so the checkpoint is still due.
       expect(session.state.progress.lastCheckpointStep).toBe(0);
@@ -458,7 +458,9 @@ describe('<ContinueGate> in the tick loop', () => {
       );
       const result = await session.run();
       expect(result.status).toBe('error');
-      expect(result.reason).toBe("The ContinueGate's uncertainty function threw: no signal");
+      expect(result.reason).toBe(
+        "Tick 1, guard: The ContinueGate's uncertainty function threw: no signal",
+      );
     });
   });
 

@@ -1,0 +1,188 @@
+import { scriptedModel } from '@agate/testing';
+import { describe, expect, it } from 'vitest';
+import {
+  ContinueGate,
+  createSession,
+  GatePredicateError,
+  gate,
+  RenderError,
+  useGate,
+  useTick,
+} from '../index.js';
+import { FaultAgent, step, watch } from './harness.js';
+
+let predicateThrows = true;
+const afterStep = gate({
+  description: 'Review the steps',
+  instructions: 'Review what the steps did.',
+  activateWhen: (tick) => {
+    if (predicateThrows) throw new TypeError("Cannot read properties of undefined (reading 'n')");
+    return tick.toolCalls.length > 5;
+  },
+});
+
+function Reviewed() {
+  return useGate('review', afterStep).element;
+}
+
+/** The ContinueGate's uncertainty signal, per tick; a case makes it throw. */
+let unsure = (_tick: number): number => 0;
+
+function Watched() {
+  const tick = useTick();
+  return <ContinueGate uncertainty={() => unsure(tick)} />;
+}
+
+/** A component that throws on tick 2. */
+function Flaky() {
+  if (useTick() === 2) throw new Error('config file vanished');
+  return null;
+}
+
+describe('guard and observer faults', () => {
+  it('a gate predicate that throws', async () => {
+    predicateThrows = true;
+    const model = scriptedModel([step(1), step(2), 'Done.']);
+    const session = createSession(<FaultAgent extra={<Reviewed />} />, { model });
+    const w = watch(session);
+
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      'Tick 1, guard: Gate "review": activateWhen threw at tick end: Cannot read properties of ' +
+        "undefined (reading 'n'). Fix the predicate; it must return a boolean for any finished tick.",
+    );
+    expect(failed.error).toBeInstanceOf(GatePredicateError);
+    expect(failed.error).toMatchObject({ tick: 1, step: 'guard' });
+    // The predicate runs after the tick was committed: tick 1 is kept, the gate untouched.
+    expect(session.state.tick).toBe(1);
+    expect(session.state.gates).toEqual({});
+    expect(w.ofType('tick:end')).toHaveLength(0);
+
+    predicateThrows = false;
+    expect((await session.run()).status).toBe('completed');
+    expect(session.state.tick).toBe(3);
+  });
+
+  it('a ContinueGate callback that throws', async () => {
+    unsure = (tick) => {
+      if (tick === 2) throw new Error('the judge model is offline');
+      return 0;
+    };
+    const model = scriptedModel([step(1), step(2), 'Done.']);
+    const session = createSession(<FaultAgent extra={<Watched />} />, { model });
+    const w = watch(session);
+
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      "Tick 2, guard: The ContinueGate's uncertainty function threw: the judge model is offline",
+    );
+    expect(model.calls).toHaveLength(1);
+    w.expectStateAfterTick(1);
+
+    unsure = () => 0;
+    expect((await session.run()).status).toBe('completed');
+    expect(session.state.tick).toBe(3);
+  });
+
+  it('a ContinueGate onDecision that throws', async () => {
+    let broken = true;
+    const onDecision = () => {
+      if (broken) throw new Error('metrics sink unreachable');
+    };
+    const model = scriptedModel([step(1), 'Done.']);
+    const session = createSession(<FaultAgent extra={<ContinueGate onDecision={onDecision} />} />, {
+      model,
+    });
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      "Tick 1, guard: The ContinueGate's onDecision threw: metrics sink unreachable",
+    );
+    expect(session.state.tick).toBe(0);
+    expect(model.calls).toHaveLength(0);
+
+    broken = false;
+    expect((await session.run()).status).toBe('completed');
+  });
+
+  it('a component that throws while rendering', async () => {
+    const model = scriptedModel([step(1), 'Done.']);
+    const session = createSession(<FaultAgent extra={<Flaky />} />, { model });
+    const w = watch(session);
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      'Tick 2, render: A component threw while rendering the agent: config file vanished',
+    );
+    expect(failed.error).toBeInstanceOf(RenderError);
+    w.expectStateAfterTick(1);
+  });
+
+  it('a ContinueGate isRework that throws a value that is not an Error', async () => {
+    let throwIt = true;
+    const isRework = () => {
+      if (throwIt) throw { code: 'E_JUDGE', detail: 'no answer' };
+      return false;
+    };
+    const model = scriptedModel([step(1), 'Done.']);
+    const session = createSession(<FaultAgent extra={<ContinueGate isRework={isRework} />} />, {
+      model,
+    });
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      'Tick 1, guard: The ContinueGate\'s isRework threw on tick 1: {"code":"E_JUDGE","detail":"no answer"}',
+    );
+    // isRework runs at tick end, after the commit: tick 1 is kept.
+    expect(session.state.tick).toBe(1);
+    throwIt = false;
+    expect((await session.run()).status).toBe('completed');
+  });
+
+  it('an event listener that throws', async () => {
+    const model = scriptedModel([step(1), 'Done.']);
+    const session = createSession(<FaultAgent />, {
+      model,
+      onEvent: (event) => {
+        if (event.type === 'tool:result' || event.type === 'run:end') throw new Error('log full');
+      },
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    expect(result.ticks).toBe(2);
+    const warnings = result.events.filter((e) => e.type === 'warning');
+    expect(warnings).toEqual([
+      {
+        type: 'warning',
+        tick: 1,
+        code: 'listener-failed',
+        message:
+          'An event listener failed on "tool:result": log full. Listeners are observers, so the ' +
+          'run went on; this listener is not reported again.',
+      },
+    ]);
+  });
+
+  it('an event listener that returns a rejected promise', async () => {
+    const model = scriptedModel([step(1), 'Done.']);
+    const session = createSession(<FaultAgent />, { model });
+    const w = watch(session);
+    // A warning listener that fails too: reported nowhere, and no loop.
+    session.subscribe(async (event) => {
+      throw new Error(`webhook returned 503 on ${event.type}`);
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    await Promise.resolve();
+    const warnings = w.ofType('warning');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toBe(
+      'An event listener failed on "run:start": webhook returned 503 on run:start. Listeners are ' +
+        'observers, so the run went on; this listener is not reported again.',
+    );
+    expect((await session.run()).status).toBe('error'); // the script is used up: a real error
+    expect(w.ofType('warning')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,54 @@
+import { AgateError, errorMessage, ModelCallError } from './errors.js';
+import { withProviderDetails } from './fault.js';
+import { callModel, type ModelCallOptions, type ModelTurn } from './model-call.js';
+
+/**
+ * Settles with `work`, or rejects with the signal's reason as soon as it aborts — whichever
+ * comes first. Code that ignores its abort signal (a stuck shell command, a hung HTTP call, a
+ * provider that never answers) therefore cannot keep a run from returning. What `work` does
+ * later is dropped: a late result never reaches the caller and a late rejection is swallowed.
+ */
+export function untilAborted<T>(work: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  const promise = Promise.resolve(work);
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * The tick's model call, returning as soon as the run's signal aborts even if the provider
+ * (or a test model) ignores the signal. Deltas that arrive after the abort are not reported,
+ * and provider errors keep their status code and retry count (`withProviderDetails`).
+ */
+export async function callModelUntilAborted(options: ModelCallOptions): Promise<ModelTurn> {
+  const { signal } = options;
+  const onDelta: ModelCallOptions['onDelta'] = (kind, delta) => {
+    if (!signal.aborted) options.onDelta(kind, delta);
+  };
+  try {
+    return await untilAborted(callModel({ ...options, onDelta }), signal);
+  } catch (error) {
+    signal.throwIfAborted();
+    // A stream that breaks off (a dropped connection) throws from the read loop itself.
+    const failed =
+      error instanceof AgateError
+        ? error
+        : new ModelCallError(`The model call failed: ${errorMessage(error)}`, { cause: error });
+    throw withProviderDetails(failed);
+  }
+}

@@ -1,0 +1,169 @@
+import type { ToolCallOutcome } from '../guards/types.js';
+import type { CompiledTool } from '../renderer/compiled-context.js';
+import type { JsonValue } from '../state/json.js';
+import { untilAborted } from './abort.js';
+import { AgateError, InvalidElementError } from './errors.js';
+import { atStep } from './fault.js';
+import type { TickToolCall } from './tick-result.js';
+import type { ToolExecuteContext } from './tool-context.js';
+import { runToolCall } from './tool-execution.js';
+
+/** What the model sees of one tool result, at most (`SessionOptions.maxToolOutputChars`). */
+export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 100_000;
+
+/** A session option that cannot work; thrown by `createSession`, before any run starts. */
+export class InvalidOptionError extends AgateError {}
+
+/** A tool ran longer than its time limit; the model sees the message as the tool's error. */
+export class ToolTimeoutError extends AgateError {
+  constructor(
+    readonly toolName: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `Tool "${toolName}" timed out after ${timeoutMs} ms and was told to stop (its abortSignal ` +
+        'fired). Try a smaller piece of work, or another way.',
+    );
+  }
+}
+
+/** How much a tool call may take: time, and characters of output the model sees. */
+export interface ToolLimits {
+  /** The session default; `<Tool timeoutMs>` wins. Undefined: no time limit. */
+  timeoutMs: number | undefined;
+  maxOutputChars: number;
+}
+
+/** What the host still gets when the model saw a cut-down result (in the `tool:result` event). */
+export interface ToolOutputTruncation {
+  /** Characters of the full result (its JSON text, when it is not a string). */
+  originalChars: number;
+  /** The whole result, as it would have been stored. */
+  fullOutput: JsonValue;
+}
+
+/** Reads and checks the session's tool limits; a bad value throws before any run starts. */
+export function toolLimits(options: {
+  toolTimeoutMs?: number | undefined;
+  maxToolOutputChars?: number | undefined;
+}): ToolLimits {
+  const { toolTimeoutMs, maxToolOutputChars = DEFAULT_MAX_TOOL_OUTPUT_CHARS } = options;
+  if (toolTimeoutMs !== undefined && !(Number.isFinite(toolTimeoutMs) && toolTimeoutMs > 0)) {
+    throw new InvalidOptionError(
+      `toolTimeoutMs must be a positive number of milliseconds, got ${String(toolTimeoutMs)}. ` +
+        'Leave it out for no session-wide time limit.',
+    );
+  }
+  if (!(Number.isSafeInteger(maxToolOutputChars) && maxToolOutputChars > 0)) {
+    throw new InvalidOptionError(
+      `maxToolOutputChars must be a whole number > 0, got ${String(maxToolOutputChars)} ` +
+        `(default ${DEFAULT_MAX_TOOL_OUTPUT_CHARS.toLocaleString('en-US')}).`,
+    );
+  }
+  return { timeoutMs: toolTimeoutMs, maxOutputChars: maxToolOutputChars };
+}
+
+/**
+ * `runToolCall` within the limits: `execute` races the run's signal and the tool's time limit
+ * (a tool that ignores its `abortSignal` cannot hold the run), a timeout becomes a tool error
+ * the model sees, and the result the model sees is cut to `maxOutputChars` (the outcome's
+ * `truncated` keeps the full value for the host). Only an abort of the run throws.
+ */
+export async function runLimitedToolCall(
+  call: TickToolCall,
+  tools: ReadonlyMap<string, CompiledTool>,
+  limits: ToolLimits,
+  context: ToolExecuteContext,
+): Promise<ToolCallOutcome> {
+  const tool = tools.get(call.toolName);
+  let limited = tools;
+  if (tool?.execute !== undefined) {
+    const timeoutMs = tool.guard?.timeoutMs ?? limits.timeoutMs;
+    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+      throw atStep(
+        new InvalidElementError(
+          `<Tool name="${tool.name}"> timeoutMs must be a positive number of milliseconds, got ` +
+            `${String(timeoutMs)}. Leave it out to use the session's toolTimeoutMs.`,
+        ),
+        'tool',
+      );
+    }
+    limited = new Map(tools).set(tool.name, { ...tool, execute: withinLimits(tool, timeoutMs) });
+  }
+  let outcome: ToolCallOutcome;
+  try {
+    outcome = await runToolCall(call, limited, context);
+  } catch (error) {
+    context.abortSignal.throwIfAborted();
+    throw atStep(error, 'tool');
+  }
+  // Guards compare tools by identity; they see the rendered one, not the wrapper.
+  if (tool !== undefined && outcome.tool !== undefined) outcome = { ...outcome, tool };
+  if (outcome.error instanceof ToolTimeoutError) {
+    outcome = { ...outcome, result: { ...outcome.result, output: outcome.error.message } };
+  }
+  const bounded = boundOutput(outcome.result.output, limits.maxOutputChars);
+  if (bounded === undefined) return outcome;
+  return {
+    ...outcome,
+    result: { ...outcome.result, output: bounded.output },
+    truncated: bounded.truncated,
+  };
+}
+
+/** The `truncated` field of a `tool:result` event, when the outcome has one. */
+export function truncationOf(outcome: ToolCallOutcome): { truncated?: ToolOutputTruncation } {
+  return outcome.truncated === undefined ? {} : { truncated: outcome.truncated };
+}
+
+type Execute = NonNullable<CompiledTool['execute']>;
+
+function withinLimits(tool: CompiledTool, timeoutMs: number | undefined): Execute {
+  const execute = tool.execute as Execute;
+  return async (input, context: ToolExecuteContext) => {
+    const run = context.abortSignal;
+    const timer = new AbortController();
+    // A referenced timer: a tool hanging on nothing must still time out, not let the process exit.
+    const handle =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => timer.abort(new ToolTimeoutError(tool.name, timeoutMs)), timeoutMs);
+    const signal = handle === undefined ? run : AbortSignal.any([run, timer.signal]);
+    try {
+      const work = new Promise((resolve) =>
+        resolve(execute(input, { ...context, abortSignal: signal })),
+      );
+      return await untilAborted(work, signal);
+    } catch (error) {
+      if (timer.signal.aborted && !run.aborted) throw timer.signal.reason;
+      throw error;
+    } finally {
+      clearTimeout(handle);
+    }
+  };
+}
+
+/**
+ * The result cut to `max` characters with a marker saying how much is missing, or undefined
+ * when it fits. A JSON value is measured (and cut) as its JSON text.
+ */
+export function boundOutput(
+  output: JsonValue,
+  max: number,
+): { output: string; truncated: ToolOutputTruncation } | undefined {
+  const text = typeof output === 'string' ? output : JSON.stringify(output);
+  if (text.length <= max) return undefined;
+  // Never split a surrogate pair: half an emoji is not valid text for the provider.
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  const cut = text.length - end;
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  return {
+    output:
+      `${text.slice(0, end)}\n\n[Output truncated: ${fmt(cut)} of ${fmt(text.length)} characters ` +
+      `cut; only the first ${fmt(end)} are shown. Ask for less (a narrower query, a range, a ` +
+      'summary) to see the rest.]',
+    truncated: { originalChars: text.length, fullOutput: output },
+  };
+}
