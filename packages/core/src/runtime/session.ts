@@ -221,6 +221,8 @@ export class Session {
       timeline: this.currentState.timeline,
       gates: {},
       knobs: {},
+      checkpoints: {},
+      checkpointLedger: [],
       usage: this.currentState.usage,
       ...this.guards.report(),
       events: this.events.recent(),
