@@ -10,6 +10,7 @@ export {
   ApprovalKeyError,
   type ApproveInput,
   approveCheckpoint,
+  Checkpoint,
   type CheckpointCause,
   CheckpointDecisionError,
   CheckpointDeclarationError,
@@ -24,6 +25,7 @@ export {
   type FileBaseline,
   type RejectInput,
   rejectCheckpoint,
+  SUBMIT_CHECKPOINT_TOOL,
   UnknownCheckpointError,
   UnknownSessionError,
 } from './gates/checkpoint/index.js';

@@ -1,3 +1,4 @@
+export { Checkpoint } from './checkpoint.js';
 export {
   ApprovalKeyError,
   CheckpointDecisionError,
@@ -7,6 +8,7 @@ export {
   UnknownSessionError,
 } from './errors.js';
 export { APPROVAL_KEY_ENV } from './signing.js';
+export { SUBMIT_CHECKPOINT_TOOL } from './submit-tool.js';
 export { approveCheckpoint, rejectCheckpoint } from './supervisor.js';
 export {
   type ApproveInput,
