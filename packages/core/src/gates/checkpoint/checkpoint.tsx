@@ -1,8 +1,7 @@
 import type { ReactNode } from 'react';
 import { useDeclaration } from '../use-declaration.js';
-import { CHECKPOINT_FAMILY } from './guard.js';
 import { checkCheckpointProps } from './props.js';
-import type { CheckpointProps } from './types.js';
+import { CHECKPOINT_FAMILY, type CheckpointProps } from './types.js';
 
 /**
  * A boundary the agent cannot cross on its own. While it is the open checkpoint (the first not

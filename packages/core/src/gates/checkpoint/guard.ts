@@ -39,6 +39,7 @@ import {
 } from './submit-tool.js';
 import {
   type ApproveInput,
+  CHECKPOINT_FAMILY,
   type CheckpointLedgerEntry,
   type CheckpointProps,
   type CheckpointRecord,
@@ -46,8 +47,6 @@ import {
   DEFAULT_CHECKPOINT_BUDGET,
   type RejectInput,
 } from './types.js';
-
-export const CHECKPOINT_FAMILY = 'checkpoint';
 
 interface OpenCheckpoint {
   props: CheckpointProps;

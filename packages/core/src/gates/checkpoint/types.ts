@@ -31,6 +31,9 @@ export interface CheckpointProps {
 
 export const DEFAULT_CHECKPOINT_BUDGET = 15;
 
+/** The family name in the DeclarationRegistry (`registry.ofFamily('checkpoint')`). */
+export const CHECKPOINT_FAMILY = 'checkpoint';
+
 /** The trigger file as it was when the checkpoint opened; plain JSON, so it survives snapshots. */
 export interface FileBaseline {
   /** The absolute path that was looked at. */
