@@ -104,6 +104,15 @@ describe('approveCheckpoint / rejectCheckpoint on a stored session', () => {
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
+  it('approves a checkpoint a hand-edited file claims is approved (it counts as pending)', async () => {
+    const { store, file } = await storeWithPending(KEY);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    saved.state.checkpoints['T-1'].state = 'approved';
+    await writeFile(file, JSON.stringify(saved));
+    const entry = await approveCheckpoint(store, 's1', 'T-1', { by: 'ana', key: KEY });
+    expect(entry).toMatchObject({ kind: 'approved', answers: 1 });
+  });
+
   it('fails on a corrupt file with a SnapshotError', async () => {
     const { store, file } = await storeWithPending();
     await writeFile(file, '{"format": "agate.session", ');
