@@ -587,6 +587,20 @@ describe('ledger and signing', () => {
     ]);
   });
 
+  it('an empty approvalKey signs nothing and says so', async () => {
+    const { session: s, events } = session(
+      <Agent>
+        <Checkpoint id="T-1" />
+      </Agent>,
+      [{ toolCalls: [submit('T-1')] }],
+      { approvalKey: '' },
+    );
+    await s.run();
+    s.approve('T-1', { by: 'ana' });
+    expect(s.state.checkpointLedger.map((e) => e.signature)).toEqual([undefined, undefined]);
+    expect(ofType(events, 'warning').map((e) => e.code)).toEqual(['checkpoint-empty-key']);
+  });
+
   it('a snapshot with the state flipped to approved stays pending, with a warning', async () => {
     const { session: s } = session(
       <Agent>
