@@ -61,8 +61,10 @@ async function decideStored(
   // `decide` checks everything before its first change; produce discards the draft if it throws.
   const next = produce(state, (draft) => {
     // As a restored session would see it: a hand-edited "approved" is pending, so it can be
-    // approved properly here instead of being stuck until the session runs once.
-    applyCorrections(draft, findCorrections(draft, state.id, key));
+    // approved properly here instead of being stuck until the session runs once. Only this
+    // checkpoint: the others are the session's business (judged with its own key).
+    const corrections = findCorrections(draft, state.id, key).filter((c) => c.id === checkpointId);
+    applyCorrections(draft, corrections);
     entry = decide(draft, checkpointId, decision, { sessionId: state.id, key });
   });
   await store.save(
