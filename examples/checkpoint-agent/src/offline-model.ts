@@ -3,7 +3,7 @@ import { type ScriptedModel, scriptedModel } from '@agate/testing';
 export const GREET_JS = [
   '/** Greets someone by name. */',
   'export function greet(name) {',
-  '  return `Hello, ${name}!`;',
+  "  return 'Hello, ' + name + '!';",
   '}',
   '',
 ].join('\n');
