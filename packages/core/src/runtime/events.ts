@@ -1,3 +1,4 @@
+import type { CheckpointCause } from '../gates/checkpoint/types.js';
 import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js';
 import type { TodoEvidence, TodoItem } from '../gates/evidence/types.js';
 import type { JsonValue } from '../state/json.js';
@@ -80,6 +81,11 @@ export type AgateEvent =
   | { type: 'continue:evaluated'; tick: number; evaluation: ContinueEvaluation; step: StepContext }
   | { type: 'continue:throttled'; tick: number; cooldownMs: number }
   | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
+  /** `<Checkpoint>` events (`checkpoint:saved` above is the ContinueGate's restore point). */
+  | { type: 'checkpoint:submitted'; tick: number; id: string; summary: string }
+  | { type: 'checkpoint:pending'; tick: number; id: string; cause: CheckpointCause; reason: string }
+  | { type: 'checkpoint:approved'; tick: number; id: string; by: string; note?: string }
+  | { type: 'checkpoint:rejected'; tick: number; id: string; by: string; feedback: string }
   | { type: 'timeline:trimmed'; tick: number; dropped: number }
   /** `todo_write` replaced the todo list (a rejected write changes nothing and emits nothing). */
   | { type: 'todos:changed'; tick: number; todos: TodoItem[] }

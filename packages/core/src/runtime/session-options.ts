@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai';
+import type { CheckpointLedgerEntry, CheckpointStatus } from '../gates/checkpoint/types.js';
 import type { TodoItem } from '../gates/evidence/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
@@ -46,6 +47,12 @@ export interface SessionOptions {
    * cut with a marker. The `tool:result` event keeps the full value. Default 100,000.
    */
   maxToolOutputChars?: number;
+  /**
+   * Signs every checkpoint ledger entry (HMAC-SHA256) and accepts only validly signed approvals
+   * in a restored session. Default: the `AGATE_APPROVAL_KEY` environment variable; without
+   * either, approvals are unsigned (see docs/checkpoints.md).
+   */
+  approvalKey?: string;
 }
 
 export interface RunOptions {
@@ -69,6 +76,10 @@ export interface RunResult {
   usage: SessionState['usage'];
   /** The todo list of `<Todos>` at the end of the run (`session.state.todos.items`). */
   todos?: TodoItem[];
+  /** Each `<Checkpoint>`'s state, in render order. */
+  checkpoints: Record<string, CheckpointStatus>;
+  /** Every checkpoint submission, trip, approval and rejection (see `SessionState.checkpointLedger`). */
+  checkpointLedger: CheckpointLedgerEntry[];
   /** The most recent events (capped by `maxEvents`). */
   events: AgateEvent[];
   /**

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { CheckpointLedgerEntry, CheckpointRecord } from '../gates/checkpoint/types.js';
 import type { TodosState } from '../gates/evidence/types.js';
 import type { JsonValue } from './json.js';
 
@@ -27,6 +28,7 @@ export type RunStatus =
   | 'blocked'
   | 'stopped'
   | 'paused'
+  | 'awaiting-approval'
   | 'max-ticks'
   | 'aborted'
   | 'error';
@@ -67,6 +69,10 @@ export interface SessionState {
   progress: ProgressState;
   /** `<Todos>`: the list and each item's evidence summary (never the turn's receipts). */
   todos: TodosState;
+  /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
+  checkpoints: Record<string, CheckpointRecord>;
+  /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
+  checkpointLedger: CheckpointLedgerEntry[];
 }
 
 export const STEP_TOKENS_CAP = 50;
@@ -93,5 +99,7 @@ export function createInitialState(id: string): SessionState {
       elapsedMs: 0,
     },
     todos: { items: [], blocks: 0 },
+    checkpoints: {},
+    checkpointLedger: [],
   };
 }
