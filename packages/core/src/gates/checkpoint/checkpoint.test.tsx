@@ -149,15 +149,32 @@ describe('submit_checkpoint (approach A)', () => {
         <Checkpoint id="T-1" task="Write note 1" />
         <Checkpoint id="T-2" task="Write note 2" />
       </Agent>,
-      [{ toolCalls: [submit('T-2')] }, 'Stopping.'],
+      [{ toolCalls: [submit('T-2')] }, { toolCalls: [note(1)] }],
     );
-    const result = await s.run();
-    expect(result.status).toBe('completed');
+    const result = await s.run({ maxTicks: 2 });
+    expect(result.status).toBe('max-ticks');
     const toolMessage = JSON.stringify(result.timeline);
     expect(toolMessage).toContain('is not the open checkpoint. The open checkpoint is T-1');
     expect(requestText(model, 1)).toContain('The open checkpoint is T-1 (Write note 1)');
     expect(s.state.checkpoints['T-1']?.state).toBe('unlocked');
     expect(s.state.checkpointLedger).toEqual([]);
+  });
+
+  it('finishing while a checkpoint is open is crossing it: the run waits for the supervisor', async () => {
+    const { session: s, model } = session(
+      <Agent>
+        <Checkpoint id="T-1" task="Write note 1" />
+      </Agent>,
+      [{ toolCalls: [note(1)] }, 'All done.', 'Done after approval.'],
+    );
+    const result = await s.run();
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.reason).toContain('T-1');
+    expect(s.state.checkpoints['T-1']).toMatchObject({ state: 'pending', cause: 'finish' });
+    expect(s.state.checkpointLedger.map((e) => e.kind)).toEqual(['finish']);
+    s.approve('T-1', { by: 'ana' });
+    expect((await s.run()).status).toBe('completed');
+    expect(model.calls).toHaveLength(3);
   });
 });
 
@@ -453,7 +470,7 @@ describe('supervisor', () => {
     } = session(twoTasks(), [
       { toolCalls: [note(1), submit('T-1')] },
       { toolCalls: [note(2)] },
-      'done',
+      { toolCalls: [submit('T-2')] },
     ]);
     expect((await s.run()).status).toBe('awaiting-approval');
     const entry = s.approve('T-1', { by: 'ana', note: 'Good; keep notes short.' });
@@ -468,7 +485,7 @@ describe('supervisor', () => {
       },
     ]);
     const result = await s.run();
-    expect(result.status).toBe('completed');
+    expect(result.status).toBe('awaiting-approval');
     const next = requestText(model, 1);
     expect(next).toContain(
       'Checkpoint T-1 was approved by ana. Note from the supervisor: Good; keep notes short.',
@@ -477,7 +494,7 @@ describe('supervisor', () => {
     expect(next).toContain('Task: Write note 2');
     // Told once: the request after that no longer repeats the approval.
     expect(requestText(model, 2)).not.toContain('was approved by ana');
-    expect(result.checkpoints).toEqual({ 'T-1': 'approved', 'T-2': 'unlocked' });
+    expect(result.checkpoints).toEqual({ 'T-1': 'approved', 'T-2': 'pending' });
   });
 
   it('reject: unlocked again, the feedback in the next request until the next submit', async () => {

@@ -11,7 +11,7 @@ import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext } from '../../renderer/compiled-context.js';
 import { AgateError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickToolCall } from '../../runtime/tick-result.js';
+import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
 import {
   CheckpointDeclarationError,
   CheckpointNotPendingError,
@@ -213,7 +213,7 @@ export class CheckpointGuard implements Guard {
     });
   }
 
-  tickEnd(tick: GuardTick): BeforeModelVerdict {
+  tickEnd(tick: GuardTick, result: TickResult): BeforeModelVerdict {
     const open = this.open();
     if (open !== undefined && open.record?.state !== 'pending') {
       const id = open.props.id;
@@ -230,6 +230,15 @@ export class CheckpointGuard implements Guard {
           tick: tick.tick,
           by: 'runtime',
           reason: `its budget of ${budget} tick${budget === 1 ? '' : 's'} ran out without a submit`,
+        });
+      } else if (result.toolCalls.length === 0) {
+        // Finishing is crossing the boundary too: the agent may not end the run past a
+        // checkpoint it never submitted, so its work goes to the supervisor like a submission.
+        this.goPending(id, {
+          cause: 'finish',
+          tick: tick.tick,
+          by: 'runtime',
+          reason: 'the agent tried to finish without submitting it',
         });
       }
     }

@@ -39,6 +39,7 @@ const KIND_OF_CAUSE: Record<CheckpointCause, CheckpointLedgerKind> = {
   submit: 'submitted',
   budget: 'budget',
   file: 'file',
+  finish: 'finish',
 };
 
 /** Records, tolerating a hand-edited snapshot where the field is missing or not an object. */

@@ -6,7 +6,8 @@
 export type CheckpointStatus = 'unlocked' | 'pending' | 'approved';
 
 /** What made a checkpoint pending. */
-export type CheckpointCause = 'submit' | 'budget' | 'file';
+/** `finish`: the model tried to finish (a reply with no tool call) without submitting it. */
+export type CheckpointCause = 'submit' | 'budget' | 'file' | 'finish';
 
 /** `<Checkpoint trigger>`: the checkpoint goes pending when this file is written. */
 export interface CheckpointTrigger {
@@ -61,7 +62,13 @@ export interface CheckpointRecord {
 }
 
 /** What a ledger entry records. The first three make a checkpoint pending; the last two decide. */
-export type CheckpointLedgerKind = 'submitted' | 'budget' | 'file' | 'approved' | 'rejected';
+export type CheckpointLedgerKind =
+  | 'submitted'
+  | 'budget'
+  | 'file'
+  | 'finish'
+  | 'approved'
+  | 'rejected';
 
 /**
  * One line of the checkpoint ledger (`SessionState.checkpointLedger`), append-only. With an
@@ -100,10 +107,11 @@ export const CAUSE_OF_KIND: Partial<Record<CheckpointLedgerKind, CheckpointCause
   submitted: 'submit',
   budget: 'budget',
   file: 'file',
+  finish: 'finish',
 };
 
 export function isPendingCause(kind: CheckpointLedgerKind): boolean {
-  return kind === 'submitted' || kind === 'budget' || kind === 'file';
+  return kind === 'submitted' || kind === 'budget' || kind === 'file' || kind === 'finish';
 }
 
 export interface ApproveInput {
