@@ -76,6 +76,19 @@ export type AgateEvent =
   | { type: 'continue:throttled'; tick: number; cooldownMs: number }
   | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
   | { type: 'timeline:trimmed'; tick: number; dropped: number }
+  | {
+      /** The request was pruned to `context.maxTokens` (every tick where anything is left out). */
+      type: 'context:pruned';
+      tick: number;
+      maxTokens: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      droppedMessages: number;
+      /** Prioritized system sections and ephemeral blocks left out. */
+      droppedElements: number;
+      /** True when the cut moved this tick (the budget was reached); false while it is kept. */
+      recut: boolean;
+    }
   | { type: 'warning'; tick: number; code: string; message: string }
   | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
 

@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai';
+import type { ContextBudgetOptions } from '../context/options.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
@@ -34,11 +35,15 @@ export interface SessionOptions {
   store?: SessionStore;
   /** Continue a session from `session.snapshot()` (possibly taken in another process). */
   snapshot?: SessionSnapshot;
+  /** A token budget per request: pruned by priority, with a prefix that stays cached (docs/context-budget.md). */
+  context?: ContextBudgetOptions;
 }
 
 export interface RunOptions {
   maxTicks?: number;
   signal?: AbortSignal;
+  /** This run's token budget, instead of the session's (for example a larger one to resume). */
+  context?: ContextBudgetOptions;
 }
 
 export interface RunResult {

@@ -1,6 +1,7 @@
 import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
+import { ContextBudget } from '../context/budget.js';
 import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
 import { createGuards, type GuardInstances } from '../guards/families.js';
 import type { GuardSet } from '../guards/guard-set.js';
@@ -62,6 +63,7 @@ export class Session {
   private disposed = false;
   private lastContext: CompiledContext | undefined;
   private sessionStore: SessionStore | undefined;
+  private readonly budget: ContextBudget;
 
   constructor(
     private readonly element: ReactNode,
@@ -79,6 +81,7 @@ export class Session {
     if (!isValidSessionId(this.id) || this.id.length > MAX_SESSION_ID_LENGTH) {
       throw new InvalidSessionIdError(this.id, MAX_SESSION_ID_LENGTH);
     }
+    this.budget = new ContextBudget(options.context, (event) => this.emit(event));
     this.root = createAgateRoot();
     this.events = new EventLog(options.maxEvents ?? 1_000);
     const host: GuardHost = {
@@ -123,9 +126,9 @@ export class Session {
       this.element,
     );
     this.root.render(element);
-    const tree = compileHostTree(this.root.container);
+    const tree = compileHostTree(this.root.container, this.budget.active);
     const added = this.guards.render(tree);
-    const context: CompiledContext = {
+    const compiled: CompiledContext = {
       system: tree.system,
       messages: tree.messages,
       tools: added.tools,
@@ -136,6 +139,7 @@ export class Session {
       knobs: added.knobs,
       gates: added.gates,
     };
+    const context = this.budget.apply(compiled, tree, this.currentState.tick + 1);
     Object.defineProperty(context, COMPILED_CONTEXT, { value: true });
     this.guards.check(context);
     this.lastContext = context;
@@ -157,6 +161,7 @@ export class Session {
     const last = this.currentState.status;
     let end: { status: RunStatus; reason?: string; error?: Error } | undefined;
     try {
+      this.budget.forRun(options.context);
       this.guards.runStart({ resumedByPerson: last === 'paused' || last === 'stopped' });
       this.update((draft) => {
         draft.status = 'running';
