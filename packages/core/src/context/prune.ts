@@ -489,6 +489,10 @@ function holdings(
   });
   out.push({ what: `messages without a priority (${fixedCount})`, tokens: fixed });
   out.push({ what: `timeline messages kept by keepLast (${keptCount})`, tokens: kept });
+  // Whatever is dropped from the messages is replaced by a short marker message.
+  if (layout.segments.some((x) => x.kind === 'timeline' || x.priority !== undefined)) {
+    out.push({ what: 'the marker for dropped messages', tokens: MARKER_ESTIMATE });
+  }
   input.ephemeral.forEach((block, i) => {
     if (layout.ephemeral[i]?.priority !== undefined) return;
     const label = block.source !== undefined ? `ephemeral [${block.source}]` : 'ephemeral';

@@ -89,7 +89,8 @@ export class TokenCounter {
     let turns = previous?.turns ?? 0;
     for (; i < messages.length; i++) {
       const message = messages[i] as ModelMessage;
-      const tokens = this.text(messageText(message)) + MESSAGE_OVERHEAD;
+      // Counted directly, not through the text cache: the object itself is the cache key.
+      const tokens = this.count(messageText(message)) + MESSAGE_OVERHEAD;
       through += tokens;
       if (message.role === 'assistant') turns += 1;
       this.timeline.set(message, { tokens, through, ordinal, turns });
