@@ -162,6 +162,40 @@ describe('a long session within a context budget', () => {
     expect(tokenizerCalls).toBeLessThan(TICKS * 6);
   }, 60_000);
 
+  it('cuts to the low-water mark, then keeps that cut (prefix and marker) until maxTokens is reached', async () => {
+    const { model, attach } = inspectTurns(100);
+    const session = createSession(<LongAgent />, {
+      model,
+      context: { maxTokens: 1_500, lowWater: 1_000 },
+    });
+    attach(session);
+    const contexts: CompiledContext[] = [];
+    for (let i = 0; i < 60; i++) {
+      const outcome = await session.tick();
+      expect(outcome.done).toBe(false);
+      contexts.push(session.context as CompiledContext);
+    }
+    session.dispose();
+    const recuts = contexts.flatMap((c, i) => (c.budget?.recut ? [i] : []));
+    expect(recuts.length).toBeGreaterThanOrEqual(2);
+    for (const i of recuts) {
+      const { budget } = contexts[i]!;
+      // Cut to the low-water mark (the section of priority 1 is kept: the history goes first).
+      expect(budget!.tokens).toBeLessThanOrEqual(1_000);
+      expect(budget!.tokens).toBeGreaterThan(900);
+      expect(contexts[i]!.system).toContain('## Examples');
+      // The request before it had grown back to the budget: it was full, not cut early.
+      expect(contexts[i - 1]!.budget!.tokens).toBeGreaterThan(1_500 - 120);
+    }
+    // Between two cuts every request keeps the same marker and the same first kept message.
+    for (let i = recuts[0]! + 1; i < recuts[1]!; i++) {
+      expect(contexts[i]!.messages[1]).toEqual(contexts[recuts[0]!]!.messages[1]);
+      expect(contexts[i]!.messages[2]).toBe(contexts[recuts[0]!]!.messages[2]);
+      expect(contexts[i]!.budget!.tokens).toBeLessThanOrEqual(1_500);
+      expect(contexts[i]!.budget!.recut).toBe(false);
+    }
+  });
+
   it('counts with gpt-tokenizer (o200k and cl100k)', () => {
     for (const tokenizer of [countTokens, countCl100k]) {
       const timeline: ModelMessage[] = [];

@@ -82,6 +82,10 @@ export class ContextBudget {
 
   private resolve(): void {
     const options = this.runOptions ?? this.sessionOptions;
-    this.resolved = options === undefined ? undefined : resolveBudget(options);
+    const next = options === undefined ? undefined : resolveBudget(options);
+    const last = this.resolved;
+    // A different budget starts from a fresh cut (a larger one should be used, not kept empty).
+    if (next?.maxTokens !== last?.maxTokens || next?.lowWater !== last?.lowWater) this.cut = NO_CUT;
+    this.resolved = next;
   }
 }

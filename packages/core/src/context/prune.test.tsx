@@ -16,6 +16,7 @@ import {
   Tool,
   User,
   useGate,
+  useTick,
 } from '../index.js';
 import { createSession } from '../runtime/session.js';
 import { MESSAGE_OVERHEAD, messageText } from './tokens.js';
@@ -116,6 +117,19 @@ const verify = gate({
 });
 function Verified() {
   return useGate('verification', verify).element;
+}
+
+let examplesPriority: number | undefined;
+function ChangingPriority() {
+  useTick(); // re-rendered on every render of the session
+  return (
+    <>
+      <System>Head.</System>
+      <User priority={examplesPriority}>{'An example. '.repeat(40)}</User>
+      <User>Go.</User>
+      <Timeline />
+    </>
+  );
 }
 
 describe('a context budget', () => {
@@ -296,6 +310,28 @@ describe('a context budget', () => {
     expect(ctx.budget!.tokens).toBe(
       ctx.budget!.system + ctx.budget!.tools[0]! + estimateTokens('Go.') + MESSAGE_OVERHEAD,
     );
+  });
+
+  it('keeps its cut between renders, but never keeps dropping what lost its priority', () => {
+    const element = <ChangingPriority />;
+    const session = createSession(element, {
+      model: scriptedModel([]),
+      state: { timeline: history(30) },
+      context: { maxTokens: 2_500, lowWater: 1_000 },
+    });
+    examplesPriority = -1;
+    const first = session.render();
+    expect(first.budget?.recut).toBe(true);
+    expect(first.messages.map(textOf).join()).not.toContain('An example.');
+    const again = session.render();
+    expect(again.budget?.recut).toBe(false);
+    expect(again.messages).toEqual(first.messages);
+    examplesPriority = undefined;
+    const after = session.render();
+    expect(after.budget?.recut).toBe(false);
+    expect(textOf(after.messages[0]!)).toContain('An example.');
+    expect(after.messages.slice(1)).toEqual(first.messages.slice(1));
+    session.dispose();
   });
 
   it('rejects a bad budget or priority with a clear error', () => {

@@ -110,12 +110,13 @@ export function pruneToBudget(
   };
 
   const unpruned = total({ dropped: new Set(), cuts: [] });
-  let plan = fromCut(previous, segments, protectedFrom);
+  const candidates = candidatesOf(input, counter, ephemeralTokens);
+  let plan = fromCut(previous, candidates, segments, protectedFrom);
   let recut = false;
-  let assembled = assemble(input, plan, counter);
-  if (assembled.tokens > budget.maxTokens) {
+  // Estimated first: a request far over budget (a long history's first tick) is not assembled.
+  let assembled = total(plan) <= budget.maxTokens ? assemble(input, plan, counter) : undefined;
+  if (assembled === undefined || assembled.tokens > budget.maxTokens) {
     recut = true;
-    const candidates = candidatesOf(input, counter, ephemeralTokens);
     const floor = unpruned - droppableTokens(candidates, segments, protectedFrom, counter);
     if (floor > budget.maxTokens) {
       throw new ContextBudgetError(budget.maxTokens, holdings(input, counter, protectedFrom));
@@ -130,7 +131,7 @@ export function pruneToBudget(
       if (assembled.tokens <= budget.maxTokens) break;
       target -= assembled.tokens - budget.maxTokens + MARKER_ESTIMATE;
     }
-    if (assembled.tokens > budget.maxTokens) {
+    if (assembled === undefined || assembled.tokens > budget.maxTokens) {
       throw new ContextBudgetError(budget.maxTokens, holdings(input, counter, protectedFrom));
     }
   }
@@ -189,25 +190,35 @@ function ancestorDropped(
   return false;
 }
 
-/** The previous cut applied to this tick's elements (what no longer exists is ignored). */
+/**
+ * The previous cut applied to this tick's elements: what no longer exists, or may no longer be
+ * dropped (its priority was removed), is ignored.
+ */
 function fromCut(
   previous: Cut,
+  candidates: readonly Candidate[],
   segments: readonly MessageSegment[],
   protectedFrom: number[],
 ): Plan {
+  const dropped = new Set<object>();
+  if (previous.dropped.size > 0) {
+    for (const c of candidates) if (previous.dropped.has(c.key)) dropped.add(c.key);
+  }
   const cuts = segments.map((segment, i) => {
     if (segment.kind !== 'timeline') return 0;
     const last = previous.timelines.get(segment.key);
     if (last === undefined) return 0;
     const { messages } = segment;
-    // Usually at the same index; after the session trimmed its oldest messages, earlier.
-    // Not found: the session trimmed it away, so everything left is newer (and was kept).
-    const index = messages[last.index] === last.last ? last.index : messages.lastIndexOf(last.last);
+    // Usually at the same index; after the session trimmed its oldest messages, that many
+    // earlier (searched backward from there). Not found: the session trimmed it away, so
+    // everything left is newer (and was kept).
+    const index =
+      messages[last.index] === last.last ? last.index : messages.lastIndexOf(last.last, last.index);
     let cut = Math.min(index + 1, protectedFrom[i] ?? 0);
     while (cut < messages.length && messages[cut]?.role === 'tool') cut += 1;
     return cut;
   });
-  return { dropped: new Set(previous.dropped), cuts };
+  return { dropped, cuts };
 }
 
 function candidatesOf(

@@ -53,13 +53,13 @@ export function compileHostTree(container: HostContainer, record = false): Compi
       case 'agate-system': {
         const text = textOf(node.children, 2);
         pushBlock(systemBlocks, text);
-        collectNested(node.children, '<System> or <Section>', recordSystem(node, text));
+        collectNested(node.children, '<System> or <Section>', recordSystem(node, text), true);
         return;
       }
       case 'agate-section': {
         const text = sectionText(node, 2);
         pushBlock(systemBlocks, text);
-        collectNested(node.children, '<System> or <Section>', recordSystem(node, text));
+        collectNested(node.children, '<System> or <Section>', recordSystem(node, text), true);
         return;
       }
       case 'agate-message': {
@@ -99,7 +99,12 @@ export function compileHostTree(container: HostContainer, record = false): Compi
 
   // Tools and ephemeral blocks may sit inside <System>/<Section> or a message; text there is
   // already gathered.
-  const collectNested = (children: HostNode[], where: string, unit?: number): void => {
+  const collectNested = (
+    children: HostNode[],
+    where: string,
+    unit?: number,
+    inSystem = false,
+  ): void => {
     for (const child of children) {
       if (child.kind !== 'element' || child.hidden === true) continue;
       if (child.type === 'agate-tool') addTool(compileTool(child));
@@ -107,10 +112,10 @@ export function compileHostTree(container: HostContainer, record = false): Compi
       else if (child.type === 'agate-section' || child.type === 'agate-system') {
         // Only sections of the system text are budget units; in a message the message is.
         const inner =
-          layout !== undefined && where !== 'a message' && child.props.priority !== undefined
+          inSystem && layout !== undefined && child.props.priority !== undefined
             ? recordSystem(child, sectionText(child, 2), unit)
             : unit;
-        collectNested(child.children, where, inner);
+        collectNested(child.children, where, inner, inSystem);
       } else if (child.type === 'agate-message' || child.type === 'agate-timeline') {
         throw new InvalidElementError(
           `<${displayName(child)}> cannot be placed inside ${where}: ` +
