@@ -215,6 +215,53 @@ describe('a context budget', () => {
     }
   });
 
+  it('sends a valid request at every budget: turns with reasoning, several calls, user turns', () => {
+    const timeline: ModelMessage[] = [];
+    for (let i = 0; i < 40; i++) {
+      const ids = [`a${i}`, `b${i}`];
+      if (i % 5 === 0) timeline.push({ role: 'user', content: `Also check batch ${i}.` });
+      timeline.push({
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: `Thinking about ${i}. `.repeat(i % 3) || 'Hm.' },
+          { type: 'text', text: `Batch ${i}.` },
+          ...ids.map((id) => ({
+            type: 'tool-call' as const,
+            toolCallId: id,
+            toolName: 'look',
+            input: { id },
+          })),
+        ],
+      });
+      timeline.push({
+        role: 'tool',
+        content: ids.map((id) => ({
+          type: 'tool-result' as const,
+          toolCallId: id,
+          toolName: 'look',
+          output: { type: 'text' as const, value: `result ${id} `.repeat(1 + (i % 4)) },
+        })),
+      });
+    }
+    let fitted = 0;
+    for (let maxTokens = 150; maxTokens <= 4_000; maxTokens += 97) {
+      let ctx: CompiledContext;
+      try {
+        ctx = render(<Agent keepLast={3} />, timeline, maxTokens);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ContextBudgetError);
+        continue;
+      }
+      fitted += 1;
+      expect(ctx.budget!.tokens).toBeLessThanOrEqual(maxTokens);
+      expectValidMessages(ctx.messages);
+      const kept = ctx.messages.filter((m) => !textOf(m).includes('omitted'));
+      // Whole messages, the newest ones, in order; the task first.
+      expect(kept.slice(1)).toEqual(timeline.slice(timeline.length - (kept.length - 1)));
+    }
+    expect(fitted).toBeGreaterThan(30);
+  });
+
   it('never drops the newest keepLast messages (nor the call of a kept result)', () => {
     const timeline = history(30);
     const ctx = render(<Agent keepLast={7} />, timeline, 1_500);

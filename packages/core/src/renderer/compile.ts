@@ -36,8 +36,9 @@ export function compileHostTree(container: HostContainer, record = false): Compi
       }
     : undefined;
   const recordSystem = (node: HostElement, text: string, parent?: number): number | undefined => {
+    if (layout === undefined) return parent;
     const priority = priorityOf(node);
-    if (layout === undefined || priority === undefined) return parent;
+    if (priority === undefined) return parent;
     const unit: SystemUnit = { key: node, priority, text };
     if (parent !== undefined) unit.parent = parent;
     return layout.system.push(unit) - 1;
