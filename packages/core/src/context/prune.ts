@@ -1,6 +1,8 @@
 import type { ModelMessage } from 'ai';
 import type { CompiledTool, EphemeralBlock } from '../renderer/compiled-context.js';
-import { type BudgetHolding, ContextBudgetError } from './errors.js';
+import { assemble, MARKER_ESTIMATE, type Plan } from './assemble.js';
+import { ContextBudgetError } from './errors.js';
+import { holdings } from './holdings.js';
 import type { ContextLayout, MessageSegment } from './layout.js';
 import type { ResolvedBudget } from './options.js';
 import type { ContextBudgetReport } from './report.js';
@@ -35,13 +37,6 @@ export interface PruneResult {
   cut: Cut;
 }
 
-/** A pruning decision: which elements are left out and how many messages of each timeline. */
-interface Plan {
-  dropped: Set<object>;
-  /** Per segment: messages dropped from the front of a timeline (0 for fixed messages). */
-  cuts: number[];
-}
-
 /** A droppable element or a whole timeline, in the order the budget gives them up. */
 interface Candidate {
   priority: number;
@@ -52,8 +47,6 @@ interface Candidate {
   index: number;
   tokens: number;
 }
-
-const MARKER_ESTIMATE = 16;
 
 /**
  * Prunes a compiled context to its budget. Pure apart from the token counter's caches.
@@ -357,157 +350,4 @@ function cutAfter(
   let cut = lo;
   while (cut < limit && messages[cut]?.role === 'tool') cut += 1;
   return cut;
-}
-
-interface Assembled {
-  system: string;
-  systemTokens: number;
-  messages: ModelMessage[];
-  messageTokens: number[];
-  ephemeral: EphemeralBlock[];
-  ephemeralTokens: number[];
-  tokens: number;
-  dropped: { messages: number; system: number; ephemeral: number };
-}
-
-/** The request a plan sends, counted exactly (with this tokenizer). O(kept messages). */
-function assemble(input: PruneInput, plan: Plan, counter: TokenCounter): Assembled {
-  const { layout } = input;
-  let droppedSystem = 0;
-  for (const unit of layout.system) if (plan.dropped.has(unit.key)) droppedSystem += 1;
-  const system = droppedSystem > 0 ? layout.rebuildSystem(plan.dropped) : input.system;
-  const systemTokens = counter.text(system);
-
-  const messages: ModelMessage[] = [];
-  const messageTokens: number[] = [];
-  let droppedMessages = 0;
-  let pending = 0;
-  let turns: [number, number] | undefined;
-  const flush = () => {
-    if (pending === 0) return;
-    const marker = markerMessage(pending, turns);
-    messages.push(marker);
-    messageTokens.push(counter.message(marker));
-    pending = 0;
-    turns = undefined;
-  };
-  layout.segments.forEach((segment, i) => {
-    if (segment.kind === 'message') {
-      if (plan.dropped.has(segment.key)) {
-        pending += 1;
-        droppedMessages += 1;
-        return;
-      }
-      flush();
-      messages.push(segment.message);
-      messageTokens.push(counter.message(segment.message));
-      return;
-    }
-    const list = segment.messages;
-    const cut = plan.cuts[i] ?? 0;
-    if (cut > 0) {
-      droppedMessages += cut;
-      // Counted over the session's history as this counter saw it (including messages the
-      // session itself trimmed), so the marker's text stays the same while the cut does.
-      const lastDropped = counter.entry(list[cut - 1] as ModelMessage);
-      pending += lastDropped.ordinal + 1;
-      turns = lastDropped.turns > 0 ? [1, lastDropped.turns] : undefined;
-    }
-    for (let m = cut; m < list.length; m++) {
-      if (m === cut) flush();
-      const message = list[m] as ModelMessage;
-      messages.push(message);
-      messageTokens.push(counter.entry(message).tokens);
-    }
-  });
-  flush();
-
-  const ephemeral: EphemeralBlock[] = [];
-  const ephemeralTokens: number[] = [];
-  let droppedEphemeral = 0;
-  input.ephemeral.forEach((block, i) => {
-    const key = layout.ephemeral[i]?.key;
-    if (key !== undefined && plan.dropped.has(key)) {
-      droppedEphemeral += 1;
-      return;
-    }
-    ephemeral.push(block);
-    ephemeralTokens.push(counter.text(block.text));
-  });
-
-  let tokens = systemTokens;
-  for (const t of input.tools) tokens += counter.tool(t);
-  for (const t of messageTokens) tokens += t;
-  if (ephemeral.length > 0) {
-    tokens += MESSAGE_OVERHEAD;
-    for (const t of ephemeralTokens) tokens += t;
-  }
-  return {
-    system,
-    systemTokens,
-    messages,
-    messageTokens,
-    ephemeral,
-    ephemeralTokens,
-    tokens,
-    dropped: { messages: droppedMessages, system: droppedSystem, ephemeral: droppedEphemeral },
-  };
-}
-
-/**
- * One short user message where messages were left out. Its text depends only on the cut,
- * so it stays byte-identical while the cut is kept.
- */
-function markerMessage(count: number, turns: [number, number] | undefined): ModelMessage {
-  const what = `${count.toLocaleString('en-US')} earlier message${count === 1 ? '' : 's'} omitted`;
-  const when =
-    turns === undefined
-      ? ''
-      : turns[0] === turns[1]
-        ? ` (turn ${turns[1].toLocaleString('en-US')})`
-        : ` (turns ${turns[0].toLocaleString('en-US')}–${turns[1].toLocaleString('en-US')})`;
-  return { role: 'user', content: `[${what}${when} to fit the context budget]` };
-}
-
-/** What may not be dropped, for the error. */
-function holdings(
-  input: PruneInput,
-  counter: TokenCounter,
-  protectedFrom: number[],
-): BudgetHolding[] {
-  const { layout } = input;
-  const out: BudgetHolding[] = [];
-  const allSystem = layout.system.filter((u) => u.parent === undefined);
-  const system = layout.rebuildSystem(new Set(allSystem.map((u) => u.key)));
-  out.push({ what: 'system text without a priority', tokens: counter.text(system) });
-  const tools = input.tools.reduce((sum, t) => sum + counter.tool(t), 0);
-  out.push({ what: `tools (${input.tools.length})`, tokens: tools });
-  let fixedCount = 0;
-  let fixed = 0;
-  let kept = 0;
-  let keptCount = 0;
-  layout.segments.forEach((segment, i) => {
-    if (segment.kind === 'message') {
-      if (segment.priority === undefined) {
-        fixedCount += 1;
-        fixed += counter.message(segment.message);
-      }
-    } else {
-      const from = protectedFrom[i] ?? 0;
-      keptCount += segment.messages.length - from;
-      kept += counter.range(segment.messages, from, segment.messages.length);
-    }
-  });
-  out.push({ what: `messages without a priority (${fixedCount})`, tokens: fixed });
-  out.push({ what: `timeline messages kept by keepLast (${keptCount})`, tokens: kept });
-  // Whatever is dropped from the messages is replaced by a short marker message.
-  if (layout.segments.some((x) => x.kind === 'timeline' || x.priority !== undefined)) {
-    out.push({ what: 'the marker for dropped messages', tokens: MARKER_ESTIMATE });
-  }
-  input.ephemeral.forEach((block, i) => {
-    if (layout.ephemeral[i]?.priority !== undefined) return;
-    const label = block.source !== undefined ? `ephemeral [${block.source}]` : 'ephemeral';
-    out.push({ what: label, tokens: counter.text(block.text) });
-  });
-  return out;
 }
