@@ -12,6 +12,8 @@ import { benchModel, executeTool, TOOL_NAMES, toolInput } from './workload.js';
  * Agate: a `<Timeline />`, which drops its oldest messages first).
  */
 export const BUDGET_TOKENS = 8_000;
+/** Agate first renders per prompt-tsx render. */
+const COLD_PER_SAMPLE = 5;
 export const SYSTEM_TEXT = 'You are a benchmark agent. Answer the last message.';
 
 export interface ContextBudgetOptions {
@@ -208,9 +210,10 @@ export async function measureContextBudget(
       text: plainText(m),
     }));
     const samples = options.coldSamples(size);
-    // One warm-up each (JIT), then interleaved samples so both sides see the same machine load.
+    // Warm-ups (JIT), then interleaved samples so both sides see the same machine load; Agate's
+    // first render is cheap, so it is sampled several times per prompt-tsx render.
     await renderWithPromptTsx(history);
-    agateCold(timeline);
+    for (let i = 0; i < COLD_PER_SAMPLE; i++) agateCold(timeline);
     const tsxTimes: number[] = [];
     const coldTimes: number[] = [];
     let promptTsxKept = 0;
@@ -220,10 +223,12 @@ export async function measureContextBudget(
       const t0 = performance.now();
       promptTsxKept = await renderWithPromptTsx(history);
       tsxTimes.push(performance.now() - t0);
-      collectGarbage();
-      const cold = agateCold(timeline);
-      coldTimes.push(cold.ms);
-      agateKept = cold.kept;
+      for (let j = 0; j < COLD_PER_SAMPLE; j++) {
+        collectGarbage();
+        const cold = agateCold(timeline);
+        coldTimes.push(cold.ms);
+        agateKept = cold.kept;
+      }
     }
     log(`  ${size} messages: prompt-tsx and Agate cold done; ticks...`);
     collectGarbage();
