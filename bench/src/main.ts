@@ -12,6 +12,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
+import { measureContextBudget } from './context-budget.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import type { MemoryResult } from './memory.js';
 import { loadedReactBuild } from './react-build.js';
@@ -92,6 +93,17 @@ async function main(): Promise<void> {
   log('render + compile (production build)...');
   const render = await measureRenderCost(renderOptions(quick ? 300 : 2_000));
 
+  log('context budget: pruning to 8,000 tokens, Agate and @vscode/prompt-tsx side by side...');
+  const contextBudget = await measureContextBudget(
+    {
+      sizes: [10, 1_000, 10_000],
+      coldSamples: (n) => (n >= 10_000 ? (quick ? 2 : 5) : quick ? 5 : 20),
+      ticks: quick ? 100 : 300,
+      warmupTicks: 20,
+    },
+    log,
+  );
+
   let development: BuildRun | undefined;
   if (!args.has('--skip-dev')) {
     log('development build (child process, NODE_ENV=development)...');
@@ -130,6 +142,7 @@ async function main(): Promise<void> {
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,
+    contextBudget,
     warmup,
     quick,
     elapsedMs: performance.now() - started,

@@ -1,3 +1,4 @@
+import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryResult } from './memory.js';
 import type { RenderCost } from './render-cost.js';
@@ -8,6 +9,9 @@ import { LOOPS, type LoopName, TOOL_COUNT } from './workload.js';
 export const TICK_RATIO_TARGET = 1.3;
 /** Production-build render+compile targets (ms per render) by timeline size. */
 export const RENDER_TARGETS: Readonly<Record<number, number>> = { 10: 0.5, 1000: 2, 10000: 10 };
+
+/** Context-budget targets: per-tick pruning at 10,000 messages, vs prompt-tsx, 10k vs 1k tick. */
+export const BUDGET_TARGETS = { prunedMs: 5, vsPromptTsx: 600, tickRatio: 1.2 } as const;
 
 export interface BuildRun {
   render: RenderCost[];
@@ -22,6 +26,7 @@ export interface BenchData {
   development?: BuildRun;
   memory: Array<MemoryResult & { nodeEnv?: string; react?: string }>;
   memoryTicks: number;
+  contextBudget?: ContextBudgetResult[];
   warmup: number;
   quick: boolean;
   elapsedMs: number;
@@ -240,6 +245,10 @@ export function renderReport(data: BenchData): string {
     );
   }
 
+  if (data.contextBudget !== undefined && data.contextBudget.length > 0) {
+    p(...contextBudgetSection(data.contextBudget));
+  }
+
   // ---- noise -------------------------------------------------------------------------------
   p(
     '## How much to trust these numbers',
@@ -283,4 +292,65 @@ function peakRssTargets(memory: BenchData['memory']): string[] {
     );
   }
   return lines.length > 0 ? [...lines, ''] : [];
+}
+
+function contextBudgetSection(rows: readonly ContextBudgetResult[]): string[] {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const out = [
+    `## 4. Context budget: pruning to ${n(BUDGET_TOKENS)} tokens`,
+    '',
+    'A system message plus n messages alternating user/assistant (about 33 tokens each), pruned to ' +
+      `an ${n(BUDGET_TOKENS)}-token budget with the same chars/4 tokenizer (plus 4 tokens per message) on ` +
+      'both sides, in the same process, samples interleaved. `@vscode/prompt-tsx` 0.4.0-alpha.9: ' +
+      '`renderPrompt` of a `PromptElement` rendering a `<SystemMessage>` and one `<UserMessage>` / ' +
+      '`<AssistantMessage priority={i}>` per message (newer kept longer), as its README and ' +
+      '`examples/history.tsx` show. Agate: `<System>` + `<Timeline />` with ' +
+      `\`context: { maxTokens: ${BUDGET_TOKENS} }\`:`,
+    '',
+    '- **first render**: `session.render()` of a new session holding the n messages: each message is ' +
+      'counted once, then the context is cut to the low-water mark (75%, so it keeps fewer messages ' +
+      'than prompt-tsx, which fills the budget);',
+    '- **in a tick**: real ticks on a session holding n messages (it trims its oldest as each tick ' +
+      'adds an assistant turn and a tool result) with 20 tools: render + compile + prune ' +
+      '(`tick:start` → `model:request`), and the whole tick (→ `tick:end`, mock model). The cut is ' +
+      'kept between ticks; new messages are the only ones counted.',
+    '',
+    '| messages | prompt-tsx `renderPrompt` | Agate first render | Agate render+prune in a tick | Agate whole tick | prompt-tsx / Agate in a tick | messages sent (prompt-tsx / Agate first render) |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of rows) {
+    out.push(
+      `| ${n(r.messages)} | ${ms(r.promptTsx.median)} | ${ms(r.agateCold.median)} | ${ms(r.agateRender.median)} | ${ms(r.agateTick.median)} | ${n(Math.round(r.promptTsx.median / r.agateRender.median))}× | ${n(r.promptTsxKept)} / ${n(r.agateKept)} |`,
+    );
+  }
+  const samples = rows
+    .map(
+      (r) =>
+        `${n(r.messages)}: ${r.promptTsx.samples} / ${r.agateCold.samples} / ${r.agateRender.samples}`,
+    )
+    .join(', ');
+  out.push('', `Medians. Samples (prompt-tsx / first render / ticks): ${samples}.`, '');
+  const big = rows.find((r) => r.messages === 10_000);
+  const mid = rows.find((r) => r.messages === 1_000);
+  if (big !== undefined) {
+    const verdict = (ok: boolean) => (ok ? '**met**' : '**missed**');
+    const vs = big.promptTsx.median / big.agateRender.median;
+    out.push(
+      `- 10,000 messages pruned per tick: ${ms(big.agateRender.median)} (target ≤ ${BUDGET_TARGETS.prunedMs} ms): ` +
+        `${verdict(big.agateRender.median <= BUDGET_TARGETS.prunedMs)}.`,
+      `- prompt-tsx / Agate at 10,000 messages: ${n(Math.round(vs))}× (target ≥ ${BUDGET_TARGETS.vsPromptTsx}×): ` +
+        `${verdict(vs >= BUDGET_TARGETS.vsPromptTsx)}. Against Agate's first render (every message ` +
+        `counted): ${n(Math.round(big.promptTsx.median / big.agateCold.median))}×.`,
+    );
+    if (mid !== undefined) {
+      const ratio = big.agateTick.median / mid.agateTick.median;
+      const renderRatio = big.agateRender.median / mid.agateRender.median;
+      out.push(
+        `- A whole tick at 10,000 messages / at 1,000: ${ratio.toFixed(2)}× (target ≤ ${BUDGET_TARGETS.tickRatio}×): ` +
+          `${verdict(ratio <= BUDGET_TARGETS.tickRatio)}; render + prune alone: ${renderRatio.toFixed(2)}×.`,
+      );
+    }
+    out.push('');
+  }
+  return out;
 }

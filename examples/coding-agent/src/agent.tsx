@@ -97,7 +97,8 @@ export function CodingAgent(props: CodingAgentProps) {
         </Section>
       </System>
       <User>{props.task ?? TASK}</User>
-      <Timeline />
+      {/* Over the context budget the oldest turns go first; the last few always stay. */}
+      <Timeline keepLast={4} />
       <FileTools root={root} workspace={workspace} text={FILE_TOOL_TEXT} listPathDefault="." />
       <Tool
         name="run_tests"
@@ -120,13 +121,19 @@ export interface CodingAgentRun extends CodingAgentProps {
   onEvent?: EventListener;
   maxTicks?: number;
   signal?: AbortSignal;
+  /** Tokens per request (system text, tools, history); the history is pruned to fit. */
+  maxContextTokens?: number;
 }
 
+/** A budget well inside today's context windows; a long session is pruned to it. */
+export const DEFAULT_CONTEXT_TOKENS = 32_000;
+
 export function runCodingAgent(options: CodingAgentRun): Promise<RunResult> {
-  const { model, onEvent, maxTicks, signal, ...props } = options;
+  const { model, onEvent, maxTicks, signal, maxContextTokens, ...props } = options;
   return run(<CodingAgent {...props} />, {
     model,
     maxTicks: maxTicks ?? 20,
+    context: { maxTokens: maxContextTokens ?? DEFAULT_CONTEXT_TOKENS },
     ...(onEvent ? { onEvent } : {}),
     ...(signal ? { signal } : {}),
   });

@@ -131,6 +131,49 @@ describe('the coding agent, offline', () => {
   });
 });
 
+describe('the coding agent within a context budget', () => {
+  it('prunes its oldest turns, never the gate or the refusal, and still ends blocked', async () => {
+    const root = await workspace();
+    const events: AgateEvent[] = [];
+    // The model of the test above: a wrong fix, a try at clearing the gate, then "done" again and again.
+    const model = scriptedModel(
+      [
+        {
+          toolCalls: [
+            { toolName: 'write_file', input: { path: 'math.js', content: BUGGY_MATH } },
+            { toolName: 'run_tests', input: {} },
+          ],
+        },
+        {
+          toolCalls: [{ toolName: 'set_knob', input: { name: 'verification', value: 'inactive' } }],
+        },
+        'Done, trust me.',
+      ],
+      { whenExhausted: 'repeat-last' },
+    );
+    const result = await runCodingAgent({
+      model,
+      root,
+      hostVerified: true,
+      // Just above what may not be dropped (system, tools, task, the last 4 turns, the gate).
+      maxContextTokens: 1_200,
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.status).toBe('blocked');
+    const pruned = events.filter((e) => e.type === 'context:pruned');
+    expect(pruned.length).toBeGreaterThan(0);
+    expect(pruned[0]).toMatchObject({ recut: true, maxTokens: 1_200 });
+    // The first turn (the write and the failing tests) is gone; a marker says so.
+    const last = model.calls.at(-1)!.prompt;
+    expect(JSON.stringify(last)).not.toContain('"toolName":"write_file"');
+    expect(JSON.stringify(last)).toMatch(/earlier messages omitted/);
+    // Guard content is never pruned: the gate's instructions and the refusal are still sent.
+    const ephemeral = JSON.stringify(last.at(-1));
+    expect(ephemeral).toContain('VERIFICATION PENDING');
+    expect(ephemeral).toContain('EXIT REFUSED');
+  });
+});
+
 describe('testsPassedAfterLastWrite', () => {
   const tick = (calls: Array<[string, unknown]>) => ({
     tick: 1,

@@ -61,6 +61,14 @@ export function createPrinter(
       case 'warning':
         write(`  warning (${event.code}): ${event.message}\n`);
         break;
+      case 'context:pruned':
+        // Only where the cut moved; the ticks in between keep it (and the prompt cache).
+        if (!event.recut) break;
+        endStream();
+        write(
+          `  context pruned to the budget: ${event.tokensBefore} → ${event.tokensAfter} tokens (${event.droppedMessages} messages left out)\n`,
+        );
+        break;
       case 'run:end':
         endStream();
         break;

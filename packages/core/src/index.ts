@@ -1,9 +1,22 @@
 // Components
-export { Assistant, Message, type MessageRole, User } from './components/message.js';
+export {
+  Assistant,
+  Message,
+  type MessageProps,
+  type MessageRole,
+  User,
+} from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export { Tool, type ToolProps } from './components/tool.js';
-
+// Context budgets
+export {
+  type BudgetHolding,
+  ContextBudgetError,
+  InvalidContextBudgetError,
+} from './context/errors.js';
+export { type ContextBudgetOptions, estimateTokens, type Tokenizer } from './context/options.js';
+export type { ContextBudgetReport, DroppedCounts } from './context/report.js';
 // Checkpoints
 export {
   APPROVAL_KEY_ENV,

@@ -1,4 +1,4 @@
-import type { CompiledContext, CompiledTool } from '@agate/core';
+import type { CompiledContext, CompiledTool, ContextBudgetReport } from '@agate/core';
 import type { ModelMessage } from 'ai';
 import { type ZodType, z } from 'zod';
 
@@ -56,7 +56,40 @@ export function formatContext(context: CompiledContext): string {
       ),
     );
   }
+  if (context.budget !== undefined) out.push(formatBudget(context, context.budget));
   return out.join('\n\n');
+}
+
+/** Budget use per element, in request order (only with a context budget). */
+function formatBudget(context: CompiledContext, budget: ContextBudgetReport): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const lines: string[] = [];
+  const row = (label: string, tokens: number) => lines.push(`${label}: ${n(tokens)}`);
+  if (context.system !== '') row('system', budget.system);
+  context.messages.forEach((message, i) => {
+    row(`message ${i + 1} [${message.role}]`, budget.messages[i] ?? 0);
+  });
+  context.ephemeral.forEach((block, i) => {
+    row(`ephemeral ${i + 1}${block.source ? ` [${block.source}]` : ''}`, budget.ephemeral[i] ?? 0);
+  });
+  context.tools.forEach((tool, i) => {
+    row(`tool ${tool.name}`, budget.tools[i] ?? 0);
+  });
+  const { dropped } = budget;
+  const parts = [
+    dropped.messages > 0 ? `${n(dropped.messages)} messages` : '',
+    dropped.system > 0 ? `${n(dropped.system)} system elements` : '',
+    dropped.ephemeral > 0 ? `${n(dropped.ephemeral)} ephemeral blocks` : '',
+  ].filter((p) => p !== '');
+  lines.push(
+    parts.length > 0
+      ? `dropped: ${parts.join(', ')} (${n(budget.unpruned)} tokens before pruning)`
+      : 'dropped: nothing',
+  );
+  return section(
+    `budget: ${n(budget.tokens)} of ${n(budget.maxTokens)} tokens (low water ${n(budget.lowWater)})`,
+    lines.join('\n'),
+  );
 }
 
 function section(title: string, body: string): string {

@@ -2,15 +2,25 @@ import { createElement, type ReactNode } from 'react';
 
 export type MessageRole = 'user' | 'assistant';
 
+export interface MessageProps {
+  children?: ReactNode;
+  /** With a context budget: may be dropped, lowest priority first. Without one it is never dropped. */
+  priority?: number;
+}
+
 /** A fixed message, placed in tree order among the other messages and the timeline. */
-export function Message(props: { role: MessageRole; children?: ReactNode }): ReactNode {
-  return createElement('agate-message', { role: props.role }, props.children);
+export function Message(props: MessageProps & { role: MessageRole }): ReactNode {
+  return createElement('agate-message', messageProps(props.role, props), props.children);
 }
 
-export function User(props: { children?: ReactNode }): ReactNode {
-  return createElement('agate-message', { role: 'user' }, props.children);
+export function User(props: MessageProps): ReactNode {
+  return createElement('agate-message', messageProps('user', props), props.children);
 }
 
-export function Assistant(props: { children?: ReactNode }): ReactNode {
-  return createElement('agate-message', { role: 'assistant' }, props.children);
+export function Assistant(props: MessageProps): ReactNode {
+  return createElement('agate-message', messageProps('assistant', props), props.children);
+}
+
+function messageProps(role: MessageRole, props: MessageProps): Record<string, unknown> {
+  return props.priority === undefined ? { role } : { role, priority: props.priority };
 }

@@ -6,6 +6,10 @@ import { tailOfTimeline } from '../state/timeline.js';
 export interface TimelineProps {
   /** Show only the most recent messages (never starting on an orphaned tool result). */
   last?: number;
+  /** With a context budget: the history's priority (default 0); its oldest messages go first. */
+  priority?: number;
+  /** With a context budget: the newest `keepLast` messages are never dropped. */
+  keepLast?: number;
 }
 
 /**
@@ -18,5 +22,6 @@ export function Timeline(props: TimelineProps): ReactNode {
     () => (props.last === undefined ? timeline : tailOfTimeline(timeline, props.last)),
     [timeline, props.last],
   );
-  return createElement('agate-timeline', { messages });
+  const { priority, keepLast } = props;
+  return createElement('agate-timeline', { messages, priority, keepLast });
 }

@@ -1,5 +1,6 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
+import type { ContextLayout, SystemUnit } from '../context/layout.js';
 import { checkCategoryProp } from '../gates/phase/category.js';
 import { DuplicateToolError, InvalidElementError } from '../runtime/errors.js';
 import type { CompiledTool, EphemeralBlock } from './compiled-context.js';
@@ -11,16 +12,37 @@ export interface CompiledTree {
   messages: ModelMessage[];
   tools: CompiledTool[];
   ephemeral: EphemeralBlock[];
+  /**
+   * Recorded for a context budget (`compileHostTree(container, true)`): priorities and where
+   * each message came from. `messages` is then left empty: the budget assembles them.
+   */
+  layout?: ContextLayout;
 }
 
 /**
  * Walks the committed host tree once, in tree order. Text is gathered per block so that
  * a <Section> becomes a titled paragraph and whitespace stays predictable for snapshots.
  */
-export function compileHostTree(container: HostContainer): CompiledTree {
+export function compileHostTree(container: HostContainer, record = false): CompiledTree {
   const out: CompiledTree = { system: '', messages: [], tools: [], ephemeral: [] };
   const systemBlocks: string[] = [];
   const toolNames = new Set<string>();
+  const layout: ContextLayout | undefined = record
+    ? {
+        system: [],
+        segments: [],
+        ephemeral: [],
+        rebuildSystem: (dropped) => systemTextOf(container, dropped),
+      }
+    : undefined;
+  const recordSystem = (node: HostElement, text: string, parent?: number): number | undefined => {
+    if (layout === undefined) return parent;
+    const priority = priorityOf(node);
+    if (priority === undefined) return parent;
+    const unit: SystemUnit = { key: node, priority, text };
+    if (parent !== undefined) unit.parent = parent;
+    return layout.system.push(unit) - 1;
+  };
 
   const visit = (node: HostNode): void => {
     if (node.hidden === true) return;
@@ -29,25 +51,35 @@ export function compileHostTree(container: HostContainer): CompiledTree {
       return;
     }
     switch (node.type) {
-      case 'agate-system':
-        pushBlock(systemBlocks, textOf(node.children, 2));
-        collectNested(node.children, '<System> or <Section>');
+      case 'agate-system': {
+        const text = textOf(node.children, 2);
+        pushBlock(systemBlocks, text);
+        collectNested(node.children, '<System> or <Section>', recordSystem(node, text), true);
         return;
-      case 'agate-section':
-        pushBlock(systemBlocks, sectionText(node, 2));
-        collectNested(node.children, '<System> or <Section>');
+      }
+      case 'agate-section': {
+        const text = sectionText(node, 2);
+        pushBlock(systemBlocks, text);
+        collectNested(node.children, '<System> or <Section>', recordSystem(node, text), true);
         return;
+      }
       case 'agate-message': {
         const message = compileMessage(node);
         // Like an empty <System>, an empty message adds nothing (providers reject empty text).
-        if (message.content !== '') out.messages.push(message);
+        if (message.content !== '') {
+          if (layout === undefined) out.messages.push(message);
+          else layout.segments.push(messageSegment(node, message));
+        }
         // A <Tool> or <Ephemeral> written inside a message must not vanish silently.
         collectNested(node.children, 'a message');
         return;
       }
-      case 'agate-timeline':
-        for (const message of node.props.messages as ModelMessage[]) out.messages.push(message);
+      case 'agate-timeline': {
+        const messages = node.props.messages as ModelMessage[];
+        if (layout !== undefined) layout.segments.push(timelineSegment(node, messages));
+        else for (const message of messages) out.messages.push(message);
         return;
+      }
       case 'agate-tool':
         addTool(compileTool(node));
         return;
@@ -55,7 +87,11 @@ export function compileHostTree(container: HostContainer): CompiledTree {
         const text = textOf(node.children, 2);
         if (text !== '') {
           const source = node.props.source;
-          out.ephemeral.push(typeof source === 'string' ? { text, source } : { text });
+          const priority = priorityOf(node);
+          const block: EphemeralBlock = typeof source === 'string' ? { text, source } : { text };
+          if (priority !== undefined) block.priority = priority;
+          out.ephemeral.push(block);
+          layout?.ephemeral.push(priority !== undefined ? { key: node, priority } : { key: node });
         }
         return;
       }
@@ -64,14 +100,24 @@ export function compileHostTree(container: HostContainer): CompiledTree {
 
   // Tools and ephemeral blocks may sit inside <System>/<Section> or a message; text there is
   // already gathered.
-  const collectNested = (children: HostNode[], where: string): void => {
+  const collectNested = (
+    children: HostNode[],
+    where: string,
+    unit?: number,
+    inSystem = false,
+  ): void => {
     for (const child of children) {
       if (child.kind !== 'element' || child.hidden === true) continue;
       if (child.type === 'agate-tool') addTool(compileTool(child));
       else if (child.type === 'agate-ephemeral') visit(child);
-      else if (child.type === 'agate-section' || child.type === 'agate-system')
-        collectNested(child.children, where);
-      else if (child.type === 'agate-message' || child.type === 'agate-timeline') {
+      else if (child.type === 'agate-section' || child.type === 'agate-system') {
+        // Only sections of the system text are budget units; in a message the message is.
+        const inner =
+          inSystem && layout !== undefined && child.props.priority !== undefined
+            ? recordSystem(child, sectionText(child, 2), unit)
+            : unit;
+        collectNested(child.children, where, inner, inSystem);
+      } else if (child.type === 'agate-message' || child.type === 'agate-timeline') {
         throw new InvalidElementError(
           `<${displayName(child)}> cannot be placed inside ${where}: ` +
             'messages belong at the top level of the agent tree, in timeline order.',
@@ -93,7 +139,63 @@ export function compileHostTree(container: HostContainer): CompiledTree {
 
   for (const child of container.children) visit(child);
   out.system = systemBlocks.join('\n\n');
+  if (layout !== undefined) out.layout = layout;
   return out;
+}
+
+/** The system text alone, leaving out the `dropped` elements (for a context budget). */
+function systemTextOf(container: HostContainer, dropped: ReadonlySet<object>): string {
+  const blocks: string[] = [];
+  for (const node of container.children) {
+    if (node.hidden === true || dropped.has(node)) continue;
+    if (node.kind === 'text') {
+      if (node.text.trim() !== '') blocks.push(node.text.trim());
+    } else if (node.type === 'agate-system') {
+      pushBlock(blocks, textOf(node.children, 2, dropped));
+    } else if (node.type === 'agate-section') {
+      pushBlock(blocks, sectionText(node, 2, dropped));
+    }
+  }
+  return blocks.join('\n\n');
+}
+
+/** `priority` as written on an element: a finite number, or undefined. */
+function priorityOf(node: HostElement): number | undefined {
+  const priority = node.props.priority;
+  if (priority === undefined) return undefined;
+  if (typeof priority !== 'number' || !Number.isFinite(priority)) {
+    throw new InvalidElementError(
+      `<${displayName(node)} priority=${JSON.stringify(priority)}> needs a finite number ` +
+        '(higher is kept longer when a context budget prunes).',
+    );
+  }
+  return priority;
+}
+
+function messageSegment(node: HostElement, message: ModelMessage) {
+  const priority = priorityOf(node);
+  return {
+    kind: 'message' as const,
+    key: node,
+    message,
+    ...(priority !== undefined ? { priority } : {}),
+  };
+}
+
+function timelineSegment(node: HostElement, messages: readonly ModelMessage[]) {
+  const keepLast = node.props.keepLast ?? 0;
+  if (typeof keepLast !== 'number' || !Number.isInteger(keepLast) || keepLast < 0) {
+    throw new InvalidElementError(
+      `<Timeline keepLast=${JSON.stringify(keepLast)}> needs a whole number of messages (0 or more).`,
+    );
+  }
+  return {
+    kind: 'timeline' as const,
+    key: node,
+    messages,
+    priority: priorityOf(node) ?? 0,
+    keepLast,
+  };
 }
 
 function pushBlock(blocks: string[], text: string): void {
@@ -105,7 +207,7 @@ function displayName(node: HostElement): string {
 }
 
 /** Text of a subtree: runs of text form paragraphs, sections are titled blocks. */
-function textOf(children: HostNode[], headingLevel: number): string {
+function textOf(children: HostNode[], headingLevel: number, dropped?: ReadonlySet<object>): string {
   const blocks: string[] = [];
   let run = '';
   const flush = () => {
@@ -116,12 +218,14 @@ function textOf(children: HostNode[], headingLevel: number): string {
     if (child.hidden === true) continue;
     if (child.kind === 'text') {
       run += child.text;
+    } else if (dropped?.has(child)) {
+      flush();
     } else if (child.type === 'agate-section') {
       flush();
-      pushBlock(blocks, sectionText(child, headingLevel));
+      pushBlock(blocks, sectionText(child, headingLevel, dropped));
     } else if (child.type === 'agate-system') {
       flush();
-      pushBlock(blocks, textOf(child.children, headingLevel));
+      pushBlock(blocks, textOf(child.children, headingLevel, dropped));
     }
     // Tools, messages, timelines and nested ephemeral blocks contribute no text here.
   }
@@ -129,8 +233,8 @@ function textOf(children: HostNode[], headingLevel: number): string {
   return blocks.join('\n\n');
 }
 
-function sectionText(node: HostElement, level: number): string {
-  const body = textOf(node.children, level + 1);
+function sectionText(node: HostElement, level: number, dropped?: ReadonlySet<object>): string {
+  const body = textOf(node.children, level + 1, dropped);
   const title = node.props.title;
   if (typeof title !== 'string' || title === '') return body;
   const heading = `${'#'.repeat(Math.min(level, 6))} ${title}`;

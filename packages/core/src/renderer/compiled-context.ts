@@ -1,5 +1,6 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
+import type { ContextBudgetReport } from '../context/report.js';
 import type { KnobInfo } from '../gates/knob-types.js';
 import type { GateInfo } from '../gates/types.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
@@ -22,6 +23,8 @@ export interface EphemeralBlock {
   text: string;
   /** Where it came from, for readers of snapshots (for example `gate:verification`). */
   source?: string;
+  /** `<Ephemeral priority>`: only such blocks may be dropped by a context budget. */
+  priority?: number;
 }
 
 /**
@@ -36,6 +39,8 @@ export interface CompiledContext {
   ephemeral: EphemeralBlock[];
   knobs: KnobInfo[];
   gates: GateInfo[];
+  /** How the request fits its token budget; only with `context: { maxTokens }`. */
+  budget?: ContextBudgetReport;
 }
 
 export const COMPILED_CONTEXT = Symbol.for('agate.compiled-context');

@@ -91,6 +91,19 @@ export type AgateEvent =
   | { type: 'todos:changed'; tick: number; todos: TodoItem[] }
   /** `complete_step` signed off item `step` (1-based) against this turn's receipts. */
   | { type: 'step:completed'; tick: number; step: number; content: string; evidence: TodoEvidence }
+  | {
+      /** The request was pruned to `context.maxTokens` (every tick where anything is left out). */
+      type: 'context:pruned';
+      tick: number;
+      maxTokens: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      droppedMessages: number;
+      /** Prioritized system sections and ephemeral blocks left out. */
+      droppedElements: number;
+      /** True when the cut moved this tick (the budget was reached); false while it is kept. */
+      recut: boolean;
+    }
   | { type: 'warning'; tick: number; code: string; message: string }
   | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
 

@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai';
+import type { ContextBudgetOptions } from '../context/options.js';
 import type { CheckpointLedgerEntry, CheckpointStatus } from '../gates/checkpoint/types.js';
 import type { TodoItem } from '../gates/evidence/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
@@ -53,11 +54,15 @@ export interface SessionOptions {
    * either, approvals are unsigned (see docs/checkpoints.md).
    */
   approvalKey?: string;
+  /** A token budget per request: pruned by priority, with a prefix that stays cached (docs/context-budget.md). */
+  context?: ContextBudgetOptions;
 }
 
 export interface RunOptions {
   maxTicks?: number;
   signal?: AbortSignal;
+  /** This run's token budget, instead of the session's (for example a larger one to resume). */
+  context?: ContextBudgetOptions;
 }
 
 export interface RunResult {

@@ -1,6 +1,7 @@
 import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
+import { ContextBudget } from '../context/budget.js';
 import type { CheckpointLedgerEntry } from '../gates/checkpoint/types.js';
 import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
 import { createGuards, type GuardInstances } from '../guards/families.js';
@@ -68,6 +69,7 @@ export class Session {
   private lastContext: CompiledContext | undefined;
   private sessionStore: SessionStore | undefined;
   private readonly limits: ToolLimits;
+  private readonly budget: ContextBudget;
 
   constructor(
     private readonly element: ReactNode,
@@ -86,6 +88,7 @@ export class Session {
       throw new InvalidSessionIdError(this.id, MAX_SESSION_ID_LENGTH);
     }
     this.limits = toolLimits(options);
+    this.budget = new ContextBudget(options.context, (event) => this.emit(event));
     this.root = createAgateRoot();
     this.events = new EventLog(options.maxEvents ?? 1_000, () => this.currentState.tick);
     const host: GuardHost = {
@@ -130,9 +133,9 @@ export class Session {
       this.element,
     );
     this.root.render(element);
-    const tree = compileHostTree(this.root.container);
+    const tree = compileHostTree(this.root.container, this.budget.active);
     const added = this.guards.render(tree);
-    const context: CompiledContext = {
+    const compiled: CompiledContext = {
       system: tree.system,
       messages: tree.messages,
       tools: added.tools,
@@ -143,6 +146,7 @@ export class Session {
       knobs: added.knobs,
       gates: added.gates,
     };
+    const context = this.budget.apply(compiled, tree, this.currentState.tick + 1);
     Object.defineProperty(context, COMPILED_CONTEXT, { value: true });
     this.guards.check(context);
     this.lastContext = context;
@@ -164,6 +168,7 @@ export class Session {
     const last = this.currentState.status;
     let end: { status: RunStatus; reason?: string; error?: AgateError } | undefined;
     try {
+      this.budget.forRun(options.context);
       this.guards.runStart({ resumedByPerson: last === 'paused' || last === 'stopped' });
       this.update((draft) => {
         draft.status = 'running';

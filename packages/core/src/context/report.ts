@@ -1,0 +1,28 @@
+/** How one request fits its token budget (`CompiledContext.budget`, shown by `formatContext`). */
+export interface ContextBudgetReport {
+  maxTokens: number;
+  lowWater: number;
+  /** Tokens of the request as sent. */
+  tokens: number;
+  /** Tokens the request would hold with nothing dropped. */
+  unpruned: number;
+  system: number;
+  /** One entry per tool, in `tools` order. */
+  tools: number[];
+  /** One entry per message of `messages` (markers included). */
+  messages: number[];
+  /** One entry per kept ephemeral block, in `ephemeral` order. */
+  ephemeral: number[];
+  dropped: DroppedCounts;
+  /** True when this request moved the cut (it reached `maxTokens` and was pruned to `lowWater`). */
+  recut: boolean;
+}
+
+export interface DroppedCounts {
+  /** Messages left out (timeline and fixed), replaced by marker messages. */
+  messages: number;
+  /** Prioritized `<System>` / `<Section>` elements left out of the system text. */
+  system: number;
+  ephemeral: number;
+  tokens: number;
+}
