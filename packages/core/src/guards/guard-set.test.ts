@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { TickToolCall } from '../runtime/tick-result.js';
 import { GuardSet } from './guard-set.js';
-import type { ExitVerdict, Guard, GuardTick } from './types.js';
+import type { BeforeModelVerdict, ExitVerdict, Guard, GuardTick } from './types.js';
 
 const tick: GuardTick = {
   tick: 1,
@@ -78,15 +78,17 @@ describe('GuardSet', () => {
 
   it('stops at the first family that ends the run before the model call', async () => {
     const asked: string[] = [];
-    const set = new GuardSet([
-      { name: 'a', beforeModelCall: () => (asked.push('a'), { kind: 'proceed' }) },
-      {
-        name: 'b',
-        beforeModelCall: async () => (
-          asked.push('b'), { kind: 'end', status: 'paused', reason: 'r' }
-        ),
+    const asking = (name: string, verdict: BeforeModelVerdict): Guard => ({
+      name,
+      beforeModelCall: async () => {
+        asked.push(name);
+        return verdict;
       },
-      { name: 'c', beforeModelCall: () => (asked.push('c'), { kind: 'proceed' }) },
+    });
+    const set = new GuardSet([
+      asking('a', { kind: 'proceed' }),
+      asking('b', { kind: 'end', status: 'paused', reason: 'r' }),
+      asking('c', { kind: 'proceed' }),
     ]);
     expect(await set.beforeModelCall(tick)).toEqual({ kind: 'end', status: 'paused', reason: 'r' });
     expect(asked).toEqual(['a', 'b']);
