@@ -1,6 +1,6 @@
 /**
- * Agate's benchmark: tick overhead against a plain AI SDK loop, render+compile cost by
- * timeline size, and memory over a long run. `pnpm bench` prints a Markdown report;
+ * Agate's benchmark: tick overhead against plain AI SDK loops (short and long histories, with
+ * idle guards mounted), render+compile cost by timeline size, and memory over a long run. `pnpm bench` prints a Markdown report;
  * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
  * `--skip-dev` / `--skip-memory` to leave out the child-process measurements.
  *
@@ -12,6 +12,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
+import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import type { MemoryResult } from './memory.js';
 import { loadedReactBuild } from './react-build.js';
@@ -25,6 +26,8 @@ const quick = args.has('--quick');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const TICKS = 200;
+const LONG_TICKS = 1_500;
+const LONG_WINDOW = 100;
 const MEMORY_TICKS = 1_000;
 const SIZES = [10, 100, 1_000, 10_000];
 const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES;
@@ -89,6 +92,16 @@ async function main(): Promise<void> {
     log,
   });
 
+  log(`long history (last ${LONG_WINDOW} of ${LONG_TICKS} ticks, production build)...`);
+  const long = await measureLongHistory({
+    ticks: LONG_TICKS,
+    window: LONG_WINDOW,
+    reps: quick ? 2 : 5,
+    warmup: 1,
+    loops: ['agate', 'generateText'],
+    log,
+  });
+
   log('render + compile (production build)...');
   const render = await measureRenderCost(renderOptions(quick ? 300 : 2_000));
 
@@ -112,7 +125,7 @@ async function main(): Promise<void> {
 
   const memory: BenchData['memory'] = [];
   if (!args.has('--skip-memory')) {
-    for (const loop of ['agate', 'agateNonStreaming', 'generateText', 'streamText'] as const) {
+    for (const loop of ['agate', 'agateStreaming', 'generateText', 'streamText'] as const) {
       log(`memory: ${loop}, ${MEMORY_TICKS} ticks (child process)...`);
       memory.push(
         await runChild<MemoryResult>(
@@ -126,7 +139,7 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick },
+    production: { render, tick, long },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,

@@ -127,7 +127,8 @@ export function runCodingAgent(options: CodingAgentRun): Promise<RunResult> {
   return run(<CodingAgent {...props} />, {
     model,
     maxTicks: maxTicks ?? 20,
-    ...(onEvent ? { onEvent } : {}),
+    // The event listener prints the model's text as it is written, so every call streams.
+    ...(onEvent ? { onEvent, streaming: true } : {}),
     ...(signal ? { signal } : {}),
   });
 }
