@@ -30,7 +30,8 @@ const LONG_TICKS = 1_500;
 const LONG_WINDOW = 100;
 const MEMORY_TICKS = 1_000;
 const SIZES = [10, 100, 1_000, 10_000];
-const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES;
+/** Every loop but the guarded one, which is measured in pairs of its own (below). */
+const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES.filter((name) => name !== 'agateGuards');
 const CHILD_TIMEOUT_MS = 10 * 60_000;
 
 function renderOptions(budgetMs: number): RenderCostOptions {
@@ -92,6 +93,17 @@ async function main(): Promise<void> {
     log,
   });
 
+  // A difference of a tenth of a millisecond needs more samples than the table above takes:
+  // the two loops alternate, many times, and the report takes the median paired difference.
+  log(`idle guards (${TICKS} ticks, guarded and unguarded alternating)...`);
+  const guards = await measureTickOverhead({
+    ticks: TICKS,
+    reps: quick ? 4 : 15,
+    warmup: 1,
+    loops: ['agate', 'agateGuards'],
+    log,
+  });
+
   log(`long history (last ${LONG_WINDOW} of ${LONG_TICKS} ticks, production build)...`);
   const long = await measureLongHistory({
     ticks: LONG_TICKS,
@@ -139,7 +151,7 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick, long },
+    production: { render, tick, long, guards },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,

@@ -1,6 +1,6 @@
 /**
  * CPU profile of one benchmark loop, summarized in milliseconds per tick:
- * `pnpm --filter @agate/bench profile [loop] [--ticks N] [--window W] [--runs R] [--save file.cpuprofile]`
+ * `pnpm --filter @agate/bench profile [loop] [--ticks N] [--window W] [--runs R] [--match text] [--save file.cpuprofile]`
  * (loops: agate, generateText, streamText, agatePreconverted, ...). Runs the loop for warm-up
  * first, then profiles several runs with the V8 sampling profiler through node:inspector and
  * prints the functions and packages where the time goes. `--window W` profiles only the last
@@ -29,6 +29,8 @@ const flag = (name: string) => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const savePath = flag('--save');
+/** Also list every function whose name or file contains this (`--match gates/`). */
+const match = flag('--match');
 if (!isLoopName(loopName)) {
   throw new Error(`Unknown loop "${loopName}". Loops: ${LOOP_NAMES.join(', ')}.`);
 }
@@ -163,5 +165,12 @@ process.stdout.write(
     'Top functions, inclusive time:',
     table(inclusive, 45),
     '',
+    ...(match
+      ? [
+          `Functions matching "${match}", inclusive time:`,
+          table(new Map([...inclusive].filter(([key]) => key.includes(match))), 40),
+          '',
+        ]
+      : []),
   ].join('\n'),
 );

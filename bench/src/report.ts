@@ -24,7 +24,11 @@ export interface BuildRun {
 
 export interface BenchData {
   machine: MachineInfo;
-  production: Omit<BuildRun, 'nodeEnv' | 'react'> & { long?: LongHistoryResult };
+  production: Omit<BuildRun, 'nodeEnv' | 'react'> & {
+    long?: LongHistoryResult;
+    /** The default loop and the guarded one, alternating (the idle-guards target). */
+    guards?: TickOverheadResult;
+  };
   development?: BuildRun;
   memory: Array<MemoryResult & { nodeEnv?: string; react?: string }>;
   memoryTicks: number;
@@ -79,7 +83,7 @@ function targetRows(data: BenchData): TargetRow[] {
         : `${longRatio.toFixed(2)}× (${ms(la!.median)} vs ${ms(lr!.median)})`,
     met: longRatio === undefined ? undefined : longRatio <= LONG_RATIO_TARGET,
   });
-  const guards = guardCost(tick);
+  const guards = data.production.guards ? guardCost(data.production.guards) : undefined;
   rows.push({
     what: "Idle guards: extra time per tick with the bench agent's guards mounted",
     target: `≤ ${GUARD_COST_TARGET_MS} ms`,
@@ -191,10 +195,6 @@ export function renderReport(data: BenchData): string {
       '',
       '- **`streaming: true`** streams every call through `streamText` (what the default does ' +
         "while a `model:delta` subscriber exists); Web Streams cost more than the tick's other work.",
-      "- **idle guards mounted** adds the benchmark's `<IdleGuards />` (`bench/src/workload.tsx`: " +
-        'a `<Gate>` that never activates, a `<ContinueGate>` whose limits are never reached; one line ' +
-        'per guard family) — they render, add `set_knob`, and are asked before every model call and ' +
-        'at every tick end.',
       '- **schemas pre-converted**: each tool given as a ready AI SDK `tool()` whose schema went ' +
         'through `zodSchema()` once up front (the AI SDK caches the JSON Schema on that object). With a ' +
         'bare zod schema the AI SDK converts it to JSON Schema again on every step — most of a plain ' +
@@ -205,14 +205,40 @@ export function renderReport(data: BenchData): string {
     );
     for (const name of variants) tickRow(name);
     p('');
-    const guards = guardCost(tick);
-    if (guards) {
+  }
+
+  // ---- 1a. idle guards -------------------------------------------------------------------
+  const pair = data.production.guards;
+  const cost = pair ? guardCost(pair) : undefined;
+  if (pair && cost) {
+    const praw = pair.perTick.agate;
+    p(
+      '### Idle guards',
+      '',
+      "The default Agate loop with and without the benchmark's `<IdleGuards />` " +
+        '(`bench/src/workload.tsx`): a `<Gate>` that never activates and a `<ContinueGate>` whose ' +
+        'limits are never reached, one line per guard family. Mounted, they render, add `set_knob` ' +
+        'to the request, and are asked before every model call and at every tick end. The two loops ' +
+        `alternate ${pair.reps} times (${pair.ticks} ticks each); the cost is the median of the ` +
+        'per-repetition differences.',
+      '',
+      '| loop | median CPU per tick | min | max | wall clock (median) | vs default |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const name of Object.keys(pair.perTick)) {
+      const s = pair.perTick[name]!;
+      const w = pair.wallPerTick?.[name];
       p(
-        `Idle guards, per repetition (guarded − unguarded, same rep): median ${ms(guards.median)}, ` +
-          `range ${ms(guards.min)} to ${ms(guards.max)} per tick.`,
-        '',
+        `| ${LOOPS[name as LoopName].label} | ${ms(s.median)} | ${ms(s.min)} | ${ms(s.max)} | ${w ? ms(w.median) : '—'} | ${praw ? `${(s.median / praw.median).toFixed(2)}×` : ''} |`,
       );
     }
+    const sign = (v: number) => `${v >= 0 ? '+' : '−'}${ms(Math.abs(v))}`;
+    p(
+      '',
+      `Guarded − unguarded, per repetition: median ${sign(cost.median)}, range ${sign(cost.min)} ` +
+        `to ${sign(cost.max)} per tick.`,
+      '',
+    );
   }
 
   // ---- 1b. long history ------------------------------------------------------------------
