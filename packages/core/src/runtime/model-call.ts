@@ -36,7 +36,7 @@ export interface ModelTurn {
 
 export interface ModelCallOptions {
   model: LanguageModel;
-  /** `false`: one `generateText` call, the whole text reported as a single delta. Default true (the session decides, see streaming.ts). */
+  /** `false`: one `generateText` call, the whole text reported as a single delta. Default true. */
   streaming?: boolean;
   context: CompiledContext;
   signal: AbortSignal;
