@@ -1,6 +1,6 @@
 /**
- * Agate's benchmark: tick overhead against a plain AI SDK loop, render+compile cost by
- * timeline size, and memory over a long run. `pnpm bench` prints a Markdown report;
+ * Agate's benchmark: tick overhead against plain AI SDK loops (short and long histories, with
+ * idle guards mounted), render+compile cost by timeline size, and memory over a long run. `pnpm bench` prints a Markdown report;
  * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
  * `--skip-dev` / `--skip-memory` to leave out the child-process measurements.
  *
@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
 import { measureContextBudget } from './context-budget.js';
+import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import type { MemoryResult } from './memory.js';
 import { loadedReactBuild } from './react-build.js';
@@ -26,9 +27,12 @@ const quick = args.has('--quick');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const TICKS = 200;
+const LONG_TICKS = 1_500;
+const LONG_WINDOW = 100;
 const MEMORY_TICKS = 1_000;
 const SIZES = [10, 100, 1_000, 10_000];
-const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES;
+/** Every loop but the guarded one, which is measured in pairs of its own (below). */
+const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES.filter((name) => name !== 'agateGuards');
 const CHILD_TIMEOUT_MS = 10 * 60_000;
 
 function renderOptions(budgetMs: number): RenderCostOptions {
@@ -90,6 +94,27 @@ async function main(): Promise<void> {
     log,
   });
 
+  // A difference of a tenth of a millisecond needs more samples than the table above takes:
+  // the two loops alternate, many times, and the report takes the median paired difference.
+  log(`idle guards (${TICKS} ticks, guarded and unguarded alternating)...`);
+  const guards = await measureTickOverhead({
+    ticks: TICKS,
+    reps: quick ? 4 : 15,
+    warmup: 1,
+    loops: ['agate', 'agateGuards'],
+    log,
+  });
+
+  log(`long history (last ${LONG_WINDOW} of ${LONG_TICKS} ticks, production build)...`);
+  const long = await measureLongHistory({
+    ticks: LONG_TICKS,
+    window: LONG_WINDOW,
+    reps: quick ? 2 : 5,
+    warmup: 1,
+    loops: ['agate', 'generateText'],
+    log,
+  });
+
   log('render + compile (production build)...');
   const render = await measureRenderCost(renderOptions(quick ? 300 : 2_000));
 
@@ -124,7 +149,7 @@ async function main(): Promise<void> {
 
   const memory: BenchData['memory'] = [];
   if (!args.has('--skip-memory')) {
-    for (const loop of ['agate', 'agateNonStreaming', 'generateText', 'streamText'] as const) {
+    for (const loop of ['agate', 'agateStreaming', 'generateText', 'streamText'] as const) {
       log(`memory: ${loop}, ${MEMORY_TICKS} ticks (child process)...`);
       memory.push(
         await runChild<MemoryResult>(
@@ -138,7 +163,7 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick },
+    production: { render, tick, long, guards },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,

@@ -1,4 +1,4 @@
-import { run, System, Timeline, Tool, User } from '@agate/core';
+import { ContinueGate, Gate, gate, run, System, Timeline, Tool, User } from '@agate/core';
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -11,6 +11,7 @@ import {
   isStepCount,
   type ModelMessage,
   streamText,
+  ToolLoopAgent,
   type ToolSet,
   tool,
   zodSchema,
@@ -137,7 +138,29 @@ const PRECONVERTED = TOOL_NAMES.map((name) => ({
   }),
 }));
 
-export function BenchAgent(props: { preconverted?: boolean }) {
+/** A gate that never activates: mounted, asked every tick, never in the way. */
+const IDLE_GATE = gate({
+  description: 'Report before finishing (never activates in the benchmark)',
+  instructions: 'Write the report, then clear this gate.',
+  activateWhen: () => false,
+});
+
+/**
+ * The guards of the "guards mounted" rows, idle for the whole run: each tick they are rendered,
+ * asked before the model call and at tick end, and let everything through. Mounting another
+ * guard family in the benchmark is one more line here.
+ */
+export function IdleGuards() {
+  return (
+    <>
+      <Gate name="report" {...IDLE_GATE} />
+      <ContinueGate maxConsecutiveSteps={1_000_000} checkpointIntervalSteps={1_000_000} />
+    </>
+  );
+}
+
+export function BenchAgent(props: { preconverted?: boolean; guards?: boolean }) {
+  const guards = props.guards ? <IdleGuards /> : null;
   if (props.preconverted) {
     return (
       <>
@@ -147,6 +170,7 @@ export function BenchAgent(props: { preconverted?: boolean }) {
         {PRECONVERTED.map((t) => (
           <Tool key={t.name} name={t.name} tool={t.tool} />
         ))}
+        {guards}
       </>
     );
   }
@@ -164,6 +188,7 @@ export function BenchAgent(props: { preconverted?: boolean }) {
           execute={executeTool}
         />
       ))}
+      {guards}
     </>
   );
 }
@@ -182,14 +207,19 @@ export interface LoopOptions {
   onTick?: () => void;
   /** Tools whose zod schema was converted to JSON Schema once, up front. */
   preconverted?: boolean;
-  /** Agate's `streaming` session option (default true). */
+  /** Agate's `streaming` session option (default `'auto'`). */
   streaming?: boolean;
+  /** Mount the idle guards (a gate, a ContinueGate, ...). */
+  guards?: boolean;
 }
 
 /** Agate: `run()` on the agent tree. */
 export async function runAgate(ticks: number, options: LoopOptions = {}): Promise<LoopOutcome> {
   const { onTick } = options;
-  const result = await run(<BenchAgent preconverted={options.preconverted ?? false} />, {
+  const agent = (
+    <BenchAgent preconverted={options.preconverted ?? false} guards={options.guards ?? false} />
+  );
+  const result = await run(agent, {
     model: benchModel(ticks),
     maxTicks: ticks + 5,
     maxTimelineMessages: Math.max(5_000, ticks * 2 + 10),
@@ -204,20 +234,24 @@ export async function runAgate(ticks: number, options: LoopOptions = {}): Promis
   return { ticks: result.ticks, result };
 }
 
-function sdkTools(preconverted: boolean): ToolSet {
-  const tools: ToolSet = {};
-  if (preconverted) {
-    for (const t of PRECONVERTED) tools[t.name] = t.tool;
-    return tools;
-  }
-  for (const name of TOOL_NAMES) {
-    tools[name] = tool({
+/**
+ * The plain loops' tools, made once with `tool()` the way the AI SDK docs show (a zod
+ * `inputSchema`, which the AI SDK converts to JSON Schema on every step).
+ */
+const SDK_TOOLS: ToolSet = Object.fromEntries(
+  TOOL_NAMES.map((name) => [
+    name,
+    tool({
       description: `Checks one checklist item (${name}).`,
       inputSchema: toolInput,
       execute: executeTool,
-    });
-  }
-  return tools;
+    }),
+  ]),
+);
+const PRECONVERTED_TOOLS: ToolSet = Object.fromEntries(PRECONVERTED.map((t) => [t.name, t.tool]));
+
+function sdkTools(preconverted: boolean): ToolSet {
+  return preconverted ? PRECONVERTED_TOOLS : SDK_TOOLS;
 }
 
 const MESSAGES: ModelMessage[] = [{ role: 'user', content: TASK }];
@@ -266,6 +300,29 @@ export async function runStreamTextLoop(
   return { ticks: steps.length, result: steps };
 }
 
+/** The AI SDK's own agent class, written the way its docs show: one agent, `generate()`. */
+export async function runToolLoopAgent(
+  ticks: number,
+  options: LoopOptions = {},
+): Promise<LoopOutcome> {
+  const { onTick } = options;
+  // The scripted model counts its calls, so each run gets a fresh agent; the tools are shared.
+  const agent = new ToolLoopAgent({
+    model: benchModel(ticks),
+    instructions: SYSTEM,
+    tools: sdkTools(options.preconverted ?? false),
+    stopWhen: isStepCount(ticks),
+  });
+  const result = await agent.generate({
+    prompt: TASK,
+    ...(onTick ? { onStepEnd: () => onTick() } : {}),
+  });
+  if (result.steps.length !== ticks || result.text === '') {
+    throw new Error(`ToolLoopAgent took ${result.steps.length} steps, expected ${ticks}.`);
+  }
+  return { ticks: result.steps.length, result };
+}
+
 export interface Loop {
   /** How the report names it. */
   label: string;
@@ -276,17 +333,19 @@ export const LOOP_NAMES = [
   'agate',
   'generateText',
   'streamText',
+  'toolLoopAgent',
+  'agateStreaming',
+  'agateGuards',
   'agatePreconverted',
   'generateTextPreconverted',
   'streamTextPreconverted',
-  'agateNonStreaming',
 ] as const;
 
 export type LoopName = (typeof LOOP_NAMES)[number];
 
-/** The loops measured side by side. The first three are the comparison; the rest diagnose it. */
+/** The loops measured side by side. The first four are the comparison; the rest diagnose it. */
 export const LOOPS: Record<LoopName, Loop> = {
-  agate: { label: 'Agate `run()`', run: (n, onTick) => runAgate(n, { onTick }) },
+  agate: { label: 'Agate `run()`, default', run: (n, onTick) => runAgate(n, { onTick }) },
   generateText: {
     label: 'AI SDK `generateText` loop',
     run: (n, onTick) => runGenerateTextLoop(n, { onTick }),
@@ -294,6 +353,18 @@ export const LOOPS: Record<LoopName, Loop> = {
   streamText: {
     label: 'AI SDK `streamText` loop',
     run: (n, onTick) => runStreamTextLoop(n, { onTick }),
+  },
+  toolLoopAgent: {
+    label: 'AI SDK `ToolLoopAgent`',
+    run: (n, onTick) => runToolLoopAgent(n, { onTick }),
+  },
+  agateStreaming: {
+    label: 'Agate `run()`, `streaming: true`',
+    run: (n, onTick) => runAgate(n, { onTick, streaming: true }),
+  },
+  agateGuards: {
+    label: 'Agate `run()`, idle guards mounted',
+    run: (n, onTick) => runAgate(n, { onTick, guards: true }),
   },
   agatePreconverted: {
     label: 'Agate `run()`, schemas pre-converted',
@@ -306,10 +377,6 @@ export const LOOPS: Record<LoopName, Loop> = {
   streamTextPreconverted: {
     label: '`streamText` loop, schemas pre-converted',
     run: (n, onTick) => runStreamTextLoop(n, { onTick, preconverted: true }),
-  },
-  agateNonStreaming: {
-    label: 'Agate `run()`, `streaming: false`',
-    run: (n, onTick) => runAgate(n, { onTick, streaming: false }),
   },
 };
 

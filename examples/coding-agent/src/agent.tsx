@@ -134,7 +134,8 @@ export function runCodingAgent(options: CodingAgentRun): Promise<RunResult> {
     model,
     maxTicks: maxTicks ?? 20,
     context: { maxTokens: maxContextTokens ?? DEFAULT_CONTEXT_TOKENS },
-    ...(onEvent ? { onEvent } : {}),
+    // The event listener prints the model's text as it is written, so every call streams.
+    ...(onEvent ? { onEvent, streaming: true } : {}),
     ...(signal ? { signal } : {}),
   });
 }

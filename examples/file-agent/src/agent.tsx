@@ -50,7 +50,9 @@ export function runFileAgent(options: FileAgentRun): Promise<RunResult> {
   return run(<FileAgent root={options.root} {...(options.task ? { task: options.task } : {})} />, {
     model: options.model,
     maxTicks: options.maxTicks ?? 20,
-    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    // The event listener prints the model's text as it is written, so every call streams
+    // (by default a plain onEvent listener would get each reply's text in one piece).
+    ...(options.onEvent ? { onEvent: options.onEvent, streaming: true } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
 }

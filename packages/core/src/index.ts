@@ -146,7 +146,12 @@ export {
   RenderError,
   SessionStateError,
 } from './runtime/errors.js';
-export type { AgateEvent, AgateEventType, EventListener } from './runtime/events.js';
+export type {
+  AgateEvent,
+  AgateEventType,
+  EventListener,
+  SubscribeOptions,
+} from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
 export type { ModelSettings } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
@@ -159,6 +164,7 @@ export {
   type TickOutcome,
 } from './runtime/session.js';
 export { useSession, useTick, useTimeline } from './runtime/session-context.js';
+export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
 export {

@@ -73,6 +73,8 @@ describe('Agate run() through @ai-sdk/openai-compatible against the loopback ser
     const events: AgateEvent[] = [];
     const result = await run(<WeatherAgent onCall={(input) => calls.push(input)} />, {
       model: localModel(server),
+      // Streams only when asked: by default a plain onEvent listener does not make it stream.
+      streaming: true,
       onEvent: (event) => events.push(event),
     });
 

@@ -52,6 +52,7 @@ export type ModelFault = (
  * in `faults` (by 0-based call index), which misbehave instead. The healthy script goes on
  * where it left off after a fault, so `run()` again continues.
  */
+/** A streaming model (faults are stream-level): sessions using it pass `streaming: true`. */
 export function faultyModel(script: readonly ScriptedTurn[], faults: Record<number, ModelFault>) {
   const healthy = scriptedModel(script);
   let calls = 0;

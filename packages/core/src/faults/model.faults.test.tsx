@@ -27,7 +27,11 @@ describe('model faults', () => {
         throw new Error('connect ECONNREFUSED 127.0.0.1:11434');
       },
     });
-    const session = createSession(<FaultAgent />, { model, modelSettings: { maxRetries: 0 } });
+    const session = createSession(<FaultAgent />, {
+      model,
+      streaming: true,
+      modelSettings: { maxRetries: 0 },
+    });
     const w = watch(session);
 
     const failed = await session.run();
@@ -50,7 +54,7 @@ describe('model faults', () => {
         stream: streamOf(partialText('I will now '), new Error('socket hang up')),
       }),
     });
-    const session = createSession(<FaultAgent />, { model });
+    const session = createSession(<FaultAgent />, { model, streaming: true });
     const w = watch(session);
 
     const failed = await session.run();
@@ -73,7 +77,7 @@ describe('model faults', () => {
         ]),
       }),
     });
-    const session = createSession(<FaultAgent />, { model });
+    const session = createSession(<FaultAgent />, { model, streaming: true });
     const w = watch(session);
 
     const failed = await session.run();
@@ -89,7 +93,7 @@ describe('model faults', () => {
       // Never answers and never looks at its abort signal.
       1: () => new Promise((resolve) => (release = () => resolve({ stream: streamOf([]) }))),
     });
-    const session = createSession(<FaultAgent />, { model });
+    const session = createSession(<FaultAgent />, { model, streaming: true });
     const w = watch(session);
     const controller = new AbortController();
     session.subscribe((e) => {
@@ -192,7 +196,7 @@ describe('model faults', () => {
       { text: 'Here is a long answer that never finishes', disconnectAfterChunks: 3 },
       'Done.',
     ]);
-    const session = createSession(<FaultAgent />, { model });
+    const session = createSession(<FaultAgent />, { model, streaming: true });
     const w = watch(session);
 
     const failed = await session.run();

@@ -115,9 +115,18 @@ export type AgateEventType = AgateEvent['type'];
  */
 export type EventListener = (event: AgateEvent) => void;
 
+export interface SubscribeOptions {
+  /**
+   * Only these event types reach the listener. A subscription that names `model:delta` asks
+   * for deltas as they stream: with `streaming: 'auto'` (the default) the model call streams
+   * only while such a subscription exists. Without `types` the listener receives every event.
+   */
+  types?: readonly AgateEventType[];
+}
+
 /** Keeps the last `capacity` events (a long run must not grow without bound) and fans out. */
 export class EventLog {
-  private readonly listeners = new Set<EventListener>();
+  private readonly listeners = new Map<EventListener, ReadonlySet<AgateEventType> | undefined>();
   private readonly failed = new WeakSet<EventListener>();
   private reporting = false;
   private buffer: AgateEvent[] = [];
@@ -128,18 +137,26 @@ export class EventLog {
     private readonly currentTick: () => number = () => 0,
   ) {}
 
-  subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
+  subscribe(listener: EventListener, options: SubscribeOptions = {}): () => void {
+    // Keyed by the function: subscribing it again replaces its filter (one listener, as before).
+    this.listeners.set(listener, options.types ? new Set(options.types) : undefined);
     return () => {
       this.listeners.delete(listener);
     };
+  }
+
+  /** Whether a listener subscribed for this event type by name (not merely to everything). */
+  requested(type: AgateEventType): boolean {
+    for (const types of this.listeners.values()) if (types?.has(type)) return true;
+    return false;
   }
 
   emit(event: AgateEvent): void {
     this.buffer.push(event);
     // Amortized trim: drop a chunk at once instead of shifting on every event.
     if (this.buffer.length > this.capacity * 2) this.buffer = this.buffer.slice(-this.capacity);
-    for (const listener of this.listeners) {
+    for (const [listener, types] of this.listeners) {
+      if (types !== undefined && !types.has(event.type)) continue;
       try {
         const returned: unknown = listener(event);
         if (isThenable(returned)) {

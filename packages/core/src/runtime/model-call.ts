@@ -12,6 +12,7 @@ import {
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
 import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
+import { requestForms } from './request-messages.js';
 import type { TickToolCall } from './tick-result.js';
 
 /** Settings passed through to every AI SDK call. */
@@ -45,10 +46,12 @@ export interface ModelCallOptions {
 
 /** The request messages: the stable prefix, then this tick's ephemeral content last. */
 export function toRequestMessages(context: CompiledContext): ModelMessage[] {
-  if (context.ephemeral.length === 0) return context.messages;
+  const messages = requestForms(context.messages);
+  if (context.ephemeral.length === 0) return messages;
   const text = context.ephemeral.map((block) => block.text).join('\n\n');
   // A user message, not a system one: several providers reject system messages mid-prompt.
-  return [...context.messages, { role: 'user', content: text }];
+  messages.push({ role: 'user', content: text });
+  return messages;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { GateStatus, RunStatus, SessionState } from '../state/session-state
 import type { AgateError } from './errors.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
+import type { StreamingOption } from './streaming.js';
 
 export interface SessionOptions {
   /** Any AI SDK language model (a provider model, or `scriptedModel()` in tests). */
@@ -16,14 +17,18 @@ export interface SessionOptions {
   /** Ticks one `run()` may take before it ends (`max-ticks`, or `blocked` if a gate is engaged). Default 25. */
   maxTicks?: number;
   signal?: AbortSignal;
+  /** Receives every event. It does not make the model call stream (see `streaming`). */
   onEvent?: EventListener;
   /** Settings passed through to the AI SDK call (temperature, maxOutputTokens, ...). */
   modelSettings?: ModelSettings;
   /**
-   * Stream each model call (`streamText`, deltas as `model:delta` events). Default true; `false`
-   * makes one `generateText` call per tick, for servers whose streaming is unreliable.
+   * `'auto'` (default): stream a model call (`streamText`, deltas as `model:delta` events as they
+   * arrive) only while a listener subscribed for `model:delta` by type
+   * (`session.subscribe(fn, { types: ['model:delta'] })`); otherwise one `generateText` call,
+   * whose whole text still arrives as one `model:delta`. `true`: always stream. `false`: never,
+   * for servers whose streaming is unreliable. Results, state and other events are the same.
    */
-  streaming?: boolean;
+  streaming?: StreamingOption;
   /** Session id; defaults to a random UUID (or the snapshot's id). */
   id?: string;
   /** Seed state (tests, or a hand-built history). Ignored when a snapshot is given. */

@@ -26,10 +26,11 @@ import { callSignature, commitTick, tickMessages } from '../state/update.js';
 import { callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
-import { type AgateEvent, type EventListener, EventLog } from './events.js';
+import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
+import { shouldStream } from './streaming.js';
 import type { TickResult } from './tick-result.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 
@@ -120,8 +121,9 @@ export class Session {
     return this.options.model;
   }
 
-  subscribe(listener: EventListener): () => void {
-    return this.events.subscribe(listener);
+  /** Every event, or only `types` (a `model:delta` subscription makes `'auto'` stream). */
+  subscribe(listener: EventListener, options?: SubscribeOptions): () => void {
+    return this.events.subscribe(listener, options);
   }
 
   /** Renders the tree with the current state and compiles it; no model call. */
@@ -335,7 +337,7 @@ export class Session {
       model: this.options.model,
       context,
       signal,
-      ...(this.options.streaming !== undefined ? { streaming: this.options.streaming } : {}),
+      streaming: shouldStream(this.options.streaming, this.events),
       ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
       onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
     });

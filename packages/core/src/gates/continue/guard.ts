@@ -14,6 +14,7 @@ import { checkContinue } from './before-model-call.js';
 import { ContinueGateEvaluator } from './evaluator.js';
 import type { ContinueGateProps } from './props.js';
 import { detectRework } from './rework.js';
+import { SignatureIndex } from './signature-index.js';
 import { resolveContinueConfig } from './types.js';
 
 /**
@@ -23,7 +24,10 @@ import { resolveContinueConfig } from './types.js';
  */
 export class ContinueGuard implements Guard {
   readonly name = 'continue';
-  private evaluatorEntry: { key: string; instance: ContinueGateEvaluator } | undefined;
+  private evaluatorEntry:
+    | { key: string; props: ContinueGateProps; instance: ContinueGateEvaluator }
+    | undefined;
+  private readonly signatureIndex = new SignatureIndex();
 
   constructor(private readonly host: GuardHost) {}
 
@@ -72,6 +76,7 @@ export class ContinueGuard implements Guard {
       base.callSignatures,
       this.props()?.isRework,
       info.signatures,
+      this.signatureIndex.of(base.callSignatures),
     );
     this.host.update((draft) => {
       commitProgress(draft, result.usage.totalTokens, {
@@ -81,14 +86,20 @@ export class ContinueGuard implements Guard {
         signatures: info.signatures,
       });
     });
+    const after = this.host.state().progress.callSignatures;
+    this.signatureIndex.advance(base.callSignatures, info.signatures, after);
   }
 
   private evaluatorFor(props: ContinueGateProps): ContinueGateEvaluator {
+    // Same props object as last tick (the usual case): same config, nothing to compare.
+    if (this.evaluatorEntry?.props === props) return this.evaluatorEntry.instance;
     const config = resolveContinueConfig(props);
     const key = JSON.stringify(config);
     if (this.evaluatorEntry?.key !== key) {
       // A changed config starts a fresh history: stats mixing two configs would mislead.
-      this.evaluatorEntry = { key, instance: new ContinueGateEvaluator(config) };
+      this.evaluatorEntry = { key, props, instance: new ContinueGateEvaluator(config) };
+    } else {
+      this.evaluatorEntry.props = props;
     }
     return this.evaluatorEntry.instance;
   }

@@ -16,8 +16,9 @@ export function detectRework(
   isRework?: ContinueGateProps['isRework'],
   /** The tick's call signatures, when the caller has them already (one per call, in order). */
   signatures: readonly string[] = tick.toolCalls.map((c) => callSignature(c.toolName, c.input)),
+  /** Membership of `previousCalls`, when the caller keeps one (see SignatureIndex). */
+  seen: { has(signature: string): boolean } = new Set(previousCalls),
 ): boolean {
-  const seen = new Set(previousCalls);
   const isRepeat = (call: { toolName: string; input: unknown }): boolean => {
     if (call.toolName === SET_KNOB_TOOL) return false;
     const signature = callSignature(call.toolName, call.input);

@@ -1,0 +1,90 @@
+import { scriptedModel } from '@agate/testing';
+import type { ModelMessage } from 'ai';
+import { produce } from 'immer';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { run, System, Timeline, Tool, User } from '../index.js';
+import { requestForms } from './request-messages.js';
+
+function Agent() {
+  return (
+    <>
+      <System>You add numbers.</System>
+      <User>Add 2 and 3, then 4 and 5.</User>
+      <Timeline />
+      <Tool
+        name="add"
+        input={z.object({ a: z.number(), b: z.number() })}
+        execute={({ a, b }) => a + b}
+      />
+    </>
+  );
+}
+
+async function timeline(): Promise<readonly ModelMessage[]> {
+  const model = scriptedModel([
+    { text: 'First.', toolCalls: [{ toolName: 'add', input: { a: 2, b: 3 } }] },
+    { toolCalls: [{ toolName: 'add', input: { a: 4, b: 5 } }] },
+    'Done: 5 and 9.',
+  ]);
+  const result = await run(<Agent />, { model });
+  expect(result.status).toBe('completed');
+  return result.timeline;
+}
+
+const contentOf = (message: ModelMessage) => message.content as readonly unknown[];
+
+describe('request forms of committed messages', () => {
+  it('hands the AI SDK the same messages with unfrozen content arrays; the timeline stays frozen', async () => {
+    const committed = await timeline();
+    const forms = requestForms(committed);
+    expect(forms).toEqual(committed);
+    committed.forEach((message, i) => {
+      const form = forms[i]!;
+      expect(Object.isFrozen(message)).toBe(true);
+      expect(Object.isFrozen(message.content)).toBe(true);
+      expect(form).not.toBe(message);
+      expect(Object.isFrozen(form.content)).toBe(false);
+      // The parts are shared, not copied, and stay frozen.
+      contentOf(form).forEach((part, j) => {
+        expect(part).toBe(contentOf(message)[j]);
+        expect(Object.isFrozen(part)).toBe(true);
+      });
+    });
+    // Made once: the next tick gets the same objects.
+    expect(requestForms(committed)).toEqual(forms);
+    const again = requestForms(committed);
+    for (let i = 0; i < forms.length; i++) expect(again[i]).toBe(forms[i]);
+  });
+
+  it('leaves no trace in what callers see of the timeline', async () => {
+    const committed = await timeline();
+    for (const message of committed) expect(Object.keys(message)).toEqual(['role', 'content']);
+    expect(JSON.parse(JSON.stringify(committed))).toEqual(committed);
+    expect(structuredClone(committed)).toEqual(committed);
+  });
+
+  it('makes forms for frozen messages from elsewhere too (a seeded or restored timeline)', () => {
+    const seeded = produce({ timeline: [] as ModelMessage[] }, (draft) => {
+      draft.timeline.push({
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'add', input: { a: 1, b: 2 } }],
+      });
+    }).timeline;
+    expect(Object.isFrozen(seeded[0]!.content)).toBe(true);
+    const [form] = requestForms(seeded);
+    expect(form).toEqual(seeded[0]);
+    expect(Object.isFrozen(form!.content)).toBe(false);
+    expect(requestForms(seeded)[0]).toBe(form);
+  });
+
+  it('passes string contents and unfrozen messages through as they are', () => {
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'Hello.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Hi.' }] },
+    ];
+    const forms = requestForms(messages);
+    expect(forms[0]).toBe(messages[0]);
+    expect(forms[1]).toBe(messages[1]);
+  });
+});
