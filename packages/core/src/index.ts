@@ -4,6 +4,32 @@ export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export { Tool, type ToolProps } from './components/tool.js';
 
+// Checkpoints
+export {
+  APPROVAL_KEY_ENV,
+  ApprovalKeyError,
+  type ApproveInput,
+  approveCheckpoint,
+  Checkpoint,
+  type CheckpointCause,
+  CheckpointDecisionError,
+  CheckpointDeclarationError,
+  type CheckpointLedgerEntry,
+  type CheckpointLedgerKind,
+  CheckpointNotPendingError,
+  type CheckpointProps,
+  type CheckpointRecord,
+  type CheckpointStatus,
+  type CheckpointTrigger,
+  DEFAULT_CHECKPOINT_BUDGET,
+  type FileBaseline,
+  type RejectInput,
+  rejectCheckpoint,
+  SUBMIT_CHECKPOINT_TOOL,
+  UnknownCheckpointError,
+  UnknownSessionError,
+} from './gates/checkpoint/index.js';
+
 // Gates and knobs
 export { ContinueGate } from './gates/continue/continue-gate.js';
 export {

@@ -1,3 +1,4 @@
+import { CheckpointGuard } from '../gates/checkpoint/guard.js';
 import { ContinueGuard } from '../gates/continue/guard.js';
 import { GateControl } from '../gates/control.js';
 import { GuardSet } from './guard-set.js';
@@ -5,9 +6,11 @@ import type { Guard, GuardFactory, GuardHost } from './types.js';
 
 /**
  * Every guard family, one line each, in the order the runtime asks them at each point of a
- * tick (see docs/the-tick.md): what can end the run before a model call comes first.
+ * tick (see docs/the-tick.md): what can end the run before a model call comes first, and a
+ * pending checkpoint's cut-off before the ContinueGate evaluates (or saves) anything.
  */
 export const GUARD_FAMILIES = {
+  checkpoint: (host) => new CheckpointGuard(host),
   continue: (host) => new ContinueGuard(host),
   gates: (host) => new GateControl(host),
 } satisfies Record<string, GuardFactory>;

@@ -92,8 +92,18 @@ export class GuardSet {
     for (const g of this.hooks.afterToolCall) await g.afterToolCall?.(tick, outcome);
   }
 
-  async tickEnd(tick: GuardTick, result: TickResult, info: TickEndInfo): Promise<void> {
-    for (const g of this.hooks.tickEnd) await g.tickEnd?.(tick, result, info);
+  /** Every family updates; the first one that ends the run decides the status. */
+  async tickEnd(
+    tick: GuardTick,
+    result: TickResult,
+    info: TickEndInfo,
+  ): Promise<BeforeModelVerdict> {
+    let end: BeforeModelVerdict = PROCEED;
+    for (const g of this.hooks.tickEnd) {
+      const verdict = await g.tickEnd?.(tick, result, info);
+      if (end.kind === 'proceed' && verdict?.kind === 'end') end = verdict;
+    }
+    return end;
   }
 
   exitAttempt(tick: GuardTick): ExitVerdict {

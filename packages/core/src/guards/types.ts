@@ -54,8 +54,15 @@ export interface Guard {
    */
   afterToolCall?(tick: GuardTick, outcome: ToolCallOutcome): void | Promise<void>;
 
-  /** After the tick was committed to the state: update the family's own state from what it did. */
-  tickEnd?(tick: GuardTick, result: TickResult, info: TickEndInfo): void | Promise<void>;
+  /**
+   * After the tick was committed to the state: update the family's own state from what it did.
+   * May end the run right there (a checkpoint that went pending); the tick stays committed.
+   */
+  tickEnd?(
+    tick: GuardTick,
+    result: TickResult,
+    info: TickEndInfo,
+  ): void | BeforeModelVerdict | Promise<void | BeforeModelVerdict>;
 
   /** The model replied without tool calls: it is trying to finish. May refuse. */
   exitAttempt?(tick: GuardTick): ExitVerdict;

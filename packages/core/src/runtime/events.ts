@@ -1,3 +1,4 @@
+import type { CheckpointCause } from '../gates/checkpoint/types.js';
 import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, RunStatus, UsageTotals } from '../state/session-state.js';
@@ -75,6 +76,11 @@ export type AgateEvent =
   | { type: 'continue:evaluated'; tick: number; evaluation: ContinueEvaluation; step: StepContext }
   | { type: 'continue:throttled'; tick: number; cooldownMs: number }
   | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
+  /** The model called `submit_checkpoint` for the open `<Checkpoint>` (events below: checkpoints). */
+  | { type: 'checkpoint:submitted'; tick: number; id: string; summary: string }
+  | { type: 'checkpoint:pending'; tick: number; id: string; cause: CheckpointCause; reason: string }
+  | { type: 'checkpoint:approved'; tick: number; id: string; by: string; note?: string }
+  | { type: 'checkpoint:rejected'; tick: number; id: string; by: string; feedback: string }
   | { type: 'timeline:trimmed'; tick: number; dropped: number }
   | { type: 'warning'; tick: number; code: string; message: string }
   | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };

@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai';
+import type { CheckpointLedgerEntry, CheckpointStatus } from '../gates/checkpoint/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
@@ -34,6 +35,12 @@ export interface SessionOptions {
   store?: SessionStore;
   /** Continue a session from `session.snapshot()` (possibly taken in another process). */
   snapshot?: SessionSnapshot;
+  /**
+   * Signs every checkpoint ledger entry (HMAC-SHA256) and accepts only validly signed approvals
+   * in a restored session. Default: the `AGATE_APPROVAL_KEY` environment variable; without
+   * either, approvals are unsigned (see docs/checkpoints.md).
+   */
+  approvalKey?: string;
 }
 
 export interface RunOptions {
@@ -55,6 +62,10 @@ export interface RunResult {
   gates: Record<string, GateStatus>;
   knobs: Record<string, JsonValue>;
   usage: SessionState['usage'];
+  /** Each `<Checkpoint>`'s state, in render order. */
+  checkpoints: Record<string, CheckpointStatus>;
+  /** Every checkpoint submission, trip, approval and rejection (see `SessionState.checkpointLedger`). */
+  checkpointLedger: CheckpointLedgerEntry[];
   /** The most recent events (capped by `maxEvents`). */
   events: AgateEvent[];
   /** Set when `status` is `error`. */

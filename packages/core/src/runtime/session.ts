@@ -1,6 +1,7 @@
 import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
+import type { CheckpointLedgerEntry } from '../gates/checkpoint/types.js';
 import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
 import { createGuards, type GuardInstances } from '../guards/families.js';
 import type { GuardSet } from '../guards/guard-set.js';
@@ -41,7 +42,10 @@ const MAX_SESSION_ID_LENGTH = 100;
  * Run ends that wait for a person, possibly in another process: the session is saved where
  * they look. `store`: only when `options.store` is given; `always`: the default store otherwise.
  */
-const SAVE_AT_END: Partial<Record<RunStatus, 'store' | 'always'>> = { paused: 'store' };
+const SAVE_AT_END: Partial<Record<RunStatus, 'store' | 'always'>> = {
+  paused: 'store',
+  'awaiting-approval': 'always',
+};
 
 /**
  * A live agent: one React root re-rendered every tick, the immutable session state, and the
@@ -221,6 +225,8 @@ export class Session {
       timeline: this.currentState.timeline,
       gates: {},
       knobs: {},
+      checkpoints: {},
+      checkpointLedger: [],
       usage: this.currentState.usage,
       ...this.guards.report(),
       events: this.events.recent(),
@@ -249,6 +255,16 @@ export class Session {
   /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
   clearGate(name: string, by: 'host' | 'supervisor' = 'host'): void {
     this.families.gates.clearGate(name, by);
+  }
+
+  /** A supervisor approves a pending `<Checkpoint>`; the next `run()` goes on past it. */
+  approve(id: string, decision: { by: string; note?: string }): CheckpointLedgerEntry {
+    return this.families.checkpoint.approve(id, decision);
+  }
+
+  /** A supervisor rejects a pending `<Checkpoint>`: unlocked again, the feedback shown to the model. */
+  reject(id: string, decision: { by: string; feedback: string }): CheckpointLedgerEntry {
+    return this.families.checkpoint.reject(id, decision);
   }
 
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
@@ -380,11 +396,12 @@ export class Session {
 
     // Computed once per tick: the ContinueGate's rework check and its history both need them.
     const signatures = result.toolCalls.map((c) => callSignature(c.toolName, c.input));
-    await this.guards.tickEnd(guardTick, result, {
+    const ended = await this.guards.tickEnd(guardTick, result, {
       elapsedMs: performance.now() - startedAt,
       signatures,
     });
     this.emit({ type: 'tick:end', tick: tickNo, result });
+    if (ended.kind === 'end') return { done: true, status: ended.status, reason: ended.reason };
 
     if (turn.toolCalls.length > 0) return { done: false };
     return this.attemptExit(guardTick);

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { CheckpointLedgerEntry, CheckpointRecord } from '../gates/checkpoint/types.js';
 import type { JsonValue } from './json.js';
 
 /** The three states of a gate (a knob with exit-blocking semantics). */
@@ -26,6 +27,7 @@ export type RunStatus =
   | 'blocked'
   | 'stopped'
   | 'paused'
+  | 'awaiting-approval'
   | 'max-ticks'
   | 'aborted'
   | 'error';
@@ -64,6 +66,10 @@ export interface SessionState {
   status: RunStatus | 'idle' | 'running';
   reason?: string;
   progress: ProgressState;
+  /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
+  checkpoints: Record<string, CheckpointRecord>;
+  /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
+  checkpointLedger: CheckpointLedgerEntry[];
 }
 
 export const STEP_TOKENS_CAP = 50;
@@ -89,5 +95,7 @@ export function createInitialState(id: string): SessionState {
       callSignatures: [],
       elapsedMs: 0,
     },
+    checkpoints: {},
+    checkpointLedger: [],
   };
 }

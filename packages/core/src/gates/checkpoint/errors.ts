@@ -1,0 +1,52 @@
+import { AgateError } from '../../runtime/errors.js';
+
+/** No session with that id in the store. */
+export class UnknownSessionError extends AgateError {
+  readonly sessionId: string;
+  constructor(sessionId: string, where?: string) {
+    super(
+      `No session "${sessionId}"${where === undefined ? '' : ` in ${where}`}. ` +
+        'Check the id (list the stored sessions with `agate sessions`, or store.list()).',
+    );
+    this.sessionId = sessionId;
+  }
+}
+
+/** The session has no checkpoint with that id (none was ever opened or declared under it). */
+export class UnknownCheckpointError extends AgateError {
+  readonly checkpointId: string;
+  constructor(checkpointId: string, sessionId: string, known: readonly string[]) {
+    super(
+      `Session "${sessionId}" has no checkpoint "${checkpointId}". ` +
+        (known.length > 0
+          ? `Its checkpoints: ${known.map((k) => `"${k}"`).join(', ')}.`
+          : 'It has no checkpoints yet.'),
+    );
+    this.checkpointId = checkpointId;
+  }
+}
+
+/** Only a pending checkpoint can be approved or rejected. */
+export class CheckpointNotPendingError extends AgateError {
+  readonly checkpointId: string;
+  readonly state: string;
+  constructor(checkpointId: string, state: string, detail?: string) {
+    super(
+      `Checkpoint "${checkpointId}" is ${state}, not pending: only a pending checkpoint (one the ` +
+        `agent submitted, or whose budget or file trigger fired) can be approved or rejected.${
+          detail === undefined ? '' : ` ${detail}`
+        }`,
+    );
+    this.checkpointId = checkpointId;
+    this.state = state;
+  }
+}
+
+/** The approval key is empty, missing where the session's entries are signed, or not the one that signed them. */
+export class ApprovalKeyError extends AgateError {}
+
+/** A decision without a name (`by`) or a rejection without feedback. */
+export class CheckpointDecisionError extends AgateError {}
+
+/** `<Checkpoint>` props that cannot work (an empty id, a budget that is not a positive whole number, ...). */
+export class CheckpointDeclarationError extends AgateError {}

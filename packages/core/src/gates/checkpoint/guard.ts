@@ -1,0 +1,383 @@
+import type {
+  BeforeModelVerdict,
+  Guard,
+  GuardContribution,
+  GuardHost,
+  GuardTick,
+  ToolCallOutcome,
+  ToolCallVerdict,
+} from '../../guards/types.js';
+import type { CompiledTree } from '../../renderer/compile.js';
+import type { CompiledContext } from '../../renderer/compiled-context.js';
+import { AgateError } from '../../runtime/errors.js';
+import type { RunReport } from '../../runtime/session-options.js';
+import type { TickToolCall } from '../../runtime/tick-result.js';
+import {
+  CheckpointDeclarationError,
+  CheckpointNotPendingError,
+  UnknownCheckpointError,
+} from './errors.js';
+import { captureBaseline, declaredWrites, triggerPath, wasWritten } from './file-trigger.js';
+import { awaitingReason, checkpointInstructions } from './instructions.js';
+import {
+  applyCorrections,
+  type Decision,
+  decide,
+  ensureRecord,
+  findCorrections,
+  ledgerOf,
+  markPending,
+  type PendingInput,
+  recordsOf,
+  type SigningContext,
+} from './ledger.js';
+import { resolveApprovalKey } from './signing.js';
+import {
+  createSubmitTool,
+  SUBMIT_CHECKPOINT_TOOL,
+  type SubmitCheckpointInput,
+} from './submit-tool.js';
+import {
+  type ApproveInput,
+  CHECKPOINT_FAMILY,
+  type CheckpointLedgerEntry,
+  type CheckpointProps,
+  type CheckpointRecord,
+  type CheckpointStatus,
+  DEFAULT_CHECKPOINT_BUDGET,
+  type RejectInput,
+} from './types.js';
+
+interface OpenCheckpoint {
+  props: CheckpointProps;
+  record: CheckpointRecord | undefined;
+}
+
+/**
+ * The checkpoint family on the guard seam. The state machine and the ledger are pure functions
+ * (`ledger.ts`); this class joins the rendered `<Checkpoint>`s (registry, mount order) with the
+ * session state and acts at each point of the tick:
+ *   render          the open checkpoint's instructions and the `submit_checkpoint` tool
+ *   beforeModelCall no model call while any checkpoint is pending (`awaiting-approval`)
+ *   beforeToolCall  refuses guarded tools while one is pending (the calls after a submit)
+ *   afterToolCall   the file trigger, after every call that ran
+ *   tickEnd         the budget; ends the run at once when a checkpoint went pending this tick
+ */
+export class CheckpointGuard implements Guard {
+  readonly name = CHECKPOINT_FAMILY;
+  private verified = false;
+  /** Props last seen per id, so a pending checkpoint keeps its `guards` after it unmounts. */
+  private readonly lastKnown = new Map<string, CheckpointProps>();
+
+  constructor(private readonly host: GuardHost) {}
+
+  // ---- supervisor API (session.approve / session.reject) -----------------------------------
+
+  approve(id: string, input: Omit<ApproveInput, 'key'>): CheckpointLedgerEntry {
+    const note = input?.note;
+    const entry = this.decideLive(id, {
+      kind: 'approved',
+      by: input?.by,
+      ...(note !== undefined ? { note } : {}),
+    });
+    this.host.emit({
+      type: 'checkpoint:approved',
+      tick: entry.tick,
+      id,
+      by: entry.by,
+      ...(entry.note !== undefined ? { note: entry.note } : {}),
+    });
+    return entry;
+  }
+
+  reject(id: string, input: Omit<RejectInput, 'key'>): CheckpointLedgerEntry {
+    const entry = this.decideLive(id, {
+      kind: 'rejected',
+      by: input?.by,
+      feedback: input?.feedback,
+    });
+    this.host.emit({
+      type: 'checkpoint:rejected',
+      tick: entry.tick,
+      id,
+      by: entry.by,
+      feedback: entry.feedback ?? '',
+    });
+    return entry;
+  }
+
+  /** Each checkpoint's state: the rendered ones in order, then any others the state records. */
+  statuses(): Record<string, CheckpointStatus> {
+    const records = recordsOf(this.host.state());
+    const out: Record<string, CheckpointStatus> = {};
+    for (const d of this.declared()) out[d.id] = records[d.id]?.state ?? 'unlocked';
+    for (const [id, r] of Object.entries(records)) out[id] ??= r.state;
+    return out;
+  }
+
+  // ---- guard hooks ------------------------------------------------------------------------
+
+  runStart(): void {
+    this.verify();
+  }
+
+  render(tree: CompiledTree): GuardContribution | undefined {
+    this.verify();
+    const declared = this.declared();
+    const state = this.host.state();
+    const records = recordsOf(state);
+    if (declared.length === 0 && Object.keys(records).length === 0) return undefined;
+    if (tree.tools.some((t) => t.name === SUBMIT_CHECKPOINT_TOOL)) {
+      throw new CheckpointDeclarationError(
+        `A <Tool> is named "${SUBMIT_CHECKPOINT_TOOL}", which Agate reserves for checkpoints. Rename the tool.`,
+      );
+    }
+    const open = this.open();
+    return {
+      tools: open !== undefined ? [createSubmitTool((input) => this.submit(input))] : [],
+      ephemeral: checkpointInstructions({
+        declared,
+        records,
+        ledger: ledgerOf(state),
+        tick: state.tick,
+      }),
+    };
+  }
+
+  check(context: CompiledContext): void {
+    const tools = new Set(context.tools.map((t) => t.name));
+    for (const d of this.declared()) {
+      const missing = (d.guards ?? []).filter((name) => !tools.has(name));
+      if (missing.length === 0) continue;
+      this.host.warnOnce(
+        `checkpoint-guards:${d.id}:${missing.join(',')}`,
+        'checkpoint-guards-unknown',
+        `<Checkpoint id="${d.id}"> guards ${missing.map((m) => `"${m}"`).join(', ')}, which no rendered tool is named; check the spelling.`,
+      );
+    }
+  }
+
+  async beforeModelCall(tick: GuardTick): Promise<BeforeModelVerdict> {
+    this.verify();
+    const pending = this.pendingIds();
+    if (pending.length > 0) return this.endAwaiting(pending[0]!);
+    const open = this.open();
+    if (open === undefined) return { kind: 'proceed' };
+    const id = open.props.id;
+    if (open.record === undefined) {
+      this.host.update((draft) => {
+        ensureRecord(draft, id, tick.tick);
+      });
+    }
+    // The file as it is before the first tool call of the checkpoint's round.
+    const path = triggerPath(open.props);
+    if (path !== undefined && open.record?.baseline?.path !== path) {
+      const baseline = await captureBaseline(path);
+      this.host.update((draft) => {
+        ensureRecord(draft, id, tick.tick).baseline = baseline;
+      });
+    }
+    return { kind: 'proceed' };
+  }
+
+  beforeToolCall(_tick: GuardTick, call: TickToolCall): ToolCallVerdict {
+    // The submit tool answers for itself: a wrong id names the open checkpoint, a second
+    // submission of the pending one adds its summary for the supervisor.
+    if (call.toolName === SUBMIT_CHECKPOINT_TOOL) return { kind: 'allow' };
+    for (const id of this.pendingIds()) {
+      const guards = this.propsOf(id)?.guards;
+      if (guards === undefined || guards.includes(call.toolName)) {
+        return {
+          kind: 'refuse',
+          message: `Execution blocked. Supervisor must approve checkpoint ${id}.`,
+        };
+      }
+    }
+    return { kind: 'allow' };
+  }
+
+  async afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): Promise<void> {
+    if (!outcome.executed) return;
+    const open = this.open();
+    const baseline = open?.record?.baseline;
+    if (open === undefined || open.record?.state !== 'unlocked' || baseline === undefined) return;
+    if (baseline.path !== triggerPath(open.props)) return;
+    const workspace = open.props.workspace ?? process.cwd();
+    const declared = declaredWrites(outcome.tool?.guard?.writes, outcome.input, workspace);
+    if (!(await wasWritten(baseline, declared.includes(baseline.path)))) return;
+    this.goPending(open.props.id, {
+      cause: 'file',
+      tick: tick.tick,
+      by: 'runtime',
+      reason: `${open.props.trigger?.fileWritten} was written (by a ${outcome.call.toolName} call)`,
+    });
+  }
+
+  tickEnd(tick: GuardTick): BeforeModelVerdict {
+    const open = this.open();
+    if (open !== undefined && open.record?.state !== 'pending') {
+      const id = open.props.id;
+      const budget = open.props.budget ?? DEFAULT_CHECKPOINT_BUDGET;
+      let used = 0;
+      this.host.update((draft) => {
+        const record = ensureRecord(draft, id, tick.tick);
+        record.ticks += 1;
+        used = record.ticks;
+      });
+      if (used >= budget) {
+        this.goPending(id, {
+          cause: 'budget',
+          tick: tick.tick,
+          by: 'runtime',
+          reason: `its budget of ${budget} tick${budget === 1 ? '' : 's'} ran out without a submit`,
+        });
+      }
+    }
+    // The tick is committed; the run ends here rather than at the next model call.
+    const pending = this.pendingIds();
+    return pending.length > 0 ? this.endAwaiting(pending[0]!) : { kind: 'proceed' };
+  }
+
+  report(): RunReport {
+    return { checkpoints: this.statuses(), checkpointLedger: ledgerOf(this.host.state()) };
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  private signing(): SigningContext {
+    return {
+      sessionId: this.host.sessionId,
+      key: resolveApprovalKey(this.host.options.approvalKey),
+    };
+  }
+
+  /** Rendered checkpoints in mount order (tree order). */
+  private declared(): CheckpointProps[] {
+    const list = this.host.registry
+      .ofFamily(CHECKPOINT_FAMILY)
+      .map((d) => d.config as CheckpointProps);
+    for (const props of list) this.lastKnown.set(props.id, props);
+    return list;
+  }
+
+  private propsOf(id: string): CheckpointProps | undefined {
+    return this.declared().find((d) => d.id === id) ?? this.lastKnown.get(id);
+  }
+
+  /** The first rendered checkpoint that is not approved. */
+  private open(): OpenCheckpoint | undefined {
+    const records = recordsOf(this.host.state());
+    const props = this.declared().find((d) => records[d.id]?.state !== 'approved');
+    return props === undefined ? undefined : { props, record: records[props.id] };
+  }
+
+  /** Pending checkpoints, rendered ones first (in order), then unmounted ones. */
+  private pendingIds(): string[] {
+    const records = recordsOf(this.host.state());
+    const ids = Object.keys(records).filter((id) => records[id]?.state === 'pending');
+    if (ids.length <= 1) return ids;
+    const order = this.declared().map((d) => d.id);
+    const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+    return ids.sort((a, b) => rank(a) - rank(b));
+  }
+
+  private endAwaiting(id: string): BeforeModelVerdict {
+    const record = recordsOf(this.host.state())[id];
+    return {
+      kind: 'end',
+      status: 'awaiting-approval',
+      reason: awaitingReason(this.host.sessionId, id, record?.reason),
+    };
+  }
+
+  private submit(input: SubmitCheckpointInput): string {
+    const open = this.open();
+    if (open === undefined) {
+      throw new AgateError(
+        'No checkpoint is open: every checkpoint is approved. Carry on without submitting.',
+      );
+    }
+    const id = open.props.id;
+    if (input.id !== id) {
+      const task = open.props.task !== undefined ? ` (${open.props.task})` : '';
+      throw new AgateError(
+        `"${input.id}" is not the open checkpoint. The open checkpoint is ${id}${task}: submit it with {"id": "${id}", "summary": ...} once its task is done.`,
+      );
+    }
+    const wasPending = open.record?.state === 'pending';
+    const tick = this.host.state().tick + 1;
+    this.goPending(id, {
+      cause: 'submit',
+      tick,
+      by: 'model',
+      summary: input.summary,
+      reason: `submitted: ${input.summary}`,
+    });
+    return wasPending
+      ? `Checkpoint ${id} is already pending supervisor review; your summary was added for the supervisor. Nothing else runs until it is approved.`
+      : `Checkpoint ${id} submitted for supervisor review. Nothing else runs until a supervisor approves it.`;
+  }
+
+  private goPending(id: string, input: PendingInput): void {
+    let result: ReturnType<typeof markPending> | undefined;
+    this.host.update((draft) => {
+      result = markPending(draft, id, input, this.signing());
+    });
+    if (input.summary !== undefined) {
+      this.host.emit({
+        type: 'checkpoint:submitted',
+        tick: input.tick,
+        id,
+        summary: input.summary,
+      });
+    }
+    if (result?.becamePending) {
+      this.host.emit({
+        type: 'checkpoint:pending',
+        tick: input.tick,
+        id,
+        cause: input.cause,
+        reason: input.reason,
+      });
+    }
+  }
+
+  private decideLive(id: string, decision: Decision): CheckpointLedgerEntry {
+    this.verify();
+    const state = this.host.state();
+    const records = recordsOf(state);
+    if (records[id] === undefined) {
+      const declared = this.declared().map((d) => d.id);
+      if (declared.includes(id)) throw new CheckpointNotPendingError(id, 'unlocked');
+      const known = [...new Set([...declared, ...Object.keys(records)])];
+      throw new UnknownCheckpointError(id, this.host.sessionId, known);
+    }
+    let entry: CheckpointLedgerEntry | undefined;
+    this.host.update((draft) => {
+      entry = decide(draft, id, decision, this.signing());
+    });
+    return entry!;
+  }
+
+  /**
+   * Once per session, before anything reads the checkpoints: a restored state whose records
+   * claim more than its ledger proves (an approval without a valid signature, a pending
+   * checkpoint flipped back) is corrected to pending, with a warning saying why.
+   */
+  private verify(): void {
+    if (this.verified) return;
+    this.verified = true;
+    const state = this.host.state();
+    const corrections = findCorrections(state, this.host.sessionId, this.signing().key);
+    if (corrections.length === 0) return;
+    this.host.update((draft) => applyCorrections(draft, corrections));
+    for (const c of corrections) {
+      this.host.emit({
+        type: 'warning',
+        tick: state.tick,
+        code: 'checkpoint-unverified',
+        message: `Checkpoint "${c.id}" counts as pending: the restored session records it as ${c.from}, but ${c.why}. A supervisor must approve it (again).`,
+      });
+    }
+  }
+}

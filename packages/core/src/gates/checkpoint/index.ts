@@ -1,0 +1,25 @@
+export { Checkpoint } from './checkpoint.js';
+export {
+  ApprovalKeyError,
+  CheckpointDecisionError,
+  CheckpointDeclarationError,
+  CheckpointNotPendingError,
+  UnknownCheckpointError,
+  UnknownSessionError,
+} from './errors.js';
+export { APPROVAL_KEY_ENV } from './signing.js';
+export { SUBMIT_CHECKPOINT_TOOL } from './submit-tool.js';
+export { approveCheckpoint, rejectCheckpoint } from './supervisor.js';
+export {
+  type ApproveInput,
+  type CheckpointCause,
+  type CheckpointLedgerEntry,
+  type CheckpointLedgerKind,
+  type CheckpointProps,
+  type CheckpointRecord,
+  type CheckpointStatus,
+  type CheckpointTrigger,
+  DEFAULT_CHECKPOINT_BUDGET,
+  type FileBaseline,
+  type RejectInput,
+} from './types.js';

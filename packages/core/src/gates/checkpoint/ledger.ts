@@ -1,0 +1,355 @@
+import type { SessionState } from '../../state/session-state.js';
+import {
+  ApprovalKeyError,
+  CheckpointDecisionError,
+  CheckpointNotPendingError,
+  UnknownCheckpointError,
+} from './errors.js';
+import { keyIdOf, signEntry, verifyEntry } from './signing.js';
+import {
+  type CheckpointCause,
+  type CheckpointLedgerEntry,
+  type CheckpointLedgerKind,
+  type CheckpointRecord,
+  type CheckpointStatus,
+  isPendingCause,
+} from './types.js';
+
+/**
+ * The checkpoint state machine over plain session state: pure functions that immer drafts (or
+ * plain copies) go through, shared by the live session (`session.approve`) and by
+ * `approveCheckpoint` on a stored snapshot, so both record and sign decisions the same way.
+ */
+
+/** The part of a session state this module reads and writes. */
+export type CheckpointState = Pick<
+  SessionState,
+  'id' | 'tick' | 'status' | 'reason' | 'checkpoints' | 'checkpointLedger'
+>;
+
+export interface SigningContext {
+  sessionId: string;
+  /** Signs every new entry when set. */
+  key: string | undefined;
+  /** ISO time of the entry (injectable for tests). */
+  at?: string;
+}
+
+const KIND_OF_CAUSE: Record<CheckpointCause, CheckpointLedgerKind> = {
+  submit: 'submitted',
+  budget: 'budget',
+  file: 'file',
+};
+
+/** Records, tolerating a hand-edited snapshot where the field is missing or not an object. */
+export function recordsOf(
+  state: Pick<SessionState, 'checkpoints'>,
+): Record<string, CheckpointRecord> {
+  const records = state.checkpoints as unknown;
+  return typeof records === 'object' && records !== null && !Array.isArray(records)
+    ? (records as Record<string, CheckpointRecord>)
+    : {};
+}
+
+/** Ledger entries that look like entries (others, from a damaged file, are ignored). */
+export function ledgerOf(state: Pick<SessionState, 'checkpointLedger'>): CheckpointLedgerEntry[] {
+  const ledger = state.checkpointLedger as unknown;
+  if (!Array.isArray(ledger)) return [];
+  return ledger.filter(
+    (e): e is CheckpointLedgerEntry =>
+      typeof e === 'object' &&
+      e !== null &&
+      typeof (e as CheckpointLedgerEntry).checkpoint === 'string' &&
+      typeof (e as CheckpointLedgerEntry).kind === 'string',
+  );
+}
+
+/**
+ * The submission or trip a decision on `id` answers: the last one before `before`. A decision
+ * must answer exactly this entry (its signature covers it), so an old approval cannot be
+ * replayed for a newer submission.
+ */
+export function latestRequest(
+  ledger: readonly CheckpointLedgerEntry[],
+  id: string,
+  before = ledger.length,
+): CheckpointLedgerEntry | undefined {
+  for (let i = before - 1; i >= 0; i--) {
+    const entry = ledger[i]!;
+    if (entry.checkpoint === id && isPendingCause(entry.kind)) return entry;
+  }
+  return undefined;
+}
+
+/** Appends an entry (numbered, and signed when there is a key) and returns it. */
+export function appendEntry(
+  state: CheckpointState,
+  entry: Omit<CheckpointLedgerEntry, 'seq' | 'at'>,
+  signing: SigningContext,
+): CheckpointLedgerEntry {
+  if (!Array.isArray(state.checkpointLedger)) state.checkpointLedger = [];
+  const ledger = state.checkpointLedger;
+  const numbered: CheckpointLedgerEntry = {
+    ...entry,
+    seq: (ledger.at(-1)?.seq ?? 0) + 1,
+    at: signing.at ?? new Date().toISOString(),
+  };
+  const answered =
+    numbered.answers === undefined ? undefined : ledger.find((e) => e.seq === numbered.answers);
+  const final =
+    signing.key === undefined
+      ? numbered
+      : signEntry(signing.key, signing.sessionId, numbered, answered);
+  ledger.push(final);
+  return final;
+}
+
+/** The checkpoint's record, created (unlocked, opened now) when it has none. */
+export function ensureRecord(state: CheckpointState, id: string, tick: number): CheckpointRecord {
+  if (recordsOf(state) !== state.checkpoints) state.checkpoints = {};
+  state.checkpoints[id] ??= { state: 'unlocked', ticks: 0, openedAtTick: tick };
+  return state.checkpoints[id];
+}
+
+export interface PendingInput {
+  cause: CheckpointCause;
+  tick: number;
+  /** `model` or `runtime`. */
+  by: string;
+  summary?: string;
+  reason: string;
+}
+
+/**
+ * Records a submission or trip and makes the checkpoint pending. A submission while it is
+ * already pending (say, after its file trigger fired in the same response) is recorded too, so
+ * the supervisor sees the summary; `becamePending` says whether the state changed.
+ */
+export function markPending(
+  state: CheckpointState,
+  id: string,
+  input: PendingInput,
+  signing: SigningContext,
+): { entry: CheckpointLedgerEntry; becamePending: boolean } {
+  const record = ensureRecord(state, id, input.tick);
+  const becamePending = record.state !== 'pending';
+  const entry = appendEntry(
+    state,
+    {
+      checkpoint: id,
+      kind: KIND_OF_CAUSE[input.cause],
+      by: input.by,
+      tick: input.tick,
+      ...(input.summary !== undefined ? { summary: input.summary } : {}),
+      ...(input.cause !== 'submit' ? { reason: input.reason } : {}),
+    },
+    signing,
+  );
+  if (becamePending) {
+    record.state = 'pending';
+    record.cause = input.cause;
+    record.reason = input.reason;
+  }
+  return { entry, becamePending };
+}
+
+export type Decision =
+  | { kind: 'approved'; by: string; note?: string }
+  | { kind: 'rejected'; by: string; feedback: string };
+
+/**
+ * Approves or rejects a pending checkpoint. Every check comes before the first change, so a
+ * refused decision leaves the state as it was. Approval: `approved`. Rejection: `unlocked`
+ * again with a fresh budget and a new file baseline. When nothing is pending any more, a
+ * session that ended `awaiting-approval` becomes `idle` (its next `run()` goes on).
+ */
+export function decide(
+  state: CheckpointState,
+  id: string,
+  decision: Decision,
+  signing: SigningContext,
+): CheckpointLedgerEntry {
+  const by = typeof decision.by === 'string' ? decision.by.trim() : '';
+  if (by === '') {
+    throw new CheckpointDecisionError(
+      `Say who ${decision.kind === 'approved' ? 'approves' : 'rejects'} checkpoint "${id}": \`by\` must be a non-empty name.`,
+    );
+  }
+  if (
+    decision.kind === 'rejected' &&
+    (typeof decision.feedback !== 'string' || decision.feedback.trim() === '')
+  ) {
+    throw new CheckpointDecisionError(
+      `Rejecting checkpoint "${id}" needs feedback: the model is told what to change, so \`feedback\` must be non-empty text.`,
+    );
+  }
+  const records = recordsOf(state);
+  const ledger = ledgerOf(state);
+  const record = records[id];
+  if (record === undefined) {
+    const known = [...new Set([...Object.keys(records), ...ledger.map((e) => e.checkpoint)])];
+    throw new UnknownCheckpointError(id, state.id, known);
+  }
+  if (record.state !== 'pending') throw new CheckpointNotPendingError(id, record.state);
+  const request = latestRequest(ledger, id);
+  if (request === undefined) {
+    throw new CheckpointNotPendingError(
+      id,
+      'marked pending',
+      'Its ledger holds no submission or trip waiting for a decision; the session file may have been edited.',
+    );
+  }
+  checkKey(ledger, signing, state.id);
+
+  const entry = appendEntry(
+    state,
+    {
+      checkpoint: id,
+      kind: decision.kind,
+      by,
+      tick: state.tick,
+      ...(decision.kind === 'approved' && decision.note !== undefined && decision.note !== ''
+        ? { note: decision.note }
+        : {}),
+      ...(decision.kind === 'rejected' ? { feedback: decision.feedback } : {}),
+      answers: request.seq,
+    },
+    signing,
+  );
+  const updated = state.checkpoints[id]!;
+  delete updated.cause;
+  delete updated.reason;
+  if (decision.kind === 'approved') {
+    updated.state = 'approved';
+  } else {
+    updated.state = 'unlocked';
+    updated.ticks = 0;
+    updated.openedAtTick = state.tick + 1;
+    delete updated.baseline;
+  }
+  const stillPending = Object.values(state.checkpoints).some((r) => r.state === 'pending');
+  if (!stillPending && state.status === 'awaiting-approval') {
+    state.status = 'idle';
+    state.reason = `Checkpoint "${id}" was ${decision.kind} by ${by}; run() goes on.`;
+  }
+  return entry;
+}
+
+/**
+ * A supervisor's key must be usable: not empty, and the same key that signed the session's
+ * earlier entries (a decision signed with another key would not verify where the session runs).
+ */
+function checkKey(
+  ledger: readonly CheckpointLedgerEntry[],
+  signing: SigningContext,
+  sessionId: string,
+): void {
+  const { key } = signing;
+  if (key !== undefined && key.trim() === '') {
+    throw new ApprovalKeyError(
+      'The approval key is empty. Pass the key the session runs with (or unset it to record an unsigned decision).',
+    );
+  }
+  const signed = ledger.filter((e) => typeof e.keyId === 'string');
+  const last = signed.at(-1);
+  if (last === undefined) return;
+  if (key === undefined) {
+    throw new ApprovalKeyError(
+      `Session "${sessionId}" signs its checkpoint ledger (key id ${last.keyId}): sign this decision ` +
+        'with the same key (the `key` option, or AGATE_APPROVAL_KEY), or the session will not accept it.',
+    );
+  }
+  if (last.keyId !== keyIdOf(key)) {
+    throw new ApprovalKeyError(
+      `This approval key is not the one session "${sessionId}" signs with (its key id is ${last.keyId}, ` +
+        `this key's is ${keyIdOf(key)}). A decision signed with it would not be accepted; use the session's key.`,
+    );
+  }
+}
+
+/** What the ledger alone says a checkpoint is, with the reason when it overrules an approval. */
+export function ledgerStatus(
+  ledger: readonly CheckpointLedgerEntry[],
+  id: string,
+  sessionId: string,
+  key: string | undefined,
+): { status: CheckpointStatus | undefined; why?: string } {
+  let last: CheckpointLedgerEntry | undefined;
+  let lastIndex = -1;
+  for (let i = ledger.length - 1; i >= 0; i--) {
+    if (ledger[i]!.checkpoint === id) {
+      last = ledger[i];
+      lastIndex = i;
+      break;
+    }
+  }
+  if (last === undefined) return { status: undefined, why: 'its ledger has no approval' };
+  if (isPendingCause(last.kind)) {
+    return { status: 'pending', why: `its ledger ends with a ${last.kind} entry and no decision` };
+  }
+  if (last.kind !== 'approved' && last.kind !== 'rejected') {
+    return { status: undefined, why: 'its ledger has no approval' };
+  }
+  const request = latestRequest(ledger, id, lastIndex);
+  if (request === undefined || request.seq !== last.answers) {
+    return {
+      status: 'pending',
+      why: `its ${last.kind} entry (${last.seq}) does not answer its latest submission`,
+    };
+  }
+  if (key !== undefined) {
+    const check = verifyEntry(key, sessionId, last, request);
+    if (!check.ok)
+      return { status: 'pending', why: `its ${last.kind} entry (${last.seq}): ${check.why}` };
+  }
+  return { status: last.kind === 'approved' ? 'approved' : 'unlocked' };
+}
+
+export interface Correction {
+  id: string;
+  from: CheckpointStatus;
+  to: 'pending';
+  why: string;
+}
+
+/**
+ * Checks a restored state against its ledger: a checkpoint recorded as approved without a
+ * valid (with a key: validly signed) approval, or recorded as unlocked while its ledger shows
+ * a submission waiting for a decision, counts as pending. Flipping a state or copying an entry
+ * in a snapshot file therefore does not let the agent through.
+ */
+export function findCorrections(
+  state: Pick<SessionState, 'checkpoints' | 'checkpointLedger'>,
+  sessionId: string,
+  key: string | undefined,
+): Correction[] {
+  const records = recordsOf(state);
+  const ledger = ledgerOf(state);
+  const ids = new Set([...Object.keys(records), ...ledger.map((e) => e.checkpoint)]);
+  const corrections: Correction[] = [];
+  for (const id of ids) {
+    const recorded = records[id]?.state ?? 'unlocked';
+    if (recorded === 'pending') continue;
+    const found = ledgerStatus(ledger, id, sessionId, key);
+    if (recorded === 'approved' && found.status !== 'approved') {
+      corrections.push({
+        id,
+        from: recorded,
+        to: 'pending',
+        why: found.why ?? 'no valid approval',
+      });
+    } else if (recorded === 'unlocked' && found.status === 'pending') {
+      corrections.push({ id, from: recorded, to: 'pending', why: found.why ?? 'a pending entry' });
+    }
+  }
+  return corrections;
+}
+
+/** Applies corrections to a draft. */
+export function applyCorrections(state: CheckpointState, corrections: readonly Correction[]): void {
+  for (const c of corrections) {
+    const record = ensureRecord(state, c.id, state.tick + 1);
+    record.state = 'pending';
+    record.reason = `the session file says "${c.from}" but ${c.why}`;
+  }
+}

@@ -1,0 +1,69 @@
+import { produce } from 'immer';
+import { restoreSnapshotState } from '../../persistence/restore.js';
+import { createSnapshot } from '../../persistence/snapshot.js';
+import type { SessionStore } from '../../persistence/store.js';
+import { createInitialState, type SessionState } from '../../state/session-state.js';
+import { UnknownSessionError } from './errors.js';
+import { type Decision, decide } from './ledger.js';
+import { resolveApprovalKey } from './signing.js';
+import type { ApproveInput, CheckpointLedgerEntry, RejectInput } from './types.js';
+
+/**
+ * Approves a pending checkpoint of a stored session (in any process: the session need not be
+ * running). Signed with `key` (default `AGATE_APPROVAL_KEY`) when there is one. Throws
+ * `UnknownSessionError`, `UnknownCheckpointError`, `CheckpointNotPendingError`,
+ * `ApprovalKeyError`, `CheckpointDecisionError` or a `SnapshotError` (corrupt file); on any
+ * error nothing in the store changes. `createSession(element, { snapshot: await
+ * store.load(id) })` then continues the session past the checkpoint.
+ */
+export async function approveCheckpoint(
+  store: SessionStore,
+  sessionId: string,
+  checkpointId: string,
+  input: ApproveInput,
+): Promise<CheckpointLedgerEntry> {
+  const decision: Decision = {
+    kind: 'approved',
+    by: input?.by,
+    ...(input?.note !== undefined ? { note: input.note } : {}),
+  };
+  return decideStored(store, sessionId, checkpointId, decision, input?.key);
+}
+
+/**
+ * Rejects a pending checkpoint of a stored session: it is unlocked again with a fresh budget,
+ * and the model's next request carries `feedback`. Errors as for `approveCheckpoint`.
+ */
+export async function rejectCheckpoint(
+  store: SessionStore,
+  sessionId: string,
+  checkpointId: string,
+  input: RejectInput,
+): Promise<CheckpointLedgerEntry> {
+  const decision: Decision = { kind: 'rejected', by: input?.by, feedback: input?.feedback };
+  return decideStored(store, sessionId, checkpointId, decision, input?.key);
+}
+
+async function decideStored(
+  store: SessionStore,
+  sessionId: string,
+  checkpointId: string,
+  decision: Decision,
+  explicitKey: string | undefined,
+): Promise<CheckpointLedgerEntry> {
+  const snapshot = await store.load(sessionId);
+  if (snapshot === undefined) throw new UnknownSessionError(sessionId);
+  const restored = restoreSnapshotState<SessionState>(snapshot);
+  // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
+  const state: SessionState = { ...createInitialState(restored.id), ...restored };
+  const key = resolveApprovalKey(explicitKey);
+  let entry: CheckpointLedgerEntry | undefined;
+  // `decide` checks everything before its first change; produce discards the draft if it throws.
+  const next = produce(state, (draft) => {
+    entry = decide(draft, checkpointId, decision, { sessionId: state.id, key });
+  });
+  await store.save(
+    createSnapshot(snapshot.id, next, `${decision.kind} ${checkpointId} by ${entry!.by}`),
+  );
+  return entry!;
+}

@@ -1,0 +1,123 @@
+/**
+ * A checkpoint's state. `unlocked`: the agent works on it. `pending`: it crossed the boundary
+ * (submitted, or its budget or file trigger did it for it) and waits for a supervisor; no tool
+ * of the agent runs and no model call is made. `approved`: done, the next one opens.
+ */
+export type CheckpointStatus = 'unlocked' | 'pending' | 'approved';
+
+/** What made a checkpoint pending. */
+export type CheckpointCause = 'submit' | 'budget' | 'file';
+
+/** `<Checkpoint trigger>`: the checkpoint goes pending when this file is written. */
+export interface CheckpointTrigger {
+  /** A path relative to the checkpoint's `workspace` (default: the process's working directory). */
+  fileWritten: string;
+}
+
+export interface CheckpointProps {
+  /** Unique among the checkpoints; the model submits it by this id (`submit_checkpoint`). */
+  id: string;
+  /** What the agent must do before submitting; shown to the model while the checkpoint is open. */
+  task?: string;
+  /** Ticks the checkpoint may stay open without a submit before it goes pending by itself. Default 15. */
+  budget?: number;
+  /** Tools refused while it is pending. Default: every tool (except `submit_checkpoint`). */
+  guards?: readonly string[];
+  /** Goes pending as soon as a tool call leaves this file created or changed. */
+  trigger?: CheckpointTrigger;
+  /** Directory `trigger.fileWritten` is relative to. Default: `process.cwd()`. */
+  workspace?: string;
+}
+
+export const DEFAULT_CHECKPOINT_BUDGET = 15;
+
+/** The family name in the DeclarationRegistry (`registry.ofFamily('checkpoint')`). */
+export const CHECKPOINT_FAMILY = 'checkpoint';
+
+/** The trigger file as it was when the checkpoint opened; plain JSON, so it survives snapshots. */
+export interface FileBaseline {
+  /** The absolute path that was looked at. */
+  path: string;
+  exists: boolean;
+  size?: number;
+  mtimeMs?: number;
+  /** sha256 of the content (so a `touch` is not a change). */
+  hash?: string;
+}
+
+/** One checkpoint's record in `SessionState.checkpoints`, created when it first opens. */
+export interface CheckpointRecord {
+  state: CheckpointStatus;
+  /** Ticks used while open since it opened or was last rejected (the budget counts these). */
+  ticks: number;
+  /** The tick it opened at (or was unlocked again by a rejection). */
+  openedAtTick: number;
+  /** Set while it is pending: what made it so. */
+  cause?: CheckpointCause;
+  /** Set while it is pending: the reason given to the supervisor and in the run's reason. */
+  reason?: string;
+  /** For a file trigger: the file when the checkpoint opened (taken before the first tool call). */
+  baseline?: FileBaseline;
+}
+
+/** What a ledger entry records. The first three make a checkpoint pending; the last two decide. */
+export type CheckpointLedgerKind = 'submitted' | 'budget' | 'file' | 'approved' | 'rejected';
+
+/**
+ * One line of the checkpoint ledger (`SessionState.checkpointLedger`), append-only. With an
+ * approval key every entry is signed (HMAC-SHA256); a decision's signature also covers the
+ * entry it answers, so an approval cannot be moved to another checkpoint, session or submission.
+ */
+export interface CheckpointLedgerEntry {
+  /** 1-based position in the ledger. */
+  seq: number;
+  checkpoint: string;
+  kind: CheckpointLedgerKind;
+  /** `model` (submissions), `runtime` (budget and file trips) or the supervisor's name. */
+  by: string;
+  /** ISO 8601. */
+  at: string;
+  /** The session tick: the tick being run (submissions, trips) or the last finished one (decisions). */
+  tick: number;
+  /** `submitted`: the model's summary. */
+  summary?: string;
+  /** `budget`, `file`: why the runtime made the checkpoint pending. */
+  reason?: string;
+  /** `approved`: the supervisor's note, shown to the model. */
+  note?: string;
+  /** `rejected`: what to change, shown to the model. */
+  feedback?: string;
+  /** Decisions: `seq` of the submission or trip they answer. */
+  answers?: number;
+  /** Which key signed it (a short HMAC of the key, never the key). */
+  keyId?: string;
+  /** HMAC-SHA256, hex. */
+  signature?: string;
+}
+
+/** The causes recorded by entries of each kind. */
+export const CAUSE_OF_KIND: Partial<Record<CheckpointLedgerKind, CheckpointCause>> = {
+  submitted: 'submit',
+  budget: 'budget',
+  file: 'file',
+};
+
+export function isPendingCause(kind: CheckpointLedgerKind): boolean {
+  return kind === 'submitted' || kind === 'budget' || kind === 'file';
+}
+
+export interface ApproveInput {
+  /** Who approves (recorded and signed). */
+  by: string;
+  /** Shown to the model in its next request. */
+  note?: string;
+  /** Signing key; default `AGATE_APPROVAL_KEY`. */
+  key?: string;
+}
+
+export interface RejectInput {
+  by: string;
+  /** What to change; shown to the model in its next request. Required. */
+  feedback: string;
+  key?: string;
+}
