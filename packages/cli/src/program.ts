@@ -1,8 +1,5 @@
 import { DEFAULT_SESSIONS_DIR } from '@agate/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { runCommand } from './commands/run.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { showCommand } from './commands/show.js';
 import { CliError, ExitCode } from './errors.js';
 import type { CliIo } from './io.js';
 
@@ -57,6 +54,8 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .option('--json', 'print the events as JSON lines')
     .option('--plain', 'print plain lines even on a terminal')
     .action(async (file: string, options) => {
+      // Loaded on demand: the live view and the providers are only needed to run an agent.
+      const { runCommand } = await import('./commands/run.js');
       setExit(await runCommand(io, file, options));
     });
 
@@ -67,6 +66,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .option('--all', 'also list ContinueGate restore points (<session>.tick-N)')
     .option('--json', 'print the rows as JSON')
     .action(async (options) => {
+      const { sessionsCommand } = await import('./commands/sessions.js');
       setExit(await sessionsCommand(io, options));
     });
 
@@ -79,7 +79,36 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .addOption(storeOption())
     .option('--messages <n>', 'timeline messages shown, most recent last', wholeNumber, 40)
     .action(async (id: string, options) => {
+      const { showCommand } = await import('./commands/show.js');
       setExit(await showCommand(io, id, options));
+    });
+
+  program
+    .command('approve')
+    .description(
+      'approve a pending checkpoint of a stored session (signed with AGATE_APPROVAL_KEY when set)',
+    )
+    .argument('<session>', 'session id')
+    .argument('<checkpoint>', 'checkpoint id')
+    .requiredOption('--by <name>', 'who approves (recorded in the ledger)')
+    .option('--note <text>', 'a note the model reads in its next request')
+    .addOption(storeOption())
+    .action(async (session: string, checkpoint: string, options) => {
+      const { decideCommand } = await import('./commands/decide.js');
+      setExit(await decideCommand(io, 'approve', session, checkpoint, options));
+    });
+
+  program
+    .command('reject')
+    .description('reject a pending checkpoint: it opens again, and the model reads the feedback')
+    .argument('<session>', 'session id')
+    .argument('<checkpoint>', 'checkpoint id')
+    .requiredOption('--by <name>', 'who rejects (recorded in the ledger)')
+    .requiredOption('--feedback <text>', 'what to change; the model reads it in its next request')
+    .addOption(storeOption())
+    .action(async (session: string, checkpoint: string, options) => {
+      const { decideCommand } = await import('./commands/decide.js');
+      setExit(await decideCommand(io, 'reject', session, checkpoint, options));
     });
 
   return program;

@@ -29,6 +29,9 @@ export interface RunCommandOptions {
   id?: string;
 }
 
+/** How messages name a store that the agent file gave as an object (not a directory). */
+const AGENT_STORE = "the agent file's options.store";
+
 export const RUN_EXIT: Record<RunStatus, ExitCodeValue> = {
   completed: ExitCode.ok,
   blocked: ExitCode.runFailed,
@@ -36,6 +39,7 @@ export const RUN_EXIT: Record<RunStatus, ExitCodeValue> = {
   'max-ticks': ExitCode.runFailed,
   error: ExitCode.runFailed,
   paused: ExitCode.waiting,
+  'awaiting-approval': ExitCode.waiting,
   aborted: ExitCode.interrupted,
 };
 
@@ -119,7 +123,7 @@ function storeFor(
   fileStore: SessionStore | undefined,
 ): StoreRef | undefined {
   if (options.store !== undefined) return openStore(options.store);
-  if (fileStore !== undefined) return { store: fileStore, dir: "the agent file's options.store" };
+  if (fileStore !== undefined) return { store: fileStore, dir: AGENT_STORE };
   if (options.resume !== undefined) return openStore(DEFAULT_SESSIONS_DIR);
   return undefined;
 }
@@ -146,9 +150,22 @@ function nextSteps(
   file: string,
   ref: StoreRef | undefined,
 ): string[] {
-  if (result.status === 'completed' || ref === undefined) return [];
-  const store = ref.dir.startsWith('the agent') ? '' : ` --store ${ref.dir}`;
-  return [`session ${id} saved; continue it with: agate run ${file}${store} --resume ${id}`];
+  if (result.status === 'completed') return [];
+  // A run that ends awaiting approval is saved even without a store (to the default one).
+  const dir =
+    ref?.dir ?? (result.status === 'awaiting-approval' ? DEFAULT_SESSIONS_DIR : undefined);
+  if (dir === undefined) return [];
+  const store = dir === AGENT_STORE ? '' : ` --store ${dir}`;
+  const pending = Object.entries(result.checkpoints)
+    .filter(([, state]) => state === 'pending')
+    .map(([checkpoint]) => checkpoint);
+  return [
+    ...pending.map(
+      (checkpoint) =>
+        `approve: agate approve ${id} ${checkpoint} --by <name>${store}   (reject: agate reject ${id} ${checkpoint} --by <name> --feedback <text>${store})`,
+    ),
+    `session ${id} saved; continue it with: agate run ${file}${store} --resume ${id}`,
+  ];
 }
 
 /** One event as a JSON line; an `Error` inside (a tool's thrown value) becomes its message. */

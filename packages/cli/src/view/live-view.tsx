@@ -67,6 +67,7 @@ export function StatusPanel(props: { view: RunViewState }) {
   const { view } = props;
   const gates = Object.entries(view.gates);
   const knobs = Object.entries(view.knobs);
+  const checkpoints = Object.entries(view.checkpoints);
   const { usage, end } = view;
   return (
     <Box flexDirection="column" borderStyle="round" paddingX={1}>
@@ -87,6 +88,14 @@ export function StatusPanel(props: { view: RunViewState }) {
       {knobs.length > 0 && (
         <Text>
           knobs: {knobs.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}
+        </Text>
+      )}
+      {checkpoints.length > 0 && (
+        <Text>
+          checkpoints:{' '}
+          {checkpoints
+            .map(([id, c]) => `${id} ${c.state === 'unlocked' ? 'open' : c.state}`)
+            .join(', ')}
         </Text>
       )}
       {view.continueGate !== undefined && <Text>{continueLine(view.continueGate)}</Text>}

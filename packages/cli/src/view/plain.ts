@@ -60,6 +60,16 @@ export function plainLines(event: AgateEvent): string[] {
       return [`  ContinueGate: waiting ${event.cooldownMs} ms (throttle)`];
     case 'checkpoint:saved':
       return [`  restore point ${event.snapshotId} saved (step ${event.step})`];
+    case 'checkpoint:submitted':
+      return [`  checkpoint ${event.id} submitted: ${event.summary}`];
+    case 'checkpoint:pending':
+      return [`  checkpoint ${event.id} pending (${event.cause}): ${event.reason}`];
+    case 'checkpoint:approved':
+      return [
+        `  checkpoint ${event.id} approved by ${event.by}${event.note ? `: ${event.note}` : ''}`,
+      ];
+    case 'checkpoint:rejected':
+      return [`  checkpoint ${event.id} rejected by ${event.by}: ${event.feedback}`];
     case 'warning':
       return [`  warning (${event.code}): ${event.message}`];
     default:

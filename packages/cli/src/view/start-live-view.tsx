@@ -51,5 +51,12 @@ export function sessionFacts(session: Pick<Session, 'state' | 'context'>): Sessi
   }
   const knobs: SessionFacts['knobs'] = {};
   for (const info of context?.knobs ?? []) knobs[info.name] = info.value;
-  return { type: 'view:facts', gates, knobs: { ...knobs, ...state.knobs } };
+  const checkpoints: SessionFacts['checkpoints'] = {};
+  for (const [id, record] of Object.entries(state.checkpoints ?? {})) {
+    checkpoints[id] = {
+      state: record.state,
+      ...(record.reason !== undefined ? { reason: record.reason } : {}),
+    };
+  }
+  return { type: 'view:facts', gates, knobs: { ...knobs, ...state.knobs }, checkpoints };
 }

@@ -129,6 +129,7 @@ describe('reduceView', () => {
       type: 'view:facts',
       gates: { tests: { state: 'deferred', blocks: 0, maxBlocks: 3 } },
       knobs: { mode: 'plan' },
+      checkpoints: {},
     });
     const view = reduceAll(
       [
@@ -217,6 +218,45 @@ describe('reduceView', () => {
     });
     expect(paused.current?.notes.map((n) => n.text)).toEqual([
       'ContinueGate: pause — rework ratio 0.5 > 0.3',
+    ]);
+  });
+
+  it('follows checkpoints from submission to pending, rejection and approval', () => {
+    const view = reduceAll([
+      { type: 'tick:start', tick: 2 },
+      { type: 'checkpoint:submitted', tick: 2, id: 'T-1', summary: 'auth done' },
+      {
+        type: 'checkpoint:pending',
+        tick: 2,
+        id: 'T-1',
+        cause: 'submit',
+        reason: 'submitted: auth done',
+      },
+    ]);
+    expect(view.checkpoints).toEqual({
+      'T-1': { state: 'pending', reason: 'submitted: auth done' },
+    });
+    const rejected = reduceView(view, {
+      type: 'checkpoint:rejected',
+      tick: 2,
+      id: 'T-1',
+      by: 'ana',
+      feedback: 'add tests',
+    });
+    expect(rejected.checkpoints['T-1']).toEqual({ state: 'unlocked' });
+    const approved = reduceView(rejected, {
+      type: 'checkpoint:approved',
+      tick: 3,
+      id: 'T-1',
+      by: 'ana',
+      note: 'ok',
+    });
+    expect(approved.checkpoints['T-1']).toEqual({ state: 'approved' });
+    expect(approved.current?.notes.map((n) => n.text)).toEqual([
+      'checkpoint T-1 submitted: auth done',
+      'checkpoint T-1 pending (submit): submitted: auth done',
+      'checkpoint T-1 rejected by ana: add tests',
+      'checkpoint T-1 approved by ana: ok',
     ]);
   });
 

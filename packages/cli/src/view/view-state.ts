@@ -1,5 +1,6 @@
 import type {
   AgateEvent,
+  CheckpointStatus,
   ContinueDecision,
   GateStatus,
   JsonValue,
@@ -60,6 +61,12 @@ export interface GateView {
   maxBlocks?: number;
 }
 
+export interface CheckpointView {
+  state: CheckpointStatus;
+  /** While pending: why (the submission, the budget, the file trigger). */
+  reason?: string;
+}
+
 export interface RunEnd {
   status: RunStatus;
   reason?: string;
@@ -76,6 +83,7 @@ export interface RunViewState {
   current?: TickView;
   gates: Record<string, GateView>;
   knobs: Record<string, JsonValue>;
+  checkpoints: Record<string, CheckpointView>;
   continueGate?: ContinueView;
   usage: UsageTotals;
   end?: RunEnd;
@@ -89,6 +97,7 @@ export interface SessionFacts {
   type: 'view:facts';
   gates: Record<string, GateView>;
   knobs: Record<string, JsonValue>;
+  checkpoints: Record<string, CheckpointView>;
 }
 
 export type ViewAction = AgateEvent | SessionFacts;
@@ -99,6 +108,7 @@ export function initialView(): RunViewState {
     done: [],
     gates: {},
     knobs: {},
+    checkpoints: {},
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
   };
 }
@@ -113,7 +123,12 @@ const GATE_TARGET = {
 export function reduceView(view: RunViewState, action: ViewAction): RunViewState {
   switch (action.type) {
     case 'view:facts':
-      return { ...view, gates: { ...action.gates }, knobs: { ...action.knobs } };
+      return {
+        ...view,
+        gates: { ...action.gates },
+        knobs: { ...action.knobs },
+        checkpoints: { ...action.checkpoints },
+      };
     case 'run:start':
       return { ...view, sessionId: action.sessionId, tick: action.tick, end: undefined };
     case 'tick:start':
@@ -227,6 +242,26 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
         'checkpoint',
         `restore point ${action.snapshotId} saved (step ${action.step})`,
       );
+    case 'checkpoint:submitted':
+      return addNote(view, 'checkpoint', `checkpoint ${action.id} submitted: ${action.summary}`);
+    case 'checkpoint:pending':
+      return addNote(
+        withCheckpoint(view, action.id, { state: 'pending', reason: action.reason }),
+        'checkpoint',
+        `checkpoint ${action.id} pending (${action.cause}): ${action.reason}`,
+      );
+    case 'checkpoint:approved':
+      return addNote(
+        withCheckpoint(view, action.id, { state: 'approved' }),
+        'checkpoint',
+        `checkpoint ${action.id} approved by ${action.by}${action.note ? `: ${action.note}` : ''}`,
+      );
+    case 'checkpoint:rejected':
+      return addNote(
+        withCheckpoint(view, action.id, { state: 'unlocked' }),
+        'checkpoint',
+        `checkpoint ${action.id} rejected by ${action.by}: ${action.feedback}`,
+      );
     case 'warning':
       return addNote(view, 'warning', `warning (${action.code}): ${action.message}`);
     case 'run:end':
@@ -243,6 +278,10 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
     default:
       return view;
   }
+}
+
+function withCheckpoint(view: RunViewState, id: string, checkpoint: CheckpointView): RunViewState {
+  return { ...view, checkpoints: { ...view.checkpoints, [id]: checkpoint } };
 }
 
 function withCurrent(view: RunViewState, change: (tick: TickView) => TickView): RunViewState {
