@@ -51,5 +51,6 @@ export async function chooseModel(input: {
 
 function describeModel(model: LanguageModel): string {
   if (typeof model === 'string') return model;
+  if (model.provider === 'agate-scripted') return `${model.modelId}, a scripted model: offline`;
   return `${model.provider} ${model.modelId}`;
 }

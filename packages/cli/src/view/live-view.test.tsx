@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { type AgateEvent, createSession } from '@agate/core';
+import { type AgateEvent, createMemoryStore, createSession } from '@agate/core';
 import { render } from 'ink-testing-library';
-import { createElement } from 'react';
+import { createElement, type ReactElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import CheckpointAgent from '../__fixtures__/checkpoint-agent.js';
 import NotesAgent from '../__fixtures__/notes-agent.js';
 import { scriptedModelFrom, scriptSchema } from '../run/scripted-file.js';
 import { RunView } from './live-view.js';
@@ -11,10 +12,16 @@ import { initialView, type RunViewState, reduceView } from './view-state.js';
 
 const SCRIPT = new URL('../__fixtures__/finish-early.json', import.meta.url);
 
-/** Runs the fixture agent on its script and returns every view state the live view would show. */
-async function scriptedRunViews(): Promise<RunViewState[]> {
-  const script = scriptSchema.parse(JSON.parse(await readFile(SCRIPT, 'utf8')));
-  const session = createSession(createElement(NotesAgent), { model: scriptedModelFrom(script) });
+/** Runs a fixture agent on a script and returns every view state the live view would show. */
+async function scriptedRunViews(
+  agent: () => ReactElement = NotesAgent,
+  scriptFile: URL = SCRIPT,
+): Promise<RunViewState[]> {
+  const script = scriptSchema.parse(JSON.parse(await readFile(scriptFile, 'utf8')));
+  const session = createSession(createElement(agent), {
+    model: scriptedModelFrom(script),
+    store: createMemoryStore(),
+  });
   let view = initialView();
   const views: RunViewState[] = [];
   session.subscribe((event: AgateEvent) => {
@@ -32,28 +39,29 @@ async function scriptedRunViews(): Promise<RunViewState[]> {
 let unmount: (() => void) | undefined;
 afterEach(() => unmount?.());
 
+/** Renders every view state in turn, as the live view does; returns each frame. */
+function frames(views: readonly RunViewState[]): string[] {
+  const first = views[0];
+  if (first === undefined) throw new Error('no events');
+  const ink = render(<RunView view={first} />);
+  unmount = ink.unmount;
+  return views.map((view) => {
+    ink.rerender(<RunView view={view} />);
+    return ink.lastFrame() ?? '';
+  });
+}
+
 describe('the live view of a scripted run', () => {
   it('shows streaming text, a tool error, a gate refusing the exit, and the completed run', async () => {
-    const views = await scriptedRunViews();
-    const first = views[0];
-    if (first === undefined) throw new Error('no events');
-    const ink = render(<RunView view={first} />);
-    unmount = ink.unmount;
-    const frames: string[] = [];
-    for (const view of views) {
-      ink.rerender(<RunView view={view} />);
-      frames.push(ink.lastFrame() ?? '');
-    }
+    const all = frames(await scriptedRunViews());
 
     // Streaming: a frame shows the first reply part-way, before its last words arrived.
-    expect(frames.some((f) => f.includes('model: Let me') && !f.includes('tool first.'))).toBe(
-      true,
-    );
+    expect(all.some((f) => f.includes('model: Let me') && !f.includes('tool first.'))).toBe(true);
     // While the tool runs, its call is shown without a result.
-    const running = frames.find((f) => f.includes('→ flaky {}') && !f.includes('✗'));
+    const running = all.find((f) => f.includes('→ flaky {}') && !f.includes('✗'));
     expect(running).toBeDefined();
 
-    const last = frames.at(-1) ?? '';
+    const last = all.at(-1) ?? '';
     expect(last).toContain('── tick 1 ──');
     expect(last).toContain('model: Let me try the flaky tool first.');
     expect(last).toContain('✗ Tool "flaky" failed: the disk is full');
@@ -79,5 +87,20 @@ describe('the live view of a scripted run', () => {
       blocks: 0,
       maxBlocks: 5,
     });
+  });
+
+  it('shows a tool call refused at a pending checkpoint, the checkpoint, and the run waiting for approval', async () => {
+    const views = await scriptedRunViews(
+      CheckpointAgent,
+      new URL('../__fixtures__/submit-then-write.json', import.meta.url),
+    );
+    const last = frames(views).at(-1) ?? '';
+    expect(last).toContain('→ save_note {"text":"hello"}\n  ← Saved: hello');
+    expect(last).toContain('checkpoint T-1 submitted: Saved the hello note.');
+    expect(last).toContain(
+      '→ save_note {"text":"bye"}\n  ⊘ refused by checkpoint: Execution blocked. Supervisor must approve checkpoint T-1.',
+    );
+    expect(last).toContain('checkpoints: T-1 pending');
+    expect(last).toMatch(/awaiting-approval — Checkpoint "T-1" is awaiting supervisor approval/);
   });
 });
