@@ -179,11 +179,17 @@ describe('run: what is wrong before the agent starts', () => {
     expect(resume.code).toBe(ExitCode.notFound);
     expect(resume.stderr).toContain(`No session "nope" in ${store}`);
 
+    const badId = await agate(['run', agent, '--scripted', fixture('finish.json'), '--id', '../x']);
+    expect(badId.code).toBe(ExitCode.usage);
+    expect(badId.stderr).toContain('Invalid session id "../x"');
+
     const maxTicks = await agate(['run', agent, '--max-ticks', '0']);
     expect(maxTicks.code).toBe(ExitCode.usage);
     expect(maxTicks.stderr).toContain("option '--max-ticks <n>' argument '0' is invalid");
 
-    for (const outcome of [halfEnv, script, json, missing, resume]) expect(outcome.stdout).toBe('');
+    for (const outcome of [halfEnv, script, json, missing, resume, badId]) {
+      expect(outcome.stdout).toBe('');
+    }
   });
 
   it('refuses an agent file whose default export is not an agent', async () => {

@@ -1,4 +1,4 @@
-import { DEFAULT_SESSIONS_DIR } from '@agate/core';
+import { DEFAULT_SESSIONS_DIR, InvalidSessionIdError, SnapshotError } from '@agate/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError, ExitCode } from './errors.js';
 import type { CliIo } from './io.js';
@@ -131,6 +131,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (error instanceof CliError) {
       io.err(`agate: ${error.message}\n`);
       return error.exitCode;
+    }
+    // From the core, outside a run (a run reports its own errors as status `error`).
+    if (error instanceof InvalidSessionIdError) {
+      io.err(`agate: ${error.message}\n`);
+      return ExitCode.usage;
+    }
+    if (error instanceof SnapshotError) {
+      io.err(`agate: ${error.message}\n`);
+      return ExitCode.corrupt;
     }
     throw error;
   }

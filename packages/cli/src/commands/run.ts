@@ -14,7 +14,7 @@ import { chooseModel } from '../run/choose-model.js';
 import { loadAgentFile } from '../run/load-agent.js';
 import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
 import { createPlainPrinter, resultLines } from '../view/plain.js';
-import { startLiveView } from '../view/start-live-view.js';
+import { type LiveView, startLiveView } from '../view/start-live-view.js';
 
 export interface RunCommandOptions {
   /** A file store directory: the session is saved there when the run ends. */
@@ -70,24 +70,19 @@ export async function runCommand(
 
   const mode = options.json ? 'json' : io.isTTY && !options.plain ? 'live' : 'plain';
   const write = (text: string) => io.out(text);
-  if (mode !== 'json') write(`agent: ${file}\nmodel: ${chosen.description}\n`);
-
   const controller = new AbortController();
-  let session: Session | undefined;
-  const live = mode === 'live' ? startLiveView() : undefined;
+  let live: LiveView | undefined;
   const plain = mode === 'plain' ? createPlainPrinter(write) : undefined;
-  const onEvent = (event: AgateEvent) => {
-    if (mode === 'json') write(`${jsonLine(event)}\n`);
-    plain?.(event);
-    if (live && session) live.dispatch(event, session);
-    agent.options.onEvent?.(event);
-  };
-
-  session = createSession(agent.element, {
+  const session: Session = createSession(agent.element, {
     ...agent.options,
     model: chosen.model,
     signal: controller.signal,
-    onEvent,
+    onEvent: (event: AgateEvent) => {
+      if (mode === 'json') write(`${jsonLine(event)}\n`);
+      plain?.(event);
+      live?.dispatch(event, session);
+      agent.options.onEvent?.(event);
+    },
     ...(ref !== undefined ? { store: ref.store } : {}),
     ...(snapshot !== undefined ? { snapshot } : {}),
     ...(options.id !== undefined ? { id: options.id } : {}),
@@ -95,6 +90,9 @@ export async function runCommand(
     // The live view shows the text as it streams; elsewhere the agent's own choice stands.
     ...(mode === 'live' ? { streaming: true } : {}),
   });
+  // Printed once the session exists: a bad --id or snapshot fails before any output.
+  if (mode !== 'json') write(`agent: ${file}\nmodel: ${chosen.description}\n`);
+  if (mode === 'live') live = startLiveView();
 
   let result: RunResult;
   const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted (Ctrl-C)')));

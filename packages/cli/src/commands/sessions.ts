@@ -4,12 +4,7 @@ import { isValidSessionId } from '@agate/core';
 import { ExitCode } from '../errors.js';
 import { formatTable } from '../format/table.js';
 import type { CliIo } from '../io.js';
-import {
-  checkSnapshot,
-  loadStoredSession,
-  openStore,
-  type StoreRef,
-} from '../sessions/stored-session.js';
+import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
 import {
   SESSION_TABLE_HEADERS,
   type SessionRow,
@@ -31,11 +26,10 @@ export async function sessionsCommand(io: CliIo, options: SessionsOptions): Prom
   const listed = new Set<string>();
   for (const summary of await ref.store.list()) {
     listed.add(summary.id);
-    const snapshot = await ref.store.load(summary.id).catch(() => undefined);
-    if (snapshot === undefined) continue;
     try {
-      rows.push(sessionRow(checkSnapshot(snapshot, ref)));
+      rows.push(sessionRow(await loadStoredSession(ref, summary.id)));
     } catch (error) {
+      // Deleted or damaged since it was listed, or holding a state that is not a session's.
       warnUnreadable(io, error);
     }
   }

@@ -100,6 +100,10 @@ describe('the live view of a scripted run', () => {
     expect(last).toContain(
       '→ save_note {"text":"bye"}\n  ⊘ refused by checkpoint: Execution blocked. Supervisor must approve checkpoint T-1.',
     );
+    // In the order it happened: the submission, then the call the pending checkpoint refused.
+    expect(last).toMatch(
+      /→ submit_checkpoint[^\n]*\n[^\n]*\n(?:[^\n]*\n)*?checkpoint T-1 submitted[\s\S]*checkpoint T-1 pending[\s\S]*→ save_note \{"text":"bye"\}/,
+    );
     expect(last).toContain('checkpoints: T-1 pending');
     expect(last).toMatch(/awaiting-approval — Checkpoint "T-1" is awaiting supervisor approval/);
   });

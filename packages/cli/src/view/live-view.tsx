@@ -1,5 +1,5 @@
 import { Box, Static, Text } from 'ink';
-import type { ContinueView, RunViewState, TickView, ToolLine } from './view-state.js';
+import type { ContinueView, RunViewState, TickNote, TickView, ToolLine } from './view-state.js';
 
 /** The live view of a run: finished ticks printed once, the tick in progress, the status panel. */
 export function RunView(props: { view: RunViewState }) {
@@ -24,22 +24,23 @@ export function TickBlock(props: { tick: TickView }) {
           {tick.text.trim()}
         </Text>
       )}
-      {tick.tools.map((line) => (
-        <ToolCallLine key={line.id} line={line} />
-      ))}
-      {tick.notes.map((note) => (
-        <Text
-          key={note.id}
-          color={
-            note.kind === 'exit-refused' ? 'yellow' : note.kind === 'warning' ? 'red' : 'magenta'
-          }
-        >
-          {note.text}
-        </Text>
-      ))}
+      {tick.entries.map((entry) =>
+        entry.type === 'tool' ? (
+          <ToolCallLine key={entry.id} line={entry} />
+        ) : (
+          <Text key={entry.id} color={NOTE_COLOR[entry.kind] ?? 'magenta'}>
+            {entry.text}
+          </Text>
+        ),
+      )}
     </Box>
   );
 }
+
+const NOTE_COLOR: Partial<Record<TickNote['kind'], string>> = {
+  'exit-refused': 'yellow',
+  warning: 'red',
+};
 
 const TOOL_MARK = { running: '…', ok: '←', error: '✗', refused: '⊘' } as const;
 const TOOL_COLOR = { running: 'gray', ok: 'green', error: 'red', refused: 'yellow' } as const;

@@ -1,8 +1,18 @@
 import type { AgateEvent } from '@agate/core';
 import { describe, expect, it } from 'vitest';
-import { initialView, PREVIEW_LENGTH, type RunViewState, reduceView } from './view-state.js';
+import {
+  initialView,
+  PREVIEW_LENGTH,
+  type RunViewState,
+  reduceView,
+  type TickNote,
+} from './view-state.js';
 
 const usage = { inputTokens: 10, outputTokens: 2, totalTokens: 12 };
+
+function notesOf(view: RunViewState): TickNote[] {
+  return (view.current?.entries ?? []).filter((e): e is TickNote => e.type === 'note');
+}
 
 function reduceAll(events: AgateEvent[], from: RunViewState = initialView()): RunViewState {
   return events.reduce(reduceView, from);
@@ -80,10 +90,18 @@ describe('reduceView', () => {
         isError: true,
       },
     ]);
-    expect(view.current?.tools).toEqual([
-      { id: 'a', name: 'read', input: '{"path":"x"}', status: 'ok', output: '{"size":3}' },
-      { id: 'b', name: 'write', input: '{}', status: 'error', output: 'disk full' },
+    expect(view.current?.entries).toEqual([
       {
+        type: 'tool',
+        id: 'a',
+        name: 'read',
+        input: '{"path":"x"}',
+        status: 'ok',
+        output: '{"size":3}',
+      },
+      { type: 'tool', id: 'b', name: 'write', input: '{}', status: 'error', output: 'disk full' },
+      {
+        type: 'tool',
         id: 'c',
         name: 'bash',
         input: '{"cmd":"ls"}',
@@ -107,10 +125,11 @@ describe('reduceView', () => {
         isError: false,
       },
     ]);
-    const [line] = view.current?.tools ?? [];
-    expect(line?.input).toHaveLength(PREVIEW_LENGTH);
-    expect(line?.input.endsWith('…')).toBe(true);
-    expect(line?.output).toBe('line1⏎line2');
+    const [line] = view.current?.entries ?? [];
+    if (line?.type !== 'tool') throw new Error('expected a tool line');
+    expect(line.input).toHaveLength(PREVIEW_LENGTH);
+    expect(line.input.endsWith('…')).toBe(true);
+    expect(line.output).toBe('line1⏎line2');
   });
 
   it('moves a finished tick to `done` when the next one starts, and the last one at run end', () => {
@@ -157,7 +176,7 @@ describe('reduceView', () => {
     );
     expect(view.gates.tests).toEqual({ state: 'active', blocks: 1, maxBlocks: 3 });
     expect(view.knobs).toEqual({ mode: 'build' });
-    expect(view.current?.notes.map((n) => [n.kind, n.text])).toEqual([
+    expect(notesOf(view).map((n) => [n.kind, n.text])).toEqual([
       ['gate', 'gate tests: deferred → active (by runtime)'],
       ['exit-refused', 'exit refused: Gate "tests" is active.'],
       ['knob', 'knob mode = "build" (by model)'],
@@ -209,14 +228,14 @@ describe('reduceView', () => {
       budgetRemaining: { tokens: 100 },
       stepsUntilCheckpoint: 21,
     });
-    expect(quiet.current?.notes).toEqual([]);
+    expect(notesOf(quiet)).toEqual([]);
     const paused = reduceView(quiet, {
       type: 'continue:evaluated',
       tick: 5,
       evaluation: { decision: 'pause', reasons: ['rework ratio 0.5 > 0.3'], metrics },
       step,
     });
-    expect(paused.current?.notes.map((n) => n.text)).toEqual([
+    expect(notesOf(paused).map((n) => n.text)).toEqual([
       'ContinueGate: pause — rework ratio 0.5 > 0.3',
     ]);
   });
@@ -252,12 +271,32 @@ describe('reduceView', () => {
       note: 'ok',
     });
     expect(approved.checkpoints['T-1']).toEqual({ state: 'approved' });
-    expect(approved.current?.notes.map((n) => n.text)).toEqual([
+    expect(notesOf(approved).map((n) => n.text)).toEqual([
       'checkpoint T-1 submitted: auth done',
       'checkpoint T-1 pending (submit): submitted: auth done',
       'checkpoint T-1 rejected by ana: add tests',
       'checkpoint T-1 approved by ana: ok',
     ]);
+  });
+
+  it('keeps tool calls and notes in the order they happened', () => {
+    const view = reduceAll([
+      { type: 'tick:start', tick: 1 },
+      { type: 'tool:call', tick: 1, toolCallId: 'a', toolName: 'submit', input: {} },
+      { type: 'checkpoint:submitted', tick: 1, id: 'T-1', summary: 'done' },
+      {
+        type: 'tool:result',
+        tick: 1,
+        toolCallId: 'a',
+        toolName: 'submit',
+        output: 'ok',
+        isError: false,
+      },
+      { type: 'tool:call', tick: 1, toolCallId: 'b', toolName: 'write', input: {} },
+    ]);
+    expect(
+      view.current?.entries.map((e) => (e.type === 'tool' ? `tool ${e.name}` : e.text)),
+    ).toEqual(['tool submit', 'checkpoint T-1 submitted: done', 'tool write']);
   });
 
   it('never changes the state it is given', () => {

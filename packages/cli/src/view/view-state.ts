@@ -16,6 +16,8 @@ export const PREVIEW_LENGTH = 160;
 export type ToolStatus = 'running' | 'ok' | 'error' | 'refused';
 
 export interface ToolLine {
+  type: 'tool';
+  /** The tool call id. */
   id: string;
   name: string;
   input: string;
@@ -28,8 +30,9 @@ export interface ToolLine {
 
 /** Something a guard did during a tick: a gate changed, an exit was refused, a warning, ... */
 export interface TickNote {
-  /** Its place in the tick's notes (notes are only ever appended). */
-  id: number;
+  type: 'note';
+  /** `note-<n>`: its place in the tick (entries are only ever appended). */
+  id: string;
   kind: 'gate' | 'knob' | 'exit-refused' | 'warning' | 'continue' | 'checkpoint';
   text: string;
 }
@@ -38,8 +41,8 @@ export interface TickView {
   tick: number;
   /** The model's text so far (streamed), then its whole reply. */
   text: string;
-  tools: ToolLine[];
-  notes: TickNote[];
+  /** Tool calls and notes in the order they happened. */
+  entries: Array<ToolLine | TickNote>;
 }
 
 export interface ContinueView {
@@ -136,7 +139,7 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
         ...view,
         tick: action.tick,
         done: view.current ? [...view.done, view.current] : view.done,
-        current: { tick: action.tick, text: '', tools: [], notes: [] },
+        current: { tick: action.tick, text: '', entries: [] },
       };
     case 'model:delta':
       if (action.kind !== 'text') return view;
@@ -149,9 +152,10 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
     case 'tool:call':
       return withCurrent(view, (t) => ({
         ...t,
-        tools: [
-          ...t.tools,
+        entries: [
+          ...t.entries,
           {
+            type: 'tool',
             id: action.toolCallId,
             name: action.toolName,
             input: preview(asText(action.input), PREVIEW_LENGTH),
@@ -285,7 +289,7 @@ function withCheckpoint(view: RunViewState, id: string, checkpoint: CheckpointVi
 }
 
 function withCurrent(view: RunViewState, change: (tick: TickView) => TickView): RunViewState {
-  const current = view.current ?? { tick: view.tick, text: '', tools: [], notes: [] };
+  const current = view.current ?? { tick: view.tick, text: '', entries: [] };
   return { ...view, current: change(current) };
 }
 
@@ -296,7 +300,9 @@ function updateTool(
 ): RunViewState {
   return withCurrent(view, (t) => ({
     ...t,
-    tools: t.tools.map((line) => (line.id === id ? change(line) : line)),
+    entries: t.entries.map((entry) =>
+      entry.type === 'tool' && entry.id === id ? change(entry) : entry,
+    ),
   }));
 }
 
@@ -304,7 +310,7 @@ function addNote(view: RunViewState, kind: TickNote['kind'], text: string): RunV
   // Notes before the first tick (a warning at render) still need a place to show.
   return withCurrent(view, (t) => ({
     ...t,
-    notes: [...t.notes, { id: t.notes.length, kind, text }],
+    entries: [...t.entries, { type: 'note', id: `note-${t.entries.length}`, kind, text }],
   }));
 }
 
