@@ -62,7 +62,7 @@ export interface Guard {
     tick: GuardTick,
     result: TickResult,
     info: TickEndInfo,
-  ): void | BeforeModelVerdict | Promise<void | BeforeModelVerdict>;
+  ): void | BeforeModelVerdict | Promise<void> | Promise<BeforeModelVerdict>;
 
   /** The model replied without tool calls: it is trying to finish. May refuse. */
   exitAttempt?(tick: GuardTick): ExitVerdict;

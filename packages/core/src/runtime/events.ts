@@ -76,7 +76,7 @@ export type AgateEvent =
   | { type: 'continue:evaluated'; tick: number; evaluation: ContinueEvaluation; step: StepContext }
   | { type: 'continue:throttled'; tick: number; cooldownMs: number }
   | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
-  /** The model called `submit_checkpoint` for the open `<Checkpoint>` (events below: checkpoints). */
+  /** `<Checkpoint>` events (`checkpoint:saved` above is the ContinueGate's restore point). */
   | { type: 'checkpoint:submitted'; tick: number; id: string; summary: string }
   | { type: 'checkpoint:pending'; tick: number; id: string; cause: CheckpointCause; reason: string }
   | { type: 'checkpoint:approved'; tick: number; id: string; by: string; note?: string }

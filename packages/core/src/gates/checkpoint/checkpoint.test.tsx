@@ -299,6 +299,18 @@ describe('iteration budget', () => {
     ]);
   });
 
+  it('trips on a tick where the model tried to finish: the run waits instead of completing', async () => {
+    const { session: s } = session(
+      <Agent>
+        <Checkpoint id="T-1" budget={1} />
+      </Agent>,
+      ['I am done.'],
+    );
+    const result = await s.run();
+    expect(result.status).toBe('awaiting-approval');
+    expect(s.state.checkpoints['T-1']).toMatchObject({ state: 'pending', cause: 'budget' });
+  });
+
   it('counts from zero again after a rejection', async () => {
     const { session: s, model } = session(
       <Agent>
@@ -355,6 +367,33 @@ describe('file trigger', () => {
       expect.objectContaining({ id: 'requirements', cause: 'file', tick: 2 }),
     ]);
     expect(ofType(events, 'tool:refused').map((e) => e.toolName)).toEqual(['write_note']);
+  });
+
+  it('goes pending when a tool that declares its writes writes the file', async () => {
+    const { session: s } = session(
+      <Agent>
+        <Tool
+          name="save_requirements"
+          description="Save the requirements."
+          input={z.object({ text: z.string() })}
+          writes={() => ['requirements.md']}
+          execute={async ({ text }) => {
+            await writeFile(join(root, 'requirements.md'), text);
+            return 'saved';
+          }}
+        />
+        <Checkpoint
+          id="requirements"
+          trigger={{ fileWritten: 'requirements.md' }}
+          workspace={root}
+        />
+      </Agent>,
+      [{ toolCalls: [{ toolName: 'save_requirements', input: { text: 'R1' } }, note(1)] }],
+    );
+    const result = await s.run();
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.reason).toContain('requirements.md was written (by a save_requirements call)');
+    expect(executed).toEqual([]);
   });
 
   it('counts a change to a file that existed when the checkpoint opened, not a touch', async () => {
@@ -548,6 +587,20 @@ describe('ledger and signing', () => {
     ]);
   });
 
+  it('an empty approvalKey signs nothing and says so', async () => {
+    const { session: s, events } = session(
+      <Agent>
+        <Checkpoint id="T-1" />
+      </Agent>,
+      [{ toolCalls: [submit('T-1')] }],
+      { approvalKey: '' },
+    );
+    await s.run();
+    s.approve('T-1', { by: 'ana' });
+    expect(s.state.checkpointLedger.map((e) => e.signature)).toEqual([undefined, undefined]);
+    expect(ofType(events, 'warning').map((e) => e.code)).toEqual(['checkpoint-empty-key']);
+  });
+
   it('a snapshot with the state flipped to approved stays pending, with a warning', async () => {
     const { session: s } = session(
       <Agent>
@@ -566,7 +619,13 @@ describe('ledger and signing', () => {
       <Agent>
         <Checkpoint id="T-1" />
       </Agent>,
-      { model, snapshot: tampered, approvalKey: KEY, onEvent: (e) => events.push(e) },
+      {
+        model,
+        snapshot: tampered,
+        approvalKey: KEY,
+        onEvent: (e) => events.push(e),
+        store: createMemoryStore(),
+      },
     );
     const result = await restored.run();
     expect(result.status).toBe('awaiting-approval');
@@ -591,7 +650,11 @@ describe('ledger and signing', () => {
       <Agent>
         <Checkpoint id="T-1" />
       </Agent>,
-      { model: scriptedModel([{ toolCalls: [submit('T-1')] }]), snapshot: { ...old, state: rest } },
+      {
+        model: scriptedModel([{ toolCalls: [submit('T-1')] }]),
+        snapshot: { ...old, state: rest },
+        store: createMemoryStore(),
+      },
     );
     expect(restored.state.checkpoints).toEqual({});
     expect((await restored.run()).status).toBe('awaiting-approval');

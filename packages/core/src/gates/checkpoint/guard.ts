@@ -245,10 +245,17 @@ export class CheckpointGuard implements Guard {
   // ---- internals --------------------------------------------------------------------------
 
   private signing(): SigningContext {
-    return {
-      sessionId: this.host.sessionId,
-      key: resolveApprovalKey(this.host.options.approvalKey),
-    };
+    const key = resolveApprovalKey(this.host.options.approvalKey);
+    if (key !== undefined && key.trim() === '') {
+      // An empty key would sign with nothing secret; say so rather than pretend.
+      this.host.warnOnce(
+        'checkpoint-empty-key',
+        'checkpoint-empty-key',
+        'The approvalKey option is empty, so checkpoint approvals are unsigned. Pass a secret key (or set AGATE_APPROVAL_KEY) to sign them.',
+      );
+      return { sessionId: this.host.sessionId, key: undefined };
+    }
+    return { sessionId: this.host.sessionId, key };
   }
 
   /** Rendered checkpoints in mount order (tree order). */

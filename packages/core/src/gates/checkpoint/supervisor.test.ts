@@ -104,6 +104,34 @@ describe('approveCheckpoint / rejectCheckpoint on a stored session', () => {
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
+  it('approves a checkpoint a hand-edited file claims is approved (it counts as pending)', async () => {
+    const { store, file } = await storeWithPending(KEY);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    saved.state.checkpoints['T-1'].state = 'approved';
+    await writeFile(file, JSON.stringify(saved));
+    const entry = await approveCheckpoint(store, 's1', 'T-1', { by: 'ana', key: KEY });
+    expect(entry).toMatchObject({ kind: 'approved', answers: 1 });
+  });
+
+  it('leaves other checkpoints alone when the supervisor signs and the session did not', async () => {
+    const { store } = await storeWithPending();
+    await approveCheckpoint(store, 's1', 'T-1', { by: 'ana' });
+    const loaded = await store.load('s1');
+    const withT2 = produce(loaded!.state as ReturnType<typeof createInitialState>, (draft) => {
+      markPending(
+        draft,
+        'T-2',
+        { cause: 'submit', tick: 5, by: 'model', summary: 'T-2 done', reason: 'submitted' },
+        { sessionId: 's1', key: undefined },
+      );
+    });
+    await store.save(createSnapshot('s1', withT2));
+    await approveCheckpoint(store, 's1', 'T-2', { by: 'ana', key: KEY });
+    expect((await store.load('s1'))?.state).toMatchObject({
+      checkpoints: { 'T-1': { state: 'approved' }, 'T-2': { state: 'approved' } },
+    });
+  });
+
   it('fails on a corrupt file with a SnapshotError', async () => {
     const { store, file } = await storeWithPending();
     await writeFile(file, '{"format": "agate.session", ');

@@ -4,7 +4,7 @@ import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
 import { createInitialState, type SessionState } from '../../state/session-state.js';
 import { UnknownSessionError } from './errors.js';
-import { type Decision, decide } from './ledger.js';
+import { applyCorrections, type Decision, decide, findCorrections } from './ledger.js';
 import { resolveApprovalKey } from './signing.js';
 import type { ApproveInput, CheckpointLedgerEntry, RejectInput } from './types.js';
 
@@ -60,6 +60,11 @@ async function decideStored(
   let entry: CheckpointLedgerEntry | undefined;
   // `decide` checks everything before its first change; produce discards the draft if it throws.
   const next = produce(state, (draft) => {
+    // As a restored session would see it: a hand-edited "approved" is pending, so it can be
+    // approved properly here instead of being stuck until the session runs once. Only this
+    // checkpoint: the others are the session's business (judged with its own key).
+    const corrections = findCorrections(draft, state.id, key).filter((c) => c.id === checkpointId);
+    applyCorrections(draft, corrections);
     entry = decide(draft, checkpointId, decision, { sessionId: state.id, key });
   });
   await store.save(
