@@ -280,19 +280,23 @@ describe('agate run', () => {
     );
   });
 
-  it('prints events as JSON lines; a run awaiting approval is approved in a second process and finished in a third', async () => {
+  it('prints events as JSON lines; a signed run awaiting approval is approved in a second process and finished in a third', async () => {
     const runStore = join(work, 'json-run');
-    const out = await agate([
-      'run',
-      CHECKPOINT_AGENT,
-      '--scripted',
-      fixture('submit-then-write.json'),
-      '--json',
-      '--store',
-      runStore,
-      '--id',
-      'json-1',
-    ]);
+    const key = { AGATE_APPROVAL_KEY: 'json-run-key' };
+    const out = await agate(
+      [
+        'run',
+        CHECKPOINT_AGENT,
+        '--scripted',
+        fixture('signed-submit.json'),
+        '--json',
+        '--store',
+        runStore,
+        '--id',
+        'json-1',
+      ],
+      key,
+    );
     expect(out.code).toBe(ExitCode.waiting);
     expect(out.stderr).toBe('');
     const events = out.stdout
@@ -301,6 +305,12 @@ describe('agate run', () => {
       .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
     expect(events[0]).toEqual({ type: 'run:start', sessionId: 'json-1', tick: 0 });
     expect(events.map((e) => e.type)).toContain('model:delta');
+    // The agent's tools cannot see the key (a shell they spawn would inherit it).
+    expect(events.find((e) => e.type === 'tool:result' && e.toolName === 'read_env')).toMatchObject(
+      {
+        output: '(not set)',
+      },
+    );
     expect(events.filter((e) => e.type === 'tool:refused')).toEqual([
       {
         type: 'tool:refused',
@@ -312,19 +322,31 @@ describe('agate run', () => {
       },
     ]);
     expect(events.at(-1)).toMatchObject({ type: 'run:end', status: 'awaiting-approval', ticks: 1 });
+    // ... but the session signs its ledger with it.
+    const saved = (await createFileStore(runStore).load('json-1'))?.state as {
+      checkpointLedger: Array<{ signature?: string }>;
+    };
+    expect(saved.checkpointLedger[0]?.signature).toMatch(/^[0-9a-f]{64}$/);
 
-    const approved = await agate(['approve', 'json-1', 'T-1', '--by', 'ana', '--store', runStore]);
+    const approved = await agate(
+      ['approve', 'json-1', 'T-1', '--by', 'ana', '--store', runStore],
+      key,
+    );
     expect(approved.code).toBe(0);
-    const resumed = await agate([
-      'run',
-      CHECKPOINT_AGENT,
-      '--scripted',
-      fixture('after-approval.json'),
-      '--store',
-      runStore,
-      '--resume',
-      'json-1',
-    ]);
+    expect(approved.stdout).toContain('signed with key');
+    const resumed = await agate(
+      [
+        'run',
+        CHECKPOINT_AGENT,
+        '--scripted',
+        fixture('after-approval.json'),
+        '--store',
+        runStore,
+        '--resume',
+        'json-1',
+      ],
+      key,
+    );
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain(

@@ -1,3 +1,5 @@
+import { APPROVAL_KEY_ENV } from '@agate/core';
+
 /** Where a command writes, and what it reads from its environment; tests pass their own. */
 export interface CliIo {
   out(text: string): void;
@@ -9,11 +11,18 @@ export interface CliIo {
   onInterrupt(handler: () => void): () => void;
 }
 
+/**
+ * The process's streams and a copy of its environment. The approval key is then removed from
+ * the process's own environment: commands pass it on explicitly, and an agent's tools (a
+ * shell they spawn inherits the environment) must not be able to sign their own approvals.
+ */
 export function processIo(): CliIo {
+  const env = { ...process.env };
+  delete process.env[APPROVAL_KEY_ENV];
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
-    env: process.env,
+    env,
     isTTY: process.stdout.isTTY === true,
     onInterrupt(handler) {
       let pressed = false;

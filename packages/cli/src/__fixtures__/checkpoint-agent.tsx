@@ -14,6 +14,12 @@ export default function CheckpointAgent() {
         input={z.object({ text: z.string() })}
         execute={({ text }) => `Saved: ${text}`}
       />
+      <Tool
+        name="read_env"
+        description="Read an environment variable (what a shell tool would inherit)"
+        input={z.object({ name: z.string() })}
+        execute={({ name }) => process.env[name] ?? '(not set)'}
+      />
       <Checkpoint id="T-1" task="Save the first note" />
     </>
   );

@@ -1,4 +1,5 @@
 import {
+  APPROVAL_KEY_ENV,
   ApprovalKeyError,
   approveCheckpoint,
   CheckpointDecisionError,
@@ -34,7 +35,7 @@ export async function decideCommand(
   options: DecideOptions,
 ): Promise<number> {
   const ref = openStore(options.store);
-  const key = nonEmpty(io.env.AGATE_APPROVAL_KEY);
+  const key = nonEmpty(io.env[APPROVAL_KEY_ENV]);
   let entry: CheckpointLedgerEntry;
   try {
     entry =

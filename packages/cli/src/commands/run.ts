@@ -1,5 +1,6 @@
 import {
   type AgateEvent,
+  APPROVAL_KEY_ENV,
   createSession,
   DEFAULT_SESSIONS_DIR,
   type RunResult,
@@ -73,8 +74,11 @@ export async function runCommand(
   const controller = new AbortController();
   let live: LiveView | undefined;
   const plain = mode === 'plain' ? createPlainPrinter(write) : undefined;
+  // Passed explicitly: the process's own environment no longer holds it (see processIo).
+  const approvalKey = agent.options.approvalKey ?? nonEmpty(io.env[APPROVAL_KEY_ENV]);
   const session: Session = createSession(agent.element, {
     ...agent.options,
+    ...(approvalKey !== undefined ? { approvalKey } : {}),
     model: chosen.model,
     signal: controller.signal,
     onEvent: (event: AgateEvent) => {
@@ -171,4 +175,8 @@ export function jsonLine(event: AgateEvent): string {
   return JSON.stringify(event, (_key, value: unknown) =>
     value instanceof Error ? { name: value.name, message: value.message } : value,
   );
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
