@@ -3,6 +3,7 @@ import { type AgateEvent, createMemoryStore, createSession } from '@agate/core';
 import { render } from 'ink-testing-library';
 import { createElement, type ReactElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import BudgetedAgent from '../__fixtures__/budgeted-agent.js';
 import CheckpointAgent from '../__fixtures__/checkpoint-agent.js';
 import NotesAgent from '../__fixtures__/notes-agent.js';
 import { scriptedModelFrom, scriptSchema } from '../run/scripted-file.js';
@@ -106,5 +107,18 @@ describe('the live view of a scripted run', () => {
     );
     expect(last).toContain('checkpoints: T-1 pending');
     expect(last).toMatch(/awaiting-approval — Checkpoint "T-1" is awaiting supervisor approval/);
+  });
+
+  it("shows the ContinueGate's last decision, its budget use, and the restore points it saves", async () => {
+    const views = await scriptedRunViews(BudgetedAgent);
+    const all = frames(views);
+    expect(all.some((f) => /restore point [0-9a-f-]+\.tick-2 saved \(step 2\)/.test(f))).toBe(true);
+    const last = all.at(-1) ?? '';
+    expect(last).toContain('ContinueGate: throttle — budget slope 0.6201 per step');
+    expect(last).toContain('ContinueGate: waiting 10 ms (throttle)');
+    // The panel, unwrapped: before tick 4, 3 steps done, 2 of 10 tool calls used.
+    expect(last.replace(/[│\s]+/g, ' ')).toContain(
+      'ContinueGate: throttle at step 3 · used 583 tokens, 2 tool calls · left 8 tool calls · checkpoint in 1 steps · budget slope 0.6201 per step',
+    );
   });
 });
