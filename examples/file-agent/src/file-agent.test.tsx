@@ -1,4 +1,5 @@
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '@agate/cli';
@@ -10,7 +11,7 @@ import {
   scriptedModel,
   startOpenAICompatibleServer,
 } from '@agate/testing';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runFileAgent } from './agent.js';
 import { decideNextStep, type SeenToolCall } from './offline-model.js';
 import { ProviderConfigError, selectProvider } from './provider.js';
@@ -108,6 +109,15 @@ describe('the file agent, offline', () => {
 
 describe('the demo (`pnpm demo`: agate run src/demo.tsx)', () => {
   it('shows the gate refusing an early finish, then the run completing, in plain lines', async () => {
+    // The demo removes its workspace when the process exits; a test worker may outlive that.
+    const before = new Set(await readdir(tmpdir()));
+    onTestFinished(async () => {
+      for (const name of await readdir(tmpdir())) {
+        if (name.startsWith('agate-file-agent-') && !before.has(name)) {
+          await rm(join(tmpdir(), name), { recursive: true, force: true });
+        }
+      }
+    });
     let out = '';
     let err = '';
     const code = await main(['run', fileURLToPath(new URL('./demo.tsx', import.meta.url))], {
