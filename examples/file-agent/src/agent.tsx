@@ -1,9 +1,12 @@
 import {
   type EventListener,
+  Gate,
+  gate,
   type RunResult,
   run,
   Section,
   System,
+  type TickResult,
   Timeline,
   User,
 } from '@agate/core';
@@ -15,7 +18,37 @@ export const TASK =
   'Read every note under notes/ and write SUMMARY.md at the workspace root: one section per note ' +
   'with its key points as bullets. Then reply with a one-line confirmation.';
 
-/** The agent: instructions, the task, its history, and three tools confined to `root`. */
+/** Did this tick write SUMMARY.md (at the workspace root) successfully? */
+function wroteSummary(tick: TickResult): boolean {
+  return tick.toolCalls.some((call) => {
+    if (call.toolName !== 'write_file') return false;
+    const path = (call.input as { path?: unknown } | null)?.path;
+    const result = tick.toolResults.find((r) => r.toolCallId === call.toolCallId);
+    return (
+      typeof path === 'string' &&
+      path.replace(/^\.\//, '') === 'SUMMARY.md' &&
+      result?.isError === false
+    );
+  });
+}
+
+/**
+ * The gate that makes "write SUMMARY.md" a fact the runtime checks, not a request the model may
+ * forget: it starts deferred (engaged: finishing is refused), and the host clears it when a
+ * write_file of SUMMARY.md succeeds. The model cannot clear it itself.
+ */
+export const summaryGate = gate({
+  description: 'SUMMARY.md must be written before finishing',
+  instructions:
+    'SUMMARY PENDING: you have not written SUMMARY.md. Write it with write_file (one section per ' +
+    'note, key points as bullets), then finish.',
+  initial: 'deferred',
+  clearableBy: 'host',
+  clearWhen: wroteSummary,
+  requiresTools: ['write_file'],
+});
+
+/** The agent: instructions, the task, its history, three tools confined to `root`, and its gate. */
 export function FileAgent(props: { root: string; task?: string }) {
   const { root } = props;
   return (
@@ -33,6 +66,7 @@ export function FileAgent(props: { root: string; task?: string }) {
       <User>{props.task ?? TASK}</User>
       <Timeline />
       <FileTools root={root} workspace={workspace} />
+      <Gate name="summary" {...summaryGate} />
     </>
   );
 }

@@ -1,5 +1,8 @@
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '@agate/cli';
 import type { AgateEvent } from '@agate/core';
 import { createPrinter, workspaceTracker } from '@agate/example-kit';
 import {
@@ -8,7 +11,7 @@ import {
   scriptedModel,
   startOpenAICompatibleServer,
 } from '@agate/testing';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runFileAgent } from './agent.js';
 import { decideNextStep, type SeenToolCall } from './offline-model.js';
 import { ProviderConfigError, selectProvider } from './provider.js';
@@ -18,7 +21,7 @@ const { workspace, cleanup } = workspaceTracker(createWorkspace);
 afterEach(cleanup);
 
 describe('the file agent, offline', () => {
-  it('reads the notes and writes SUMMARY.md from their contents', async () => {
+  it('tries to finish before writing SUMMARY.md, is refused by the summary gate, then writes it from the notes', async () => {
     const root = await workspace();
     const provider = selectProvider({});
     expect(provider.kind).toBe('scripted');
@@ -32,15 +35,19 @@ describe('the file agent, offline', () => {
     });
 
     expect(result.status).toBe('completed');
-    expect(result.ticks).toBe(4);
+    expect(result.ticks).toBe(5);
+    expect(result.gates).toEqual({ summary: 'inactive' });
     const summary = await readFile(join(root, 'SUMMARY.md'), 'utf8');
     expect(summary).toContain('## Planning meeting (notes/2026-11-18-planning.md)');
     expect(summary).toContain('- Next: persistence and resumable runs.');
     expect(summary).not.toContain('README');
     const output = printed.join('');
-    expect(output).toContain('── tick 3 ──');
-    expect(output).toContain('→ write_file {"path":"SUMMARY.md"');
+    expect(output).toContain(
+      '── tick 3 ──\n  model: I have read both notes, so the task is done.\n  exit refused: Gate "summary" was deferred, now active again (refusal 1 of 5): SUMMARY.md must be written before finishing.',
+    );
+    expect(output).toContain('── tick 4 ──\n  → write_file {"path":"SUMMARY.md"');
     expect(output).toContain('← write_file: Wrote SUMMARY.md');
+    expect(output).toContain('── tick 5 ──\n  model: Done: SUMMARY.md summarizes 2 notes.');
   });
 
   it('refuses paths outside the workspace with a tool error the model reads', async () => {
@@ -60,9 +67,11 @@ describe('the file agent, offline', () => {
       'I cannot leave the workspace.',
     ]);
     const events: AgateEvent[] = [];
-    const result = await runFileAgent({ model, root, onEvent: (e) => events.push(e) });
+    const result = await runFileAgent({ model, root, maxTicks: 2, onEvent: (e) => events.push(e) });
 
-    expect(result.status).toBe('completed');
+    // Giving up without SUMMARY.md is refused by the summary gate: blocked, not completed.
+    expect(result.status).toBe('blocked');
+    expect(result.reason).toContain('maxTicks (2) reached while');
     const results = events.flatMap((e) => (e.type === 'tool:result' ? [e] : []));
     expect(results.map((r) => r.isError)).toEqual([true, true, true, true]);
     expect(String(results[0]?.output)).toBe(
@@ -95,6 +104,47 @@ describe('the file agent, offline', () => {
     const step = decideNextStep(history);
     expect(step.toolCalls?.[0]?.input).toMatchObject({ path: 'SUMMARY.md' });
     expect(String(step.toolCalls?.[0]?.input.content)).toContain('(could not be read: gone)');
+  });
+});
+
+describe('the demo (`pnpm demo`: agate run src/demo.tsx)', () => {
+  it('shows the gate refusing an early finish, then the run completing, in plain lines', async () => {
+    // The demo removes its workspace when the process exits; a test worker may outlive that.
+    const before = new Set(await readdir(tmpdir()));
+    onTestFinished(async () => {
+      for (const name of await readdir(tmpdir())) {
+        if (name.startsWith('agate-file-agent-') && !before.has(name)) {
+          await rm(join(tmpdir(), name), { recursive: true, force: true });
+        }
+      }
+    });
+    let out = '';
+    let err = '';
+    const code = await main(['run', fileURLToPath(new URL('./demo.tsx', import.meta.url))], {
+      out: (text) => {
+        out += text;
+      },
+      err: (text) => {
+        err += text;
+      },
+      env: {},
+      isTTY: false,
+      onInterrupt: () => () => {},
+    });
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toContain(
+      "model: the agent file's options.model (offline-file-agent, a scripted model: offline)",
+    );
+    expect(out).toContain(
+      '── tick 3 ──\n  model: I have read both notes, so the task is done.\n' +
+        '  gate summary: deferred → active (by runtime)\n  exit refused:\n' +
+        '    Gate "summary" was deferred, now active again (refusal 1 of 5): SUMMARY.md must be written before finishing.',
+    );
+    expect(out).toContain(
+      '  ← write_file: Wrote SUMMARY.md (436 bytes).\n  gate summary: active → inactive (by host)\n── tick 5 ──',
+    );
+    expect(out).toMatch(/status: completed\nticks: 5 \(session total 5\)\n/);
   });
 });
 
@@ -173,6 +223,7 @@ describe('the file agent against an OpenAI-compatible server (AGATE_BASE_URL pat
       'list_files',
       'read_file',
       'write_file',
+      'set_knob',
     ]);
     expect(events.some((e) => e.type === 'model:delta')).toBe(true);
     expect(result.usage.totalTokens).toBeGreaterThan(0);

@@ -129,10 +129,33 @@ function parseInput(input: unknown): unknown {
   }
 }
 
-/** The offline model: `scriptedModel` from @agate/testing running `decideNextStep` on every call. */
+/** True once the prompt holds an assistant turn without tool calls: an attempt to finish. */
+export function triedToFinish(prompt: ModelPrompt): boolean {
+  return prompt.some(
+    (message) =>
+      message.role === 'assistant' && !message.content.some((part) => part.type === 'tool-call'),
+  );
+}
+
+/**
+ * The offline model: `scriptedModel` from @agate/testing running `decideNextStep` on every
+ * call — except that, like a hasty model, it first tries to finish as soon as it has read the
+ * notes, before writing SUMMARY.md. The agent's summary gate refuses that, says why, and the
+ * model then does the missing work. (`decideNextStep` alone is the diligent policy.)
+ */
 export function offlineModel(): ScriptedModel {
-  return scriptedModel([(call) => decideNextStep(seenToolCalls(call.options.prompt))], {
-    whenExhausted: 'repeat-last',
-    modelId: 'offline-file-agent',
-  });
+  return scriptedModel(
+    [
+      (call) => {
+        const { prompt } = call.options;
+        const step = decideNextStep(seenToolCalls(prompt));
+        const writesSummary = step.toolCalls?.some((c) => c.toolName === 'write_file') === true;
+        if (writesSummary && !triedToFinish(prompt)) {
+          return { text: 'I have read both notes, so the task is done.' };
+        }
+        return step;
+      },
+    ],
+    { whenExhausted: 'repeat-last', modelId: 'offline-file-agent' },
+  );
 }

@@ -1,10 +1,8 @@
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { modelFromEnv, type ProviderEnv } from '@agate/cli';
 import type { LanguageModel } from 'ai';
 import { offlineModel } from './offline-model.js';
 
-/** The environment variables the demo reads (pass `process.env`, or an object in tests). */
-export type ProviderEnv = Readonly<Record<string, string | undefined>>;
+export { DEFAULT_OPENAI_MODEL, ProviderConfigError, type ProviderEnv } from '@agate/cli';
 
 export interface ProviderChoice {
   kind: 'openai-compatible' | 'openai' | 'scripted';
@@ -13,56 +11,17 @@ export interface ProviderChoice {
   description: string;
 }
 
-export const DEFAULT_OPENAI_MODEL = 'gpt-4.1-mini';
-
-export class ProviderConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProviderConfigError';
-  }
-}
-
 /**
- * Picks the model from the environment:
+ * Picks the model the way `agate run` does (`modelFromEnv` from @agate/cli):
  * - `AGATE_BASE_URL` + `AGATE_MODEL` (and optional `AGATE_API_KEY`): an OpenAI-compatible
  *   server — Ollama (`http://localhost:11434/v1`), vLLM, LM Studio, ...
  * - else `OPENAI_API_KEY` (+ optional `AGATE_MODEL`): OpenAI.
  * - else the offline scripted model, which does the task without any network.
+ * Throws `ProviderConfigError` when the environment names a model only halfway.
  */
 export function selectProvider(env: ProviderEnv): ProviderChoice {
-  const baseURL = nonEmpty(env.AGATE_BASE_URL);
-  const modelId = nonEmpty(env.AGATE_MODEL);
-  if (baseURL !== undefined) {
-    if (modelId === undefined) {
-      throw new ProviderConfigError(
-        `AGATE_BASE_URL is set (${baseURL}) but AGATE_MODEL is not: set AGATE_MODEL to a model ` +
-          'your server serves, for example AGATE_MODEL=qwen2.5:7b for Ollama.',
-      );
-    }
-    const apiKey = nonEmpty(env.AGATE_API_KEY);
-    const provider = createOpenAICompatible({
-      name: 'local',
-      baseURL,
-      includeUsage: true,
-      ...(apiKey !== undefined ? { apiKey } : {}),
-    });
-    return {
-      kind: 'openai-compatible',
-      model: provider(modelId),
-      description: `OpenAI-compatible server at ${baseURL}, model "${modelId}"`,
-    };
-  }
-
-  const openaiKey = nonEmpty(env.OPENAI_API_KEY);
-  if (openaiKey !== undefined) {
-    const id = modelId ?? DEFAULT_OPENAI_MODEL;
-    return {
-      kind: 'openai',
-      model: createOpenAI({ apiKey: openaiKey })(id),
-      description: `OpenAI, model "${id}"`,
-    };
-  }
-
+  const fromEnv = modelFromEnv(env);
+  if (fromEnv !== undefined) return fromEnv;
   return {
     kind: 'scripted',
     model: offlineModel(),
@@ -71,8 +30,4 @@ export function selectProvider(env: ProviderEnv): ProviderChoice {
       'AGATE_MODEL (Ollama, vLLM, LM Studio: e.g. AGATE_BASE_URL=http://localhost:11434/v1 ' +
       'AGATE_MODEL=qwen2.5:7b), or OPENAI_API_KEY (and optionally AGATE_MODEL).',
   };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -126,6 +126,8 @@ export {
   SNAPSHOT_VERSION,
   SnapshotError,
 } from './persistence/index.js';
+export { restoreSnapshotState } from './persistence/restore.js';
+export { isValidSessionId } from './persistence/snapshot.js';
 
 // Renderer output
 export {

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// The `agate` command. Installed, it runs the built `dist/`. In the Agate repository (no build)
+// it runs the TypeScript sources through tsx, resolving `@agate/*` packages to their sources
+// through the `@agate/source` export condition, the way `pnpm agate` does.
+import { existsSync } from 'node:fs';
+import { register } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const built = new URL('../dist/bin.js', import.meta.url);
+if (existsSync(built)) {
+  await import(built.href);
+} else {
+  const addSourceCondition = `export async function resolve(specifier, context, next) {
+    return next(specifier, { ...context, conditions: [...context.conditions, '@agate/source'] });
+  }`;
+  register(`data:text/javascript,${encodeURIComponent(addSourceCondition)}`);
+  const { register: registerTsx } = await import('tsx/esm/api');
+  // The repository's settings (JSX through React's automatic runtime), whatever the cwd holds.
+  registerTsx({ tsconfig: fileURLToPath(new URL('../../../tsconfig.json', import.meta.url)) });
+  await import(new URL('../src/bin.ts', import.meta.url).href);
+}

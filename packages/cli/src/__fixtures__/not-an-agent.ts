@@ -1,0 +1,1 @@
+export const notTheDefault = 1;

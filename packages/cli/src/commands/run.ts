@@ -1,0 +1,182 @@
+import {
+  type AgateEvent,
+  APPROVAL_KEY_ENV,
+  createSession,
+  DEFAULT_SESSIONS_DIR,
+  type RunResult,
+  type RunStatus,
+  type Session,
+  type SessionSnapshot,
+  type SessionStore,
+} from '@agate/core';
+import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { chooseModel } from '../run/choose-model.js';
+import { loadAgentFile } from '../run/load-agent.js';
+import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
+import { createPlainPrinter, resultLines } from '../view/plain.js';
+import { type LiveView, startLiveView } from '../view/start-live-view.js';
+
+export interface RunCommandOptions {
+  /** A file store directory: the session is saved there when the run ends. */
+  store?: string;
+  scripted?: string;
+  json?: boolean;
+  /** Plain lines even on a terminal. */
+  plain?: boolean;
+  resume?: string;
+  maxTicks?: number;
+  /** Id for a new session. */
+  id?: string;
+}
+
+/** How messages name a store that the agent file gave as an object (not a directory). */
+const AGENT_STORE = "the agent file's options.store";
+
+export const RUN_EXIT: Record<RunStatus, ExitCodeValue> = {
+  completed: ExitCode.ok,
+  blocked: ExitCode.runFailed,
+  stopped: ExitCode.runFailed,
+  'max-ticks': ExitCode.runFailed,
+  error: ExitCode.runFailed,
+  paused: ExitCode.waiting,
+  'awaiting-approval': ExitCode.waiting,
+  aborted: ExitCode.interrupted,
+};
+
+/** `agate run <agent-file>`: runs the agent with a live view, plain lines, or JSON lines. */
+export async function runCommand(
+  io: CliIo,
+  file: string,
+  options: RunCommandOptions,
+): Promise<number> {
+  const agent = await loadAgentFile(file);
+  const chosen = await chooseModel({
+    ...(options.scripted !== undefined ? { scripted: options.scripted } : {}),
+    env: io.env,
+    ...(agent.options.model !== undefined ? { fileModel: agent.options.model } : {}),
+  });
+  const ref = storeFor(options, agent.options.store);
+  let snapshot: SessionSnapshot | undefined;
+  if (options.resume !== undefined) {
+    if (options.id !== undefined) {
+      throw new CliError(
+        '--id names a new session; it cannot be used with --resume.',
+        ExitCode.usage,
+      );
+    }
+    // Never undefined here: --resume always has a store (the default one at least).
+    snapshot = (await loadStoredSession(ref!, options.resume)).snapshot;
+  }
+
+  const mode = options.json ? 'json' : io.isTTY && !options.plain ? 'live' : 'plain';
+  const write = (text: string) => io.out(text);
+  const controller = new AbortController();
+  let live: LiveView | undefined;
+  const plain = mode === 'plain' ? createPlainPrinter(write) : undefined;
+  // Passed explicitly: the process's own environment no longer holds it (see processIo).
+  const approvalKey = agent.options.approvalKey ?? nonEmpty(io.env[APPROVAL_KEY_ENV]);
+  const session: Session = createSession(agent.element, {
+    ...agent.options,
+    ...(approvalKey !== undefined ? { approvalKey } : {}),
+    model: chosen.model,
+    signal: controller.signal,
+    onEvent: (event: AgateEvent) => {
+      if (mode === 'json') write(`${jsonLine(event)}\n`);
+      plain?.(event);
+      live?.dispatch(event, session);
+      agent.options.onEvent?.(event);
+    },
+    ...(ref !== undefined ? { store: ref.store } : {}),
+    ...(snapshot !== undefined ? { snapshot } : {}),
+    ...(options.id !== undefined ? { id: options.id } : {}),
+    ...(options.maxTicks !== undefined ? { maxTicks: options.maxTicks } : {}),
+    // The live view shows the text as it streams; elsewhere the agent's own choice stands.
+    ...(mode === 'live' ? { streaming: true } : {}),
+  });
+  // Printed once the session exists: a bad --id or snapshot fails before any output.
+  if (mode !== 'json') write(`agent: ${file}\nmodel: ${chosen.description}\n`);
+  if (mode === 'live') live = startLiveView();
+
+  let result: RunResult;
+  const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted (Ctrl-C)')));
+  try {
+    result = await session.run();
+    if (ref !== undefined) await saveAtEnd(session, ref, result, io);
+  } finally {
+    stopListening();
+    session.dispose();
+    await live?.finish();
+  }
+
+  if (mode !== 'json') {
+    if (mode === 'plain') write(`${resultLines(result).join('\n')}\n`);
+    for (const hint of nextSteps(result, session.id, file, ref)) write(`${hint}\n`);
+  }
+  return RUN_EXIT[result.status] ?? ExitCode.runFailed;
+}
+
+/**
+ * The store the session is saved to: `--store DIR`, else the agent file's `options.store`,
+ * else, for `--resume`, the default directory (where a paused run was saved).
+ */
+function storeFor(
+  options: RunCommandOptions,
+  fileStore: SessionStore | undefined,
+): StoreRef | undefined {
+  if (options.store !== undefined) return openStore(options.store);
+  if (fileStore !== undefined) return { store: fileStore, dir: AGENT_STORE };
+  if (options.resume !== undefined) return openStore(DEFAULT_SESSIONS_DIR);
+  return undefined;
+}
+
+/** With a store, every run's end is saved, so `agate sessions` lists it and `--resume` continues it. */
+async function saveAtEnd(
+  session: Session,
+  ref: StoreRef,
+  result: RunResult,
+  io: CliIo,
+): Promise<void> {
+  try {
+    await ref.store.save(session.snapshot(result.status));
+  } catch (error) {
+    io.err(
+      `warning: the session could not be saved to ${ref.dir}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  }
+}
+
+function nextSteps(
+  result: RunResult,
+  id: string,
+  file: string,
+  ref: StoreRef | undefined,
+): string[] {
+  if (result.status === 'completed') return [];
+  // A run that ends awaiting approval is saved even without a store (to the default one).
+  const dir =
+    ref?.dir ?? (result.status === 'awaiting-approval' ? DEFAULT_SESSIONS_DIR : undefined);
+  if (dir === undefined) return [];
+  const store = dir === AGENT_STORE ? '' : ` --store ${dir}`;
+  const pending = Object.entries(result.checkpoints)
+    .filter(([, state]) => state === 'pending')
+    .map(([checkpoint]) => checkpoint);
+  return [
+    ...pending.map(
+      (checkpoint) =>
+        `approve: agate approve ${id} ${checkpoint} --by <name>${store}   (reject: agate reject ${id} ${checkpoint} --by <name> --feedback <text>${store})`,
+    ),
+    `session ${id} saved; continue it with: agate run ${file}${store} --resume ${id}`,
+  ];
+}
+
+/** One event as a JSON line; an `Error` inside (a tool's thrown value) becomes its message. */
+export function jsonLine(event: AgateEvent): string {
+  return JSON.stringify(event, (_key, value: unknown) =>
+    value instanceof Error ? { name: value.name, message: value.message } : value,
+  );
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

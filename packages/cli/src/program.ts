@@ -1,0 +1,146 @@
+import { DEFAULT_SESSIONS_DIR, InvalidSessionIdError, SnapshotError } from '@agate/core';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CliError, ExitCode } from './errors.js';
+import type { CliIo } from './io.js';
+
+const storeOption = () =>
+  new Option('--store <dir>', 'session store directory').default(DEFAULT_SESSIONS_DIR);
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('expected a whole number >= 1.');
+  }
+  return n;
+}
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new InvalidArgumentError('expected a whole number >= 0.');
+  return n;
+}
+
+/**
+ * The `agate` command line. Every action resolves to an exit code; a `CliError` anywhere is
+ * printed as one message on stderr with its code (see `ExitCode`).
+ */
+export function createProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('agate')
+    .description(
+      'Run Agate agents, list and inspect stored sessions, approve or reject checkpoints.',
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError('(agate --help lists the commands)');
+
+  program
+    .command('run')
+    .description(
+      'run an agent file (its default export) with a live view, plain lines or JSON lines',
+    )
+    .argument(
+      '<agent-file>',
+      'a .tsx/.ts/.js file whose default export is the agent element or component',
+    )
+    .option('--scripted <file>', 'run offline on a JSON script of model turns (scriptedModel)')
+    .option('--store <dir>', 'save the session to this file store when the run ends')
+    .option(
+      '--resume <session>',
+      'continue a stored session (from --store, options.store, or .agate/sessions)',
+    )
+    .option('--id <id>', 'id for a new session (default: a random UUID)')
+    .option('--max-ticks <n>', 'ticks this run may take (overrides options.maxTicks)', positiveInt)
+    .option('--json', 'print the events as JSON lines')
+    .option('--plain', 'print plain lines even on a terminal')
+    .action(async (file: string, options) => {
+      // Loaded on demand: the live view and the providers are only needed to run an agent.
+      const { runCommand } = await import('./commands/run.js');
+      setExit(await runCommand(io, file, options));
+    });
+
+  program
+    .command('sessions')
+    .description('list the stored sessions: id, status, checkpoint, ticks, saved at')
+    .addOption(storeOption())
+    .option('--all', 'also list ContinueGate restore points (<session>.tick-N)')
+    .option('--json', 'print the rows as JSON')
+    .action(async (options) => {
+      const { sessionsCommand } = await import('./commands/sessions.js');
+      setExit(await sessionsCommand(io, options));
+    });
+
+  program
+    .command('show')
+    .description(
+      'show a stored session: timeline in brief, gates, knobs, checkpoints and their ledger',
+    )
+    .argument('<session>', 'session id (or a restore point id)')
+    .addOption(storeOption())
+    .option('--messages <n>', 'timeline messages shown, most recent last', wholeNumber, 40)
+    .action(async (id: string, options) => {
+      const { showCommand } = await import('./commands/show.js');
+      setExit(await showCommand(io, id, options));
+    });
+
+  program
+    .command('approve')
+    .description(
+      'approve a pending checkpoint of a stored session (signed with AGATE_APPROVAL_KEY when set)',
+    )
+    .argument('<session>', 'session id')
+    .argument('<checkpoint>', 'checkpoint id')
+    .requiredOption('--by <name>', 'who approves (recorded in the ledger)')
+    .option('--note <text>', 'a note the model reads in its next request')
+    .addOption(storeOption())
+    .action(async (session: string, checkpoint: string, options) => {
+      const { decideCommand } = await import('./commands/decide.js');
+      setExit(await decideCommand(io, 'approve', session, checkpoint, options));
+    });
+
+  program
+    .command('reject')
+    .description('reject a pending checkpoint: it opens again, and the model reads the feedback')
+    .argument('<session>', 'session id')
+    .argument('<checkpoint>', 'checkpoint id')
+    .requiredOption('--by <name>', 'who rejects (recorded in the ledger)')
+    .requiredOption('--feedback <text>', 'what to change; the model reads it in its next request')
+    .addOption(storeOption())
+    .action(async (session: string, checkpoint: string, options) => {
+      const { decideCommand } = await import('./commands/decide.js');
+      setExit(await decideCommand(io, 'reject', session, checkpoint, options));
+    });
+
+  return program;
+}
+
+/** Runs the CLI on `argv` (without the node and script paths); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let code: number = ExitCode.ok;
+  const program = createProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    if (error instanceof CliError) {
+      io.err(`agate: ${error.message}\n`);
+      return error.exitCode;
+    }
+    // From the core, outside a run (a run reports its own errors as status `error`).
+    if (error instanceof InvalidSessionIdError) {
+      io.err(`agate: ${error.message}\n`);
+      return ExitCode.usage;
+    }
+    if (error instanceof SnapshotError) {
+      io.err(`agate: ${error.message}\n`);
+      return ExitCode.corrupt;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,106 @@
+import { existsSync } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { SessionOptions } from '@agate/core';
+import { createElement, isValidElement, type ReactElement } from 'react';
+import { CliError, ExitCode } from '../errors.js';
+
+/** What an agent file may export as `options`: any session option but those the CLI owns. */
+export type AgentFileOptions = Partial<Omit<SessionOptions, 'snapshot' | 'signal'>>;
+
+export interface LoadedAgent {
+  element: ReactElement;
+  options: AgentFileOptions;
+}
+
+const NEEDS_TSX = /\.(ts|tsx|mts|cts|jsx)$/;
+const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
+/** For an agent file with no tsconfig.json above it: JSX through React's automatic runtime. */
+const FALLBACK_TSCONFIG = fileURLToPath(new URL('../../agent-tsconfig.json', import.meta.url));
+let tsxRegistered: Promise<void> | undefined;
+
+/**
+ * Imports an agent file: its default export is the agent element (or a component, rendered
+ * with no props), and it may export `options`. TypeScript and JSX load through tsx's global
+ * hooks rather than `tsImport`: a namespaced import would get its own copy of `@agate/core`,
+ * and the agent's hooks would then look for a session in a React context the CLI never sets.
+ */
+export async function loadAgentFile(file: string, cwd = process.cwd()): Promise<LoadedAgent> {
+  const path = resolve(cwd, file);
+  try {
+    await access(path);
+  } catch {
+    throw new CliError(`Agent file ${file} not found (looked at ${path}).`, ExitCode.usage);
+  }
+  // Running from TypeScript sources (`pnpm agate`, the bin in the repository) means a loader
+  // for TypeScript is in place already; a second one would transform files twice.
+  if (NEEDS_TSX.test(path) && !RUNNING_FROM_SOURCE) {
+    const tsconfig = nearestTsconfig(dirname(path)) ?? FALLBACK_TSCONFIG;
+    tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
+      register({ tsconfig });
+    });
+    await tsxRegistered;
+  }
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new CliError(
+      `Could not load the agent file ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.usage,
+      { cause: error },
+    );
+  }
+  return {
+    element: agentElement(module.default, file),
+    options: agentOptions(module.options, file),
+  };
+}
+
+/**
+ * The agent file's own project settings (JSX runtime, paths), not those of the directory
+ * `agate` was started in.
+ */
+function nearestTsconfig(dir: string): string | undefined {
+  for (let current = dir; ; current = dirname(current)) {
+    const candidate = join(current, 'tsconfig.json');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(current) === current) return undefined;
+  }
+}
+
+function agentElement(value: unknown, file: string): ReactElement {
+  if (isValidElement(value)) return value;
+  if (typeof value === 'function') {
+    return createElement(value as () => ReactElement);
+  }
+  throw new CliError(
+    `The agent file ${file} must export the agent as its default export: an element ` +
+      '(`export default <MyAgent />`) or a component (`export default MyAgent`); ' +
+      `its default export is ${value === undefined ? 'missing' : typeof value}.`,
+    ExitCode.usage,
+  );
+}
+
+function agentOptions(value: unknown, file: string): AgentFileOptions {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CliError(
+      `The agent file ${file} exports \`options\` as ${Array.isArray(value) ? 'an array' : typeof value}; ` +
+        'it must be an object of session options ({ maxTicks, store, model, ... }).',
+      ExitCode.usage,
+    );
+  }
+  const options = value as Record<string, unknown>;
+  for (const owned of ['snapshot', 'signal'] as const) {
+    if (owned in options) {
+      throw new CliError(
+        `The agent file ${file} exports options.${owned}, which \`agate run\` sets itself ` +
+          `(${owned === 'snapshot' ? 'use --resume <session>' : 'Ctrl-C aborts the run'}). Remove it.`,
+        ExitCode.usage,
+      );
+    }
+  }
+  return options as AgentFileOptions;
+}

@@ -1,0 +1,72 @@
+import { AgateError } from '@agate/core';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+
+/** The environment variables read (pass `process.env`, or an object in tests). */
+export type ProviderEnv = Readonly<Record<string, string | undefined>>;
+
+export interface EnvModel {
+  kind: 'openai-compatible' | 'openai';
+  model: LanguageModel;
+  /** One line for the console: what the run talks to. */
+  description: string;
+}
+
+export const DEFAULT_OPENAI_MODEL = 'gpt-4.1-mini';
+
+/** The environment names a model only halfway (for example a base URL without a model). */
+export class ProviderConfigError extends AgateError {}
+
+/**
+ * The model the environment names, if any:
+ * - `AGATE_BASE_URL` + `AGATE_MODEL` (and optional `AGATE_API_KEY`): an OpenAI-compatible
+ *   server — Ollama (`http://localhost:11434/v1`), vLLM, LM Studio, ...
+ * - else `OPENAI_API_KEY` (+ optional `AGATE_MODEL`): OpenAI.
+ * - else `undefined`.
+ */
+export function modelFromEnv(env: ProviderEnv): EnvModel | undefined {
+  const baseURL = nonEmpty(env.AGATE_BASE_URL);
+  const modelId = nonEmpty(env.AGATE_MODEL);
+  if (baseURL !== undefined) {
+    if (modelId === undefined) {
+      throw new ProviderConfigError(
+        `AGATE_BASE_URL is set (${baseURL}) but AGATE_MODEL is not: set AGATE_MODEL to a model ` +
+          'your server serves, for example AGATE_MODEL=qwen2.5:7b for Ollama.',
+      );
+    }
+    const apiKey = nonEmpty(env.AGATE_API_KEY);
+    const provider = createOpenAICompatible({
+      name: 'local',
+      baseURL,
+      includeUsage: true,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+    });
+    return {
+      kind: 'openai-compatible',
+      model: provider(modelId),
+      description: `OpenAI-compatible server at ${baseURL}, model "${modelId}"`,
+    };
+  }
+
+  const openaiKey = nonEmpty(env.OPENAI_API_KEY);
+  if (openaiKey !== undefined) {
+    const id = modelId ?? DEFAULT_OPENAI_MODEL;
+    return {
+      kind: 'openai',
+      model: createOpenAI({ apiKey: openaiKey })(id),
+      description: `OpenAI, model "${id}"`,
+    };
+  }
+  return undefined;
+}
+
+/** How to name a model, for error messages and help. */
+export const MODEL_HELP =
+  'Set AGATE_BASE_URL and AGATE_MODEL for an OpenAI-compatible server (Ollama, vLLM, LM Studio: ' +
+  'e.g. AGATE_BASE_URL=http://localhost:11434/v1 AGATE_MODEL=qwen2.5:7b), or OPENAI_API_KEY ' +
+  '(and optionally AGATE_MODEL) for OpenAI, or pass --scripted FILE to run offline on a script.';
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises';
+import { type ScriptedModel, type ScriptedReply, scriptedModel } from '@agate/testing';
+import { z } from 'zod';
+import { CliError, ExitCode } from '../errors.js';
+
+const toolCall = z.strictObject({
+  toolName: z.string().min(1),
+  input: z.unknown().optional(),
+  toolCallId: z.string().optional(),
+});
+
+const reply = z.strictObject({
+  text: z.string().optional(),
+  reasoning: z.string().optional(),
+  toolCalls: z.array(toolCall).optional(),
+  usage: z
+    .strictObject({
+      inputTokens: z.number().int().min(0).optional(),
+      outputTokens: z.number().int().min(0).optional(),
+    })
+    .optional(),
+  finishReason: z
+    .enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other'])
+    .optional(),
+  /** A provider error: the message of the error the call fails with. */
+  error: z.string().optional(),
+  delayMs: z.number().int().min(0).optional(),
+});
+
+const turn = z.union([z.string(), reply]);
+
+/** A script file: a list of turns, or `{ turns, whenExhausted?, modelId? }`. */
+export const scriptSchema = z.union([
+  z.array(turn),
+  z.strictObject({
+    turns: z.array(turn),
+    whenExhausted: z.enum(['error', 'repeat-last']).optional(),
+    modelId: z.string().optional(),
+  }),
+]);
+
+export type ScriptFile = z.infer<typeof scriptSchema>;
+
+/** Reads a JSON script for `scriptedModel`; a file that is not one is a usage error naming the problem. */
+export async function loadScriptedModel(path: string): Promise<ScriptedModel> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      `Cannot read the script ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.usage,
+      { cause: error },
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      `The script ${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}).`,
+      ExitCode.usage,
+      { cause: error },
+    );
+  }
+  const parsed = scriptSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new CliError(
+      `The script ${path} is not a list of model turns:\n${z.prettifyError(parsed.error)}\n` +
+        'Each turn is a string (the reply text) or { text?, reasoning?, toolCalls?: [{ toolName, input? }], usage?, finishReason?, error?, delayMs? }.',
+      ExitCode.usage,
+    );
+  }
+  return scriptedModelFrom(parsed.data);
+}
+
+export function scriptedModelFrom(script: ScriptFile): ScriptedModel {
+  const { turns, whenExhausted, modelId } = Array.isArray(script) ? { turns: script } : script;
+  return scriptedModel(
+    turns.map((t): string | ScriptedReply => {
+      if (typeof t === 'string') return t;
+      const { error, ...rest } = t;
+      return error === undefined ? rest : { ...rest, error: new Error(error) };
+    }),
+    {
+      ...(whenExhausted !== undefined ? { whenExhausted } : {}),
+      modelId: modelId ?? 'scripted',
+    },
+  );
+}

@@ -1,0 +1,56 @@
+import type { CheckpointLedgerEntry, SessionState } from '@agate/core';
+import { describe, expect, it } from 'vitest';
+import { checkpointCell, checkpointSection, ledgerLine } from './checkpoints.js';
+
+function stateWith(
+  checkpoints: Partial<SessionState['checkpoints']>,
+  ledger: CheckpointLedgerEntry[] = [],
+) {
+  return { checkpoints, checkpointLedger: ledger } as unknown as SessionState;
+}
+
+describe('checkpointCell', () => {
+  it('names pending checkpoints first, then the open one, then how many were approved', () => {
+    const approved = { state: 'approved' as const, ticks: 2, openedAtTick: 1 };
+    const open = { state: 'unlocked' as const, ticks: 0, openedAtTick: 3 };
+    const pending = {
+      state: 'pending' as const,
+      ticks: 1,
+      openedAtTick: 3,
+      cause: 'budget' as const,
+    };
+    expect(checkpointCell(stateWith({ a: approved, b: pending }))).toBe('b pending');
+    expect(checkpointCell(stateWith({ a: approved, b: open }))).toBe('b open');
+    expect(checkpointCell(stateWith({ a: approved, b: approved }))).toBe('2 approved');
+    expect(checkpointCell(stateWith({}))).toBe('');
+  });
+
+  it('reads a snapshot from before checkpoints existed as having none', () => {
+    const old = {} as SessionState;
+    expect(checkpointCell(old)).toBe('');
+    expect(checkpointSection(old)).toEqual(['', 'Checkpoints', '  (none)']);
+  });
+});
+
+describe('ledgerLine', () => {
+  const base = { checkpoint: 'T-1', at: '2026-11-23T10:00:00.000Z', tick: 3 };
+  it('says what happened, who, when, what was said, and whether it is signed', () => {
+    expect(
+      ledgerLine({ ...base, seq: 1, kind: 'submitted', by: 'model', summary: 'Auth done.' }),
+    ).toBe('#1  tick 3  T-1  submitted  by model  2026-11-23 10:00:00Z  "Auth done."  unsigned');
+    expect(
+      ledgerLine({
+        ...base,
+        seq: 2,
+        kind: 'rejected',
+        by: 'ana',
+        feedback: 'Add tests.',
+        answers: 1,
+        keyId: 'abcd',
+        signature: 'f'.repeat(64),
+      }),
+    ).toBe(
+      '#2  tick 3  T-1  rejected  by ana  2026-11-23 10:00:00Z  answers #1  feedback "Add tests."  signed (key abcd)',
+    );
+  });
+});

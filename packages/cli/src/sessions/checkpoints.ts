@@ -1,0 +1,77 @@
+import type { CheckpointLedgerEntry, CheckpointRecord, SessionState } from '@agate/core';
+import { formatTable, preview, shortTime } from '../format/table.js';
+
+/** Snapshots written before checkpoints existed lack the fields; they read as empty. */
+function recordsOf(state: SessionState): Array<[string, CheckpointRecord]> {
+  return Object.entries(state.checkpoints ?? {});
+}
+
+function ledgerOf(state: SessionState): CheckpointLedgerEntry[] {
+  return state.checkpointLedger ?? [];
+}
+
+/**
+ * What the session's checkpoints say in one cell: the pending one(s) first (they wait for a
+ * person), else the open one, else how many were approved. Empty when it has none.
+ */
+export function checkpointCell(state: SessionState): string {
+  const records = recordsOf(state);
+  const pending = records.filter(([, r]) => r.state === 'pending');
+  if (pending.length > 0) return pending.map(([id]) => `${id} pending`).join(', ');
+  const open = records.find(([, r]) => r.state === 'unlocked');
+  if (open !== undefined) return `${open[0]} open`;
+  const approved = records.filter(([, r]) => r.state === 'approved').length;
+  return approved > 0 ? `${approved} approved` : '';
+}
+
+/** `agate show`'s checkpoint and ledger sections (lines, starting with a blank one). */
+export function checkpointSection(state: SessionState): string[] {
+  const records = recordsOf(state);
+  const ledger = ledgerOf(state);
+  if (records.length === 0 && ledger.length === 0) return ['', 'Checkpoints', '  (none)'];
+  const lines = ['', 'Checkpoints'];
+  lines.push(
+    indent(
+      formatTable(
+        ['id', 'state', 'ticks open', 'opened at tick', 'why pending'],
+        records.map(([id, r]) => [
+          id,
+          r.state,
+          String(r.ticks),
+          String(r.openedAtTick),
+          r.reason === undefined ? '' : preview(`${r.cause ?? ''}: ${r.reason}`, 70),
+        ]),
+      ),
+    ),
+  );
+  lines.push('', `Checkpoint ledger (${ledger.length} entr${ledger.length === 1 ? 'y' : 'ies'})`);
+  for (const entry of ledger) lines.push(`  ${ledgerLine(entry)}`);
+  return lines;
+}
+
+/** One ledger entry: where, what, who, when, what was said, and whether it is signed. */
+export function ledgerLine(entry: CheckpointLedgerEntry): string {
+  const said = entry.summary ?? entry.reason ?? entry.note ?? entry.feedback ?? undefined;
+  const label =
+    entry.feedback !== undefined ? 'feedback' : entry.note !== undefined ? 'note' : undefined;
+  return [
+    `#${entry.seq}`,
+    `tick ${entry.tick}`,
+    entry.checkpoint,
+    entry.kind,
+    `by ${entry.by}`,
+    shortTime(entry.at),
+    ...(entry.answers !== undefined ? [`answers #${entry.answers}`] : []),
+    ...(said !== undefined
+      ? [`${label ? `${label} ` : ''}${JSON.stringify(preview(said, 80))}`]
+      : []),
+    entry.signature !== undefined ? `signed (key ${entry.keyId ?? '?'})` : 'unsigned',
+  ].join('  ');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}

@@ -1,0 +1,89 @@
+import {
+  createFileStore,
+  InvalidSessionIdError,
+  restoreSnapshotState,
+  type SessionSnapshot,
+  type SessionState,
+  type SessionStore,
+  SnapshotError,
+} from '@agate/core';
+import { CliError, ExitCode } from '../errors.js';
+
+/** A store directory as the commands use it: the store, and where it is (for messages). */
+export interface StoreRef {
+  store: SessionStore;
+  /** The directory as the user gave it (or the default), for messages. */
+  dir: string;
+}
+
+export function openStore(dir: string): StoreRef {
+  return { store: createFileStore(dir), dir };
+}
+
+/** One stored snapshot with its state checked: a session, or a ContinueGate restore point. */
+export interface StoredSession {
+  snapshot: SessionSnapshot;
+  state: SessionState;
+  /**
+   * Set when this is a restore point of another session (a ContinueGate checkpoint, saved as
+   * `<session>.tick-N`): the file's id differs from the session id it holds.
+   */
+  restorePointOf?: string;
+}
+
+/** Reads and checks one stored session; every way it can fail is a `CliError` with its exit code. */
+export async function loadStoredSession(ref: StoreRef, id: string): Promise<StoredSession> {
+  let snapshot: SessionSnapshot | undefined;
+  try {
+    snapshot = await ref.store.load(id);
+  } catch (error) {
+    throw storeError(error, ref, id);
+  }
+  if (snapshot === undefined) {
+    throw new CliError(
+      `No session "${id}" in ${ref.dir}. Run \`agate sessions --store ${ref.dir}\` to list the stored sessions.`,
+      ExitCode.notFound,
+    );
+  }
+  return checkSnapshot(snapshot, ref);
+}
+
+/** Checks a snapshot's state has the shape of a session state (the same check `createSession` makes). */
+export function checkSnapshot(snapshot: SessionSnapshot, ref: StoreRef): StoredSession {
+  let state: SessionState;
+  try {
+    state = restoreSnapshotState<SessionState>(snapshot);
+  } catch (error) {
+    throw new CliError(
+      `Session "${snapshot.id}" in ${ref.dir} cannot be read: ${messageOf(error)} ` +
+        'Restore the file from a backup, or delete it.',
+      ExitCode.corrupt,
+      { cause: error },
+    );
+  }
+  return {
+    snapshot,
+    state,
+    ...(state.id !== snapshot.id ? { restorePointOf: state.id } : {}),
+  };
+}
+
+/** Maps what a store throws to the CLI's errors. */
+export function storeError(error: unknown, ref: StoreRef, id: string): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof InvalidSessionIdError) {
+    return new CliError(error.message, ExitCode.usage, { cause: error });
+  }
+  if (error instanceof SnapshotError) {
+    return new CliError(error.message, ExitCode.corrupt, { cause: error });
+  }
+  return new CliError(
+    `Could not read session "${id}" from ${ref.dir}: ${messageOf(error)}`,
+    ExitCode.corrupt,
+    { cause: error },
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

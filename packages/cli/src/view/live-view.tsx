@@ -1,0 +1,126 @@
+import { Box, Static, Text } from 'ink';
+import type { ContinueView, RunViewState, TickNote, TickView, ToolLine } from './view-state.js';
+
+/** The live view of a run: finished ticks printed once, the tick in progress, the status panel. */
+export function RunView(props: { view: RunViewState }) {
+  const { view } = props;
+  return (
+    <>
+      <Static items={view.done}>{(tick) => <TickBlock key={tick.tick} tick={tick} />}</Static>
+      {view.current !== undefined && <TickBlock tick={view.current} />}
+      <StatusPanel view={view} />
+    </>
+  );
+}
+
+export function TickBlock(props: { tick: TickView }) {
+  const { tick } = props;
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>── tick {tick.tick} ──</Text>
+      {tick.text.trim() !== '' && (
+        <Text>
+          <Text color="cyan">model: </Text>
+          {tick.text.trim()}
+        </Text>
+      )}
+      {tick.entries.map((entry) =>
+        entry.type === 'tool' ? (
+          <ToolCallLine key={entry.id} line={entry} />
+        ) : (
+          <Text key={entry.id} color={NOTE_COLOR[entry.kind] ?? 'magenta'}>
+            {entry.text}
+          </Text>
+        ),
+      )}
+    </Box>
+  );
+}
+
+const NOTE_COLOR: Partial<Record<TickNote['kind'], string>> = {
+  'exit-refused': 'yellow',
+  warning: 'red',
+};
+
+const TOOL_MARK = { running: '…', ok: '←', error: '✗', refused: '⊘' } as const;
+const TOOL_COLOR = { running: 'gray', ok: 'green', error: 'red', refused: 'yellow' } as const;
+
+function ToolCallLine(props: { line: ToolLine }) {
+  const { line } = props;
+  return (
+    <Box flexDirection="column">
+      <Text>
+        → <Text bold>{line.name}</Text> {line.input}
+      </Text>
+      {line.status !== 'running' && (
+        <Text color={TOOL_COLOR[line.status]}>
+          {'  '}
+          {TOOL_MARK[line.status]}{' '}
+          {line.status === 'refused' ? `refused by ${line.refusedBy}: ` : ''}
+          {line.output}
+        </Text>
+      )}
+    </Box>
+  );
+}
+
+export function StatusPanel(props: { view: RunViewState }) {
+  const { view } = props;
+  const gates = Object.entries(view.gates);
+  const knobs = Object.entries(view.knobs);
+  const checkpoints = Object.entries(view.checkpoints);
+  const { usage, end } = view;
+  return (
+    <Box flexDirection="column" borderStyle="round" paddingX={1}>
+      <Text>
+        <Text bold>tick {view.tick}</Text> · tokens {usage.inputTokens} in + {usage.outputTokens}{' '}
+        out
+      </Text>
+      <Text>
+        gates:{' '}
+        {gates.length === 0
+          ? '(none)'
+          : gates
+              .map(
+                ([name, g]) => `${name} ${g.state}${g.blocks > 0 ? ` (${g.blocks} refused)` : ''}`,
+              )
+              .join(', ')}
+      </Text>
+      {knobs.length > 0 && (
+        <Text>
+          knobs: {knobs.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}
+        </Text>
+      )}
+      {checkpoints.length > 0 && (
+        <Text>
+          checkpoints:{' '}
+          {checkpoints
+            .map(([id, c]) => `${id} ${c.state === 'unlocked' ? 'open' : c.state}`)
+            .join(', ')}
+        </Text>
+      )}
+      {view.continueGate !== undefined && <Text>{continueLine(view.continueGate)}</Text>}
+      {end !== undefined && (
+        <Text color={end.status === 'completed' ? 'green' : 'yellow'}>
+          {end.status}
+          {end.reason ? ` — ${end.reason}` : ''} · {end.ticks} tick{end.ticks === 1 ? '' : 's'} ·{' '}
+          {usage.totalTokens} tokens
+        </Text>
+      )}
+    </Box>
+  );
+}
+
+/** The ContinueGate's last decision and how much of its budgets the run has used. */
+export function continueLine(c: ContinueView): string {
+  const left = Object.entries(c.budgetRemaining)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${v} ${k === 'timeMs' ? 'ms' : k === 'toolCalls' ? 'tool calls' : k}`);
+  return [
+    `ContinueGate: ${c.decision} at step ${c.step}`,
+    `used ${c.tokensUsed} tokens, ${c.toolCalls} tool calls`,
+    ...(left.length > 0 ? [`left ${left.join(', ')}`] : []),
+    `checkpoint in ${c.stepsUntilCheckpoint} steps`,
+    ...(c.reasons.length > 0 ? [c.reasons.join('; ')] : []),
+  ].join(' · ');
+}
