@@ -1,5 +1,6 @@
 import { ContinueGuard } from '../gates/continue/guard.js';
 import { GateControl } from '../gates/control.js';
+import { PhaseGuard } from '../gates/phase/guard.js';
 import { GuardSet } from './guard-set.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
 
@@ -10,6 +11,7 @@ import type { Guard, GuardFactory, GuardHost } from './types.js';
 export const GUARD_FAMILIES = {
   continue: (host) => new ContinueGuard(host),
   gates: (host) => new GateControl(host),
+  phase: (host) => new PhaseGuard(host),
 } satisfies Record<string, GuardFactory>;
 
 type Families = typeof GUARD_FAMILIES;

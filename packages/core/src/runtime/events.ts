@@ -1,4 +1,5 @@
 import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js';
+import type { PhaseStatus, PhaseWarningKind } from '../gates/phase/types.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, RunStatus, UsageTotals } from '../state/session-state.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
@@ -76,6 +77,10 @@ export type AgateEvent =
   | { type: 'continue:throttled'; tick: number; cooldownMs: number }
   | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
   | { type: 'timeline:trimmed'; tick: number; dropped: number }
+  /** `<PhaseGates>`: the phases changed (emitted at tick end). */
+  | { type: 'phase:changed'; tick: number; status: PhaseStatus }
+  /** `<PhaseGates>`: a warning goes into the next request. */
+  | { type: 'phase:warning'; tick: number; kind: PhaseWarningKind; text: string }
   | { type: 'warning'; tick: number; code: string; message: string }
   | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
 

@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai';
+import type { PhaseStatus } from '../gates/phase/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
@@ -59,6 +60,8 @@ export interface RunResult {
   events: AgateEvent[];
   /** Set when `status` is `error`. */
   error?: Error;
+  /** `<PhaseGates>`: the phases at the end of the run (absent without phase gates). */
+  phase?: PhaseStatus;
 }
 
 /** What guard families add to a `RunResult` (each family fills its own fields). */

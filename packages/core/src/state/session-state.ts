@@ -1,4 +1,6 @@
 import type { ModelMessage } from 'ai';
+import type { PhaseLedger } from '../gates/phase/ledger.js';
+import type { PhaseStatus } from '../gates/phase/types.js';
 import type { JsonValue } from './json.js';
 
 /** The three states of a gate (a knob with exit-blocking semantics). */
@@ -64,6 +66,15 @@ export interface SessionState {
   status: RunStatus | 'idle' | 'running';
   reason?: string;
   progress: ProgressState;
+  /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
+  phase: PhaseSessionState | null;
+}
+
+export interface PhaseSessionState {
+  status: PhaseStatus | null;
+  ledger: PhaseLedger;
+  /** Warnings shown (ephemeral) in the next request. */
+  pending: string[];
 }
 
 export const STEP_TOKENS_CAP = 50;
@@ -89,5 +100,6 @@ export function createInitialState(id: string): SessionState {
       callSignatures: [],
       elapsedMs: 0,
     },
+    phase: null,
   };
 }

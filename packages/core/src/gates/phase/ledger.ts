@@ -1,0 +1,343 @@
+import type { ShellPart } from './shell/classify.js';
+import { type CallResult, verificationPassed, verificationRan, whyNotRun } from './shell/ran.js';
+import type { PhaseCall, PhaseGateOptions, PhaseStatus } from './types.js';
+
+/** One file the run touched, as the calls tell it. */
+export interface FileRecord {
+  /** First seen being written whole: the run created it (so far as the calls tell). */
+  created: boolean;
+  exists: boolean;
+  /** Changed by the run at some point. */
+  changed: boolean;
+  /** Changed since the last verification that ran. */
+  dirty: boolean;
+  /** Only read (never changed) before it was deleted. */
+  readOnlyBefore?: boolean;
+}
+
+/** The last verification attempt, for messages. */
+export interface VerifyAttempt {
+  step: number;
+  ran: boolean;
+  passed: boolean;
+  why?: string;
+  program?: string;
+}
+
+/**
+ * What the phase gates remember of a run: plain JSON, so it lives in `session.state` and
+ * survives a snapshot. Built by `recordStep`; read by `phaseStatus`.
+ */
+export interface PhaseLedger {
+  stepsTaken: number;
+  calls: number;
+  progress: boolean;
+  filesRead: string[];
+  readsWithoutPath: number;
+  searchUsed: boolean;
+  patchesProposed: number;
+  /** A verification ran (passed, with requirePassing), anywhere in the run. */
+  verifyUsed: boolean;
+  files: Record<string, FileRecord>;
+  /** Changes with unknown targets since the last verification that ran (their commands). */
+  unknownDirty: string[];
+  unknownEver: boolean;
+  firstChangeStep: number | null;
+  /** Steps in a row with neither a change nor a verification, since the first change. */
+  stall: number;
+  lastVerify: VerifyAttempt | null;
+  /** Script sources written by the run (path → text), to judge `python script.py` later. */
+  scripts: Record<string, string>;
+  warned: string[];
+  warningSteps: number[];
+  lastMissingStep: number | null;
+  blocks: number;
+}
+
+export function createPhaseLedger(): PhaseLedger {
+  return {
+    stepsTaken: 0,
+    calls: 0,
+    progress: false,
+    filesRead: [],
+    readsWithoutPath: 0,
+    searchUsed: false,
+    patchesProposed: 0,
+    verifyUsed: false,
+    files: {},
+    unknownDirty: [],
+    unknownEver: false,
+    firstChangeStep: null,
+    stall: 0,
+    lastVerify: null,
+    scripts: {},
+    warned: [],
+    warningSteps: [],
+    lastMissingStep: null,
+    blocks: 0,
+  };
+}
+
+const FILES_CAP = 5_000;
+const SCRIPT_CAP = 20_000;
+const SCRIPTS_CAP = 200;
+
+/**
+ * Records one step (a tick, or one recorded call in a replay): its calls in order, each call's
+ * parts in order. Mutates `ledger` (callers hand it a draft or a copy).
+ */
+export function recordStep(
+  ledger: PhaseLedger,
+  calls: readonly PhaseCall[],
+  options: PhaseGateOptions = {},
+): void {
+  ledger.stepsTaken++;
+  const step = ledger.stepsTaken;
+  let changedOrVerified = false;
+  for (const call of calls) {
+    ledger.calls++;
+    let patched = false;
+    for (const part of call.parts) {
+      if (part.category !== 'discovery' && part.category !== 'other') ledger.progress = true;
+      if (part.category === 'read') recordRead(ledger, part);
+      else if (part.category === 'search') ledger.searchUsed = true;
+      else if (part.category === 'patch') {
+        patched = true;
+        changedOrVerified = true;
+        ledger.firstChangeStep ??= step;
+        recordChange(ledger, part, call.label);
+      } else if (part.category === 'verify') {
+        const attempt = verifyAttempt(step, call.result, part, options);
+        ledger.lastVerify = attempt;
+        if (attempt.ran && (attempt.passed || !options.requirePassing)) {
+          changedOrVerified = true;
+          ledger.verifyUsed = true;
+          for (const record of Object.values(ledger.files)) record.dirty = false;
+          ledger.unknownDirty = [];
+        }
+      }
+    }
+    if (patched) ledger.patchesProposed++;
+  }
+  if (ledger.firstChangeStep !== null) ledger.stall = changedOrVerified ? 0 : ledger.stall + 1;
+}
+
+/** Remembers scripts a call wrote whole, so a later run of one can be judged by its source. */
+export function rememberScripts(ledger: PhaseLedger, scripts: ReadonlyMap<string, string>): void {
+  for (const [path, text] of scripts) {
+    if (Object.keys(ledger.scripts).length >= SCRIPTS_CAP && !(path in ledger.scripts)) continue;
+    ledger.scripts[path] = text.slice(0, SCRIPT_CAP);
+  }
+}
+
+function verifyAttempt(
+  step: number,
+  result: CallResult | undefined,
+  part: ShellPart,
+  options: PhaseGateOptions,
+): VerifyAttempt {
+  const ran = verificationRan(result);
+  const passed = ran && verificationPassed(result);
+  return {
+    step,
+    ran,
+    passed: options.requirePassing ? passed : passed,
+    ...(ran ? {} : { why: whyNotRun(result) }),
+    ...(part.program !== undefined ? { program: part.program } : {}),
+  };
+}
+
+function recordRead(ledger: PhaseLedger, part: ShellPart): void {
+  if (part.paths.length === 0) {
+    ledger.readsWithoutPath++;
+    return;
+  }
+  for (const path of part.paths) {
+    if (!ledger.filesRead.includes(path) && ledger.filesRead.length < FILES_CAP)
+      ledger.filesRead.push(path);
+    ledger.files[path] ??= { created: false, exists: true, changed: false, dirty: false };
+  }
+}
+
+function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void {
+  if (part.unknownTargets || part.paths.length === 0) {
+    ledger.unknownEver = true;
+    if (!ledger.unknownDirty.includes(label) && ledger.unknownDirty.length < 50)
+      ledger.unknownDirty.push(label);
+    return;
+  }
+  const touch = (path: string, whole: boolean) => {
+    const known = ledger.files[path];
+    if (known === undefined) {
+      if (Object.keys(ledger.files).length >= FILES_CAP) return;
+      ledger.files[path] = { created: whole, exists: true, changed: true, dirty: true };
+      return;
+    }
+    if (!known.exists && whole) known.created = known.created || !known.changed;
+    known.exists = true;
+    known.changed = true;
+    known.dirty = true;
+  };
+  const remove = (path: string) => {
+    const pattern = globPattern(path);
+    let matched = false;
+    for (const [p, record] of Object.entries(ledger.files)) {
+      if (p === path || p.startsWith(`${path}/`) || pattern?.test(p)) {
+        matched = true;
+        if (record.exists) {
+          if (!record.changed) record.readOnlyBefore = true;
+          record.exists = false;
+          record.changed = true;
+          record.dirty = true;
+        }
+      }
+    }
+    // A file the calls never showed before its deletion was made by a program the run ran
+    // (a database, an image, a log) or never existed: the run's own, like a scratch file.
+    if (!matched && pattern === undefined && Object.keys(ledger.files).length < FILES_CAP) {
+      ledger.files[path] = { created: true, exists: false, changed: true, dirty: true };
+    }
+  };
+  switch (part.op) {
+    case 'delete':
+      for (const p of part.paths) remove(p);
+      break;
+    case 'move': {
+      const half = part.paths.length / 2;
+      const sources =
+        part.paths.length === 2 ? part.paths.slice(0, 1) : part.paths.slice(0, Math.floor(half));
+      const dests =
+        part.paths.length === 2 ? part.paths.slice(1) : part.paths.slice(Math.floor(half));
+      for (const p of sources) remove(p);
+      for (const p of dests) touch(p, true);
+      break;
+    }
+    case 'restore':
+      // Back to the state the run started from (`git checkout -- f`): no longer a change.
+      for (const p of part.paths) {
+        const known = ledger.files[p];
+        if (known === undefined)
+          ledger.files[p] = { created: false, exists: true, changed: false, dirty: false };
+        else Object.assign(known, { exists: true, changed: false, dirty: false });
+      }
+      break;
+    case 'write':
+    case 'copy':
+      for (const p of part.paths) touch(p, true);
+      break;
+    default:
+      for (const p of part.paths) touch(p, false);
+  }
+}
+
+function globPattern(path: string): RegExp | undefined {
+  if (!/[*?[]/.test(path)) return undefined;
+  const source = path
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]');
+  return new RegExp(`^${source}$`);
+}
+
+// Scratch locations: temp dirs and build or tool output, never part of the work product.
+const SCRATCH =
+  /^(?:\/tmp\/|\/var\/tmp\/|\/dev\/)|(?:^|\/)(?:__pycache__|_build|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.nox|node_modules|build|dist|target|out|\.next|\.gradle|coverage|htmlcov|\.cache|\.eggs|[^/]+\.egg-info)(?:\/|$)|\.(?:pyc|pyo|o|obj|class|so|dylib|dll|log|orig|rej)$/;
+
+/** A path that is never part of a work product: `/tmp`, build output, caches. */
+export function isScratchPath(path: string): boolean {
+  return SCRATCH.test(path);
+}
+
+// Files programs write as output (images, databases, logs, rendered docs), never source.
+const OUTPUT_FILE =
+  /\.(?:dot|html?|png|jpe?g|gif|svg|pdf|eps|ps|sqlite3?|db|pickle|pkl|npy|npz|nc|h5|hdf5|parquet|csv|tsv|out|log|tmp|bak|new|orig|rej|prof|coverage)$/i;
+
+/**
+ * Whether the run made a file, as far as the calls tell: it wrote the file whole first, or made
+ * a directory above it, or the file is program output (an image, a database, a log) that the
+ * run only ever read before deleting it.
+ */
+function createdByRun(ledger: PhaseLedger, path: string, record: FileRecord): boolean {
+  if (record.created) return true;
+  for (let dir = posixDirname(path); dir !== ''; dir = posixDirname(dir)) {
+    if (ledger.files[dir]?.created === true) return true;
+  }
+  return !record.exists && record.readOnlyBefore === true && OUTPUT_FILE.test(path);
+}
+
+function posixDirname(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '' : path.slice(0, i);
+}
+
+/** Whether a path (as the calls name it) is one of the work product's files. */
+export function inWorkProduct(path: string, workProduct: readonly string[]): boolean {
+  const p = path.replace(/^\.\//, '');
+  return workProduct.some(
+    (w) => p === w || p.endsWith(`/${w}`) || w.endsWith(`/${p}`) || w.startsWith(`${p}/`),
+  );
+}
+
+export interface VerificationJudgement {
+  /** Changes that need a later verification and have none (paths, or `(unknown targets) <command>`). */
+  unverified: string[];
+  /** The run made a change that needs verifying (to the work product, or to unknown targets). */
+  changed: boolean;
+}
+
+/**
+ * Judges the verification phase from the calls: which changes since the last verification
+ * count. With `workProduct` (the files that differ from the start at the end), a change counts
+ * when it touched one of them; without, unless it touched only files the run created and later
+ * deleted, `/tmp` or build output. A change with unknown targets always counts.
+ */
+export function judgeFromCalls(
+  ledger: PhaseLedger,
+  options: PhaseGateOptions & { workProduct?: readonly string[] },
+): VerificationJudgement {
+  const every = options.changes === 'every-file-operation';
+  const counts = (path: string, record: FileRecord) => {
+    if (every) return true;
+    if (options.workProduct !== undefined)
+      return inWorkProduct(path, options.workProduct) && !isScratchPath(path);
+    return !(createdByRun(ledger, path, record) && !record.exists) && !isScratchPath(path);
+  };
+  const unverified: string[] = [];
+  let changed = ledger.unknownEver;
+  for (const [path, record] of Object.entries(ledger.files)) {
+    if (!record.changed || !counts(path, record)) continue;
+    changed = true;
+    if (record.dirty) unverified.push(path);
+  }
+  for (const label of ledger.unknownDirty) unverified.push(`(unknown targets) ${label}`);
+  return { unverified, changed };
+}
+
+/** The phases from the ledger (and, when known, the workspace's own judgement of verification). */
+export function phaseStatus(
+  ledger: PhaseLedger,
+  options: PhaseGateOptions & { workProduct?: readonly string[] } = {},
+  judgement: VerificationJudgement = judgeFromCalls(ledger, options),
+): PhaseStatus {
+  const filesRead = ledger.filesRead.length + ledger.readsWithoutPath;
+  const understanding = filesRead > 0 && (ledger.searchUsed || ledger.patchesProposed > 0);
+  const change = judgement.changed;
+  const verification =
+    options.verification === 'any'
+      ? ledger.verifyUsed
+      : change && judgement.unverified.length === 0;
+  return {
+    understanding,
+    change,
+    verification,
+    readiness: understanding && change && verification,
+    evidence: {
+      filesRead,
+      searchUsed: ledger.searchUsed,
+      patchesProposed: ledger.patchesProposed,
+      verifyUsed: ledger.verifyUsed,
+      noProgressYet: ledger.calls >= 2 && !ledger.progress,
+      stepsTaken: ledger.stepsTaken,
+    },
+  };
+}
