@@ -48,6 +48,8 @@ export interface PhaseLedger {
   lastVerify: VerifyAttempt | null;
   /** Script sources written by the run (path → text), to judge `python script.py` later. */
   scripts: Record<string, string>;
+  /** The file an editor-style agent has open (SWE-agent's `open`), for its `edit` commands. */
+  openFile: string | null;
   warned: string[];
   warningSteps: number[];
   lastMissingStep: number | null;
@@ -71,6 +73,7 @@ export function createPhaseLedger(): PhaseLedger {
     stall: 0,
     lastVerify: null,
     scripts: {},
+    openFile: null,
     warned: [],
     warningSteps: [],
     lastMissingStep: null,

@@ -82,15 +82,36 @@ export function partsForShell(
   command: string | undefined,
   scripts: ReadonlyMap<string, string>,
   toolName: string,
+  openFile?: string,
 ): ShellPart[] {
   if (typeof input === 'object' && input !== null) {
     const r = input as Record<string, unknown>;
     const editor = typeof r.command === 'string' ? EDITOR_OPS[r.command] : undefined;
     const paths = pathsOf(input);
     if (editor !== undefined && paths.length > 0) return [{ ...editor, paths, program: toolName }];
+    // An edit or write tool with no command at all (`{ file_path, old_string, new_string }`).
+    if (command === undefined && paths.length > 0) {
+      const whole = 'content' in r || 'file_text' in r || 'contents' in r;
+      const edits =
+        whole ||
+        'old_string' in r ||
+        'new_string' in r ||
+        'old_str' in r ||
+        'edits' in r ||
+        'diff' in r ||
+        'patch' in r;
+      return [
+        edits
+          ? { category: 'patch', op: whole ? 'write' : 'edit', paths, program: toolName }
+          : { category: 'read', op: 'read', paths, program: toolName },
+      ];
+    }
   }
   if (command === undefined || command.trim() === '') return [];
-  return classifyShellCommand(command, { scripts });
+  return classifyShellCommand(command, {
+    scripts,
+    ...(openFile !== undefined ? { openFile } : {}),
+  });
 }
 
 /** Scripts a shell call (or an editor `create`) writes whole, with their text. */

@@ -63,7 +63,18 @@ export function callToPhaseCall(
     };
   }
   const scripts = new Map(Object.entries(ledger.scripts));
-  const parts = partsForShell(input, category.command, scripts, toolName);
+  const parts = partsForShell(
+    input,
+    category.command,
+    scripts,
+    toolName,
+    ledger.openFile ?? undefined,
+  );
+  // The last file an editor-style agent opened or created is what its next `edit` changes.
+  for (const p of parts) {
+    if ((p.program === 'open' || p.program === 'create') && p.paths[0] !== undefined)
+      ledger.openFile = p.paths[0];
+  }
   rememberScripts(ledger, scriptsOf(input, category.command));
   const label = category.command ?? labelOf(input);
   return {

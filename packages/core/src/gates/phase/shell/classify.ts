@@ -39,7 +39,14 @@ export interface ClassifyOptions {
   scripts?: ReadonlyMap<string, string>;
   /** Working directory the command starts in (default: the workspace root, `''`). */
   cwd?: string;
+  /** The file an editor-style agent has open (SWE-agent's `open`), for its `edit` commands. */
+  openFile?: string;
 }
+
+// SWE-agent's own commands, typed into its shell: file viewer, search and edit.
+const ACI_READ = new Set(['open', 'goto', 'scroll_up', 'scroll_down']);
+const ACI_SEARCH = new Set(['search_dir', 'search_file', 'find_file']);
+const ACI_EDIT = new Set(['edit', 'insert', 'append']);
 
 const READERS = new Set([
   'cat',
@@ -517,6 +524,30 @@ function classifySimple(
       );
     }
     return withRedirects(runScript(resolve(cwd, script), name, options));
+  }
+  if (ACI_READ.has(name)) {
+    const file = name === 'open' ? args.find((a) => !/^\d+$/.test(a)) : options.openFile;
+    return { parts: [part('read', 'read', file === undefined ? [] : [resolve(cwd, file)], name)] };
+  }
+  if (ACI_SEARCH.has(name)) return { parts: [part('search', 'search', [], name)] };
+  if (name === 'create' && args.length > 0)
+    return { parts: [part('patch', 'write', [resolve(cwd, args[0]!)], name)] };
+  if (ACI_EDIT.has(name) && !args.some((a) => a.startsWith('-'))) {
+    return {
+      parts: [
+        options.openFile === undefined
+          ? unknown('edit', name)
+          : part('patch', 'edit', [options.openFile], name),
+      ],
+    };
+  }
+  if (
+    name === 'java' ||
+    name === 'kotlin' ||
+    name === 'scala' ||
+    (name === 'dotnet' && args[0] === 'run')
+  ) {
+    return withRedirects([part('verify', 'run', [], name)]);
   }
   if (OTHER.has(name)) return withRedirects([part('other', 'other', [], name)]);
   // A program named by path (`./reproduce.sh`, `bin/test`, `tests/runtests.py`) is the agent
