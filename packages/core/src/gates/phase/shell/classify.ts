@@ -368,8 +368,14 @@ function classifySimple(
   if (ENDS.has(program)) return { parts: [] };
   const name = basename(program);
   const args = words.slice(1);
+  // Operands, not options nor an option's value (`head -n 50 f`, `cut -d : -f 1 f`).
   const paths = (list: string[]) =>
-    list.filter((a) => !a.startsWith('-')).map((a) => resolve(cwd, a));
+    list
+      .filter(
+        (a, k) =>
+          !a.startsWith('-') && !/^\d+$/.test(a) && !/^-[nctdfkswABCm]$/.test(list[k - 1] ?? ''),
+      )
+      .map((a) => resolve(cwd, a));
 
   if (name === 'cd' || name === 'pushd') {
     const target = args.find((a) => !a.startsWith('-'));
@@ -934,7 +940,13 @@ function onlyScratch(targets: string[] | undefined): boolean {
 }
 
 function part(category: ToolCategory, op: ShellOp, paths: string[], program?: string): ShellPart {
-  return { category, op, paths, ...(program !== undefined ? { program } : {}) };
+  // '' is the workspace root (`find .`): a place, not a file.
+  return {
+    category,
+    op,
+    paths: paths.filter((p) => p !== ''),
+    ...(program !== undefined ? { program } : {}),
+  };
 }
 
 function unknown(op: ShellOp, program?: string): ShellPart {
