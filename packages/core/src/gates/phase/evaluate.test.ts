@@ -151,6 +151,15 @@ describe('evaluatePhaseGates', () => {
       expect(status.verification).toBe(true);
     });
 
+    it('an absolute and a relative path to one file are one file', () => {
+      const status = evaluatePhaseGates([
+        sh("sed -i 's/x/y/' src/a.py && pytest"),
+        sh("cat > /testbed/Repro.java <<'EOF'\nclass Repro {}\nEOF"),
+        sh('rm Repro.java'),
+      ]);
+      expect(status.verification).toBe(true);
+    });
+
     it('a file the run created and kept is part of the work product', () => {
       expect(
         evaluatePhaseGates([sh('python -m pytest'), sh('echo x > notes.md')]).verification,

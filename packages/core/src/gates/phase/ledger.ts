@@ -150,12 +150,31 @@ function verifyAttempt(
   };
 }
 
+/**
+ * The key a path is recorded under: an absolute path and a relative one name the same file when
+ * the absolute one ends with the relative one (`/testbed/a/b.py` and `a/b.py`), so the first
+ * spelling seen is kept.
+ */
+function keyOf(ledger: PhaseLedger, path: string): string {
+  if (path in ledger.files) return path;
+  const absolute = path.startsWith('/');
+  for (const key of Object.keys(ledger.files)) {
+    if (
+      absolute !== key.startsWith('/') &&
+      (absolute ? path.endsWith(`/${key}`) : key.endsWith(`/${path}`))
+    )
+      return key;
+  }
+  return path;
+}
+
 function recordRead(ledger: PhaseLedger, part: ShellPart): void {
   if (part.paths.length === 0) {
     ledger.readsWithoutPath++;
     return;
   }
-  for (const path of part.paths) {
+  for (const raw of part.paths) {
+    const path = keyOf(ledger, raw);
     if (!ledger.filesRead.includes(path) && ledger.filesRead.length < FILES_CAP)
       ledger.filesRead.push(path);
     ledger.files[path] ??= { created: false, exists: true, changed: false, dirty: false };
@@ -169,7 +188,8 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
       ledger.unknownDirty.push(label);
     return;
   }
-  const touch = (path: string, whole: boolean) => {
+  const touch = (raw: string, whole: boolean) => {
+    const path = keyOf(ledger, raw);
     const known = ledger.files[path];
     if (known === undefined) {
       if (Object.keys(ledger.files).length >= FILES_CAP) return;
@@ -181,7 +201,8 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
     known.changed = true;
     known.dirty = true;
   };
-  const remove = (path: string) => {
+  const remove = (raw: string) => {
+    const path = keyOf(ledger, raw);
     const pattern = globPattern(path);
     let matched = false;
     for (const [p, record] of Object.entries(ledger.files)) {
@@ -217,7 +238,8 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
     }
     case 'restore':
       // Back to the state the run started from (`git checkout -- f`): no longer a change.
-      for (const p of part.paths) {
+      for (const raw of part.paths) {
+        const p = keyOf(ledger, raw);
         const known = ledger.files[p];
         if (known === undefined)
           ledger.files[p] = { created: false, exists: true, changed: false, dirty: false };
