@@ -70,8 +70,8 @@ export interface SessionState {
   phase: PhaseSessionState | null;
 }
 
-export interface PhaseSessionState {
-  status: PhaseStatus | null;
+/** The phases (as `usePhaseGates()` gives them), and what they were judged from. */
+export interface PhaseSessionState extends PhaseStatus {
   ledger: PhaseLedger;
   /** Warnings shown (ephemeral) in the next request. */
   pending: string[];

@@ -54,7 +54,7 @@ export class PhaseGuard implements Guard {
   }
 
   private phase(): PhaseSessionState {
-    return this.host.state().phase ?? { status: null, ledger: createPhaseLedger(), pending: [] };
+    return this.host.state().phase ?? fresh();
   }
 
   runStart(_info: RunStartInfo): void {
@@ -62,7 +62,7 @@ export class PhaseGuard implements Guard {
     // (after blocked, max-ticks, a pause) keeps what was done.
     if (this.host.state().status !== 'completed' || this.host.state().phase == null) return;
     this.host.update((draft) => {
-      draft.phase = { status: null, ledger: createPhaseLedger(), pending: [] };
+      draft.phase = fresh();
     });
     this.start = undefined;
     this.lastVerification = undefined;
@@ -138,12 +138,12 @@ export class PhaseGuard implements Guard {
       judgement = this.workspaceJudgement;
       status = phaseStatus(ledger, props, judgement);
     }
-    const previous = this.phase().status;
+    const previous = this.host.state().phase;
     const pending = outcome.warning ? [outcome.warning.text] : [];
     this.host.update((draft) => {
-      draft.phase = { status, ledger, pending };
+      draft.phase = { ...status, ledger, pending };
     });
-    if (previous === null || JSON.stringify(previous) !== JSON.stringify(status)) {
+    if (previous === null || JSON.stringify(statusOf(previous)) !== JSON.stringify(status)) {
       this.host.emit({ type: 'phase:changed', tick: guardTick.tick, status });
     }
     if (outcome.warning) {
@@ -166,7 +166,7 @@ export class PhaseGuard implements Guard {
     const decision = decideExitAttempt(ledger, status, judgement, this.tools, props);
     if (decision.kind === 'allow') ledger.blocks = 0;
     this.host.update((draft) => {
-      draft.phase = { ...phase, status, ledger, pending: [] };
+      draft.phase = { ...status, ledger, pending: [] };
     });
     if (decision.kind === 'allow') return { kind: 'allow' };
     if (decision.kind === 'end')
@@ -187,13 +187,14 @@ export class PhaseGuard implements Guard {
   }
 
   report(): RunReport {
-    const status = this.host.state().phase?.status;
-    return this.props() !== undefined && status ? { phase: status } : {};
+    const phase = this.host.state().phase;
+    return this.props() !== undefined && phase ? { phase: statusOf(phase) } : {};
   }
 
   /** The phases now (for `usePhaseGates` readers outside a tick). */
   status(): PhaseStatus | null {
-    return this.phase().status;
+    const phase = this.host.state().phase;
+    return phase ? statusOf(phase) : null;
   }
 
   private judgement(ledger: PhaseLedger, props: PhaseGatesProps): VerificationJudgement {
@@ -201,6 +202,16 @@ export class PhaseGuard implements Guard {
       ? this.workspaceJudgement
       : judgeFromCalls(ledger, props);
   }
+}
+
+function fresh(): PhaseSessionState {
+  return { ...phaseStatus(createPhaseLedger()), ledger: createPhaseLedger(), pending: [] };
+}
+
+/** The status alone (what events, `RunResult.phase` and `usePhaseGates()` give). */
+export function statusOf(phase: PhaseSessionState): PhaseStatus {
+  const { understanding, change, verification, readiness, evidence } = phase;
+  return { understanding, change, verification, readiness, evidence };
 }
 
 /** The rendered tools by what their calls can be, so messages name the agent's real tools. */

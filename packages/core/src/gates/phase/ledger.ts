@@ -82,8 +82,8 @@ export function createPhaseLedger(): PhaseLedger {
 }
 
 const FILES_CAP = 5_000;
-const SCRIPT_CAP = 20_000;
-const SCRIPTS_CAP = 200;
+const SCRIPT_CAP = 8_000;
+const SCRIPTS_CAP = 50;
 
 /**
  * Records one step (a tick, or one recorded call in a replay): its calls in order, each call's

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { useSessionContext } from '../../runtime/session-context.js';
 import { useDeclaration } from '../use-declaration.js';
-import { PHASE_FAMILY } from './guard.js';
+import { PHASE_FAMILY, statusOf } from './guard.js';
 import { createPhaseLedger, phaseStatus } from './ledger.js';
 import { checkPhaseGatesProps, type PhaseGatesProps } from './props.js';
 import type { PhaseStatus } from './types.js';
@@ -26,5 +26,5 @@ export function PhaseGates(props: PhaseGatesProps): ReactNode {
 /** The phases as of the last finished tick (all false before the first). */
 export function usePhaseGates(): PhaseStatus {
   const { state } = useSessionContext('usePhaseGates()');
-  return state.phase?.status ?? phaseStatus(createPhaseLedger());
+  return state.phase ? statusOf(state.phase) : phaseStatus(createPhaseLedger());
 }

@@ -161,6 +161,23 @@ EOF`;
     expect(classifyShellCommand('edit 10:12', { openFile: 'src/App.java' })[0]?.paths).toEqual([
       'src/App.java',
     ]);
+    expect(shape('edit 10:12\n    cp = compute()\n    rm -rf x\nend_of_edit', undefined)).toEqual([
+      'patch:edit?',
+    ]);
+    expect(shape('str_replace_editor view /testbed/src/App.java')).toEqual([
+      'read:read[/testbed/src/App.java]',
+    ]);
+    expect(
+      shape("str_replace_editor str_replace /testbed/src/App.java --old_str 'a;\nb' --new_str 'c'"),
+    ).toEqual(['patch:edit[/testbed/src/App.java]']);
+    expect(
+      shape("str_replace_editor create /testbed/Repro.java --file_text 'class Repro {}'"),
+    ).toEqual(['patch:write[/testbed/Repro.java]']);
+    expect(shape('cd /testbed && javac Repro.java && java Repro')).toEqual([
+      'verify:build',
+      'verify:run',
+    ]);
+    expect(shape('node --test test/')).toEqual(['verify:test']);
     expect(shape('find . -name "*.orig" -delete')).toEqual(['patch:delete?']);
     expect(shape("grep -l foo -r src | xargs sed -i 's/foo/bar/'")).toEqual([
       'search:search[src]',

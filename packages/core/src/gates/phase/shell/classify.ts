@@ -47,6 +47,9 @@ export interface ClassifyOptions {
 const ACI_READ = new Set(['open', 'goto', 'scroll_up', 'scroll_down']);
 const ACI_SEARCH = new Set(['search_dir', 'search_file', 'find_file']);
 const ACI_EDIT = new Set(['edit', 'insert', 'append']);
+/** Text-editor tools typed as commands (`str_replace_editor view /repo/a.py`). */
+const EDITORS =
+  /^(?:str_replace_editor|str_replace_based_edit_tool|text_editor|file_editor|edit_tool)$/;
 
 const READERS = new Set([
   'cat',
@@ -292,7 +295,12 @@ const SOURCE_EXT =
  * scripts that rewrite files, test runners, builds and linters); anything else is `other`.
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellPart[] {
-  const commands = splitShellCommand(command);
+  // SWE-agent's multi-line edits carry their text up to `end_of_edit`: text, not commands.
+  const text = command.replace(
+    /^((?:edit|insert|append)\b[^\n]*)\n[\s\S]*?\n\s*end_of_(?:edit|insert|append)\s*$/gm,
+    '$1',
+  );
+  const commands = splitShellCommand(text);
   const parts: ShellPart[] = [];
   const cwdAt = [options.cwd ?? ''];
   let previousStdin: string | undefined;
@@ -530,6 +538,18 @@ function classifySimple(
       );
     }
     return withRedirects(runScript(resolve(cwd, script), name, options));
+  }
+  if (EDITORS.test(name)) {
+    const [sub = '', file] = args;
+    const target = file === undefined ? [] : [resolve(cwd, file)];
+    if (sub === 'view') return { parts: [part('read', 'read', target, name)] };
+    if (sub === 'create') return { parts: [part('patch', 'write', target, name)] };
+    if (['str_replace', 'insert', 'undo_edit', 'edit', 'write', 'append'].includes(sub)) {
+      return {
+        parts: [target.length > 0 ? part('patch', 'edit', target, name) : unknown('edit', name)],
+      };
+    }
+    return { parts: [part('other', 'other', [], name)] };
   }
   if (ACI_READ.has(name)) {
     const file = name === 'open' ? args.find((a) => !/^\d+$/.test(a)) : options.openFile;
@@ -853,6 +873,8 @@ function classifyInterpreter(
     // Running a project module is running the code under change.
     return [part('verify', 'run', [], mod)];
   }
+  if (/^(?:node|nodejs|deno|bun)$/.test(name) && args.includes('--test'))
+    return [part('verify', 'test', [], name)];
   const scriptIndex = args.findIndex(
     (a, i) => !a.startsWith('-') && !(i > 0 && /^-[WXQ]$/.test(args[i - 1]!)),
   );
