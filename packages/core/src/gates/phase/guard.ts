@@ -8,7 +8,7 @@ import type {
   ToolCallOutcome,
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
-import type { CompiledTool } from '../../renderer/compiled-context.js';
+import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult } from '../../runtime/tick-result.js';
 import type { PhaseSessionState } from '../../state/session-state.js';
@@ -78,6 +78,22 @@ export class PhaseGuard implements Guard {
     return pending.length > 0
       ? { ephemeral: pending.map((text) => ({ text, source: 'phase-gates' })) }
       : undefined;
+  }
+
+  /** Block mode with no tool that can change or verify can never be satisfied: say so once. */
+  check(context: CompiledContext): void {
+    const props = this.props();
+    if (props?.mode !== 'block') return;
+    const tools = toolsOf(context.tools);
+    const can = (c: ToolCategory) =>
+      (tools.byCategory[c]?.length ?? 0) > 0 || tools.shell.length > 0 || tools.dynamic.length > 0;
+    const missing = (['read', 'patch', 'verify'] as const).filter((c) => !can(c));
+    if (missing.length === 0) return;
+    this.host.warnOnce(
+      `phase-deadlock:${missing.join(',')}`,
+      'phase-gates-unsatisfiable',
+      `<PhaseGates mode="block"> needs a tool for each phase, but no rendered tool has category ${missing.map((c) => `"${c}"`).join(' or ')} (or "shell"): every attempt to finish will be refused until the run ends blocked. Give the tools a category.`,
+    );
   }
 
   async beforeModelCall(): Promise<{ kind: 'proceed' }> {

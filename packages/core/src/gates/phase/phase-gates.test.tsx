@@ -295,6 +295,24 @@ describe('phase status', () => {
 });
 
 describe('render-time checks and the prompt', () => {
+  it('block mode with no tool for a phase says so once (a warning event)', async () => {
+    const events: AgateEvent[] = [];
+    const model = scriptedModel(['done', 'done']);
+    await run(
+      <>
+        <User>Fix it.</User>
+        <Tool name="peek" input={z.object({})} category="read" execute={() => ''} />
+        <PhaseGates mode="block" maxBlocks={1} />
+      </>,
+      { model, onEvent: (e) => events.push(e) },
+    );
+    const warnings = events.filter(
+      (e) => e.type === 'warning' && e.code === 'phase-gates-unsatisfiable',
+    );
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.type === 'warning' && warnings[0].message).toContain('"patch" or "verify"');
+  });
+
   it('an unknown mode or category is a clear error at render', () => {
     expect(() => renderContext(<PhaseGates mode={'strict' as 'warn'} />)).toThrow(
       InvalidElementError,

@@ -226,6 +226,14 @@ describe('verificationRan', () => {
     expect(verificationRan({ exitCode: 0, output: 'ok' })).toBe(true);
   });
 
+  it('reads an exit code written in the text', () => {
+    expect(verificationRan({ output: '<returncode>127</returncode>\n<output></output>' })).toBe(
+      false,
+    );
+    expect(verificationPassed({ output: 'Exit code: 1\n2 failed' })).toBe(false);
+    expect(verificationPassed({ output: 'exit code 0' })).toBe(true);
+  });
+
   it('passing means exit code 0', () => {
     expect(verificationPassed({ exitCode: 0 })).toBe(true);
     expect(verificationPassed({ exitCode: 1 })).toBe(false);

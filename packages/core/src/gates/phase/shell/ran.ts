@@ -31,7 +31,8 @@ const NOT_RUN: RegExp[] = [
  */
 export function verificationRan(result: CallResult | undefined): boolean {
   if (result === undefined) return true;
-  if (result.exitCode === 126 || result.exitCode === 127) return false;
+  const code = exitCodeOf(result);
+  if (code === 126 || code === 127) return false;
   const output = result.output ?? '';
   return !NOT_RUN.some((pattern) => pattern.test(output));
 }
@@ -39,7 +40,8 @@ export function verificationRan(result: CallResult | undefined): boolean {
 /** Whether a verification passed (`requirePassing`): exit code 0, or no error without a code. */
 export function verificationPassed(result: CallResult | undefined): boolean {
   if (result === undefined) return true;
-  if (result.exitCode !== undefined) return result.exitCode === 0;
+  const code = exitCodeOf(result);
+  if (code !== undefined) return code === 0;
   return result.isError !== true;
 }
 
@@ -47,10 +49,22 @@ export function verificationPassed(result: CallResult | undefined): boolean {
 export function whyNotRun(result: CallResult | undefined): string {
   if (result === undefined) return 'it did not run';
   const output = result.output ?? '';
-  if (result.exitCode === 127 || /command not found|: not found/.test(output))
+  const code = exitCodeOf(result);
+  if (code === 127 || /command not found|: not found/.test(output))
     return 'the command was not found';
-  if (result.exitCode === 126) return 'the command could not be executed';
+  if (code === 126) return 'the command could not be executed';
   if (/timed out/.test(output)) return 'it timed out';
   if (/No module named/.test(output)) return 'the module is not installed';
   return 'a file it needs does not exist';
+}
+
+// Exit codes that tools report inside their text (`<returncode>1</returncode>`, `Exit code: 1`).
+const CODE_IN_TEXT =
+  /<returncode>\s*(-?\d+)\s*<\/returncode>|\b(?:exit[ _-]?code|return[ _-]?code|exit status)\b\s*[:=]?\s*(-?\d+)/i;
+
+/** The exit code: reported as a field, or inside the tool's text output. */
+export function exitCodeOf(result: CallResult): number | undefined {
+  if (result.exitCode !== undefined) return result.exitCode;
+  const m = CODE_IN_TEXT.exec(result.output ?? '');
+  return m ? Number(m[1] ?? m[2]) : undefined;
 }
