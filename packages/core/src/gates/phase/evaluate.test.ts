@@ -296,4 +296,84 @@ describe('replayPhaseGates', () => {
       replayPhaseGates(run, { tools: { bash: 'other' }, verification: 'any' }).exit.refused,
     ).toBe(true);
   });
+
+  it('other agents: SWE-agent on Java, where the JDK is missing, has no verification that ran', () => {
+    const ok = { exitCode: 0, output: '' };
+    const noJdk = (tool: string) => ({ exitCode: 127, output: `/bin/sh: 1: ${tool}: not found` });
+    const steps = [
+      {
+        tool: 'bash',
+        input: { command: 'find /testbed -name "*.java" | grep Parser' },
+        result: ok,
+      },
+      {
+        tool: 'bash',
+        input: { command: 'str_replace_editor view /testbed/src/main/java/x/Parser.java' },
+        result: ok,
+      },
+      {
+        tool: 'bash',
+        input: {
+          command: "str_replace_editor create /testbed/Repro.java --file_text 'class Repro {}'",
+        },
+        result: ok,
+      },
+      {
+        tool: 'bash',
+        input: { command: 'cd /testbed && javac Repro.java && java Repro' },
+        result: noJdk('javac'),
+      },
+      {
+        tool: 'bash',
+        input: {
+          command:
+            "str_replace_editor str_replace /testbed/src/main/java/x/Parser.java --old_str 'a' --new_str 'b'",
+        },
+        result: ok,
+      },
+      {
+        tool: 'bash',
+        input: { command: 'cd /testbed && mvn test -Dtest=ParserTest' },
+        result: noJdk('mvn'),
+      },
+      { tool: 'bash', input: { command: 'rm Repro.java' }, result: ok },
+      { tool: 'submit', input: {} },
+    ];
+    const withProduct = replayPhaseGates(steps, {
+      tools: { bash: 'shell' },
+      workProduct: ['src/main/java/x/Parser.java'],
+    });
+    expect(withProduct.phases).toEqual({ understanding: true, change: true, verification: false });
+    expect(withProduct.unverified).toEqual(['/testbed/src/main/java/x/Parser.java']);
+    expect(withProduct.exit.reasons.join()).toContain('did not run (the command was not found)');
+    expect(replayPhaseGates(steps, { tools: { bash: 'shell' } }).unverified).toEqual([
+      '/testbed/src/main/java/x/Parser.java',
+    ]);
+  });
+
+  it('other agents: editor tools with their own names and inputs', () => {
+    const steps = [
+      { tool: 'Grep', input: { pattern: 'add' } },
+      { tool: 'Read', input: { file_path: 'src/math.ts' } },
+      { tool: 'Edit', input: { file_path: 'src/math.ts', old_string: '-', new_string: '+' } },
+      {
+        tool: 'Bash',
+        input: { command: 'npx vitest run' },
+        result: { exitCode: 1, output: '1 failed' },
+      },
+    ];
+    const tools = { Grep: 'search', Read: 'read', Edit: 'patch', Bash: 'shell' } as const;
+    expect(replayPhaseGates(steps, { tools }).phases).toEqual({
+      understanding: true,
+      change: true,
+      verification: true,
+    });
+    expect(replayPhaseGates(steps, { tools, requirePassing: true }).exit.reasons.join()).toContain(
+      'have not passed',
+    );
+    // The same edit tool declared as a shell is read by its input's shape.
+    expect(replayPhaseGates(steps, { tools: { ...tools, Edit: 'shell' } }).parts[2]).toEqual([
+      { category: 'patch', op: 'edit', paths: ['src/math.ts'], program: 'Edit' },
+    ]);
+  });
 });

@@ -54,7 +54,9 @@ export class PhaseGuard implements Guard {
   }
 
   private phase(): PhaseSessionState {
-    return this.host.state().phase ?? fresh();
+    const phase = this.host.state().phase;
+    // A hand-built or foreign state without a ledger starts the phases again, not a crash.
+    return phase && typeof phase.ledger === 'object' && phase.ledger !== null ? phase : fresh();
   }
 
   runStart(_info: RunStartInfo): void {

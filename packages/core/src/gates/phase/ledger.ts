@@ -1,3 +1,4 @@
+import { isScratchPath } from './scratch.js';
 import type { ShellPart } from './shell/classify.js';
 import { type CallResult, verificationPassed, verificationRan, whyNotRun } from './shell/ran.js';
 import type { PhaseCall, PhaseGateOptions, PhaseStatus } from './types.js';
@@ -262,15 +263,6 @@ function globPattern(path: string): RegExp | undefined {
     .replace(/\*/g, '[^/]*')
     .replace(/\?/g, '[^/]');
   return new RegExp(`^${source}$`);
-}
-
-// Scratch locations: temp dirs and build or tool output, never part of the work product.
-const SCRATCH =
-  /^(?:\/tmp\/|\/var\/tmp\/|\/dev\/)|(?:^|\/)(?:__pycache__|_build|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.nox|node_modules|build|dist|target|out|\.next|\.gradle|coverage|htmlcov|\.cache|\.eggs|[^/]+\.egg-info)(?:\/|$)|\.(?:pyc|pyo|o|obj|class|so|dylib|dll|log|orig|rej)$/;
-
-/** A path that is never part of a work product: `/tmp`, build output, caches. */
-export function isScratchPath(path: string): boolean {
-  return SCRATCH.test(path);
 }
 
 // Files programs write as output (images, databases, logs, rendered docs), never source.

@@ -3,7 +3,8 @@ import {
   type Fingerprint,
   fingerprintWorkspace,
 } from '../../workspace/fingerprint.js';
-import { isScratchPath, type VerificationJudgement } from './ledger.js';
+import type { VerificationJudgement } from './ledger.js';
+import { isScratchPath } from './scratch.js';
 
 /**
  * The work product judged on the workspace itself: what differs from the start now, and which

@@ -178,7 +178,17 @@ EOF`;
       'verify:run',
     ]);
     expect(shape('node --test test/')).toEqual(['verify:test']);
-    expect(shape('find . -name "*.orig" -delete')).toEqual(['patch:delete?']);
+    expect(shape('find . -name "*.py" -delete')).toEqual(['patch:delete?']);
+    expect(shape('find . -name "*.pyc" -delete')).toEqual(['patch:delete[*.pyc]']);
+    expect(shape('find . -type d -name __pycache__ -exec rm -rf {} +')).toEqual([
+      'patch:delete[__pycache__]',
+    ]);
+    expect(shape("sed -i '' 's/a/b/' src/x.js")).toEqual(['patch:edit[src/x.js]']);
+    expect(
+      shape(
+        "python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['sed', '-i', 's/a/b/', 'x.py'])\nEOF",
+      ),
+    ).toEqual(['patch:edit?']);
     expect(shape("grep -l foo -r src | xargs sed -i 's/foo/bar/'")).toEqual([
       'search:search[src]',
       'patch:edit?',

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { ToolCategory } from '../category.js';
+import { isScratchPath } from '../scratch.js';
 import { scriptEffects } from './script-writes.js';
 import { type SimpleCommand, splitShellCommand } from './split.js';
 
@@ -597,7 +598,8 @@ function classifySed(args: string[], cwd: string): ShellPart {
       i++;
       continue;
     }
-    if (a.startsWith('-')) continue;
+    // `sed -i '' 's/a/b/' f` (BSD sed): the empty backup suffix is not the script.
+    if (a.startsWith('-') || (a === '' && /^-[a-zA-Z]*i$/.test(args[i - 1] ?? ''))) continue;
     if (!scriptSeen) {
       scriptSeen = true;
       continue;
@@ -642,9 +644,19 @@ function classifyFind(args: string[], cwd: string, options: ClassifyOptions): Sh
         a !== '+',
     )
     .map((a) => resolve(cwd, a));
-  if (args.includes('-delete')) return [unknown('delete', 'find')];
+  // What `find … -name P -delete` (or `-exec rm`) deletes: files named P, when P is scratch
+  // (`*.pyc`, `__pycache__`); anything else has targets that cannot be told.
+  const named = args.findIndex((a) => a === '-name' || a === '-iname');
+  const pattern = named === -1 ? undefined : args[named + 1];
+  const scratchDelete =
+    pattern !== undefined && isScratchPath(pattern)
+      ? [part('patch', 'delete', [pattern], 'find')]
+      : undefined;
+  if (args.includes('-delete')) return scratchDelete ?? [unknown('delete', 'find')];
   const exec = args.findIndex((a) => a === '-exec' || a === '-execdir' || a === '-ok');
   if (exec !== -1) {
+    if (scratchDelete !== undefined && /^(?:rm|rmdir)$/.test(args[exec + 1] ?? ''))
+      return scratchDelete;
     const end = args.findIndex((a, i) => i > exec && (a === ';' || a === '+' || a === '\\;'));
     const inner = args
       .slice(exec + 1, end === -1 ? undefined : end)

@@ -44,7 +44,9 @@ export function scriptEffects(code: string): ScriptEffects {
       else written.push(target);
     }
   }
-  const inplace = INPLACE.test(code);
+  // Shelling out to an in-place editor from the script (`subprocess.run(['sed', '-i', …])`).
+  const inplace =
+    INPLACE.test(code) || /['"](?:sed|perl)['"]\s*,\s*['"]-\w*i|\b(?:sed|perl) -\w*i\b/.test(code);
   if (inplace) {
     writes = true;
     unknown = true;
