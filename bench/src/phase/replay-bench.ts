@@ -171,6 +171,17 @@ export function renderReplayReport(all: readonly RunVerdicts[]): string {
       `| ${key} | ${list.length === 0 ? '–' : `${bad.filter((v) => v.refused).length}/${bad.length} (${pct(bad.filter((v) => v.refused).length, bad.length)})`} | ${good.filter((v) => v.refused).length}/${good.length} (${pct(good.filter((v) => v.refused).length, good.length)}) | ${agree}/${judged.length} | ${agreeCalls}/${judged.length} |`,
     );
   }
+  const judgedAll = all.filter((v) => v.run.expected !== undefined);
+  const badAll = judgedAll.filter((v) => v.run.expected!.shouldBlock);
+  const goodAll = judgedAll.filter((v) => !v.run.expected!.shouldBlock);
+  if (badAll.length > 0 && goodAll.length > 0) {
+    const caught = badAll.filter((v) => v.refused).length / badAll.length;
+    const falsely = goodAll.filter((v) => v.refused).length / goodAll.length;
+    out.push(
+      '',
+      `Targets over all ${judgedAll.length} judged runs: unverified finishes refused ≥ 95% — ${(caught * 100).toFixed(1)}% (${caught >= 0.95 ? 'met' : 'NOT met'}); verified finishes refused ≤ 2% — ${(falsely * 100).toFixed(1)}% (${falsely <= 0.02 ? 'met' : 'NOT met'}).`,
+    );
+  }
   out.push('', '### Stalls and resolved rates', '');
   out.push(
     'Resolved rate with the signal / without it (runs): a signal that tracks failure has the lower rate on the left.',

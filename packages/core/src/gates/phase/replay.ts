@@ -6,7 +6,7 @@ import type { CallResult } from './shell/ran.js';
 import { advance, callToPhaseCall, decideExitAttempt, type StepOutcome } from './tracker.js';
 import type { PhaseGateOptions, PhaseName, PhaseTools, PhaseWarningKind } from './types.js';
 
-/** One recorded tool call: `{ tool, input, result }` (a turn without a call: any unknown tool name). */
+/** One recorded tool call: `{ tool, input, result }`; `tool: 'none'` is a turn without a call. */
 export interface ReplayStep {
   tool: string;
   input?: unknown;
@@ -48,6 +48,13 @@ export function replayPhaseGates(
   const parts: ShellPart[][] = [];
   let last: StepOutcome | undefined;
   for (const [index, step] of steps.entries()) {
+    // `none`: a turn in which the agent called nothing (a step, but not a call).
+    if (step.tool === 'none' && options.tools.none === undefined) {
+      parts.push([]);
+      last = advance(ledger, [], tools, options, options.taskText);
+      if (last.warning) warnings.push({ step: index, ...last.warning });
+      continue;
+    }
     const declared = options.tools[step.tool];
     const category =
       declared === 'shell'
