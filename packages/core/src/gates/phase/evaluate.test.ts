@@ -160,6 +160,27 @@ describe('evaluatePhaseGates', () => {
       expect(status.verification).toBe(true);
     });
 
+    it('git stash, a test run of the commit, git stash pop: back to the verified change', () => {
+      const fix = sh("sed -i 's/x/y/' src/a.py");
+      expect(
+        evaluatePhaseGates([fix, sh('pytest'), sh('git stash'), sh('pytest'), sh('git stash pop')])
+          .verification,
+      ).toBe(true);
+      // The run that only tested the commit, not the change, is still unverified.
+      expect(
+        evaluatePhaseGates([fix, sh('git stash && pytest && git stash pop')]).verification,
+      ).toBe(false);
+    });
+
+    it('git checkout . puts every tracked file back', () => {
+      const steps = [
+        sh("sed -i 's/x/y/' src/a.py && pytest"),
+        sh("sed -i 's/y/z/' src/b.py"),
+        sh('git checkout .'),
+      ];
+      expect(evaluatePhaseGates(steps).change).toBe(false);
+    });
+
     it('a file the run created and kept is part of the work product', () => {
       expect(
         evaluatePhaseGates([sh('python -m pytest'), sh('echo x > notes.md')]).verification,

@@ -49,6 +49,8 @@ export interface PhaseLedger {
   lastVerify: VerifyAttempt | null;
   /** Script sources written by the run (path → text), to judge `python script.py` later. */
   scripts: Record<string, string>;
+  /** What each `git stash` put away (dirty paths, unknown changes), newest last. */
+  stash: Array<{ dirty: string[]; unknown: string[] }>;
   /** The file an editor-style agent has open (SWE-agent's `open`), for its `edit` commands. */
   openFile: string | null;
   warned: string[];
@@ -74,6 +76,7 @@ export function createPhaseLedger(): PhaseLedger {
     stall: 0,
     lastVerify: null,
     scripts: {},
+    stash: [],
     openFile: null,
     warned: [],
     warningSteps: [],
@@ -183,7 +186,17 @@ function recordRead(ledger: PhaseLedger, part: ShellPart): void {
 }
 
 function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void {
-  if (part.unknownTargets || part.paths.length === 0) {
+  const unknownChange = () => {
+    ledger.unknownEver = true;
+    if (!ledger.unknownDirty.includes(label) && ledger.unknownDirty.length < 50)
+      ledger.unknownDirty.push(label);
+  };
+  if (
+    (part.unknownTargets || part.paths.length === 0) &&
+    part.op !== 'stash' &&
+    part.op !== 'unstash' &&
+    part.op !== 'restore'
+  ) {
     ledger.unknownEver = true;
     if (!ledger.unknownDirty.includes(label) && ledger.unknownDirty.length < 50)
       ledger.unknownDirty.push(label);
@@ -237,7 +250,39 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
       for (const p of dests) touch(p, true);
       break;
     }
+    case 'stash':
+      // The working tree goes back to the commit; `unstash` brings these changes back as they were.
+      ledger.stash.push({
+        dirty: Object.entries(ledger.files)
+          .filter(([, r]) => r.dirty && !r.created)
+          .map(([p]) => p),
+        unknown: [...ledger.unknownDirty],
+      });
+      for (const record of Object.values(ledger.files)) if (!record.created) record.dirty = false;
+      ledger.unknownDirty = [];
+      if (ledger.stash.length > 20) ledger.stash.shift();
+      break;
+    case 'unstash': {
+      const saved = ledger.stash.pop();
+      if (saved === undefined) {
+        unknownChange();
+        break;
+      }
+      // Verifications while the changes were put away verified the commit, not them.
+      for (const p of saved.dirty) if (ledger.files[p]) ledger.files[p].dirty = true;
+      for (const label of saved.unknown)
+        if (!ledger.unknownDirty.includes(label)) ledger.unknownDirty.push(label);
+      break;
+    }
     case 'restore':
+      // No paths: every tracked file (`git checkout .`, `git reset --hard`).
+      if (part.paths.length === 0) {
+        for (const record of Object.values(ledger.files)) {
+          if (!record.created)
+            Object.assign(record, { exists: true, changed: false, dirty: false });
+        }
+        break;
+      }
       // Back to the state the run started from (`git checkout -- f`): no longer a change.
       for (const raw of part.paths) {
         const p = keyOf(ledger, raw);

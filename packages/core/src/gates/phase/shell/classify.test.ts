@@ -54,7 +54,9 @@ describe('classifyShellCommand', () => {
       shape("git apply <<'EOF'\n--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a\n+b\nEOF"),
     ).toEqual(['patch:edit[src/x.py]']);
     expect(shape('git checkout -- src/x.py')).toEqual(['patch:restore[src/x.py]']);
-    expect(shape('git stash')).toEqual(['patch:edit?']);
+    expect(shape('git stash')).toEqual(['patch:stash?']);
+    expect(shape('git stash pop')).toEqual(['patch:unstash?']);
+    expect(shape('git checkout -- .')).toEqual(['patch:restore']);
   });
 
   it('handles cd, compound commands, quotes and subshells', () => {

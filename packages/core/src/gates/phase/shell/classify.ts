@@ -15,6 +15,8 @@ export type ShellOp =
   | 'move'
   | 'copy'
   | 'restore'
+  | 'stash'
+  | 'unstash'
   | 'test'
   | 'run'
   | 'build'
@@ -727,6 +729,15 @@ function classifyGit(args: string[], cwd: string, stdin: string | undefined): Sh
         dash !== -1
           ? rest.slice(dash + 1)
           : files.filter((f) => f.includes('/') || f.includes('.'));
+      // `git checkout .` / `git restore .`: every tracked file back as committed.
+      if (
+        targets.length === 1 &&
+        targets[0] === '.' &&
+        dash <= 0 &&
+        !rest.some((a) => a.startsWith('--source'))
+      ) {
+        return [part('patch', 'restore', [], 'git')];
+      }
       if (targets.length === 0 || targets.includes('.')) return [unknown('edit', 'git')];
       // Back to the committed state: `restore`, which undoes the run's changes to them.
       const source = rest.some(
@@ -755,11 +766,22 @@ function classifyGit(args: string[], cwd: string, stdin: string | undefined): Sh
       ];
     case 'stash':
       if (rest[0] === 'list' || rest[0] === 'show') return [part('discovery', 'list', [], 'git')];
+      // `git stash` puts the changes away, `git stash pop` brings back exactly those.
+      if (rest[0] === 'pop' || rest[0] === 'apply') return [{ ...unknown('unstash', 'git') }];
+      if (
+        rest[0] === undefined ||
+        rest[0] === 'push' ||
+        rest[0] === 'save' ||
+        rest[0].startsWith('-')
+      )
+        return [unknown('stash', 'git')];
       return [unknown('edit', 'git')];
     case 'reset':
-      return rest.includes('--hard')
-        ? [unknown('edit', 'git')]
-        : [part('other', 'other', [], 'git')];
+      return rest.includes('--hard') && !rest.some((a) => !a.startsWith('-') && a !== 'HEAD')
+        ? [part('patch', 'restore', [], 'git')]
+        : rest.includes('--hard')
+          ? [unknown('edit', 'git')]
+          : [part('other', 'other', [], 'git')];
     case 'merge':
     case 'rebase':
     case 'cherry-pick':
