@@ -19,13 +19,14 @@ import {
   judgeFromCalls,
   type PhaseLedger,
   phaseStatus,
+  recordStep,
   type VerificationJudgement,
 } from './ledger.js';
 import { commandOf } from './parts.js';
 import { fillPhasePrompt } from './prompt.js';
 import type { PhaseGatesProps } from './props.js';
 import { type CallResult, verificationPassed, verificationRan } from './shell/ran.js';
-import { advance, type CallCategory, callToPhaseCall, decideExitAttempt } from './tracker.js';
+import { type CallCategory, callToPhaseCall, decideExitAttempt, decideWarning } from './tracker.js';
 import type { PhaseCall, PhaseStatus, PhaseTools } from './types.js';
 import { judgeWorkspace } from './workspace.js';
 
@@ -46,6 +47,7 @@ export class PhaseGuard implements Guard {
   private start: Fingerprint | undefined;
   private lastVerification: Fingerprint | undefined;
   private workspaceJudgement: VerificationJudgement | undefined;
+  private startIsLate = false;
 
   constructor(private readonly host: GuardHost) {}
 
@@ -67,6 +69,7 @@ export class PhaseGuard implements Guard {
       draft.phase = fresh();
     });
     this.start = undefined;
+    this.startIsLate = false;
     this.lastVerification = undefined;
     this.workspaceJudgement = undefined;
   }
@@ -100,8 +103,11 @@ export class PhaseGuard implements Guard {
 
   async beforeModelCall(): Promise<{ kind: 'proceed' }> {
     const workspace = this.props()?.workspace;
-    if (workspace !== undefined && this.start === undefined)
+    if (workspace !== undefined && this.start === undefined) {
+      // A session restored mid-run has no fingerprint of its real start: judge it from the calls.
+      this.startIsLate = this.phase().ledger.stepsTaken > 0;
       this.start = await fingerprintWorkspace(workspace);
+    }
     return { kind: 'proceed' };
   }
 
@@ -135,9 +141,7 @@ export class PhaseGuard implements Guard {
     this.calls = [];
     if (props === undefined) return;
     const ledger = structuredClone(this.phase().ledger);
-    const outcome = advance(ledger, calls, this.tools, props, taskText(guardTick));
-    let status = outcome.status;
-    let judgement = outcome.judgement;
+    recordStep(ledger, calls, props);
     const touched = calls.some((c) =>
       c.parts.some((p) => p.category === 'patch' || p.category === 'verify'),
     );
@@ -152,10 +156,17 @@ export class PhaseGuard implements Guard {
         this.lastVerification,
       );
     }
-    if (props.workspace !== undefined && this.workspaceJudgement !== undefined) {
-      judgement = this.workspaceJudgement;
-      status = phaseStatus(ledger, props, judgement);
-    }
+    const judgement = this.judgement(ledger, props);
+    const status = phaseStatus(ledger, props, judgement);
+    const warning = decideWarning(
+      ledger,
+      status,
+      judgement,
+      this.tools,
+      props,
+      taskText(guardTick),
+    );
+    const outcome = { status, ...(warning ? { warning } : {}) };
     const previous = this.host.state().phase;
     const pending = outcome.warning ? [outcome.warning.text] : [];
     this.host.update((draft) => {
@@ -216,7 +227,9 @@ export class PhaseGuard implements Guard {
   }
 
   private judgement(ledger: PhaseLedger, props: PhaseGatesProps): VerificationJudgement {
-    return props.workspace !== undefined && this.workspaceJudgement !== undefined
+    return props.workspace !== undefined &&
+      this.workspaceJudgement !== undefined &&
+      !this.startIsLate
       ? this.workspaceJudgement
       : judgeFromCalls(ledger, props);
   }
