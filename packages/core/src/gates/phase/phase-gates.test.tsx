@@ -332,6 +332,12 @@ describe('render-time checks and the prompt', () => {
     expect(isSmallModel('qwen2.5-coder:7b')).toBe(true);
     expect(isSmallModel('llama-3.1-70b-instruct')).toBe(false);
     expect(isSmallModel('qwen2.5-coder-32b')).toBe(false);
+    expect(isSmallModel('gemma2:27b')).toBe(false);
+    expect(isSmallModel('mixtral-8x7b')).toBe(false);
+    expect(isSmallModel('qwen3-30b-a3b')).toBe(false);
+    expect(isSmallModel('phi-3-mini')).toBe(true);
+    expect(isSmallModel('claude-sonnet-4-5')).toBe(false);
+    expect(isSmallModel('gpt-4o-mini')).toBe(true);
     const small = phasePrompt('qwen2.5-coder:7b', tools);
     const large = phasePrompt('gpt-4.1', tools);
     expect(small).toContain('CRITICAL RULE');

@@ -4,18 +4,20 @@ import type { ToolCategory } from './category.js';
 import { toolsFor } from './messages.js';
 import type { PhaseToolCategories, PhaseTools } from './types.js';
 
-// Size markers of 14B and below, and families that ship small models by default.
-const SMALL_SIZE =
-  /(?:^|[^\d.])(?:0\.5|1\.5|1|2|3|4|6|7|8|9|11|12|13|14)b\b|[-_:](?:mini|nano|tiny|small)\b|\b(?:phi|gemma|tinyllama|smollm|qwen2?\.?5?-coder:?(?:latest)?$)/i;
-const LARGE_SIZE =
-  /(?:^|[^\d.])(?:22|27|30|32|34|40|65|70|72|90|110|123|175|236|405|480|671)b\b|\b(?:gpt-4|gpt-5|o[134]|claude|gemini|opus|sonnet|grok|deepseek-(?:v3|r1)|mistral-large|command-r-plus)/i;
+// A size marker (`7b`, `1.5b`, `70b`, `8x7b`) decides; else the family does.
+const SIZE = /(?:^|[^\d.])(?:(\d+)x)?(\d+(?:\.\d+)?)b(?![a-z])/i;
+const LARGE_FAMILY =
+  /gpt-4(?!o?-mini)|gpt-5(?!-(?:mini|nano))|\bo[134](?:-|$)|claude|gemini(?!.*flash-lite)|grok|deepseek-(?:v3|r1|chat|reasoner)|mistral-(?:large|medium)|command-r-plus|kimi|glm-4\.[5-9]/i;
 
-/** Whether a model id names a small model (≤ 14B, or a family known for small local models). */
+/**
+ * Whether a model id names a small model: 14B parameters or fewer by its size marker, or, with
+ * none, any model not of a family known to be large (an unknown local model gets the minimal
+ * prompt, which is safe for every size).
+ */
 export function isSmallModel(modelId: string): boolean {
-  if (SMALL_SIZE.test(modelId)) return true;
-  if (LARGE_SIZE.test(modelId)) return false;
-  // An unknown local model (`llama3`, `mistral`) is treated as small: the minimal prompt is safe.
-  return !/[/:]/.test(modelId) || /ollama|gguf|lmstudio|llama|mistral|qwen/i.test(modelId);
+  const size = SIZE.exec(modelId);
+  if (size) return Number(size[1] ?? 1) * Number(size[2]) <= 14;
+  return !LARGE_FAMILY.test(modelId);
 }
 
 const ORDER: ReadonlyArray<[ToolCategory, string]> = [
