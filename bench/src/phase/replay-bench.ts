@@ -132,8 +132,21 @@ function resolvedSplit(
   return `${rate(on)} / ${rate(off)}`;
 }
 
+/** A run the agent chose to end (`submit`), not one cut off by a step, cost or time limit. */
+export function isFinish(run: Trajectory): boolean {
+  const f = run.finished as unknown;
+  if (f === true) return true;
+  return (
+    typeof f === 'string' &&
+    f !== '' &&
+    !/limit|exceed|error|timeout|cost|format|abort|killed/i.test(f)
+  );
+}
+
 /** The replay report: per model, refusal shares under three rules, agreement, stalls, resolved rates. */
-export function renderReplayReport(all: readonly RunVerdicts[]): string {
+export function renderReplayReport(everything: readonly RunVerdicts[]): string {
+  const all = everything.filter((v) => isFinish(v.run));
+  const skipped = everything.length - all.length;
   const groups = new Map<string, RunVerdicts[]>();
   for (const v of all) {
     const key = `${v.run.agent} · ${v.run.model}`;
@@ -142,6 +155,9 @@ export function renderReplayReport(all: readonly RunVerdicts[]): string {
   const out: string[] = [
     '### Share of finishes block mode refuses',
     '',
+    ...(skipped > 0
+      ? [`(${skipped} runs that did not end by the agent's choice are left out.)`, '']
+      : []),
     '| agent · model | runs | per-tool rule (seed) | every file operation (naive) | work product (this) | calls only (no work product) |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
   ];
