@@ -260,6 +260,43 @@ describe('<PhaseGates mode="block">', () => {
   });
 });
 
+describe('categories per call in a live run', () => {
+  it('shellCommand finds the command, a function category gives the parts', async () => {
+    const model = scriptedModel([
+      t('exec', { argv: ['grep', '-rn', 'span', 'src'] }),
+      t('exec', { argv: ['cat', 'src/spans.py'] }),
+      t('edit_and_check', { path: 'src/spans.py' }),
+      'done',
+    ]);
+    const result = await run(
+      <>
+        <User>Fix it.</User>
+        <Timeline />
+        <Tool
+          name="exec"
+          input={z.object({ argv: z.array(z.string()) })}
+          category="shell"
+          shellCommand={(input) => input.argv.join(' ')}
+          execute={() => ({ exitCode: 0, output: '' })}
+        />
+        <Tool
+          name="edit_and_check"
+          input={z.object({ path: z.string() })}
+          category={() => ['patch', 'verify']}
+          execute={() => ({ exitCode: 0, output: 'ok' })}
+        />
+        <PhaseGates mode="block" />
+      </>,
+      { model },
+    );
+    expect(result.status).toBe('completed');
+    expect(result.phase).toMatchObject({
+      readiness: true,
+      evidence: { filesRead: 1, searchUsed: true, patchesProposed: 1, verifyUsed: true },
+    });
+  });
+});
+
 describe('phase status', () => {
   it('is an event whenever it changes, in state, in RunResult and from usePhaseGates()', async () => {
     seen.length = 0;
