@@ -1,4 +1,5 @@
-import { createPhaseLedger, judgeFromCalls, phaseStatus, recordStep } from './ledger.js';
+import { judgeFromCalls, phaseStatus } from './judge.js';
+import { createPhaseLedger, recordStep } from './ledger.js';
 import { commandOf } from './parts.js';
 import { type CallCategory, callToPhaseCall, type TrackerOptions } from './tracker.js';
 import type { PhaseCall, PhaseStatus, PhaseStep } from './types.js';

@@ -14,14 +14,8 @@ import type { TickResult } from '../../runtime/tick-result.js';
 import type { PhaseSessionState } from '../../state/session-state.js';
 import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerprint.js';
 import { isToolCategory, type ToolCategory } from './category.js';
-import {
-  createPhaseLedger,
-  judgeFromCalls,
-  type PhaseLedger,
-  phaseStatus,
-  recordStep,
-  type VerificationJudgement,
-} from './ledger.js';
+import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
+import { createPhaseLedger, type PhaseLedger, recordStep } from './ledger.js';
 import { commandOf } from './parts.js';
 import { fillPhasePrompt } from './prompt.js';
 import type { PhaseGatesProps } from './props.js';

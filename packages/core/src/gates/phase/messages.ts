@@ -1,5 +1,6 @@
 import type { ToolCategory } from './category.js';
-import type { PhaseLedger, VerificationJudgement } from './ledger.js';
+import type { VerificationJudgement } from './judge.js';
+import type { PhaseLedger } from './ledger.js';
 import type { PhaseName, PhaseStatus, PhaseTools } from './types.js';
 
 // What to type in a shell for each kind of work (shell tools get these as examples).

@@ -2,7 +2,8 @@ import type { ReactNode } from 'react';
 import { useSessionContext } from '../../runtime/session-context.js';
 import { useDeclaration } from '../use-declaration.js';
 import { PHASE_FAMILY, statusOf } from './guard.js';
-import { createPhaseLedger, phaseStatus } from './ledger.js';
+import { phaseStatus } from './judge.js';
+import { createPhaseLedger } from './ledger.js';
 import { checkPhaseGatesProps, type PhaseGatesProps } from './props.js';
 import type { PhaseStatus } from './types.js';
 

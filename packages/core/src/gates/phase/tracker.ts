@@ -1,12 +1,6 @@
 import type { ToolCategory } from './category.js';
-import {
-  judgeFromCalls,
-  type PhaseLedger,
-  phaseStatus,
-  recordStep,
-  rememberScripts,
-  type VerificationJudgement,
-} from './ledger.js';
+import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
+import { type PhaseLedger, recordStep, rememberScripts } from './ledger.js';
 import {
   escalationWarning,
   missingLines,

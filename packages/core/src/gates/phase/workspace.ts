@@ -3,7 +3,7 @@ import {
   type Fingerprint,
   fingerprintWorkspace,
 } from '../../workspace/fingerprint.js';
-import type { VerificationJudgement } from './ledger.js';
+import type { VerificationJudgement } from './judge.js';
 import { isScratchPath } from './scratch.js';
 
 /**
