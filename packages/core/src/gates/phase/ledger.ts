@@ -113,7 +113,7 @@ export function recordStep(
         ledger.firstChangeStep ??= step;
         recordChange(ledger, part, call.label);
       } else if (part.category === 'verify') {
-        const attempt = verifyAttempt(step, call.result, part, options);
+        const attempt = verifyAttempt(step, call.result, part);
         ledger.lastVerify = attempt;
         if (attempt.ran && (attempt.passed || !options.requirePassing)) {
           changedOrVerified = true;
@@ -140,14 +140,13 @@ function verifyAttempt(
   step: number,
   result: CallResult | undefined,
   part: ShellPart,
-  options: PhaseGateOptions,
 ): VerifyAttempt {
   const ran = verificationRan(result);
   const passed = ran && verificationPassed(result);
   return {
     step,
     ran,
-    passed: options.requirePassing ? passed : passed,
+    passed,
     ...(ran ? {} : { why: whyNotRun(result) }),
     ...(part.program !== undefined ? { program: part.program } : {}),
   };
