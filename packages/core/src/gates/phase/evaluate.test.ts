@@ -187,6 +187,23 @@ describe('evaluatePhaseGates', () => {
       ).toBe(false);
     });
 
+    it('a fix script written and run in one command is judged by its source', () => {
+      const fix =
+        "cat > go.py <<'EOF'\np = 'src/a.py'\ns = open(p).read()\nopen(p, 'w').write(s.replace('x', 'y'))\nEOF\npython go.py";
+      const status = evaluatePhaseGates([
+        sh('cat src/a.py && grep -n x src/a.py'),
+        sh('pytest'),
+        sh(fix),
+        sh('rm go.py'),
+      ]);
+      expect(status.verification).toBe(false);
+      // Left behind, the fix script itself is part of the work product too.
+      expect(
+        replayPhaseGates([{ tool: 'bash', input: { command: fix } }], { tools: { bash: 'shell' } })
+          .unverified,
+      ).toEqual(['go.py', 'src/a.py']);
+    });
+
     it('a change whose targets cannot be told counts', () => {
       expect(evaluatePhaseGates([sh('pytest'), sh('python3 apply_fix.py')]).verification).toBe(
         false,

@@ -56,6 +56,8 @@ export function callToPhaseCall(
       label: `${toolName} ${labelOf(input)}`.trim(),
     };
   }
+  // Scripts this very command writes count too (`cat > fix.py <<EOF … EOF && python fix.py`).
+  rememberScripts(ledger, scriptsOf(input, category.command));
   const scripts = new Map(Object.entries(ledger.scripts));
   const parts = partsForShell(
     input,
@@ -69,7 +71,6 @@ export function callToPhaseCall(
     if ((p.program === 'open' || p.program === 'create') && p.paths[0] !== undefined)
       ledger.openFile = p.paths[0];
   }
-  rememberScripts(ledger, scriptsOf(input, category.command));
   const label = category.command ?? labelOf(input);
   return {
     toolName,

@@ -100,6 +100,9 @@ EOF`;
       'patch:edit?',
     ]);
     expect(shape('python -c "import django; print(django.VERSION)"')).toEqual(['verify:run']);
+    const check =
+      "python - <<'EOF'\nimport os, tempfile\nfd, p = tempfile.mkstemp(suffix='.py')\nos.write(fd, b'x')\nos.remove(p)\nEOF";
+    expect(shape(check)).toEqual(['verify:run']);
   });
 
   it('judges a script by the source the run wrote, or by its name', () => {

@@ -93,9 +93,16 @@ export function classifyInterpreter(
 }
 
 /** Code given on the command line: a write makes it a change, otherwise running it verifies. */
+const TEMP_FILES =
+  /\btempfile\b|mkdtemp|TemporaryDirectory|NamedTemporaryFile|os\.tmpdir\(\)|['"]\/tmp\//;
+
 function inlineCode(code: string, cwd: string, program: string): ShellPart[] {
   const effects = scriptEffects(code);
   if (!effects.writes) return [part('verify', 'run', [], program)];
+  // A check that writes only temporary files (`tempfile`, `/tmp`) and edits nothing is a run.
+  if (effects.targets === undefined && !effects.rewrites && TEMP_FILES.test(code)) {
+    return [part('verify', 'run', [], program)];
+  }
   if (effects.targets === undefined) return [unknown('edit', program)];
   return [
     part(
