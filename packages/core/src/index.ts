@@ -102,6 +102,39 @@ export { decideExit, type ExitDecision } from './gates/exit.js';
 export { Gate, type GateProps } from './gates/gate.js';
 export { Knob, type KnobProps } from './gates/knob.js';
 export type { KnobInfo, KnobOptions } from './gates/knob-types.js';
+export {
+  isToolCategory,
+  TOOL_CATEGORIES,
+  type ToolCategory,
+  type ToolCategoryProp,
+} from './gates/phase/category.js';
+export { evaluatePhaseGates } from './gates/phase/evaluate.js';
+export { PhaseGates, usePhaseGates } from './gates/phase/phase-gates.js';
+export { isSmallModel, PhasePrompt, phasePrompt } from './gates/phase/prompt.js';
+export type { PhaseGatesProps } from './gates/phase/props.js';
+export {
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayStep,
+  replayPhaseGates,
+} from './gates/phase/replay.js';
+export {
+  type ClassifyOptions,
+  classifyShellCommand,
+  type ShellOp,
+  type ShellPart,
+} from './gates/phase/shell/classify.js';
+export { type CallResult, verificationRan } from './gates/phase/shell/ran.js';
+export type {
+  PhaseEvidence,
+  PhaseGateOptions,
+  PhaseName,
+  PhaseStatus,
+  PhaseStep,
+  PhaseToolCategories,
+  PhaseWarning,
+  PhaseWarningKind,
+} from './gates/phase/types.js';
 export { SET_KNOB_TOOL } from './gates/set-knob-tool.js';
 export { GatePredicateError } from './gates/tick-end.js';
 export {
@@ -182,6 +215,7 @@ export type {
   ChangedBy,
   GateRecord,
   GateStatus,
+  PhaseSessionState,
   RunStatus,
   SessionState,
   UsageTotals,

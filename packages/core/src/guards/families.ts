@@ -2,6 +2,7 @@ import { CheckpointGuard } from '../gates/checkpoint/guard.js';
 import { ContinueGuard } from '../gates/continue/guard.js';
 import { GateControl } from '../gates/control.js';
 import { EvidenceGuard } from '../gates/evidence/guard.js';
+import { PhaseGuard } from '../gates/phase/guard.js';
 import { GuardSet } from './guard-set.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
 
@@ -15,6 +16,7 @@ export const GUARD_FAMILIES = {
   continue: (host) => new ContinueGuard(host),
   gates: (host) => new GateControl(host),
   evidence: (host) => new EvidenceGuard(host),
+  phase: (host) => new PhaseGuard(host),
 } satisfies Record<string, GuardFactory>;
 
 type Families = typeof GUARD_FAMILIES;

@@ -1,6 +1,7 @@
 import type { CheckpointCause } from '../gates/checkpoint/types.js';
 import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js';
 import type { TodoEvidence, TodoItem } from '../gates/evidence/types.js';
+import type { PhaseStatus, PhaseWarningKind } from '../gates/phase/types.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, RunStatus, UsageTotals } from '../state/session-state.js';
 import { errorMessage } from './errors.js';
@@ -104,6 +105,10 @@ export type AgateEvent =
       /** True when the cut moved this tick (the budget was reached); false while it is kept. */
       recut: boolean;
     }
+  /** `<PhaseGates>`: the phases changed (emitted at tick end). */
+  | { type: 'phase:changed'; tick: number; status: PhaseStatus }
+  /** `<PhaseGates>`: a warning goes into the next request. */
+  | { type: 'phase:warning'; tick: number; kind: PhaseWarningKind; text: string }
   | { type: 'warning'; tick: number; code: string; message: string }
   | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
 

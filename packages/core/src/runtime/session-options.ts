@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai';
 import type { ContextBudgetOptions } from '../context/options.js';
 import type { CheckpointLedgerEntry, CheckpointStatus } from '../gates/checkpoint/types.js';
 import type { TodoItem } from '../gates/evidence/types.js';
+import type { PhaseStatus } from '../gates/phase/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
@@ -97,6 +98,8 @@ export interface RunResult {
    * names both). Provider failures are a `ModelCallError` with `statusCode` and `attempts`.
    */
   error?: AgateError;
+  /** `<PhaseGates>`: the phases at the end of the run (absent without phase gates). */
+  phase?: PhaseStatus;
 }
 
 /** What guard families add to a `RunResult` (each family fills its own fields). */

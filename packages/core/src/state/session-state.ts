@@ -1,6 +1,8 @@
 import type { ModelMessage } from 'ai';
 import type { CheckpointLedgerEntry, CheckpointRecord } from '../gates/checkpoint/types.js';
 import type { TodosState } from '../gates/evidence/types.js';
+import type { PhaseLedger } from '../gates/phase/ledger.js';
+import type { PhaseStatus } from '../gates/phase/types.js';
 import type { JsonValue } from './json.js';
 
 /** The three states of a gate (a knob with exit-blocking semantics). */
@@ -73,6 +75,15 @@ export interface SessionState {
   checkpoints: Record<string, CheckpointRecord>;
   /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
   checkpointLedger: CheckpointLedgerEntry[];
+  /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
+  phase: PhaseSessionState | null;
+}
+
+/** The phases (as `usePhaseGates()` gives them), and what they were judged from. */
+export interface PhaseSessionState extends PhaseStatus {
+  ledger: PhaseLedger;
+  /** Warnings shown (ephemeral) in the next request. */
+  pending: string[];
 }
 
 export const STEP_TOKENS_CAP = 50;
@@ -101,5 +112,6 @@ export function createInitialState(id: string): SessionState {
     todos: { items: [], blocks: 0 },
     checkpoints: {},
     checkpointLedger: [],
+    phase: null,
   };
 }

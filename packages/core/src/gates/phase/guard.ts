@@ -1,0 +1,304 @@
+import type {
+  ExitVerdict,
+  Guard,
+  GuardContribution,
+  GuardHost,
+  GuardTick,
+  RunStartInfo,
+  ToolCallOutcome,
+} from '../../guards/types.js';
+import type { CompiledTree } from '../../renderer/compile.js';
+import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
+import type { RunReport } from '../../runtime/session-options.js';
+import type { TickResult } from '../../runtime/tick-result.js';
+import type { PhaseSessionState } from '../../state/session-state.js';
+import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerprint.js';
+import { isToolCategory, type ToolCategory } from './category.js';
+import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
+import { createPhaseLedger, type PhaseLedger, recordStep } from './ledger.js';
+import { commandOf } from './parts.js';
+import { fillPhasePrompt } from './prompt.js';
+import type { PhaseGatesProps } from './props.js';
+import { type CallResult, verificationPassed, verificationRan } from './shell/ran.js';
+import { type CallCategory, callToPhaseCall, decideExitAttempt, decideWarning } from './tracker.js';
+import type { PhaseCall, PhaseStatus, PhaseTools } from './types.js';
+import { judgeWorkspace } from './workspace.js';
+
+export const PHASE_FAMILY = 'phase';
+const REFUSER = 'phase-gates';
+
+/**
+ * The phase-gates family on the guard seam: records every tool call's parts (per call for shell
+ * tools), keeps the phases in `session.state.phase`, injects warnings into the next request,
+ * fingerprints the workspace at each verification that ran, and in block mode refuses to let
+ * the run finish until understanding, change and verification hold (bounded by `maxBlocks`).
+ * The decisions are the pure functions beside this file, shared with `replayPhaseGates`.
+ */
+export class PhaseGuard implements Guard {
+  readonly name = 'phase';
+  private tools: PhaseTools = { byCategory: {}, shell: [], dynamic: [] };
+  private calls: PhaseCall[] = [];
+  private start: Fingerprint | undefined;
+  private lastVerification: Fingerprint | undefined;
+  private workspaceJudgement: VerificationJudgement | undefined;
+  private startIsLate = false;
+
+  constructor(private readonly host: GuardHost) {}
+
+  private props(): PhaseGatesProps | undefined {
+    return this.host.registry.ofFamily(PHASE_FAMILY)[0]?.config as PhaseGatesProps | undefined;
+  }
+
+  private phase(): PhaseSessionState {
+    const phase = this.host.state().phase;
+    // A hand-built or foreign state without a ledger starts the phases again, not a crash.
+    return phase && typeof phase.ledger === 'object' && phase.ledger !== null ? phase : fresh();
+  }
+
+  runStart(_info: RunStartInfo): void {
+    // A new task after a completed run starts the phases again; a run that continues one
+    // (after blocked, max-ticks, a pause) keeps what was done.
+    if (this.host.state().status !== 'completed' || this.host.state().phase == null) return;
+    this.host.update((draft) => {
+      draft.phase = fresh();
+    });
+    this.start = undefined;
+    this.startIsLate = false;
+    this.lastVerification = undefined;
+    this.workspaceJudgement = undefined;
+  }
+
+  render(tree: CompiledTree): GuardContribution | undefined {
+    // <PhasePrompt> needs the compiled tools, known only now: fill in its marker.
+    tree.system = fillPhasePrompt(tree.system, tree.tools);
+    if (this.props() === undefined) return undefined;
+    this.tools = toolsOf(tree.tools);
+    const pending = this.phase().pending;
+    return pending.length > 0
+      ? { ephemeral: pending.map((text) => ({ text, source: 'phase-gates' })) }
+      : undefined;
+  }
+
+  /** Block mode with no tool that can change or verify can never be satisfied: say so once. */
+  check(context: CompiledContext): void {
+    const props = this.props();
+    if (props?.mode !== 'block') return;
+    const tools = toolsOf(context.tools);
+    const can = (c: ToolCategory) =>
+      (tools.byCategory[c]?.length ?? 0) > 0 || tools.shell.length > 0 || tools.dynamic.length > 0;
+    const missing = (['read', 'patch', 'verify'] as const).filter((c) => !can(c));
+    if (missing.length === 0) return;
+    this.host.warnOnce(
+      `phase-deadlock:${missing.join(',')}`,
+      'phase-gates-unsatisfiable',
+      `<PhaseGates mode="block"> needs a tool for each phase, but no rendered tool has category ${missing.map((c) => `"${c}"`).join(' or ')} (or "shell"): every attempt to finish will be refused until the run ends blocked. Give the tools a category.`,
+    );
+  }
+
+  async beforeModelCall(): Promise<{ kind: 'proceed' }> {
+    const workspace = this.props()?.workspace;
+    if (workspace !== undefined && this.start === undefined) {
+      // A session restored mid-run has no fingerprint of its real start: judge it from the calls.
+      this.startIsLate = this.phase().ledger.stepsTaken > 0;
+      this.start = await fingerprintWorkspace(workspace);
+    }
+    return { kind: 'proceed' };
+  }
+
+  async afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): Promise<void> {
+    const props = this.props();
+    if (props === undefined || !outcome.executed) return;
+    const ledger = structuredClone(this.phase().ledger);
+    const result = resultOf(outcome);
+    const call = callToPhaseCall(
+      ledger,
+      outcome.call.toolName,
+      categoryFor(outcome.tool, outcome.input),
+      outcome.input,
+      result,
+    );
+    this.calls.push(call);
+    this.host.update((draft) => {
+      draft.phase = { ...this.phase(), ledger };
+    });
+    const verified =
+      call.parts.some((p) => p.category === 'verify') &&
+      verificationRan(result) &&
+      (!props.requirePassing || verificationPassed(result));
+    if (props.workspace !== undefined && verified)
+      this.lastVerification = await fingerprintWorkspace(props.workspace);
+  }
+
+  async tickEnd(guardTick: GuardTick, result: TickResult): Promise<void> {
+    const props = this.props();
+    const calls = this.calls;
+    this.calls = [];
+    if (props === undefined) return;
+    const ledger = structuredClone(this.phase().ledger);
+    recordStep(ledger, calls, props);
+    const touched = calls.some((c) =>
+      c.parts.some((p) => p.category === 'patch' || p.category === 'verify'),
+    );
+    if (
+      props.workspace !== undefined &&
+      this.start !== undefined &&
+      (touched || result.toolCalls.length === 0 || this.workspaceJudgement === undefined)
+    ) {
+      this.workspaceJudgement = await judgeWorkspace(
+        props.workspace,
+        this.start,
+        this.lastVerification,
+      );
+    }
+    const judgement = this.judgement(ledger, props);
+    const status = phaseStatus(ledger, props, judgement);
+    const warning = decideWarning(
+      ledger,
+      status,
+      judgement,
+      this.tools,
+      props,
+      taskText(guardTick),
+    );
+    const outcome = { status, ...(warning ? { warning } : {}) };
+    const previous = this.host.state().phase;
+    const pending = outcome.warning ? [outcome.warning.text] : [];
+    this.host.update((draft) => {
+      draft.phase = { ...status, ledger, pending };
+    });
+    if (previous === null || JSON.stringify(statusOf(previous)) !== JSON.stringify(status)) {
+      this.host.emit({ type: 'phase:changed', tick: guardTick.tick, status });
+    }
+    if (outcome.warning) {
+      this.host.emit({
+        type: 'phase:warning',
+        tick: guardTick.tick,
+        kind: outcome.warning.kind,
+        text: outcome.warning.text,
+      });
+    }
+  }
+
+  exitAttempt(): ExitVerdict {
+    const props = this.props();
+    if (props === undefined || props.mode !== 'block') return { kind: 'allow' };
+    const phase = this.phase();
+    const ledger = structuredClone(phase.ledger);
+    const judgement = this.judgement(ledger, props);
+    const status = phaseStatus(ledger, props, judgement);
+    const decision = decideExitAttempt(ledger, status, judgement, this.tools, props);
+    if (decision.kind === 'allow') ledger.blocks = 0;
+    this.host.update((draft) => {
+      draft.phase = { ...status, ledger, pending: [] };
+    });
+    if (decision.kind === 'allow') return { kind: 'allow' };
+    if (decision.kind === 'end')
+      return { kind: 'end', names: [REFUSER], reasons: decision.reasons, reason: decision.notice };
+    return { kind: 'refuse', names: [REFUSER], reasons: decision.reasons, notice: decision.notice };
+  }
+
+  engagedAtMaxTicks(): string[] {
+    const props = this.props();
+    if (props?.mode !== 'block') return [];
+    const ledger = this.phase().ledger;
+    const status = phaseStatus(ledger, props, this.judgement(ledger, props));
+    if (status.readiness) return [];
+    const missing = (['understanding', 'change', 'verification'] as const).filter(
+      (p) => !status[p],
+    );
+    return [`phase gates are not satisfied (missing: ${missing.join(', ')})`];
+  }
+
+  report(): RunReport {
+    const phase = this.host.state().phase;
+    return this.props() !== undefined && phase ? { phase: statusOf(phase) } : {};
+  }
+
+  /** The phases now (for `usePhaseGates` readers outside a tick). */
+  status(): PhaseStatus | null {
+    const phase = this.host.state().phase;
+    return phase ? statusOf(phase) : null;
+  }
+
+  private judgement(ledger: PhaseLedger, props: PhaseGatesProps): VerificationJudgement {
+    return props.workspace !== undefined &&
+      this.workspaceJudgement !== undefined &&
+      !this.startIsLate
+      ? this.workspaceJudgement
+      : judgeFromCalls(ledger, props);
+  }
+}
+
+function fresh(): PhaseSessionState {
+  return { ...phaseStatus(createPhaseLedger()), ledger: createPhaseLedger(), pending: [] };
+}
+
+/** The status alone (what events, `RunResult.phase` and `usePhaseGates()` give). */
+export function statusOf(phase: PhaseSessionState): PhaseStatus {
+  const { understanding, change, verification, readiness, evidence } = phase;
+  return { understanding, change, verification, readiness, evidence };
+}
+
+/** The rendered tools by what their calls can be, so messages name the agent's real tools. */
+export function toolsOf(tools: readonly CompiledTool[]): PhaseTools {
+  const out: PhaseTools = { byCategory: {}, shell: [], dynamic: [] };
+  for (const tool of tools) {
+    const category = tool.guard?.category;
+    if (category === 'shell') out.shell.push(tool.name);
+    else if (typeof category === 'function') out.dynamic.push(tool.name);
+    else if (isToolCategory(category))
+      out.byCategory[category] = [...(out.byCategory[category] ?? []), tool.name];
+  }
+  return out;
+}
+
+function categoryFor(tool: CompiledTool | undefined, input: unknown): CallCategory {
+  const category = tool?.guard?.category;
+  if (category === 'shell') {
+    const shellCommand = tool?.guard?.shellCommand as ((input: unknown) => string) | undefined;
+    let command: string | undefined;
+    try {
+      command = shellCommand ? shellCommand(input) : commandOf(input);
+    } catch {
+      command = undefined;
+    }
+    return { kind: 'shell', command };
+  }
+  if (typeof category === 'function') {
+    let value: unknown;
+    try {
+      value = (category as (input: unknown) => unknown)(input);
+    } catch {
+      value = 'other';
+    }
+    const list = (Array.isArray(value) ? value : [value]).filter(isToolCategory) as ToolCategory[];
+    return { kind: 'fixed', categories: list.length > 0 ? list : ['other'] };
+  }
+  return { kind: 'fixed', categories: [isToolCategory(category) ? category : 'other'] };
+}
+
+/** `{ exitCode, output }` (or stdout/stderr) from a tool's output, or its text. */
+function resultOf(outcome: ToolCallOutcome): CallResult {
+  const isError = outcome.result.isError;
+  const raw = outcome.output ?? outcome.result.output;
+  if (typeof raw === 'string') return { output: raw, isError };
+  if (typeof raw === 'object' && raw !== null) {
+    const r = raw as Record<string, unknown>;
+    const code = r.exitCode ?? r.exit_code ?? r.code ?? r.status;
+    const text = [r.output, r.stdout, r.stderr]
+      .filter((t): t is string => typeof t === 'string')
+      .join('\n');
+    return { ...(typeof code === 'number' ? { exitCode: code } : {}), output: text, isError };
+  }
+  return { isError };
+}
+
+/** The task: the first user message's text, for the escalation's `hint`. */
+function taskText(tick: GuardTick): string {
+  for (const m of tick.context.messages) {
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    return m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+  }
+  return '';
+}

@@ -1,0 +1,205 @@
+import type { ToolCategory } from './category.js';
+import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
+import { type PhaseLedger, recordStep, rememberScripts } from './ledger.js';
+import {
+  escalationWarning,
+  missingLines,
+  missingWarning,
+  noProgressWarning,
+  refusalNotice,
+  stallWarning,
+} from './messages.js';
+import { partsForCategories, partsForShell, scriptsOf } from './parts.js';
+import type { ShellPart } from './shell/classify.js';
+import type { CallResult } from './shell/ran.js';
+import type {
+  PhaseCall,
+  PhaseGateOptions,
+  PhaseName,
+  PhaseStatus,
+  PhaseTools,
+  PhaseWarning,
+} from './types.js';
+
+export const PHASE_DEFAULTS = {
+  maxNoProgressSteps: 6,
+  warnAfter: 5,
+  warnEvery: 3,
+  stallAfter: 5,
+  maxBlocks: 5,
+} as const;
+
+/** How one call's category is known: fixed, per call from its command, or from a function. */
+export type CallCategory =
+  | { kind: 'fixed'; categories: readonly ToolCategory[] }
+  | { kind: 'shell'; command: string | undefined };
+
+export type TrackerOptions = PhaseGateOptions & { workProduct?: readonly string[] };
+
+/** Classifies one call into its parts and remembers any script it wrote (mutates the ledger). */
+export function callToPhaseCall(
+  ledger: PhaseLedger,
+  toolName: string,
+  category: CallCategory,
+  input: unknown,
+  result: CallResult | undefined,
+): PhaseCall {
+  if (category.kind === 'fixed') {
+    const parts = partsForCategories(category.categories, input, toolName);
+    // A per-tool write with content is remembered too (a `write_file` of `fix.py`).
+    if (parts.some((p) => p.category === 'patch'))
+      rememberScripts(ledger, scriptsOf(input, undefined));
+    return {
+      toolName,
+      parts,
+      ...(result ? { result } : {}),
+      label: `${toolName} ${labelOf(input)}`.trim(),
+    };
+  }
+  // Scripts this very command writes count too (`cat > fix.py <<EOF … EOF && python fix.py`).
+  rememberScripts(ledger, scriptsOf(input, category.command));
+  const scripts = new Map(Object.entries(ledger.scripts));
+  const parts = partsForShell(
+    input,
+    category.command,
+    scripts,
+    toolName,
+    ledger.openFile ?? undefined,
+  );
+  // The last file an editor-style agent opened or created is what its next `edit` changes.
+  for (const p of parts) {
+    if ((p.program === 'open' || p.program === 'create') && p.paths[0] !== undefined)
+      ledger.openFile = p.paths[0];
+  }
+  const label = category.command ?? labelOf(input);
+  return {
+    toolName,
+    parts,
+    ...(result ? { result } : {}),
+    label: label.length > 120 ? `${label.slice(0, 117)}...` : label,
+  };
+}
+
+function labelOf(input: unknown): string {
+  try {
+    const text = JSON.stringify(input) ?? '';
+    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  } catch {
+    return '';
+  }
+}
+
+export interface StepOutcome {
+  status: PhaseStatus;
+  judgement: VerificationJudgement;
+  warning?: PhaseWarning;
+}
+
+/** Records a step and decides its warning (both modes). Mutates the ledger. */
+export function advance(
+  ledger: PhaseLedger,
+  calls: readonly PhaseCall[],
+  tools: PhaseTools,
+  options: TrackerOptions,
+  taskText = '',
+): StepOutcome {
+  recordStep(ledger, calls, options);
+  const judgement = judgeFromCalls(ledger, options);
+  const status = phaseStatus(ledger, options, judgement);
+  const warning = decideWarning(ledger, status, judgement, tools, options, taskText);
+  return { status, judgement, ...(warning ? { warning } : {}) };
+}
+
+const WINDOW = 10;
+const WINDOW_MAX = 4;
+
+/**
+ * At most one warning a step, by priority: escalation, no progress, stall, what is missing.
+ * Each once-only warning is remembered; "what is missing" comes at most every `warnEvery`
+ * steps and never twice with the same text; no more than 4 warnings over any 10 steps.
+ */
+export function decideWarning(
+  ledger: PhaseLedger,
+  status: PhaseStatus,
+  judgement: VerificationJudgement,
+  tools: PhaseTools,
+  options: TrackerOptions,
+  taskText: string,
+): PhaseWarning | undefined {
+  const step = ledger.stepsTaken;
+  const recent = ledger.warningSteps.filter((s) => s > step - WINDOW);
+  if (recent.length >= WINDOW_MAX) return undefined;
+  const maxNoProgress = options.maxNoProgressSteps ?? PHASE_DEFAULTS.maxNoProgressSteps;
+  const give = (key: string, warning: PhaseWarning): PhaseWarning => {
+    ledger.warned.push(key);
+    ledger.warningSteps = [...recent, step];
+    return warning;
+  };
+  const warned = (key: string) => ledger.warned.includes(key);
+
+  if (status.evidence.noProgressYet) {
+    if (step >= maxNoProgress && !warned('escalation')) {
+      const hint = options.hint?.(taskText);
+      return give('escalation', { kind: 'escalation', text: escalationWarning(step, tools, hint) });
+    }
+    if (!warned('no-progress'))
+      return give('no-progress', { kind: 'no-progress', text: noProgressWarning(tools) });
+  }
+  const stallAfter = options.stallAfter ?? PHASE_DEFAULTS.stallAfter;
+  if (ledger.firstChangeStep !== null && ledger.stall >= stallAfter) {
+    const key = `stall@${step - ledger.stall}`;
+    if (!warned(key))
+      return give(key, {
+        kind: 'stall',
+        text: stallWarning(ledger.stall, judgement.unverified, tools),
+      });
+  }
+  const warnAfter = options.warnAfter ?? PHASE_DEFAULTS.warnAfter;
+  const warnEvery = options.warnEvery ?? PHASE_DEFAULTS.warnEvery;
+  if (step >= warnAfter && !status.readiness) {
+    if (ledger.lastMissingStep !== null && step - ledger.lastMissingStep < warnEvery)
+      return undefined;
+    const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
+    const key = `missing:${lines.map((l) => l.text).join('|')}`;
+    if (warned(key)) return undefined;
+    ledger.lastMissingStep = step;
+    return give(key, { kind: 'missing', text: missingWarning(step, lines) });
+  }
+  return undefined;
+}
+
+export type PhaseExit =
+  | { kind: 'allow' }
+  | { kind: 'refuse' | 'end'; missing: PhaseName[]; reasons: string[]; notice: string };
+
+/** Block mode at an exit attempt: refuse while readiness is false, bounded by `maxBlocks`. Mutates the ledger's block count. */
+export function decideExitAttempt(
+  ledger: PhaseLedger,
+  status: PhaseStatus,
+  judgement: VerificationJudgement,
+  tools: PhaseTools,
+  options: TrackerOptions & { maxBlocks?: number },
+): PhaseExit {
+  if (status.readiness) return { kind: 'allow' };
+  const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
+  const maxBlocks = options.maxBlocks ?? PHASE_DEFAULTS.maxBlocks;
+  ledger.blocks++;
+  const missing = lines.map((l) => l.phase);
+  const reasons = lines.map((l) => `Phase gates: ${l.text}`);
+  if (ledger.blocks > maxBlocks) {
+    return {
+      kind: 'end',
+      missing,
+      reasons,
+      notice: `Phase gates refused ${ledger.blocks} attempts to finish (maxBlocks ${maxBlocks}) and the work is still incomplete: ${lines.map((l) => l.text).join('; ')}.`,
+    };
+  }
+  return {
+    kind: 'refuse',
+    missing,
+    reasons,
+    notice: refusalNotice(lines, ledger.blocks, maxBlocks),
+  };
+}
+
+export type { ShellPart };
