@@ -1,4 +1,17 @@
-import { ContinueGate, Gate, gate, run, System, Timeline, Tool, User } from '@agate/core';
+import {
+  Checkpoint,
+  ContinueGate,
+  Gate,
+  gate,
+  PhaseGates,
+  run,
+  type SessionState,
+  System,
+  Timeline,
+  Todos,
+  Tool,
+  User,
+} from '@agate/core';
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -155,9 +168,33 @@ export function IdleGuards() {
     <>
       <Gate name="report" {...IDLE_GATE} />
       <ContinueGate maxConsecutiveSteps={1_000_000} checkpointIntervalSteps={1_000_000} />
+      <Checkpoint id="reviewed" task="Reviewed before the run (approved in IDLE_GUARD_STATE)" />
+      <Todos />
+      <PhaseGates mode="warn" />
     </>
   );
 }
+
+/**
+ * The idle guards' state: the checkpoint was approved before the run (an open one holds the
+ * run's final reply for a supervisor, which is not idle).
+ */
+const AT = '2026-01-01T00:00:00.000Z';
+export const IDLE_GUARD_STATE: Partial<SessionState> = {
+  checkpoints: { reviewed: { state: 'approved', ticks: 0, openedAtTick: 0 } },
+  checkpointLedger: [
+    {
+      seq: 1,
+      checkpoint: 'reviewed',
+      kind: 'submitted',
+      by: 'model',
+      at: AT,
+      tick: 0,
+      summary: 'x',
+    },
+    { seq: 2, checkpoint: 'reviewed', kind: 'approved', by: 'bench', at: AT, tick: 0, answers: 1 },
+  ],
+};
 
 export function BenchAgent(props: { preconverted?: boolean; guards?: boolean }) {
   const guards = props.guards ? <IdleGuards /> : null;
@@ -209,7 +246,7 @@ export interface LoopOptions {
   preconverted?: boolean;
   /** Agate's `streaming` session option (default `'auto'`). */
   streaming?: boolean;
-  /** Mount the idle guards (a gate, a ContinueGate, ...). */
+  /** Mount the idle guards (a gate, a ContinueGate, a checkpoint, a todo list, phase gates). */
   guards?: boolean;
 }
 
@@ -223,6 +260,7 @@ export async function runAgate(ticks: number, options: LoopOptions = {}): Promis
     model: benchModel(ticks),
     maxTicks: ticks + 5,
     maxTimelineMessages: Math.max(5_000, ticks * 2 + 10),
+    ...(options.guards ? { state: IDLE_GUARD_STATE } : {}),
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
     ...(onTick ? { onEvent: (e) => e.type === 'tick:end' && onTick() } : {}),
   });

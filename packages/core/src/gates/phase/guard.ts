@@ -1,3 +1,4 @@
+import { createDraft, finishDraft } from 'immer';
 import type {
   ExitVerdict,
   Guard,
@@ -108,15 +109,17 @@ export class PhaseGuard implements Guard {
   async afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): Promise<void> {
     const props = this.props();
     if (props === undefined || !outcome.executed) return;
-    const ledger = structuredClone(this.phase().ledger);
+    // A draft, not a deep copy: the ledger grows with the run, a step changes a little of it.
+    const draft = createDraft(this.phase().ledger);
     const result = resultOf(outcome);
     const call = callToPhaseCall(
-      ledger,
+      draft,
       outcome.call.toolName,
       categoryFor(outcome.tool, outcome.input),
       outcome.input,
       result,
     );
+    const ledger = finishDraft(draft);
     this.calls.push(call);
     this.host.update((draft) => {
       draft.phase = { ...this.phase(), ledger };
@@ -134,7 +137,7 @@ export class PhaseGuard implements Guard {
     const calls = this.calls;
     this.calls = [];
     if (props === undefined) return;
-    const ledger = structuredClone(this.phase().ledger);
+    const ledger = createDraft(this.phase().ledger);
     recordStep(ledger, calls, props);
     const touched = calls.some((c) =>
       c.parts.some((p) => p.category === 'patch' || p.category === 'verify'),
@@ -163,8 +166,9 @@ export class PhaseGuard implements Guard {
     const outcome = { status, ...(warning ? { warning } : {}) };
     const previous = this.host.state().phase;
     const pending = outcome.warning ? [outcome.warning.text] : [];
+    const next = finishDraft(ledger);
     this.host.update((draft) => {
-      draft.phase = { ...status, ledger, pending };
+      draft.phase = { ...status, ledger: next, pending };
     });
     if (previous === null || JSON.stringify(statusOf(previous)) !== JSON.stringify(status)) {
       this.host.emit({ type: 'phase:changed', tick: guardTick.tick, status });
@@ -183,13 +187,14 @@ export class PhaseGuard implements Guard {
     const props = this.props();
     if (props === undefined || props.mode !== 'block') return { kind: 'allow' };
     const phase = this.phase();
-    const ledger = structuredClone(phase.ledger);
+    const ledger = createDraft(phase.ledger);
     const judgement = this.judgement(ledger, props);
     const status = phaseStatus(ledger, props, judgement);
     const decision = decideExitAttempt(ledger, status, judgement, this.tools, props);
     if (decision.kind === 'allow') ledger.blocks = 0;
+    const next = finishDraft(ledger);
     this.host.update((draft) => {
-      draft.phase = { ...status, ledger, pending: [] };
+      draft.phase = { ...status, ledger: next, pending: [] };
     });
     if (decision.kind === 'allow') return { kind: 'allow' };
     if (decision.kind === 'end')
