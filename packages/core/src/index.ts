@@ -87,7 +87,6 @@ export {
 export { useSession, useTick, useTimeline } from './runtime/session-context.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
-
 // State
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
 export type {
@@ -98,3 +97,5 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+// Telemetry
+export type { TelemetryOptions } from './telemetry/options.js';

@@ -3,6 +3,7 @@ import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
 import type { GateStatus, RunStatus, SessionState } from '../state/session-state.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
 
@@ -34,6 +35,8 @@ export interface SessionOptions {
   store?: SessionStore;
   /** Continue a session from `session.snapshot()` (possibly taken in another process). */
   snapshot?: SessionSnapshot;
+  /** OpenTelemetry spans (see docs/observability.md): on when a tracer provider is registered. */
+  telemetry?: TelemetryOptions;
 }
 
 export interface RunOptions {

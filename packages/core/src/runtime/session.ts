@@ -21,6 +21,7 @@ import {
   type SessionState,
 } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
+import { SessionTracing } from '../telemetry/session-tracing.js';
 import { DeclarationRegistry } from './declarations.js';
 import { AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog } from './events.js';
@@ -62,6 +63,7 @@ export class Session {
   private disposed = false;
   private lastContext: CompiledContext | undefined;
   private sessionStore: SessionStore | undefined;
+  private readonly tracing: SessionTracing;
 
   constructor(
     private readonly element: ReactNode,
@@ -94,6 +96,7 @@ export class Session {
       snapshot: (label, id) => this.snapshot(label, id),
     };
     ({ set: this.guards, families: this.families } = createGuards(host));
+    this.tracing = new SessionTracing(this, options);
     if (options.onEvent) this.events.subscribe(options.onEvent);
   }
 
@@ -179,6 +182,7 @@ export class Session {
       } else {
         const err = error instanceof Error ? error : new AgateError(errorMessage(error));
         end = { status: 'error', reason: err.message, error: err };
+        this.tracing.failed(err);
       }
     } finally {
       this.running = false;
@@ -307,14 +311,16 @@ export class Session {
       tools: context.tools.map((t) => t.name),
       ephemeral: context.ephemeral.length,
     });
-    const turn = await callModel({
-      model: this.options.model,
-      context,
-      signal,
-      ...(this.options.streaming !== undefined ? { streaming: this.options.streaming } : {}),
-      ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
-      onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
-    });
+    const turn = await this.tracing.model(() =>
+      callModel({
+        model: this.options.model,
+        context,
+        signal,
+        ...(this.options.streaming !== undefined ? { streaming: this.options.streaming } : {}),
+        ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
+        onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
+      }),
+    );
     this.emit({
       type: 'model:response',
       tick: tickNo,
@@ -346,12 +352,14 @@ export class Session {
           message: refusal.message,
         });
       } else {
-        outcome = await runToolCall(call, tools, {
-          toolCallId: call.toolCallId,
-          abortSignal: signal,
-          tick: tickNo,
-          messages: context.messages,
-        });
+        outcome = await this.tracing.tool(() =>
+          runToolCall(call, tools, {
+            toolCallId: call.toolCallId,
+            abortSignal: signal,
+            tick: tickNo,
+            messages: context.messages,
+          }),
+        );
       }
       signal.throwIfAborted();
       await this.guards.afterToolCall(guardTick, outcome);
