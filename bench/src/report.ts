@@ -3,7 +3,7 @@ import type { MemoryResult } from './memory.js';
 import type { RenderCost } from './render-cost.js';
 import { mib, ms } from './stats.js';
 import type { TickOverheadResult } from './tick-overhead.js';
-import { LOOPS, type LoopName, TOOL_COUNT } from './workload.js';
+import { LOOPS, type LoopName, TELEMETRY_LOOPS, TOOL_COUNT } from './workload.js';
 
 export const TICK_RATIO_TARGET = 1.3;
 /** Production-build render+compile targets (ms per render) by timeline size. */
@@ -98,7 +98,9 @@ export function renderReport(data: BenchData): string {
     );
   }
 
-  const diagnostic = Object.keys(tick.perTick).filter((n) => !COMPARISON.includes(n as LoopName));
+  const diagnostic = Object.keys(tick.perTick).filter(
+    (n) => !COMPARISON.includes(n as LoopName) && !TELEMETRY_LOOPS.includes(n as LoopName),
+  );
   if (diagnostic.length > 0) {
     p(
       '### Where the time goes',
@@ -141,6 +143,8 @@ export function renderReport(data: BenchData): string {
     }
     p('');
   }
+
+  telemetrySection(tick, p);
 
   // ---- 2. render -------------------------------------------------------------------------
   p(
@@ -283,4 +287,40 @@ function peakRssTargets(memory: BenchData['memory']): string[] {
     );
   }
   return lines.length > 0 ? [...lines, ''] : [];
+}
+
+/** The cost of OpenTelemetry spans: untraced, the default with no provider, a real SDK tracer. */
+function telemetrySection(tick: TickOverheadResult, p: (...lines: string[]) => void): void {
+  const untraced = tick.perTick.agateNoTelemetry;
+  if (untraced === undefined || TELEMETRY_LOOPS.some((n) => tick.perTick[n] === undefined)) return;
+  p(
+    '### Telemetry',
+    '',
+    'The same Agate run three ways (see docs/observability.md): with `telemetry: { enabled: false }` ' +
+      '(no telemetry code runs: the untraced tick), with the default options and no tracer provider ' +
+      'registered (what every user without OpenTelemetry gets: one span probe per run, then one ' +
+      'branch per event), and with a real `BasicTracerProvider` from `@opentelemetry/sdk-trace-base` ' +
+      'whose `SimpleSpanProcessor` hands every span to an `InMemorySpanExporter` (three spans ' +
+      'per tick in this workload: the tick, the model call, the tool call; an OTLP exporter adds ' +
+      'serialization and network, batched off the tick by a `BatchSpanProcessor`). ' +
+      'Ratios are per repetition, against the untraced run of the same repetition.',
+    '',
+    '| loop | median per tick | min | max | vs untraced (median of per-rep ratios) | range |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const name of TELEMETRY_LOOPS) {
+    const s = tick.perTick[name]!;
+    const ratio = name === 'agateNoTelemetry' ? undefined : tick.vsUntraced?.[name];
+    p(
+      `| ${LOOPS[name].label}${name === 'agate' ? ' (default, no provider)' : ''} | ${ms(s.median)} | ${ms(s.min)} | ${ms(s.max)} | ${ratio ? `${ratio.median.toFixed(3)}×` : '(baseline)'} | ${ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : ''} |`,
+    );
+  }
+  const noProvider = tick.perTick.agate!;
+  p(
+    '',
+    `Telemetry with no provider registered: ${ms(noProvider.median - untraced.median)} per tick ` +
+      `against the untraced run's ${ms(untraced.median)} (difference of medians; within the noise ` +
+      'when it is a few hundredths of a millisecond either way).',
+    '',
+  );
 }

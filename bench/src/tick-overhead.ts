@@ -18,6 +18,8 @@ export interface TickOverheadResult {
   perTick: Record<string, Summary>;
   /** Agate / generateText, per repetition (same rep = similar machine conditions). */
   ratios: Summary | undefined;
+  /** Each loop / the untraced Agate loop (`agateNoTelemetry`), per repetition, when it ran. */
+  vsUntraced?: Record<string, Summary>;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function measureTickOverhead(
   }
   const samples = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
   const ratios: number[] = [];
+  const vsUntraced = new Map<LoopName, number[]>();
   for (let rep = 0; rep < options.reps; rep++) {
     const order = loops.map((_, i) => loops[(i + rep) % loops.length]!);
     const thisRep = new Map<LoopName, number>();
@@ -48,6 +51,10 @@ export async function measureTickOverhead(
     const agate = thisRep.get('agate');
     const raw = thisRep.get('generateText');
     if (agate !== undefined && raw !== undefined) ratios.push(agate / raw);
+    const untraced = thisRep.get('agateNoTelemetry');
+    for (const [name, perTick] of untraced === undefined ? [] : thisRep) {
+      vsUntraced.set(name, [...(vsUntraced.get(name) ?? []), perTick / untraced!]);
+    }
     log(
       `  rep ${rep + 1}/${options.reps}: ${order.map((n) => `${n} ${thisRep.get(n)!.toFixed(2)}`).join(', ')} ms/tick`,
     );
@@ -57,5 +64,12 @@ export async function measureTickOverhead(
     reps: options.reps,
     perTick: Object.fromEntries([...samples].map(([name, values]) => [name, summarize(values)])),
     ratios: ratios.length > 0 ? summarize(ratios) : undefined,
+    ...(vsUntraced.size > 0
+      ? {
+          vsUntraced: Object.fromEntries(
+            [...vsUntraced].map(([name, values]) => [name, summarize(values)]),
+          ),
+        }
+      : {}),
   };
 }

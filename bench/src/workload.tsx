@@ -1,4 +1,4 @@
-import { run, System, Timeline, Tool, User } from '@agate/core';
+import { run, System, type TelemetryOptions, Timeline, Tool, User } from '@agate/core';
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -6,6 +6,11 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import {
   generateText,
   isStepCount,
@@ -184,6 +189,8 @@ export interface LoopOptions {
   preconverted?: boolean;
   /** Agate's `streaming` session option (default true). */
   streaming?: boolean;
+  /** Agate's `telemetry` session option (default: on, spans only if a provider is registered). */
+  telemetry?: TelemetryOptions | (() => TelemetryOptions);
 }
 
 /** Agate: `run()` on the agent tree. */
@@ -194,6 +201,12 @@ export async function runAgate(ticks: number, options: LoopOptions = {}): Promis
     maxTicks: ticks + 5,
     maxTimelineMessages: Math.max(5_000, ticks * 2 + 10),
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
+    ...(options.telemetry !== undefined
+      ? {
+          telemetry:
+            typeof options.telemetry === 'function' ? options.telemetry() : options.telemetry,
+        }
+      : {}),
     ...(onTick ? { onEvent: (e) => e.type === 'tick:end' && onTick() } : {}),
   });
   if (result.status !== 'completed' || result.ticks !== ticks) {
@@ -266,6 +279,17 @@ export async function runStreamTextLoop(
   return { ticks: steps.length, result: steps };
 }
 
+/**
+ * A real OpenTelemetry SDK tracer for one run: every span is built, processed and handed to an
+ * in-memory exporter (what an OTLP exporter would receive, minus the network).
+ */
+function inMemoryTracer(): TelemetryOptions {
+  const provider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+  });
+  return { tracer: provider.getTracer('bench') };
+}
+
 export interface Loop {
   /** How the report names it. */
   label: string;
@@ -280,6 +304,8 @@ export const LOOP_NAMES = [
   'generateTextPreconverted',
   'streamTextPreconverted',
   'agateNonStreaming',
+  'agateNoTelemetry',
+  'agateTraced',
 ] as const;
 
 export type LoopName = (typeof LOOP_NAMES)[number];
@@ -311,7 +337,18 @@ export const LOOPS: Record<LoopName, Loop> = {
     label: 'Agate `run()`, `streaming: false`',
     run: (n, onTick) => runAgate(n, { onTick, streaming: false }),
   },
+  agateNoTelemetry: {
+    label: 'Agate `run()`, `telemetry: { enabled: false }`',
+    run: (n, onTick) => runAgate(n, { onTick, telemetry: { enabled: false } }),
+  },
+  agateTraced: {
+    label: 'Agate `run()`, SDK tracer + in-memory exporter',
+    run: (n, onTick) => runAgate(n, { onTick, telemetry: inMemoryTracer }),
+  },
 };
+
+/** The telemetry comparison: untraced, the default with no provider registered, a real tracer. */
+export const TELEMETRY_LOOPS: readonly LoopName[] = ['agateNoTelemetry', 'agate', 'agateTraced'];
 
 export function isLoopName(name: string): name is LoopName {
   return (LOOP_NAMES as readonly string[]).includes(name);

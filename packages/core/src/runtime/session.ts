@@ -311,16 +311,14 @@ export class Session {
       tools: context.tools.map((t) => t.name),
       ephemeral: context.ephemeral.length,
     });
-    const turn = await this.tracing.model(() =>
-      callModel({
-        model: this.options.model,
-        context,
-        signal,
-        ...(this.options.streaming !== undefined ? { streaming: this.options.streaming } : {}),
-        ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
-        onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
-      }),
-    );
+    const turn = await this.tracing.model(callModel)({
+      model: this.options.model,
+      context,
+      signal,
+      ...(this.options.streaming !== undefined ? { streaming: this.options.streaming } : {}),
+      ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
+      onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
+    });
     this.emit({
       type: 'model:response',
       tick: tickNo,
@@ -352,14 +350,12 @@ export class Session {
           message: refusal.message,
         });
       } else {
-        outcome = await this.tracing.tool(() =>
-          runToolCall(call, tools, {
-            toolCallId: call.toolCallId,
-            abortSignal: signal,
-            tick: tickNo,
-            messages: context.messages,
-          }),
-        );
+        outcome = await this.tracing.tool(runToolCall)(call, tools, {
+          toolCallId: call.toolCallId,
+          abortSignal: signal,
+          tick: tickNo,
+          messages: context.messages,
+        });
       }
       signal.throwIfAborted();
       await this.guards.afterToolCall(guardTick, outcome);

@@ -2,6 +2,7 @@ import {
   type Attributes,
   type Context,
   context,
+  diag,
   type Exception,
   type Span,
   SpanKind,
@@ -71,32 +72,47 @@ export class SessionTracing {
     if (this.telemetry.enabled !== false) session.subscribe(this.listener);
   }
 
-  /** Runs the model call with its span as the active context (HTTP instrumentations nest under it). */
-  model<T>(call: () => Promise<T>): Promise<T> {
-    const span = this.run?.model;
-    return span === undefined ? call() : context.with(trace.setSpan(this.run!.ctx, span), call);
+  /**
+   * `callModel`, run with the model call's span as the active context (so HTTP instrumentations
+   * nest under it). Wraps the function rather than the call to keep the tick loop's code as is.
+   */
+  model<A extends unknown[], T>(call: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+    const run = this.run;
+    const span = run?.model;
+    if (run === undefined || span === undefined) return call;
+    return (...args) => context.with(trace.setSpan(run.ctx, span), call, undefined, ...args);
   }
 
-  /** Runs a tool call inside its span and records what it threw. */
-  async tool(call: () => Promise<ToolCallOutcome>): Promise<ToolCallOutcome> {
-    const open = this.run?.tool;
-    if (open === undefined) return call();
-    const outcome = await context.with(trace.setSpan(this.run!.ctx, open.span), call);
-    if ('error' in outcome) {
-      fail(open.span, outcome.error);
-      open.failed = true;
-    } else if (!outcome.executed) {
-      open.span.setAttribute('error.type', 'invalid_tool_call');
-      // The message may quote the model's arguments: it is output, recorded only when asked.
-      open.span.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: this.telemetry.recordOutputs
-          ? String(outcome.result.output)
-          : 'Invalid tool call (unknown tool, or arguments that failed validation).',
-      });
-      open.failed = true;
-    }
-    return outcome;
+  /** `runToolCall`, run inside the tool call's span; records what `execute` threw. */
+  tool<A extends unknown[]>(
+    call: (...args: A) => Promise<ToolCallOutcome>,
+  ): (...args: A) => Promise<ToolCallOutcome> {
+    const run = this.run;
+    const open = run?.tool;
+    if (run === undefined || open === undefined) return call;
+    return async (...args) => {
+      const outcome = await context.with(
+        trace.setSpan(run.ctx, open.span),
+        call,
+        undefined,
+        ...args,
+      );
+      if ('error' in outcome) {
+        fail(open.span, outcome.error);
+        open.failed = true;
+      } else if (!outcome.executed) {
+        open.span.setAttribute('error.type', 'invalid_tool_call');
+        // The message may quote the model's arguments: it is output, recorded only when asked.
+        open.span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: this.telemetry.recordOutputs
+            ? String(outcome.result.output)
+            : 'Invalid tool call (unknown tool, or arguments that failed validation).',
+        });
+        open.failed = true;
+      }
+      return outcome;
+    };
   }
 
   /** The run failed: recorded on the innermost open span (the model call, a tool, the tick). */
@@ -109,6 +125,15 @@ export class SessionTracing {
   }
 
   private readonly listener = (event: AgateEvent): void => {
+    try {
+      this.handle(event);
+    } catch (error) {
+      // A tracer that throws must not end the agent's run; OTel's diagnostics logger reports it.
+      diag.error(`@agate/core telemetry: ${errorMessage(error)}`);
+    }
+  };
+
+  private handle(event: AgateEvent): void {
     const run = this.run;
     if (run === undefined) {
       if (event.type === 'run:start') this.startRun(event);
@@ -173,7 +198,7 @@ export class SessionTracing {
     if (event.type === 'continue:throttled') run.wait = span;
     else span.end();
     if (event.type === 'exit:blocked') this.endTick(run, event.final ? 'blocked' : 'refused');
-  };
+  }
 
   private startRun(event: EventOf<'run:start'>): void {
     this.inRun = true;

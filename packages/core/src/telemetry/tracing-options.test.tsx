@@ -133,6 +133,19 @@ describe('tracers', () => {
     expect(mine.exporter.getFinishedSpans().map((s) => s.name)).toContain('agate.run');
   });
 
+  it('a tracer that throws does not end the run', async () => {
+    const { tracer } = memoryTracing();
+    const faulty: Tracer = {
+      startSpan: (name, options, ctx) => {
+        if (name !== 'agate.run') throw new Error('exporter down');
+        return tracer.startSpan(name, options, ctx);
+      },
+      startActiveSpan: tracer.startActiveSpan.bind(tracer) as Tracer['startActiveSpan'],
+    };
+    const result = await start(LOOKUP_THEN_ANSWER, { telemetry: { tracer: faulty } }).run();
+    expect(result.status).toBe('completed');
+  });
+
   it("nests under the caller's active span, and runs tools inside their own span", async () => {
     context.setGlobalContextManager(new AsyncLocalContextManager());
     const { tracer, exporter } = memoryTracing();
