@@ -46,6 +46,8 @@ interface OpenRun {
   /** The ContinueGate's throttle wait: open from `continue:throttled` to the next event. */
   wait: Span | undefined;
   reasoning: string;
+  /** When the model call started (`performance.now()`), until its first streamed chunk. */
+  awaitingFirstChunk: number | undefined;
   inputTokens: number;
   outputTokens: number;
 }
@@ -147,6 +149,11 @@ export class SessionTracing {
     }
     switch (event.type) {
       case 'model:delta':
+        if (run.awaitingFirstChunk !== undefined) {
+          const seconds = (performance.now() - run.awaitingFirstChunk) / 1000;
+          run.model?.setAttribute('gen_ai.response.time_to_first_chunk', seconds);
+          run.awaitingFirstChunk = undefined;
+        }
         if (event.kind === 'reasoning' && this.telemetry.recordOutputs)
           run.reasoning += event.delta;
         return;
@@ -227,6 +234,7 @@ export class SessionTracing {
       tool: undefined,
       wait: undefined,
       reasoning: '',
+      awaitingFirstChunk: undefined,
       inputTokens: 0,
       outputTokens: 0,
     };
@@ -295,6 +303,8 @@ export class SessionTracing {
       }
     }
     run.reasoning = '';
+    // Without streaming the text arrives whole at the end: there is no first chunk to time.
+    run.awaitingFirstChunk = options.streaming !== false ? performance.now() : undefined;
     run.model = run.tracer.startSpan(
       `chat ${this.identity.model}`,
       { kind: SpanKind.CLIENT, attributes },
@@ -320,6 +330,7 @@ export class SessionTracing {
     }
     span.end();
     run.model = undefined;
+    run.awaitingFirstChunk = undefined;
   }
 
   private startTool(run: OpenRun, event: EventOf<'tool:call'>): void {

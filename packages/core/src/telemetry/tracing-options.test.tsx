@@ -162,6 +162,22 @@ describe('tracers', () => {
   });
 });
 
+describe('time to first chunk', () => {
+  it('is measured on streamed calls that produce text, and not without streaming', async () => {
+    const ttfc = async (streaming: boolean) => {
+      const { tracer, exporter } = memoryTracing();
+      await start(LOOKUP_THEN_ANSWER, { streaming, telemetry: { tracer } }).run();
+      return exporter
+        .getFinishedSpans()
+        .filter((s) => s.name === 'chat scripted')
+        .map((s) => typeof s.attributes['gen_ai.response.time_to_first_chunk']);
+    };
+    // Calls 1 and 2 only call tools (no chunk of text); call 3 streams its answer.
+    expect(await ttfc(true)).toEqual(['undefined', 'undefined', 'number']);
+    expect(await ttfc(false)).toEqual(['undefined', 'undefined', 'undefined']);
+  });
+});
+
 describe('prompt and completion text', () => {
   it('are not recorded by default', async () => {
     const { tracer, exporter } = memoryTracing();

@@ -39,12 +39,12 @@ export function formatSpanTree(spans: readonly ReadableSpan[]): string {
         : '';
     lines.push(`${pad}${span.name}${kind}${status}`);
     for (const key of Object.keys(span.attributes).sort()) {
-      lines.push(`${pad}  · ${key} = ${show(span.attributes[key])}`);
+      lines.push(`${pad}  · ${key} = ${show(key, span.attributes[key])}`);
     }
     for (const event of span.events) {
       const attributes = Object.entries(event.attributes ?? {})
         .filter(([key]) => key !== 'exception.stacktrace')
-        .map(([key, value]) => `${key}=${show(value)}`);
+        .map(([key, value]) => `${key}=${show(key, value)}`);
       lines.push(`${pad}  ! ${event.name} ${attributes.join(' ')}`);
     }
     for (const child of children.get(span.spanContext().spanId) ?? []) walk(child, depth + 1);
@@ -53,6 +53,10 @@ export function formatSpanTree(spans: readonly ReadableSpan[]): string {
   return lines.join('\n');
 }
 
-function show(value: AttributeValue | undefined): string {
+/** Attributes that measure time: shown as `<seconds>`, so snapshots stay stable. */
+const TIMINGS = new Set(['gen_ai.response.time_to_first_chunk']);
+
+function show(key: string, value: AttributeValue | undefined): string {
+  if (TIMINGS.has(key)) return typeof value === 'number' && value >= 0 ? '<seconds>' : 'invalid';
   return JSON.stringify(value);
 }
