@@ -65,6 +65,22 @@ describe('decisionSpan', () => {
     });
   });
 
+  it('maps knob changes, writing non-primitive values as JSON', () => {
+    expect(
+      decisionSpan({
+        type: 'knob:changed',
+        tick: 2,
+        knob: 'limits',
+        value: { depth: 3 },
+        previous: undefined,
+        by: 'model',
+      }),
+    ).toEqual({
+      name: 'agate.knob.changed',
+      attributes: { 'knob.name': 'limits', 'knob.value': '{"depth":3}', 'knob.by': 'model' },
+    });
+  });
+
   it('is undefined for events that are not guard decisions', () => {
     expect(decisionSpan({ type: 'tick:start', tick: 1 })).toBeUndefined();
     expect(decisionSpan({ type: 'exit:attempt', tick: 1 })).toBeUndefined();
