@@ -291,7 +291,7 @@ function peakRssTargets(memory: BenchData['memory']): string[] {
 
 /** The cost of OpenTelemetry spans: untraced, the default with no provider, a real SDK tracer. */
 function telemetrySection(tick: TickOverheadResult, p: (...lines: string[]) => void): void {
-  const untraced = tick.perTick.agateNoTelemetry;
+  const untraced = tick.cpuPerTick.agateNoTelemetry;
   if (untraced === undefined || TELEMETRY_LOOPS.some((n) => tick.perTick[n] === undefined)) return;
   p(
     '### Telemetry',
@@ -302,25 +302,21 @@ function telemetrySection(tick: TickOverheadResult, p: (...lines: string[]) => v
       'branch per event), and with a real `BasicTracerProvider` from `@opentelemetry/sdk-trace-base` ' +
       'whose `SimpleSpanProcessor` hands every span to an `InMemorySpanExporter` (three spans ' +
       'per tick in this workload: the tick, the model call, the tool call; an OTLP exporter adds ' +
-      'serialization and network, batched off the tick by a `BatchSpanProcessor`). ' +
-      'Ratios are per repetition, against the untraced run of the same repetition.',
+      'serialization and network, batched off the tick by a `BatchSpanProcessor`). Compared on CPU ' +
+      'time (user + system of this process), which, unlike wall time, leaves out the time other ' +
+      'processes held the core; ratios are per repetition, against the untraced run of the same ' +
+      'repetition.',
     '',
-    '| loop | median per tick | min | max | vs untraced (median of per-rep ratios) | range |',
+    '| loop | CPU per tick (median) | CPU min | wall per tick (median) | CPU vs untraced (median of per-rep ratios) | range |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const name of TELEMETRY_LOOPS) {
-    const s = tick.perTick[name]!;
+    const cpu = tick.cpuPerTick[name]!;
+    const wall = tick.perTick[name]!;
     const ratio = name === 'agateNoTelemetry' ? undefined : tick.vsUntraced?.[name];
     p(
-      `| ${LOOPS[name].label}${name === 'agate' ? ' (default, no provider)' : ''} | ${ms(s.median)} | ${ms(s.min)} | ${ms(s.max)} | ${ratio ? `${ratio.median.toFixed(3)}×` : '(baseline)'} | ${ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : ''} |`,
+      `| ${LOOPS[name].label}${name === 'agate' ? ' (default, no provider)' : ''} | ${ms(cpu.median)} | ${ms(cpu.min)} | ${ms(wall.median)} | ${ratio ? `${ratio.median.toFixed(3)}×` : '(baseline)'} | ${ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : ''} |`,
     );
   }
-  const noProvider = tick.perTick.agate!;
-  p(
-    '',
-    `Telemetry with no provider registered: ${ms(noProvider.median - untraced.median)} per tick ` +
-      `against the untraced run's ${ms(untraced.median)} (difference of medians; within the noise ` +
-      'when it is a few hundredths of a millisecond either way).',
-    '',
-  );
+  p('');
 }
