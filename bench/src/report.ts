@@ -6,7 +6,7 @@ import type { RenderCost } from './render-cost.js';
 import type { Summary } from './stats.js';
 import { mib, ms } from './stats.js';
 import { perRep, type TickOverheadResult } from './tick-overhead.js';
-import { LOOPS, type LoopName, TOOL_COUNT } from './workload.js';
+import { LOOPS, type LoopName, TELEMETRY_LOOPS, TOOL_COUNT } from './workload.js';
 
 /** Issue 12's targets: default `run()` per tick against the plain `generateText` loop. */
 export const TICK_RATIO_TARGET = 1.1;
@@ -193,7 +193,9 @@ export function renderReport(data: BenchData): string {
     );
   }
 
-  const variants = Object.keys(tick.perTick).filter((n) => !COMPARISON.includes(n as LoopName));
+  const variants = Object.keys(tick.perTick).filter(
+    (n) => !COMPARISON.includes(n as LoopName) && !TELEMETRY_LOOPS.includes(n as LoopName),
+  );
   if (variants.length > 0) {
     p(
       '### Variants and where the time goes',
@@ -280,6 +282,8 @@ export function renderReport(data: BenchData): string {
       );
     }
   }
+
+  telemetrySection(tick, p);
 
   // ---- 2. render -------------------------------------------------------------------------
   p(
@@ -487,4 +491,39 @@ function contextBudgetSection(rows: readonly ContextBudgetResult[]): string[] {
     out.push('');
   }
   return out;
+}
+
+/** The cost of OpenTelemetry spans: untraced, the default with no provider, a real SDK tracer. */
+function telemetrySection(tick: TickOverheadResult, p: (...lines: string[]) => void): void {
+  const untraced = tick.perTick.agateNoTelemetry;
+  if (untraced === undefined || TELEMETRY_LOOPS.some((n) => tick.perTick[n] === undefined)) return;
+  p(
+    '### Telemetry',
+    '',
+    'The same Agate run three ways (see docs/observability.md): with `telemetry: { enabled: false }` ' +
+      '(no telemetry code runs: the untraced tick), with the default options and no tracer provider ' +
+      'registered (what every user without OpenTelemetry gets: one span probe per run, then one ' +
+      'branch per event), and with a real `BasicTracerProvider` from `@opentelemetry/sdk-trace-base` ' +
+      'whose `SimpleSpanProcessor` hands every span to an `InMemorySpanExporter` (three spans ' +
+      'per tick in this workload: the tick, the model call, the tool call; an OTLP exporter adds ' +
+      'serialization and network, batched off the tick by a `BatchSpanProcessor`). Compared on CPU ' +
+      'time (user + system of this process), which, unlike wall time, leaves out the time other ' +
+      'processes held the core; ratios are per repetition, against the untraced run of the same ' +
+      'repetition.',
+    '',
+    '| loop | CPU per tick (median) | CPU min | wall per tick (median) | CPU vs untraced (median of per-rep ratios) | range |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const name of TELEMETRY_LOOPS) {
+    const cpu = tick.perTick[name]!;
+    const wall = tick.wallPerTick[name]!;
+    const ratio =
+      name === 'agateNoTelemetry'
+        ? undefined
+        : perRep(tick.samples, name, 'agateNoTelemetry', (x, y) => x / y);
+    p(
+      `| ${LOOPS[name].label}${name === 'agate' ? ' (default, no provider)' : ''} | ${ms(cpu.median)} | ${ms(cpu.min)} | ${ms(wall.median)} | ${ratio ? `${ratio.median.toFixed(3)}×` : '(baseline)'} | ${ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : ''} |`,
+    );
+  }
+  p('');
 }

@@ -7,6 +7,7 @@ import {
   run,
   type SessionState,
   System,
+  type TelemetryOptions,
   Timeline,
   Todos,
   Tool,
@@ -19,6 +20,11 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import {
   generateText,
   isStepCount,
@@ -248,6 +254,8 @@ export interface LoopOptions {
   streaming?: boolean;
   /** Mount the idle guards (a gate, a ContinueGate, a checkpoint, a todo list, phase gates). */
   guards?: boolean;
+  /** Agate's `telemetry` session option (default: on, spans only if a provider is registered). */
+  telemetry?: TelemetryOptions | (() => TelemetryOptions);
 }
 
 /** Agate: `run()` on the agent tree. */
@@ -261,6 +269,12 @@ export async function runAgate(ticks: number, options: LoopOptions = {}): Promis
     maxTicks: ticks + 5,
     maxTimelineMessages: Math.max(5_000, ticks * 2 + 10),
     ...(options.guards ? { state: IDLE_GUARD_STATE } : {}),
+    ...(options.telemetry !== undefined
+      ? {
+          telemetry:
+            typeof options.telemetry === 'function' ? options.telemetry() : options.telemetry,
+        }
+      : {}),
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
     ...(onTick ? { onEvent: (e) => e.type === 'tick:end' && onTick() } : {}),
   });
@@ -377,6 +391,8 @@ export const LOOP_NAMES = [
   'agatePreconverted',
   'generateTextPreconverted',
   'streamTextPreconverted',
+  'agateNoTelemetry',
+  'agateTraced',
 ] as const;
 
 export type LoopName = (typeof LOOP_NAMES)[number];
@@ -416,7 +432,29 @@ export const LOOPS: Record<LoopName, Loop> = {
     label: '`streamText` loop, schemas pre-converted',
     run: (n, onTick) => runStreamTextLoop(n, { onTick, preconverted: true }),
   },
+  agateNoTelemetry: {
+    label: 'Agate `run()`, `telemetry: { enabled: false }`',
+    run: (n, onTick) => runAgate(n, { onTick, telemetry: { enabled: false } }),
+  },
+  agateTraced: {
+    label: 'Agate `run()`, SDK tracer + in-memory exporter',
+    run: (n, onTick) => runAgate(n, { onTick, telemetry: inMemoryTracer }),
+  },
 };
+
+/** The telemetry comparison: untraced, the default with no provider registered, a real tracer. */
+export const TELEMETRY_LOOPS: readonly LoopName[] = ['agateNoTelemetry', 'agate', 'agateTraced'];
+
+/**
+ * A real OpenTelemetry SDK tracer for one run: every span is built, processed and handed to an
+ * in-memory exporter (what an OTLP exporter would receive, minus the network).
+ */
+function inMemoryTracer(): TelemetryOptions {
+  const provider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+  });
+  return { tracer: provider.getTracer('bench') };
+}
 
 export function isLoopName(name: string): name is LoopName {
   return (LOOP_NAMES as readonly string[]).includes(name);

@@ -220,3 +220,5 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+// Telemetry
+export type { TelemetryOptions } from './telemetry/options.js';

@@ -7,6 +7,7 @@ import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
 import type { GateStatus, RunStatus, SessionState } from '../state/session-state.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
 import type { AgateError } from './errors.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
@@ -62,6 +63,8 @@ export interface SessionOptions {
   approvalKey?: string;
   /** A token budget per request: pruned by priority, with a prefix that stays cached (docs/context-budget.md). */
   context?: ContextBudgetOptions;
+  /** OpenTelemetry spans (see docs/observability.md): on when a tracer provider is registered. */
+  telemetry?: TelemetryOptions;
 }
 
 export interface RunOptions {

@@ -23,6 +23,7 @@ import {
   type SessionState,
 } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
+import { SessionTracing } from '../telemetry/session-tracing.js';
 import { callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
@@ -71,6 +72,7 @@ export class Session {
   private sessionStore: SessionStore | undefined;
   private readonly limits: ToolLimits;
   private readonly budget: ContextBudget;
+  private readonly tracing: SessionTracing;
 
   constructor(
     private readonly element: ReactNode,
@@ -105,6 +107,7 @@ export class Session {
       snapshot: (label, id) => this.snapshot(label, id),
     };
     ({ set: this.guards, families: this.families } = createGuards(host));
+    this.tracing = new SessionTracing(this, options);
     if (options.onEvent) this.events.subscribe(options.onEvent);
   }
 
@@ -192,6 +195,7 @@ export class Session {
         };
       } else {
         end = { status: 'error', ...runFault(error, this.currentState.tick + 1) };
+        if (end.error !== undefined) this.tracing.failed(end.error);
       }
     } finally {
       this.running = false;
@@ -333,7 +337,7 @@ export class Session {
       tools: context.tools.map((t) => t.name),
       ephemeral: context.ephemeral.length,
     });
-    const turn = await callModelUntilAborted({
+    const turn = await this.tracing.model(callModelUntilAborted)({
       model: this.options.model,
       context,
       signal,
@@ -372,7 +376,7 @@ export class Session {
           message: refusal.message,
         });
       } else {
-        outcome = await runLimitedToolCall(call, tools, this.limits, {
+        outcome = await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
           toolCallId: call.toolCallId,
           abortSignal: signal,
           tick: tickNo,

@@ -1,0 +1,403 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  diag,
+  type Exception,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import type { ToolCallOutcome } from '../guards/types.js';
+import type { CompiledContext } from '../renderer/compiled-context.js';
+import { errorMessage } from '../runtime/errors.js';
+import type { AgateEvent, EventListener } from '../runtime/events.js';
+import { toRequestMessages } from '../runtime/model-call.js';
+import type { SessionOptions } from '../runtime/session-options.js';
+import { type DecisionSpan, decisionSpan } from './decision-spans.js';
+import { finishReason, inputMessages, outputMessages, systemInstructions } from './messages.js';
+import { type ModelIdentity, modelIdentity, requestAttributes } from './model-attributes.js';
+import type { TelemetryOptions } from './options.js';
+
+export const TRACER_NAME = '@agate/core';
+/** Guard decisions made between runs (a person clearing a gate), traced with the next run. */
+const MAX_PENDING = 32;
+
+type EventOf<T extends AgateEvent['type']> = Extract<AgateEvent, { type: T }>;
+
+/** What tracing reads from its session (a `Session`). */
+export interface TracedSession {
+  readonly id: string;
+  /** The context compiled for the current tick (the request text, when inputs are recorded). */
+  readonly context: CompiledContext | undefined;
+  subscribe(listener: EventListener): () => void;
+}
+
+/** The spans of one run, kept only while its run span records. */
+interface OpenRun {
+  tracer: Tracer;
+  span: Span;
+  ctx: Context;
+  tick: { span: Span; ctx: Context; number: number } | undefined;
+  model: Span | undefined;
+  tool: { span: Span; failed: boolean } | undefined;
+  /** The ContinueGate's throttle wait: open from `continue:throttled` to the next event. */
+  wait: Span | undefined;
+  reasoning: string;
+  /** When the model call started (`performance.now()`), until its first streamed chunk. */
+  awaitingFirstChunk: number | undefined;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * A session's spans, driven by its own events (run → tick → model call, tool calls, guard
+ * decisions) plus the few things events do not carry: the error a tick failed with, a tool's
+ * exception, and the request text. Each run asks its tracer once whether its span records;
+ * when it does not (no provider registered, or sampled out) the rest of the run costs one
+ * branch per event.
+ */
+export class SessionTracing {
+  private run: OpenRun | undefined;
+  private inRun = false;
+  private pending: Array<{ decision: DecisionSpan; time: number }> = [];
+  private identity: ModelIdentity | undefined;
+  private readonly telemetry: TelemetryOptions;
+
+  constructor(
+    private readonly session: TracedSession,
+    private readonly options: Readonly<SessionOptions>,
+  ) {
+    this.telemetry = options.telemetry ?? {};
+    if (this.telemetry.enabled !== false) session.subscribe(this.listener);
+  }
+
+  /**
+   * `callModel`, run with the model call's span as the active context (so HTTP instrumentations
+   * nest under it). Wraps the function rather than the call to keep the tick loop's code as is.
+   */
+  model<A extends unknown[], T>(call: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+    const run = this.run;
+    const span = run?.model;
+    if (run === undefined || span === undefined) return call;
+    return (...args) => context.with(trace.setSpan(run.ctx, span), call, undefined, ...args);
+  }
+
+  /** `runToolCall`, run inside the tool call's span; records what `execute` threw. */
+  tool<A extends unknown[]>(
+    call: (...args: A) => Promise<ToolCallOutcome>,
+  ): (...args: A) => Promise<ToolCallOutcome> {
+    const run = this.run;
+    const open = run?.tool;
+    if (run === undefined || open === undefined) return call;
+    return async (...args) => {
+      const outcome = await context.with(
+        trace.setSpan(run.ctx, open.span),
+        call,
+        undefined,
+        ...args,
+      );
+      if ('error' in outcome) {
+        fail(open.span, outcome.error);
+        open.failed = true;
+      } else if (!outcome.executed) {
+        open.span.setAttribute('error.type', 'invalid_tool_call');
+        // The message may quote the model's arguments: it is output, recorded only when asked.
+        open.span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: this.telemetry.recordOutputs
+            ? String(outcome.result.output)
+            : 'Invalid tool call (unknown tool, or arguments that failed validation).',
+        });
+        open.failed = true;
+      }
+      return outcome;
+    };
+  }
+
+  /** The run failed: recorded on the innermost open span (the model call, a tool, the tick). */
+  failed(error: Error): void {
+    const run = this.run;
+    if (run === undefined) return;
+    const span = run.model ?? run.tool?.span ?? run.wait ?? run.tick?.span ?? run.span;
+    fail(span, error);
+    if (run.tool !== undefined && span === run.tool.span) run.tool.failed = true;
+  }
+
+  private readonly listener = (event: AgateEvent): void => {
+    try {
+      this.handle(event);
+    } catch (error) {
+      // A tracer that throws must not end the agent's run; OTel's diagnostics logger reports it.
+      diag.error(`@agate/core telemetry: ${errorMessage(error)}`);
+    }
+  };
+
+  private handle(event: AgateEvent): void {
+    const run = this.run;
+    if (run === undefined) {
+      if (event.type === 'run:start') this.startRun(event);
+      else if (event.type === 'run:end') this.inRun = false;
+      else if (!this.inRun) this.keep(event);
+      return;
+    }
+    if (run.wait !== undefined) {
+      run.wait.end();
+      run.wait = undefined;
+    }
+    switch (event.type) {
+      case 'model:delta':
+        if (run.awaitingFirstChunk !== undefined) {
+          const seconds = (performance.now() - run.awaitingFirstChunk) / 1000;
+          run.model?.setAttribute('gen_ai.response.time_to_first_chunk', seconds);
+          run.awaitingFirstChunk = undefined;
+        }
+        if (event.kind === 'reasoning' && this.telemetry.recordOutputs)
+          run.reasoning += event.delta;
+        return;
+      case 'tick:start':
+        this.endTick(run, 'continue');
+        this.startTick(run, event.tick);
+        return;
+      case 'model:request':
+        this.startModel(run, event);
+        return;
+      case 'model:response':
+        this.endModel(run, event);
+        return;
+      case 'tool:call':
+        this.startTool(run, event);
+        return;
+      case 'tool:refused':
+        if (run.tool === undefined) return;
+        run.tool.span.setAttributes({ 'error.type': 'refused', 'agate.tool.refused_by': event.by });
+        run.tool.span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+        run.tool.failed = true;
+        return;
+      case 'tool:result':
+        this.endTool(run, event);
+        return;
+      case 'tick:end':
+        if (event.result.toolCalls.length > 0) this.endTick(run, 'continue');
+        return;
+      case 'warning':
+        (run.tick?.span ?? run.span).addEvent('agate.warning', {
+          'agate.warning.code': event.code,
+          'agate.warning.message': event.message,
+        });
+        return;
+      case 'timeline:trimmed':
+        (run.tick?.span ?? run.span).addEvent('agate.timeline.trimmed', {
+          'agate.timeline.dropped': event.dropped,
+        });
+        return;
+      case 'run:end':
+        this.endRun(run, event);
+        return;
+      default:
+        break;
+    }
+    const decision = decisionSpan(event);
+    if (decision === undefined) return;
+    const span = this.decision(run, decision);
+    if (event.type === 'continue:throttled') run.wait = span;
+    else span.end();
+    if (event.type === 'exit:blocked') this.endTick(run, event.final ? 'blocked' : 'refused');
+  }
+
+  private startRun(event: EventOf<'run:start'>): void {
+    this.inRun = true;
+    const pending = this.pending;
+    this.pending = [];
+    const tracer = this.telemetry.tracer ?? trace.getTracer(TRACER_NAME);
+    const parent = context.active();
+    const span = tracer.startSpan(
+      'agate.run',
+      {
+        attributes: {
+          'agate.session.id': event.sessionId,
+          'gen_ai.conversation.id': event.sessionId,
+          'agate.run.start_tick': event.tick,
+        },
+      },
+      parent,
+    );
+    if (!span.isRecording()) return;
+    const run: OpenRun = {
+      tracer,
+      span,
+      ctx: trace.setSpan(parent, span),
+      tick: undefined,
+      model: undefined,
+      tool: undefined,
+      wait: undefined,
+      reasoning: '',
+      awaitingFirstChunk: undefined,
+      inputTokens: 0,
+      outputTokens: 0,
+    };
+    this.run = run;
+    for (const { decision, time } of pending) this.decision(run, decision, time).end(time);
+  }
+
+  private endRun(run: OpenRun, event: EventOf<'run:end'>): void {
+    run.model?.end();
+    run.tool?.span.end();
+    this.endTick(run, event.status);
+    run.span.setAttributes({
+      'agate.run.status': event.status,
+      'agate.run.ticks': event.ticks,
+      'gen_ai.usage.input_tokens': run.inputTokens,
+      'gen_ai.usage.output_tokens': run.outputTokens,
+      ...(event.reason !== undefined ? { 'agate.run.reason': event.reason } : {}),
+    });
+    if (event.status === 'error') {
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: event.reason ?? 'error' });
+    }
+    run.span.end();
+    this.run = undefined;
+    this.inRun = false;
+  }
+
+  private startTick(run: OpenRun, tick: number): void {
+    const span = run.tracer.startSpan(
+      'agate.tick',
+      { attributes: { 'agate.tick.number': tick } },
+      run.ctx,
+    );
+    run.tick = { span, ctx: trace.setSpan(run.ctx, span), number: tick };
+  }
+
+  /**
+   * A tick ends once its decision is known: `continue` (tools ran), `refused` (an exit was
+   * refused and the loop goes on), or the status the run ended with in this tick.
+   */
+  private endTick(run: OpenRun, decision: string): void {
+    if (run.tick === undefined) return;
+    run.tick.span.setAttribute('agate.tick.decision', decision);
+    run.tick.span.end();
+    run.tick = undefined;
+  }
+
+  private startModel(run: OpenRun, event: EventOf<'model:request'>): void {
+    const { options } = this;
+    this.identity ??= modelIdentity(options.model);
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': this.identity.provider,
+      'gen_ai.request.model': this.identity.model,
+      'gen_ai.conversation.id': this.session.id,
+      'gen_ai.request.stream': options.streaming !== false,
+      ...requestAttributes(options.modelSettings),
+      'agate.request.messages': event.messages,
+      'agate.request.tools': event.tools.length,
+      'agate.request.ephemeral': event.ephemeral,
+    };
+    const compiled = this.telemetry.recordInputs ? this.session.context : undefined;
+    if (compiled !== undefined) {
+      attributes['gen_ai.input.messages'] = inputMessages(toRequestMessages(compiled));
+      if (compiled.system !== '') {
+        attributes['gen_ai.system_instructions'] = systemInstructions(compiled.system);
+      }
+    }
+    run.reasoning = '';
+    // Without streaming the text arrives whole at the end: there is no first chunk to time.
+    run.awaitingFirstChunk = options.streaming !== false ? performance.now() : undefined;
+    run.model = run.tracer.startSpan(
+      `chat ${this.identity.model}`,
+      { kind: SpanKind.CLIENT, attributes },
+      run.tick?.ctx ?? run.ctx,
+    );
+  }
+
+  private endModel(run: OpenRun, event: EventOf<'model:response'>): void {
+    run.inputTokens += event.usage.inputTokens;
+    run.outputTokens += event.usage.outputTokens;
+    const span = run.model;
+    if (span === undefined) return;
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': event.usage.inputTokens,
+      'gen_ai.usage.output_tokens': event.usage.outputTokens,
+      'gen_ai.response.finish_reasons': [finishReason(event.finishReason)],
+    });
+    if (this.telemetry.recordOutputs) {
+      span.setAttribute(
+        'gen_ai.output.messages',
+        outputMessages({ ...event, reasoning: run.reasoning }),
+      );
+    }
+    span.end();
+    run.model = undefined;
+    run.awaitingFirstChunk = undefined;
+  }
+
+  private startTool(run: OpenRun, event: EventOf<'tool:call'>): void {
+    run.tool?.span.end();
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': event.toolName,
+      'gen_ai.tool.call.id': event.toolCallId,
+      'gen_ai.tool.type': 'function',
+    };
+    if (this.telemetry.recordInputs) {
+      attributes['gen_ai.tool.call.arguments'] = json(event.input);
+    }
+    const span = run.tracer.startSpan(
+      `execute_tool ${event.toolName}`,
+      { attributes },
+      run.tick?.ctx ?? run.ctx,
+    );
+    run.tool = { span, failed: false };
+  }
+
+  private endTool(run: OpenRun, event: EventOf<'tool:result'>): void {
+    const open = run.tool;
+    if (open === undefined) return;
+    if (event.isError && !open.failed) {
+      open.span.setAttribute('error.type', 'tool_error');
+      open.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    if (!event.isError && this.telemetry.recordOutputs) {
+      open.span.setAttribute('gen_ai.tool.call.result', json(event.output));
+    }
+    open.span.end();
+    run.tool = undefined;
+  }
+
+  /** Under the tool call that made it (a gate cleared by `set_knob`), else the tick, else the run. */
+  private decision(run: OpenRun, decision: DecisionSpan, startTime?: number): Span {
+    const parent = run.tick?.ctx ?? run.ctx;
+    return run.tracer.startSpan(
+      decision.name,
+      { attributes: decision.attributes, ...(startTime !== undefined ? { startTime } : {}) },
+      run.tool !== undefined ? trace.setSpan(parent, run.tool.span) : parent,
+    );
+  }
+
+  /** A guard decision outside any run; traced under the next run that records. */
+  private keep(event: AgateEvent): void {
+    const decision = decisionSpan(event);
+    if (decision === undefined) return;
+    this.pending.push({ decision, time: Date.now() });
+    if (this.pending.length > MAX_PENDING) this.pending.shift();
+  }
+}
+
+function fail(span: Span, error: unknown): void {
+  const exception: Exception =
+    error instanceof Error ? error : { name: 'Error', message: errorMessage(error) };
+  span.recordException(exception);
+  span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+}
+
+/** Tool arguments and results as JSON text (the conventions allow a string for structured values). */
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? null);
+  } catch (error) {
+    return `[unserializable: ${errorMessage(error)}]`;
+  }
+}
