@@ -2,10 +2,9 @@ import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
 import { ContextBudget } from '../context/budget.js';
-import type { CheckpointLedgerEntry } from '../gates/checkpoint/types.js';
-import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
-import { createGuards, type GuardInstances } from '../guards/families.js';
+import { createGuards } from '../guards/families.js';
 import type { GuardSet } from '../guards/guard-set.js';
+import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
 import type { GuardHost, GuardTick, ToolCallOutcome } from '../guards/types.js';
 import { InvalidSessionIdError } from '../persistence/errors.js';
 import { createFileStore } from '../persistence/file-store.js';
@@ -15,13 +14,7 @@ import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
 import { COMPILED_CONTEXT, type CompiledContext } from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
-import type { JsonValue } from '../state/json.js';
-import {
-  type ChangedBy,
-  createInitialState,
-  type RunStatus,
-  type SessionState,
-} from '../state/session-state.js';
+import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
 import { callModelUntilAborted } from './abort.js';
@@ -39,7 +32,7 @@ export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './sessi
 
 const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
-/** Leaves room for the `.tick-N` suffix of checkpoint ids within the 128-character file limit. */
+/** Leaves room for the `.tick-N` suffix of restore points within the 128-character file limit. */
 const MAX_SESSION_ID_LENGTH = 100;
 
 /**
@@ -51,11 +44,15 @@ const SAVE_AT_END: Partial<Record<RunStatus, 'store' | 'always'>> = {
   'awaiting-approval': 'always',
 };
 
+/** The guard families' public methods (`approve`, `setKnob`, ...): see guards/session-api.ts. */
+export interface Session extends FamilyApi {}
+
 /**
  * A live agent: one React root re-rendered every tick, the immutable session state, and the
  * tick loop. `run()` drives ticks until the model finishes (and every guard lets it). What
- * guards a tick (gates, the ContinueGate, ...) plugs in through the guard seam (`guards/`).
+ * guards a tick plugs in through the guard seam (`guards/`), and the loop names no guard family.
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor defines FamilyApi's members on every instance.
 export class Session {
   readonly id: string;
   private currentState: SessionState;
@@ -65,7 +62,6 @@ export class Session {
   private readonly recentTicks: TickResult[] = [];
   private readonly warned = new Set<string>();
   private readonly guards: GuardSet;
-  private readonly families: GuardInstances;
   private running = false;
   private disposed = false;
   private lastContext: CompiledContext | undefined;
@@ -85,8 +81,8 @@ export class Session {
     // Fields added by later versions start empty in a session restored from an older snapshot.
     this.currentState = produce({ ...createInitialState(seeded.id), ...seeded }, () => {});
     this.id = this.currentState.id;
-    // Ids name snapshot files (with a `.tick-N` suffix for checkpoints): fail here, not at the
-    // first checkpoint many ticks later.
+    // Ids name snapshot files (with a `.tick-N` suffix for restore points): fail here, not at
+    // the first save many ticks later.
     if (!isValidSessionId(this.id) || this.id.length > MAX_SESSION_ID_LENGTH) {
       throw new InvalidSessionIdError(this.id, MAX_SESSION_ID_LENGTH);
     }
@@ -106,7 +102,10 @@ export class Session {
       store: () => this.store(),
       snapshot: (label, id) => this.snapshot(label, id),
     };
-    ({ set: this.guards, families: this.families } = createGuards(host));
+    const { set, families } = createGuards(host);
+    this.guards = set;
+    // The families' public methods (`approve`, `setKnob`, ...): see guards/session-api.ts.
+    Object.defineProperties(this, familyApi(families));
     this.tracing = new SessionTracing(this, options);
     if (options.onEvent) this.events.subscribe(options.onEvent);
   }
@@ -236,12 +235,8 @@ export class Session {
       totalTicks: this.currentState.tick,
       text: this.currentState.text,
       timeline: this.currentState.timeline,
-      gates: {},
-      knobs: {},
-      checkpoints: {},
-      checkpointLedger: [],
       usage: this.currentState.usage,
-      ...this.guards.report(),
+      ...familyReport(this.guards),
       events: this.events.recent(),
       ...(error !== undefined ? { error } : {}),
     };
@@ -260,31 +255,6 @@ export class Session {
     }
   }
 
-  /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
-  setKnob(name: string, value: JsonValue, by: Exclude<ChangedBy, 'model'> = 'host'): void {
-    this.families.gates.setKnob(name, value, by);
-  }
-
-  /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
-  clearGate(name: string, by: 'host' | 'supervisor' = 'host'): void {
-    this.families.gates.clearGate(name, by);
-  }
-
-  /** A supervisor approves a pending `<Checkpoint>`; the next `run()` goes on past it. */
-  approve(id: string, decision: { by: string; note?: string }): CheckpointLedgerEntry {
-    return this.families.checkpoint.approve(id, decision);
-  }
-
-  /** A supervisor rejects a pending `<Checkpoint>`: unlocked again, the feedback shown to the model. */
-  reject(id: string, decision: { by: string; feedback: string }): CheckpointLedgerEntry {
-    return this.families.checkpoint.reject(id, decision);
-  }
-
-  /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
-  get continueEvaluator(): ContinueGateEvaluator | undefined {
-    return this.families.continue.evaluator;
-  }
-
   /** Unmounts the tree (running effects' cleanups). The session cannot be used afterwards. */
   dispose(): void {
     if (this.disposed) return;
@@ -300,7 +270,7 @@ export class Session {
     return createSnapshot(id, this.currentState, label);
   }
 
-  /** Declarations registry for hooks (`useKnob`, `useGate`, `<ContinueGate>`). */
+  /** Declarations registry for the hooks and components that declare guards. */
   get declarations(): DeclarationRegistry {
     return this.registry;
   }
@@ -354,7 +324,7 @@ export class Session {
       usage: turn.usage,
     });
 
-    // Calls run one at a time, in the model's order: a set_knob earlier in the tick is
+    // Calls run one at a time, in the model's order: a knob set earlier in the tick is
     // visible to later calls, a guard may refuse the ones after a boundary, and results are
     // deterministic.
     const tools = new Map(context.tools.map((t) => [t.name, t]));
@@ -408,7 +378,7 @@ export class Session {
     this.recentTicks.push(result);
     if (this.recentTicks.length > RECENT_TICKS_CAP) this.recentTicks.shift();
 
-    // Computed once per tick: the ContinueGate's rework check and its history both need them.
+    // Computed once per tick, for every family that compares calls (repeats, rework).
     const signatures = result.toolCalls.map((c) => callSignature(c.toolName, c.input));
     const ended = await this.guards.tickEnd(guardTick, result, {
       elapsedMs: performance.now() - startedAt,

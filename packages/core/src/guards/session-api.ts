@@ -1,0 +1,50 @@
+import type { CheckpointLedgerEntry } from '../gates/checkpoint/types.js';
+import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
+import type { RunResult } from '../runtime/session-options.js';
+import type { JsonValue } from '../state/json.js';
+import type { ChangedBy } from '../state/session-state.js';
+import type { GuardInstances } from './families.js';
+import type { GuardSet } from './guard-set.js';
+
+/**
+ * The guard families' methods on `Session` (`session.approve`, `session.setKnob`, ...). They
+ * live here, beside the families' registration, so that the tick loop (runtime/session.ts)
+ * never names a family: a family with a public session method adds it here.
+ */
+export interface FamilyApi {
+  /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
+  setKnob(name: string, value: JsonValue, by?: Exclude<ChangedBy, 'model'>): void;
+  /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
+  clearGate(name: string, by?: 'host' | 'supervisor'): void;
+  /** A supervisor approves a pending `<Checkpoint>`; the next `run()` goes on past it. */
+  approve(id: string, decision: { by: string; note?: string }): CheckpointLedgerEntry;
+  /** A supervisor rejects a pending `<Checkpoint>`: unlocked again, the feedback shown to the model. */
+  reject(id: string, decision: { by: string; feedback: string }): CheckpointLedgerEntry;
+  /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
+  readonly continueEvaluator: ContinueGateEvaluator | undefined;
+}
+
+/** Property descriptors for a session's instance: `Object.defineProperties(session, ...)`. */
+export function familyApi(families: GuardInstances): PropertyDescriptorMap {
+  const api: FamilyApi = {
+    setKnob: (name, value, by = 'host') => families.gates.setKnob(name, value, by),
+    clearGate: (name, by = 'host') => families.gates.clearGate(name, by),
+    approve: (id, decision) => families.checkpoint.approve(id, decision),
+    reject: (id, decision) => families.checkpoint.reject(id, decision),
+    get continueEvaluator() {
+      return families.continue.evaluator;
+    },
+  };
+  return Object.getOwnPropertyDescriptors(api);
+}
+
+/** What the families add to every `RunResult`. */
+export type FamilyReport = Pick<
+  RunResult,
+  'gates' | 'knobs' | 'checkpoints' | 'checkpointLedger' | 'todos' | 'phase'
+>;
+
+/** The families' report, with the fields every run result has even when nothing is rendered. */
+export function familyReport(guards: GuardSet): FamilyReport {
+  return { gates: {}, knobs: {}, checkpoints: {}, checkpointLedger: [], ...guards.report() };
+}
