@@ -144,7 +144,6 @@ export class SessionTracing {
   };
 
   private handle(event: AgateEvent): void {
-    if (event.type.startsWith('checkpoint:') && !this.record.outputs) this.noteCheckpoint(event);
     const run = this.run;
     if (run === undefined) {
       if (event.type === 'run:start') this.startRun(event);
@@ -215,6 +214,7 @@ export class SessionTracing {
     }
     const decision = decisionSpan(event, this.record);
     if (decision === undefined) return;
+    this.noteCheckpoint(event);
     const span = this.decision(run, decision);
     if (event.type === 'continue:throttled') run.wait = span;
     else span.end();
@@ -391,7 +391,9 @@ export class SessionTracing {
     );
   }
 
+  /** Only for decisions traced (in a recording run, or kept for the next one): no cost otherwise. */
   private noteCheckpoint(event: AgateEvent): void {
+    if (this.record.outputs) return;
     if (event.type === 'checkpoint:pending' && event.cause === 'submit') {
       this.submitReasons.set(event.id, event.reason);
     } else if (event.type === 'checkpoint:approved' || event.type === 'checkpoint:rejected') {
@@ -412,6 +414,7 @@ export class SessionTracing {
   private keep(event: AgateEvent): void {
     const decision = decisionSpan(event, this.record);
     if (decision === undefined) return;
+    this.noteCheckpoint(event);
     this.pending.push({ decision, time: Date.now() });
     if (this.pending.length > MAX_PENDING) this.pending.shift();
   }
