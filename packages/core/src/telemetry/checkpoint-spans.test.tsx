@@ -196,3 +196,25 @@ describe('spans of a run with every guard family', () => {
     expect(typeof phases.at(-1)?.attributes['gate.steps_taken']).toBe('number');
   });
 });
+
+describe('spans of a checkpoint with recordOutputs', () => {
+  it("record the model's submit summary, on the decisions and in the run's reason", async () => {
+    const tracing = memoryTracing();
+    const session = createSession(<Coder />, {
+      id: 'checkpoint-outputs',
+      model: scriptedModel(RUN_1),
+      telemetry: { tracer: tracing.tracer, recordOutputs: true },
+    });
+    expect((await session.run()).status).toBe('awaiting-approval');
+    const spans = tracing.exporter.getFinishedSpans();
+    expect(named(spans, 'agate.checkpoint.submitted')[0]?.attributes['checkpoint.summary']).toBe(
+      'add() subtracts; I will make it add.',
+    );
+    expect(named(spans, 'agate.checkpoint.pending')[0]?.attributes['checkpoint.reason']).toBe(
+      'submitted: add() subtracts; I will make it add.',
+    );
+    expect(named(spans, 'agate.run')[0]?.attributes['agate.run.reason']).toContain(
+      '(submitted: add() subtracts; I will make it add.)',
+    );
+  });
+});
