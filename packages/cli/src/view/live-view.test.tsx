@@ -107,6 +107,8 @@ describe('the live view of a scripted run', () => {
     expect(last).toMatch(
       /→ submit_checkpoint[^\n]*\n[^\n]*\n(?:[^\n]*\n)*?checkpoint T-1 submitted[\s\S]*checkpoint T-1 pending[\s\S]*→ save_note \{"text":"bye"\}/,
     );
+    // Going pending shows its cause and the reason the supervisor sees.
+    expect(last).toContain('checkpoint T-1 pending (submit): submitted: Saved the hello note.');
     expect(last).toContain('checkpoints: T-1 pending');
     expect(last).toMatch(/awaiting-approval — Checkpoint "T-1" is awaiting supervisor approval/);
   });

@@ -4,16 +4,16 @@ import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
 import { attributeValue, decisionSpan } from './decision-spans.js';
 import { SessionTracing } from './session-tracing.js';
+import { spanEvent } from './span-events.js';
 
-/** Events other helpers add to the union, in the shapes agreed for them. */
-const phaseChanged = {
+const phaseChanged: AgateEvent = {
   type: 'phase:changed',
   tick: 3,
   status: {
-    understanding: 'met',
-    change: 'met',
-    verification: 'missing',
-    readiness: 'blocked',
+    understanding: true,
+    change: true,
+    verification: false,
+    readiness: false,
     evidence: {
       filesRead: 2,
       searchUsed: true,
@@ -23,26 +23,25 @@ const phaseChanged = {
       stepsTaken: 4,
     },
   },
-} as unknown as AgateEvent;
+};
 
-const checkpointApproved = {
+const checkpointApproved: AgateEvent = {
   type: 'checkpoint:approved',
   tick: 7,
   id: 'deploy',
   by: 'alice',
   note: 'looks right',
-  cause: { kind: 'budget', tokens: 1200 },
-} as unknown as AgateEvent;
+};
 
 describe('decisionSpan', () => {
   it('maps phase-gate status to gate.* attributes', () => {
     expect(decisionSpan(phaseChanged)).toEqual({
       name: 'agate.phase.changed',
       attributes: {
-        'gate.understanding': 'met',
-        'gate.change': 'met',
-        'gate.verification': 'missing',
-        'gate.readiness': 'blocked',
+        'gate.understanding': true,
+        'gate.change': true,
+        'gate.verification': false,
+        'gate.readiness': false,
         'gate.files_read': 2,
         'gate.search_used': true,
         'gate.patches_proposed': 1,
@@ -51,17 +50,83 @@ describe('decisionSpan', () => {
         'gate.steps_taken': 4,
       },
     });
+    expect(
+      decisionSpan({ type: 'phase:warning', tick: 9, kind: 'stall', text: 'Run the tests.' }),
+    ).toEqual({
+      name: 'agate.phase.warning',
+      attributes: { 'phase.warning.kind': 'stall', 'phase.warning.text': 'Run the tests.' },
+    });
   });
 
-  it('maps any checkpoint:* event field by field', () => {
+  it('maps checkpoint transitions to id, state, cause and who made them', () => {
     expect(decisionSpan(checkpointApproved)).toEqual({
       name: 'agate.checkpoint.approved',
       attributes: {
         'checkpoint.id': 'deploy',
+        'checkpoint.state': 'approved',
         'checkpoint.by': 'alice',
         'checkpoint.note': 'looks right',
-        'checkpoint.cause': '{"kind":"budget","tokens":1200}',
       },
+    });
+    expect(
+      decisionSpan({
+        type: 'checkpoint:rejected',
+        tick: 7,
+        id: 'deploy',
+        by: 'bob',
+        feedback: 'No.',
+      })?.attributes,
+    ).toEqual({
+      'checkpoint.id': 'deploy',
+      'checkpoint.state': 'unlocked',
+      'checkpoint.by': 'bob',
+      'checkpoint.feedback': 'No.',
+    });
+    const budget: AgateEvent = {
+      type: 'checkpoint:pending',
+      tick: 4,
+      id: 'deploy',
+      cause: 'budget',
+      reason: 'open for 15 ticks',
+    };
+    expect(decisionSpan(budget)?.attributes).toEqual({
+      'checkpoint.id': 'deploy',
+      'checkpoint.state': 'pending',
+      'checkpoint.cause': 'budget',
+      'checkpoint.by': 'runtime',
+      'checkpoint.reason': 'open for 15 ticks',
+    });
+  });
+
+  it("leaves the model's submit summary out unless outputs are recorded", () => {
+    const submitted: AgateEvent = {
+      type: 'checkpoint:submitted',
+      tick: 4,
+      id: 'deploy',
+      summary: 'Deployed to staging.',
+    };
+    const pending: AgateEvent = {
+      type: 'checkpoint:pending',
+      tick: 4,
+      id: 'deploy',
+      cause: 'submit',
+      reason: 'submitted: Deployed to staging.',
+    };
+    const base = {
+      'checkpoint.id': 'deploy',
+      'checkpoint.state': 'pending',
+      'checkpoint.cause': 'submit',
+      'checkpoint.by': 'model',
+    };
+    expect(decisionSpan(submitted)?.attributes).toEqual(base);
+    expect(decisionSpan(pending)?.attributes).toEqual(base);
+    expect(decisionSpan(submitted, { outputs: true })?.attributes).toEqual({
+      ...base,
+      'checkpoint.summary': 'Deployed to staging.',
+    });
+    expect(decisionSpan(pending, { outputs: true })?.attributes).toEqual({
+      ...base,
+      'checkpoint.reason': 'submitted: Deployed to staging.',
     });
   });
 
@@ -84,6 +149,87 @@ describe('decisionSpan', () => {
   it('is undefined for events that are not guard decisions', () => {
     expect(decisionSpan({ type: 'tick:start', tick: 1 })).toBeUndefined();
     expect(decisionSpan({ type: 'exit:attempt', tick: 1 })).toBeUndefined();
+    expect(decisionSpan({ type: 'todos:changed', tick: 1, todos: [] })).toBeUndefined();
+  });
+});
+
+describe('spanEvent', () => {
+  const off = { outputs: false };
+  it('counts the todo list by status, without its text', () => {
+    expect(
+      spanEvent(
+        {
+          type: 'todos:changed',
+          tick: 2,
+          todos: [
+            { content: 'Read', activeForm: 'Reading', status: 'completed' },
+            { content: 'Fix', activeForm: 'Fixing', status: 'in_progress' },
+            { content: 'Test', activeForm: 'Testing', status: 'pending' },
+            { content: 'Ship', activeForm: 'Shipping', status: 'pending' },
+          ],
+        },
+        off,
+      ),
+    ).toEqual({
+      name: 'agate.todos.changed',
+      on: 'tool',
+      attributes: {
+        'todos.total': 4,
+        'todos.pending': 2,
+        'todos.in_progress': 1,
+        'todos.completed': 1,
+      },
+    });
+  });
+
+  it('records a step sign-off with the kinds of evidence, its text only with outputs', () => {
+    const event: AgateEvent = {
+      type: 'step:completed',
+      tick: 5,
+      step: 2,
+      content: 'Run the tests',
+      evidence: { verified: true, command: 'npm test', files: ['a.ts'], tick: 5 },
+    };
+    const attributes = {
+      'todo.step': 2,
+      'todo.evidence.verified': true,
+      'todo.evidence.kinds': ['command', 'files'],
+    };
+    expect(spanEvent(event, off)).toEqual({ name: 'agate.step.completed', on: 'tool', attributes });
+    expect(spanEvent(event, { outputs: true })?.attributes).toEqual({
+      ...attributes,
+      'todo.content': 'Run the tests',
+    });
+  });
+
+  it('records context pruning on the tick', () => {
+    expect(
+      spanEvent(
+        {
+          type: 'context:pruned',
+          tick: 8,
+          maxTokens: 1000,
+          tokensBefore: 1400,
+          tokensAfter: 950,
+          droppedMessages: 3,
+          droppedElements: 1,
+          recut: true,
+        },
+        off,
+      ),
+    ).toEqual({
+      name: 'agate.context.pruned',
+      on: 'tick',
+      attributes: {
+        'context.max_tokens': 1000,
+        'context.tokens_before': 1400,
+        'context.tokens_after': 950,
+        'context.dropped_messages': 3,
+        'context.dropped_elements': 1,
+        'context.recut': true,
+      },
+    });
+    expect(spanEvent({ type: 'tick:start', tick: 1 }, off)).toBeUndefined();
   });
 });
 
@@ -187,19 +333,19 @@ describe('SessionTracing on an event stream', () => {
             · gen_ai.tool.type = "function"
           agate.checkpoint.approved
             · checkpoint.by = "alice"
-            · checkpoint.cause = "{\\"kind\\":\\"budget\\",\\"tokens\\":1200}"
             · checkpoint.id = "deploy"
             · checkpoint.note = "looks right"
+            · checkpoint.state = "approved"
           agate.phase.changed
-            · gate.change = "met"
+            · gate.change = true
             · gate.files_read = 2
             · gate.no_progress_yet = false
             · gate.patches_proposed = 1
-            · gate.readiness = "blocked"
+            · gate.readiness = false
             · gate.search_used = true
             · gate.steps_taken = 4
-            · gate.understanding = "met"
-            · gate.verification = "missing"
+            · gate.understanding = true
+            · gate.verification = false
             · gate.verify_used = false"
     `);
   });

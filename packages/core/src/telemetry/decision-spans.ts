@@ -10,37 +10,22 @@ export interface DecisionSpan {
 type EventOf<T extends AgateEvent['type']> = Extract<AgateEvent, { type: T }>;
 type GateEvent = Extract<AgateEvent, { type: `gate:${string}` }>;
 
-/**
- * Events other families add to `AgateEvent`. Read structurally, so this module compiles before
- * and after they join the union; values are converted whatever their exact types turn out to be.
- */
-interface PhaseChangedEvent {
-  type: 'phase:changed';
-  tick: number;
-  status: {
-    understanding?: unknown;
-    change?: unknown;
-    verification?: unknown;
-    readiness?: unknown;
-    evidence?: {
-      filesRead?: unknown;
-      searchUsed?: unknown;
-      patchesProposed?: unknown;
-      verifyUsed?: unknown;
-      noProgressYet?: unknown;
-      stepsTaken?: unknown;
-    };
-  };
+/** Which model-written text a decision may carry (`telemetry.recordOutputs`). */
+export interface DecisionRecording {
+  outputs: boolean;
 }
 
-type Mapper = (event: never) => Attributes;
+/** Each decision event's mapper, keyed by its type, so a mapper sees its event's exact shape. */
+type Mappers = {
+  [T in AgateEvent['type']]?: (event: EventOf<T>, record: DecisionRecording) => Attributes;
+};
 
 /**
  * Which events are guard decisions, and the attributes each one carries. The span is named
  * `agate.` + the event type with `.` for `:` (`agate.gate.activated`), a low-cardinality name;
  * what differs between two decisions of one kind is in the attributes.
  */
-const DECISIONS: Readonly<Record<string, Mapper>> = {
+const DECISIONS: Readonly<Mappers> = {
   'gate:activated': (e: GateEvent) => gateAttributes(e, 'active'),
   'gate:deferred': (e: GateEvent) => gateAttributes(e, 'deferred'),
   'gate:cleared': (e: GateEvent) => gateAttributes(e, 'inactive'),
@@ -70,34 +55,72 @@ const DECISIONS: Readonly<Record<string, Mapper>> = {
   'continue:throttled': (e: EventOf<'continue:throttled'>) => ({
     'continue.cooldown_ms': e.cooldownMs,
   }),
-  'phase:changed': (e: PhaseChangedEvent) => {
-    const evidence = e.status.evidence ?? {};
-    return defined({
-      'gate.understanding': attributeValue(e.status.understanding),
-      'gate.change': attributeValue(e.status.change),
-      'gate.verification': attributeValue(e.status.verification),
-      'gate.readiness': attributeValue(e.status.readiness),
-      'gate.files_read': attributeValue(evidence.filesRead),
-      'gate.search_used': attributeValue(evidence.searchUsed),
-      'gate.patches_proposed': attributeValue(evidence.patchesProposed),
-      'gate.verify_used': attributeValue(evidence.verifyUsed),
-      'gate.no_progress_yet': attributeValue(evidence.noProgressYet),
-      'gate.steps_taken': attributeValue(evidence.stepsTaken),
-    });
-  },
+  'phase:changed': (e: EventOf<'phase:changed'>) => ({
+    'gate.understanding': e.status.understanding,
+    'gate.change': e.status.change,
+    'gate.verification': e.status.verification,
+    'gate.readiness': e.status.readiness,
+    'gate.files_read': e.status.evidence.filesRead,
+    'gate.search_used': e.status.evidence.searchUsed,
+    'gate.patches_proposed': e.status.evidence.patchesProposed,
+    'gate.verify_used': e.status.evidence.verifyUsed,
+    'gate.no_progress_yet': e.status.evidence.noProgressYet,
+    'gate.steps_taken': e.status.evidence.stepsTaken,
+  }),
+  'phase:warning': (e: EventOf<'phase:warning'>) => ({
+    'phase.warning.kind': e.kind,
+    'phase.warning.text': e.text,
+  }),
+  // `<Checkpoint>` transitions; `checkpoint.state` is the state the checkpoint is in after it.
+  // The submit summary is the model's text (recorded with `recordOutputs`, like tool arguments).
+  'checkpoint:submitted': (e: EventOf<'checkpoint:submitted'>, record: DecisionRecording) =>
+    defined({
+      'checkpoint.id': e.id,
+      'checkpoint.state': 'pending',
+      'checkpoint.cause': 'submit',
+      'checkpoint.by': 'model',
+      'checkpoint.summary': record.outputs ? e.summary : undefined,
+    }),
+  'checkpoint:pending': (e: EventOf<'checkpoint:pending'>, record: DecisionRecording) =>
+    defined({
+      'checkpoint.id': e.id,
+      'checkpoint.state': 'pending',
+      'checkpoint.cause': e.cause,
+      'checkpoint.by': e.cause === 'submit' ? 'model' : 'runtime',
+      // A submit's reason quotes its summary; the runtime's own reasons are always recorded.
+      'checkpoint.reason': e.cause !== 'submit' || record.outputs ? e.reason : undefined,
+    }),
+  'checkpoint:approved': (e: EventOf<'checkpoint:approved'>) =>
+    defined({
+      'checkpoint.id': e.id,
+      'checkpoint.state': 'approved',
+      'checkpoint.by': e.by,
+      'checkpoint.note': e.note,
+    }),
+  'checkpoint:rejected': (e: EventOf<'checkpoint:rejected'>) => ({
+    'checkpoint.id': e.id,
+    // A rejection opens the checkpoint again, with the feedback for the model.
+    'checkpoint.state': 'unlocked',
+    'checkpoint.by': e.by,
+    'checkpoint.feedback': e.feedback,
+  }),
+  'checkpoint:saved': (e: EventOf<'checkpoint:saved'>) => ({
+    'checkpoint.step': e.step,
+    'checkpoint.snapshot_id': e.snapshotId,
+  }),
 };
 
-/**
- * The span for a guard decision event, or undefined for any other event. Every `checkpoint:*`
- * event maps generically (`checkpoint.<field>` for each field but `type` and `tick`), so new
- * checkpoint transitions are traced without a change here.
- */
-export function decisionSpan(event: AgateEvent): DecisionSpan | undefined {
-  const type: string = event.type;
-  const map =
-    DECISIONS[type] ?? (type.startsWith('checkpoint:') ? checkpointAttributes : undefined);
+/** The span for a guard decision event, or undefined for any other event. */
+export function decisionSpan(
+  event: AgateEvent,
+  record: DecisionRecording = { outputs: false },
+): DecisionSpan | undefined {
+  // Widened once here: DECISIONS pairs every key with the mapper of that event type.
+  const map = DECISIONS[event.type] as
+    | ((event: AgateEvent, record: DecisionRecording) => Attributes)
+    | undefined;
   if (map === undefined) return undefined;
-  return { name: `agate.${type.replace(':', '.')}`, attributes: map(event as never) };
+  return { name: `agate.${event.type.replace(':', '.')}`, attributes: map(event, record) };
 }
 
 function gateAttributes(e: GateEvent, state: string): Attributes {
@@ -108,16 +131,6 @@ function gateAttributes(e: GateEvent, state: string): Attributes {
     'gate.by': e.by,
     'gate.reason': e.reason,
   });
-}
-
-function checkpointAttributes(event: Record<string, unknown>): Attributes {
-  const attributes: Attributes = {};
-  for (const [key, value] of Object.entries(event)) {
-    if (key === 'type' || key === 'tick') continue;
-    const converted = attributeValue(value);
-    if (converted !== undefined) attributes[`checkpoint.${snakeCase(key)}`] = converted;
-  }
-  return attributes;
 }
 
 /** Numbers of a flat record as `<prefix><snake_case key>` attributes. */

@@ -16,10 +16,11 @@ import { errorMessage } from '../runtime/errors.js';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { toRequestMessages } from '../runtime/model-call.js';
 import type { SessionOptions } from '../runtime/session-options.js';
-import { type DecisionSpan, decisionSpan } from './decision-spans.js';
+import { type DecisionRecording, type DecisionSpan, decisionSpan } from './decision-spans.js';
 import { finishReason, inputMessages, outputMessages, systemInstructions } from './messages.js';
 import { type ModelIdentity, modelIdentity, requestAttributes } from './model-attributes.js';
 import type { TelemetryOptions } from './options.js';
+import { spanEvent } from './span-events.js';
 
 export const TRACER_NAME = '@agate/core';
 /** Guard decisions made between runs (a person clearing a gate), traced with the next run. */
@@ -65,12 +66,19 @@ export class SessionTracing {
   private pending: Array<{ decision: DecisionSpan; time: number }> = [];
   private identity: ModelIdentity | undefined;
   private readonly telemetry: TelemetryOptions;
+  private readonly record: DecisionRecording;
+  /**
+   * Pending reasons that quote a submit summary (the model's text), by checkpoint id: the run's
+   * reason repeats them, so they are left out of `agate.run.reason` unless outputs are recorded.
+   */
+  private readonly submitReasons = new Map<string, string>();
 
   constructor(
     private readonly session: TracedSession,
     private readonly options: Readonly<SessionOptions>,
   ) {
     this.telemetry = options.telemetry ?? {};
+    this.record = { outputs: this.telemetry.recordOutputs === true };
     if (this.telemetry.enabled !== false) session.subscribe(this.listener);
   }
 
@@ -179,9 +187,8 @@ export class SessionTracing {
       case 'tool:result':
         this.endTool(run, event);
         return;
-      case 'tick:end':
-        if (event.result.toolCalls.length > 0) this.endTick(run, 'continue');
-        return;
+      // No case for `tick:end`: a guard may still end the run after a tick whose tools ran (a
+      // checkpoint gone pending), so the tick ends at the next `tick:start` or at `run:end`.
       case 'warning':
         (run.tick?.span ?? run.span).addEvent('agate.warning', {
           'agate.warning.code': event.code,
@@ -199,8 +206,15 @@ export class SessionTracing {
       default:
         break;
     }
-    const decision = decisionSpan(event);
+    const fact = spanEvent(event, this.record);
+    if (fact !== undefined) {
+      const on = fact.on === 'tool' ? run.tool?.span : undefined;
+      (on ?? run.tick?.span ?? run.span).addEvent(fact.name, fact.attributes);
+      return;
+    }
+    const decision = decisionSpan(event, this.record);
     if (decision === undefined) return;
+    this.noteCheckpoint(event);
     const span = this.decision(run, decision);
     if (event.type === 'continue:throttled') run.wait = span;
     else span.end();
@@ -246,15 +260,16 @@ export class SessionTracing {
     run.model?.end();
     run.tool?.span.end();
     this.endTick(run, event.status);
+    const reason = this.withoutSummaries(event.reason);
     run.span.setAttributes({
       'agate.run.status': event.status,
       'agate.run.ticks': event.ticks,
       'gen_ai.usage.input_tokens': run.inputTokens,
       'gen_ai.usage.output_tokens': run.outputTokens,
-      ...(event.reason !== undefined ? { 'agate.run.reason': event.reason } : {}),
+      ...(reason !== undefined ? { 'agate.run.reason': reason } : {}),
     });
     if (event.status === 'error') {
-      run.span.setStatus({ code: SpanStatusCode.ERROR, message: event.reason ?? 'error' });
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? 'error' });
     }
     run.span.end();
     this.run = undefined;
@@ -271,8 +286,8 @@ export class SessionTracing {
   }
 
   /**
-   * A tick ends once its decision is known: `continue` (tools ran), `refused` (an exit was
-   * refused and the loop goes on), or the status the run ended with in this tick.
+   * A tick ends once its decision is known: `continue` (the next tick started), `refused` (an
+   * exit was refused and the loop goes on), or the status the run ended with after this tick.
    */
   private endTick(run: OpenRun, decision: string): void {
     if (run.tick === undefined) return;
@@ -376,10 +391,30 @@ export class SessionTracing {
     );
   }
 
+  /** Only for decisions traced (in a recording run, or kept for the next one): no cost otherwise. */
+  private noteCheckpoint(event: AgateEvent): void {
+    if (this.record.outputs) return;
+    if (event.type === 'checkpoint:pending' && event.cause === 'submit') {
+      this.submitReasons.set(event.id, event.reason);
+    } else if (event.type === 'checkpoint:approved' || event.type === 'checkpoint:rejected') {
+      this.submitReasons.delete(event.id);
+    }
+  }
+
+  private withoutSummaries(reason: string | undefined): string | undefined {
+    if (reason === undefined) return undefined;
+    let out = reason;
+    for (const quoted of this.submitReasons.values()) {
+      out = out.replaceAll(quoted, 'submitted: [summary not recorded]');
+    }
+    return out;
+  }
+
   /** A guard decision outside any run; traced under the next run that records. */
   private keep(event: AgateEvent): void {
-    const decision = decisionSpan(event);
+    const decision = decisionSpan(event, this.record);
     if (decision === undefined) return;
+    this.noteCheckpoint(event);
     this.pending.push({ decision, time: Date.now() });
     if (this.pending.length > MAX_PENDING) this.pending.shift();
   }
