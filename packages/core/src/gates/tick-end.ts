@@ -92,11 +92,15 @@ function ask(gate: string, predicate: 'activateWhen' | 'clearWhen', fn: () => bo
   }
 }
 
-/** `activateWhen` sees the tick's work, not the model's bookkeeping. */
+/**
+ * `activateWhen` sees the tick's work, not the model's bookkeeping: no `set_knob` call, and no
+ * call a guard refused (a write refused at a pending checkpoint changed nothing).
+ */
 export function withoutSetKnob(tick: TickResult): TickResult {
-  const ids = new Set(
-    tick.toolCalls.filter((c) => c.toolName === SET_KNOB_TOOL).map((c) => c.toolCallId),
-  );
+  const ids = new Set([
+    ...tick.toolCalls.filter((c) => c.toolName === SET_KNOB_TOOL).map((c) => c.toolCallId),
+    ...tick.toolResults.filter((r) => r.refusedBy !== undefined).map((r) => r.toolCallId),
+  ]);
   if (ids.size === 0) return tick;
   return {
     ...tick,

@@ -16,7 +16,7 @@ export interface GateDescriptor {
   description: string;
   /** What the model must do. Rendered as ephemeral content while the gate is active. */
   instructions: string;
-  /** Fires only from `inactive`, at tick end, over the tick's non-`set_knob` calls. */
+  /** Fires only from `inactive`, at tick end, over the tick's calls except `set_knob` and calls a guard refused. */
   activateWhen?: (tick: TickResult) => boolean;
   /** Host-verified clear: evaluated at tick end while the gate is engaged. */
   clearWhen?: (tick: TickResult, history: GateHistory) => boolean;

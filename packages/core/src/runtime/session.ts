@@ -335,7 +335,13 @@ export class Session {
       let outcome: ToolCallOutcome;
       if (refusal.kind === 'refuse') {
         const { toolCallId, toolName } = call;
-        const result = { toolCallId, toolName, output: refusal.message, isError: true };
+        const result = {
+          toolCallId,
+          toolName,
+          output: refusal.message,
+          isError: true,
+          refusedBy: refusal.by,
+        };
         outcome = { call, result, executed: false, refusedBy: refusal.by };
         this.emit({
           type: 'tool:refused',

@@ -12,6 +12,8 @@ export interface TickToolResult {
   toolName: string;
   output: JsonValue;
   isError: boolean;
+  /** Set when a guard refused the call (`tool:refused`): its `execute` never ran. */
+  refusedBy?: string;
 }
 
 /** What one finished tick did; gates' `activateWhen` / `clearWhen` read this. */

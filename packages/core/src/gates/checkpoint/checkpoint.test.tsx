@@ -11,6 +11,7 @@ import {
   CheckpointNotPendingError,
   ContinueGate,
   createMemoryStore,
+  Gate,
   type SessionOptions,
   System,
   Timeline,
@@ -181,6 +182,29 @@ describe('submit_checkpoint (approach A)', () => {
 // ---- tool intercept ---------------------------------------------------------------------
 
 describe('tool intercept (approach B)', () => {
+  it('a refused call is no work: a gate activated by writes does not see it', async () => {
+    const { session: s } = session(
+      <Agent>
+        <Checkpoint id="T-1" />
+        <Gate
+          name="verify"
+          description="Check your notes"
+          instructions="Read the notes back with read_notes, then clear this gate."
+          activateWhen={(tick) => tick.toolCalls.some((c) => c.toolName === 'write_note')}
+        />
+      </Agent>,
+      [{ toolCalls: [submit('T-1'), note(1)] }],
+    );
+    const result = await s.run();
+    expect(result.status).toBe('awaiting-approval');
+    expect(executed).toEqual([]);
+    expect(result.gates).toEqual({ verify: 'inactive' });
+    const refused = result.events.find(
+      (e) => e.type === 'tool:result' && e.toolName === 'write_note',
+    );
+    expect(refused).toMatchObject({ isError: true, refusedBy: 'checkpoint' });
+  });
+
   it('refuses every call after the submit in the same response; execute never runs', async () => {
     const { session: s, events } = session(
       <Agent>
