@@ -61,6 +61,7 @@ export class DeclarationRegistry {
    */
   private byName: Entry[] | undefined;
   private byMount: Entry[] | undefined;
+  private duplicated: string[] | undefined;
 
   /** `get` returns the latest declaration so closures (activateWhen, ...) are never stale. */
   register(name: string, get: () => Declaration): () => void {
@@ -90,6 +91,7 @@ export class DeclarationRegistry {
   private changed(): void {
     this.byName = undefined;
     this.byMount = undefined;
+    this.duplicated = undefined;
   }
 
   private firsts(): Entry[] {
@@ -98,7 +100,10 @@ export class DeclarationRegistry {
 
   /** Names declared by more than one mounted component (reported as a warning). */
   duplicates(): string[] {
-    return [...this.entries].filter(([, list]) => list.length > 1).map(([name]) => name);
+    this.duplicated ??= [...this.entries]
+      .filter(([, list]) => list.length > 1)
+      .map(([name]) => name);
+    return [...this.duplicated];
   }
 
   all(): Declaration[] {
