@@ -1,6 +1,7 @@
 /**
  * Agate's benchmark: tick overhead against plain AI SDK loops (short and long histories, with
- * idle guards mounted), render+compile cost by timeline size, and memory over a long run. `pnpm bench` prints a Markdown report;
+ * idle guards mounted), render+compile cost by timeline size, memory over a long run, and what
+ * phase gates do to scripted weak-model policies. `pnpm bench` prints a Markdown report;
  * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
  * `--skip-dev` / `--skip-memory` to leave out the child-process measurements.
  *
@@ -16,6 +17,7 @@ import { measureContextBudget } from './context-budget.js';
 import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import type { MemoryResult } from './memory.js';
+import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { loadedReactBuild } from './react-build.js';
 import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
 import { type BenchData, type BuildRun, renderReport } from './report.js';
@@ -129,6 +131,10 @@ async function main(): Promise<void> {
     log,
   );
 
+  // Not a timing: deterministic scripted runs (about a second), so no repetitions.
+  log('phase gates on weak models (scripted policies, no phase gates / warn / block)...');
+  const phaseGates = await measurePhaseEffectiveness();
+
   let development: BuildRun | undefined;
   if (!args.has('--skip-dev')) {
     log('development build (child process, NODE_ENV=development)...');
@@ -168,6 +174,7 @@ async function main(): Promise<void> {
     memory,
     memoryTicks: MEMORY_TICKS,
     contextBudget,
+    phaseGates,
     warmup,
     quick,
     elapsedMs: performance.now() - started,

@@ -2,6 +2,7 @@ import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
 import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryResult } from './memory.js';
+import { type EffectivenessRow, renderEffectivenessTable } from './phase/effectiveness.js';
 import type { RenderCost } from './render-cost.js';
 import type { Summary } from './stats.js';
 import { mib, ms } from './stats.js';
@@ -37,6 +38,8 @@ export interface BenchData {
   memory: Array<MemoryResult & { nodeEnv?: string; react?: string }>;
   memoryTicks: number;
   contextBudget?: ContextBudgetResult[];
+  /** `<PhaseGates>` on scripted weak-model policies (issue 9): not a timing. */
+  phaseGates?: EffectivenessRow[];
   warmup: number;
   quick: boolean;
   elapsedMs: number;
@@ -223,9 +226,12 @@ export function renderReport(data: BenchData): string {
       '### Idle guards',
       '',
       "The default Agate loop with and without the benchmark's `<IdleGuards />` " +
-        '(`bench/src/workload.tsx`): a `<Gate>` that never activates and a `<ContinueGate>` whose ' +
-        'limits are never reached, one line per guard family. Mounted, they render, add `set_knob` ' +
-        'to the request, and are asked before every model call and at every tick end. The two loops ' +
+        '(`bench/src/workload.tsx`), one line per guard family: a `<Gate>` that never activates, a ' +
+        '`<ContinueGate>` whose limits are never reached, a `<Checkpoint>` approved before the run, ' +
+        'a `<Todos>` list and `<PhaseGates mode="warn">`. Mounted, they render, add `set_knob`, ' +
+        '`todo_write` and `complete_step` to the request, are asked before every model call, around ' +
+        'every tool call and at every tick end (the phase gates record every call and report their ' +
+        'status each tick), and let everything through. The two loops ' +
         `alternate ${pair.reps} times (${pair.ticks} ticks each); the cost is the median of the ` +
         'per-repetition differences.',
       '',
@@ -387,6 +393,10 @@ export function renderReport(data: BenchData): string {
     p(...contextBudgetSection(data.contextBudget));
   }
 
+  if (data.phaseGates !== undefined && data.phaseGates.length > 0) {
+    p(...phaseGatesSection(data.phaseGates));
+  }
+
   // ---- noise -------------------------------------------------------------------------------
   p(
     '## How much to trust these numbers',
@@ -526,4 +536,27 @@ function telemetrySection(tick: TickOverheadResult, p: (...lines: string[]) => v
     );
   }
   p('');
+}
+
+/** Issue 9's table: what `<PhaseGates>` does to weak models (docs/phase-gates.md links here). */
+function phaseGatesSection(rows: readonly EffectivenessRow[]): string[] {
+  return [
+    '## Phase gates on weak models',
+    '',
+    'Not a timing: what `<PhaseGates>` does to scripted weak-model policies (`bench/src/phase/`, ' +
+      'also on its own with `pnpm --filter @agate/bench bench:phase`). A *premature finish* is a run ' +
+      'that completed without readiness (judged the same way with and without phase gates); a ' +
+      '*false block* is a refused finish while readiness held; *ended within bounds* means the run ' +
+      'ended `completed` or `blocked` within `maxTicks` (a `max-ticks` end is resumable, not an end); ' +
+      'the token share counts the warnings and refusals in the requests (gpt-tokenizer) against ' +
+      'everything sent.',
+    '',
+    renderEffectivenessTable(rows),
+    '',
+    'The early stopper and the stubborn policy ignore warnings, so warn mode cannot stop them; block ' +
+      'mode refuses their finishes until `maxBlocks`, then ends the run `blocked`. The looper never ' +
+      'finishes; block mode turns its `max-ticks` into `blocked` (the work was not done). The policy ' +
+      'that follows the last instruction acts on the warnings.',
+    '',
+  ];
 }

@@ -6,7 +6,7 @@ import type {
   GuardTick,
 } from '../guards/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
-import type { CompiledContext } from '../renderer/compiled-context.js';
+import type { CompiledContext, CompiledTool } from '../renderer/compiled-context.js';
 import type { GateDeclaration } from '../runtime/declarations.js';
 import {
   AgateError,
@@ -22,7 +22,12 @@ import { describeMissingTools, findMissingTools } from './deadlock.js';
 import { decideExit } from './exit.js';
 import type { KnobInfo } from './knob-types.js';
 import { checkGateValueFromModel, checkKnobValue, isGateStatus } from './knob-values.js';
-import { createSetKnobTool, SET_KNOB_TOOL, type SetKnobInput } from './set-knob-tool.js';
+import {
+  createSetKnobTool,
+  describeSetKnob,
+  SET_KNOB_TOOL,
+  type SetKnobInput,
+} from './set-knob-tool.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from './tick-end.js';
 import { DEFAULT_MAX_BLOCKS, type GateInfo } from './types.js';
 
@@ -42,6 +47,7 @@ export class GateControl implements Guard {
 
   /** The last descriptor seen for each gate, so an engaged gate keeps blocking after unmount. */
   private readonly lastKnown = new Map<string, GateDeclaration>();
+  private lastSetKnob: CompiledTool | undefined;
 
   private get state(): SessionState {
     return this.access.state();
@@ -122,12 +128,26 @@ export class GateControl implements Guard {
     return {
       knobs,
       gates,
-      tools: [createSetKnobTool(knobs, gates, (input) => this.applyModelKnobChange(input))],
+      tools: [this.setKnobTool(knobs, gates)],
       // An active gate whose component unmounted has no element; the runtime shows it.
       ephemeral: gates
         .filter((g) => !g.rendered && g.state === 'active')
         .map((g) => ({ text: g.instructions, source: `gate:${g.name}` })),
     };
+  }
+
+  /**
+   * The `set_knob` tool, made again only when its description changes (a knob's value, a gate
+   * declared or dropped): every render asks for it, and the tool is the same in between.
+   */
+  private setKnobTool(knobs: readonly KnobInfo[], gates: readonly GateInfo[]): CompiledTool {
+    const description = describeSetKnob(knobs, gates);
+    if (this.lastSetKnob?.description !== description) {
+      this.lastSetKnob = createSetKnobTool(knobs, gates, (input) =>
+        this.applyModelKnobChange(input),
+      );
+    }
+    return this.lastSetKnob;
   }
 
   check(context: CompiledContext): void {

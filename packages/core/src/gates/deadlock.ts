@@ -24,6 +24,23 @@ export function toolsMentioned(instructions: string): string[] {
 }
 
 /**
+ * `toolsMentioned` per instructions text: the check runs on every render, the text rarely
+ * changes. Bounded, since instructions may be built from changing state.
+ */
+const mentionedCache = new Map<string, readonly string[]>();
+const MENTIONED_CACHE_CAP = 256;
+
+function mentionedIn(instructions: string): readonly string[] {
+  let names = mentionedCache.get(instructions);
+  if (names === undefined) {
+    if (mentionedCache.size >= MENTIONED_CACHE_CAP) mentionedCache.clear();
+    names = Object.freeze(toolsMentioned(instructions));
+    mentionedCache.set(instructions, names);
+  }
+  return names;
+}
+
+/**
  * Gates that could never be satisfied with the tools rendered now. `requiresTools` is the
  * authority when given (an empty list turns the check off); otherwise the tool names the
  * instructions mention are checked, so "Run run_tests" without a run_tests tool is caught.
@@ -35,7 +52,7 @@ export function findMissingTools(
   const missing: MissingTools[] = [];
   for (const gate of gates) {
     const declared = gate.descriptor.requiresTools;
-    const needed = declared ?? toolsMentioned(gate.descriptor.instructions);
+    const needed = declared ?? mentionedIn(gate.descriptor.instructions);
     const tools = needed.filter((t) => !renderedTools.has(t));
     if (tools.length > 0) {
       missing.push({

@@ -1,5 +1,6 @@
 import { type ReactElement, useCallback } from 'react';
 import { Ephemeral } from '../components/text.js';
+import { useSessionContext } from '../runtime/session-context.js';
 import { validateGateDescriptor } from './descriptor.js';
 import { validateKnobName } from './knob-values.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
@@ -26,7 +27,8 @@ export interface GateState {
 export function useGate(name: string, descriptor: GateDescriptor): GateState {
   validateKnobName(name, 'useGate()');
   validateGateDescriptor(descriptor, `useGate("${name}")`);
-  const { session, state } = useDeclaration('useGate()', { kind: 'gate', name, descriptor });
+  const { session } = useDeclaration('useGate()', { kind: 'gate', name, descriptor });
+  const { state } = useSessionContext('useGate()');
   const status = state.gates[name]?.state ?? descriptor.initial ?? 'inactive';
   const clear = useCallback(() => session.clearGate(name, 'host'), [session, name]);
   const defer = useCallback(() => session.setKnob(name, 'deferred', 'host'), [session, name]);

@@ -1,4 +1,5 @@
 import { useCallback } from 'react';
+import { useSessionContext } from '../runtime/session-context.js';
 import type { JsonValue } from '../state/json.js';
 import type { KnobOptions } from './knob-types.js';
 import { validateKnobOptions } from './knob-values.js';
@@ -13,11 +14,12 @@ export function useKnob<T extends JsonValue>(
   options: KnobOptions<T>,
 ): [T, (value: T) => void] {
   validateKnobOptions(name, options as unknown as KnobOptions, 'useKnob()');
-  const { session, state } = useDeclaration('useKnob()', {
+  const { session } = useDeclaration('useKnob()', {
     kind: 'knob',
     name,
     options: options as unknown as KnobOptions,
   });
+  const { state } = useSessionContext('useKnob()');
   const value = (state.knobs[name] ?? options.initial) as T;
   const set = useCallback((next: T) => session.setKnob(name, next, 'host'), [session, name]);
   return [value, set];

@@ -54,6 +54,14 @@ interface Entry {
 export class DeclarationRegistry {
   private readonly entries = new Map<string, Entry[]>();
   private nextId = 1;
+  /**
+   * The first entry of every name, by name and by mount order: read several times a tick by
+   * every guard family, changed only by a mount or an unmount. Entries, not declarations, are
+   * kept, so a read still calls `get()` and sees the latest props.
+   */
+  private byName: Entry[] | undefined;
+  private byMount: Entry[] | undefined;
+  private duplicated: string[] | undefined;
 
   /** `get` returns the latest declaration so closures (activateWhen, ...) are never stale. */
   register(name: string, get: () => Declaration): () => void {
@@ -69,25 +77,40 @@ export class DeclarationRegistry {
     const entry: Entry = { id: this.nextId++, get };
     list.push(entry);
     this.entries.set(name, list);
+    this.changed();
     return () => {
       const current = this.entries.get(name);
       if (!current) return;
       const next = current.filter((e) => e.id !== entry.id);
       if (next.length === 0) this.entries.delete(name);
       else this.entries.set(name, next);
+      this.changed();
     };
+  }
+
+  private changed(): void {
+    this.byName = undefined;
+    this.byMount = undefined;
+    this.duplicated = undefined;
+  }
+
+  private firsts(): Entry[] {
+    return [...this.entries.values()].flatMap((list) => (list[0] ? [list[0]] : []));
   }
 
   /** Names declared by more than one mounted component (reported as a warning). */
   duplicates(): string[] {
-    return [...this.entries].filter(([, list]) => list.length > 1).map(([name]) => name);
+    this.duplicated ??= [...this.entries]
+      .filter(([, list]) => list.length > 1)
+      .map(([name]) => name);
+    return [...this.duplicated];
   }
 
   all(): Declaration[] {
-    return [...this.entries.keys()]
+    this.byName ??= [...this.entries.keys()]
       .sort()
-      .map((name) => this.entries.get(name)?.[0]?.get())
-      .filter((d): d is Declaration => d !== undefined);
+      .flatMap((name) => this.entries.get(name)?.slice(0, 1) ?? []);
+    return this.byName.map((e) => e.get()).filter((d): d is Declaration => d !== undefined);
   }
 
   knobs(): KnobDeclaration[] {
@@ -103,15 +126,13 @@ export class DeclarationRegistry {
    * order for elements mounted in one render), for families whose order matters (checkpoints).
    */
   ofFamily(family: string): GuardDeclaration[] {
-    const found: Array<{ id: number; declaration: GuardDeclaration }> = [];
-    for (const list of this.entries.values()) {
-      const first = list[0];
-      const declaration = first?.get();
-      if (declaration?.kind === 'guard' && declaration.family === family) {
-        found.push({ id: first!.id, declaration });
-      }
+    this.byMount ??= this.firsts().sort((a, b) => a.id - b.id);
+    const found: GuardDeclaration[] = [];
+    for (const entry of this.byMount) {
+      const declaration = entry.get();
+      if (declaration?.kind === 'guard' && declaration.family === family) found.push(declaration);
     }
-    return found.sort((a, b) => a.id - b.id).map((f) => f.declaration);
+    return found;
   }
 
   continueGate(): ContinueDeclaration | undefined {

@@ -1,4 +1,4 @@
-import { createContext, type ReactNode, useContext } from 'react';
+import { createContext, type ReactNode, useContext, useMemo } from 'react';
 import type { SessionState } from '../state/session-state.js';
 import type { DeclarationRegistry } from './declarations.js';
 import { SessionStateError } from './errors.js';
@@ -10,21 +10,48 @@ export interface SessionContextValue {
   registry: DeclarationRegistry;
 }
 
-const SessionContext = createContext<SessionContextValue | null>(null);
+/** What never changes during a session's life: read by components that only declare things. */
+export interface SessionHandles {
+  session: Session;
+  registry: DeclarationRegistry;
+}
+
+// Two contexts. Readers of the state re-render on every render of the session (its value is a
+// new object each time, even when the state is unchanged: `useTick()` callers rely on it);
+// components that only register a declaration (<ContinueGate>, <Checkpoint>, <Todos>,
+// <PhaseGates>) read the handles alone and re-render only when their own props change.
+const HandlesContext = createContext<SessionHandles | null>(null);
+const StateContext = createContext<{ state: SessionState } | null>(null);
 
 export function SessionProvider(props: { value: SessionContextValue; children?: ReactNode }) {
-  return <SessionContext.Provider value={props.value}>{props.children}</SessionContext.Provider>;
+  const { session, registry, state } = props.value;
+  const handles = useMemo(() => ({ session, registry }), [session, registry]);
+  return (
+    <HandlesContext.Provider value={handles}>
+      <StateContext.Provider value={{ state }}>{props.children}</StateContext.Provider>
+    </HandlesContext.Provider>
+  );
+}
+
+function outside(hook: string): SessionStateError {
+  return new SessionStateError(
+    `${hook} was called outside an Agate session. Render the agent with run(), createSession() ` +
+      'or renderContext() from @agate/testing.',
+  );
+}
+
+/** The session and its registry, without subscribing to the per-tick state. */
+export function useSessionHandles(hook: string): SessionHandles {
+  const handles = useContext(HandlesContext);
+  if (handles === null) throw outside(hook);
+  return handles;
 }
 
 export function useSessionContext(hook: string): SessionContextValue {
-  const value = useContext(SessionContext);
-  if (value === null) {
-    throw new SessionStateError(
-      `${hook} was called outside an Agate session. Render the agent with run(), createSession() ` +
-        'or renderContext() from @agate/testing.',
-    );
-  }
-  return value;
+  const handles = useSessionHandles(hook);
+  const current = useContext(StateContext);
+  if (current === null) throw outside(hook);
+  return { ...handles, state: current.state };
 }
 
 /** The session rendering this tree (for host actions: setKnob, clearGate, snapshot...). */

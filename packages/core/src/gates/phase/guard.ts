@@ -110,7 +110,8 @@ export class PhaseGuard implements Guard {
     const props = this.props();
     if (props === undefined || !outcome.executed) return;
     // A draft, not a deep copy: the ledger grows with the run, a step changes a little of it.
-    const draft = createDraft(this.phase().ledger);
+    const phase = this.phase();
+    const draft = createDraft(phase.ledger);
     const result = resultOf(outcome);
     const call = callToPhaseCall(
       draft,
@@ -121,9 +122,12 @@ export class PhaseGuard implements Guard {
     );
     const ledger = finishDraft(draft);
     this.calls.push(call);
-    this.host.update((draft) => {
-      draft.phase = { ...this.phase(), ledger };
-    });
+    // Most calls (no script written, no file opened) leave the ledger as it was: no new state.
+    if (ledger !== phase.ledger || phase !== this.host.state().phase) {
+      this.host.update((draft) => {
+        draft.phase = { ...this.phase(), ledger };
+      });
+    }
     const verified =
       call.parts.some((p) => p.category === 'verify') &&
       verificationRan(result) &&
@@ -137,8 +141,11 @@ export class PhaseGuard implements Guard {
     const calls = this.calls;
     this.calls = [];
     if (props === undefined) return;
-    const ledger = createDraft(this.phase().ledger);
-    recordStep(ledger, calls, props);
+    const recording = createDraft(this.phase().ledger);
+    recordStep(recording, calls, props);
+    // Judged on the finished (plain) ledger: reading through an immer draft costs several
+    // times more, every tick.
+    const recorded = finishDraft(recording);
     const touched = calls.some((c) =>
       c.parts.some((p) => p.category === 'patch' || p.category === 'verify'),
     );
@@ -153,8 +160,11 @@ export class PhaseGuard implements Guard {
         this.lastVerification,
       );
     }
-    const judgement = this.judgement(ledger, props);
-    const status = phaseStatus(ledger, props, judgement);
+    const judgement = this.judgement(recorded, props);
+    const status = phaseStatus(recorded, props, judgement);
+    // decideWarning mutates only `warned`, `warningSteps` and `lastMissingStep`: a shallow copy
+    // with its own `warned` takes those; the rest stays the frozen ledger (a write would throw).
+    const ledger: PhaseLedger = { ...recorded, warned: [...recorded.warned] };
     const warning = decideWarning(
       ledger,
       status,
@@ -166,11 +176,10 @@ export class PhaseGuard implements Guard {
     const outcome = { status, ...(warning ? { warning } : {}) };
     const previous = this.host.state().phase;
     const pending = outcome.warning ? [outcome.warning.text] : [];
-    const next = finishDraft(ledger);
     this.host.update((draft) => {
-      draft.phase = { ...status, ledger: next, pending };
+      draft.phase = { ...status, ledger, pending };
     });
-    if (previous === null || JSON.stringify(statusOf(previous)) !== JSON.stringify(status)) {
+    if (previous === null || !sameStatus(statusOf(previous), status)) {
       this.host.emit({ type: 'phase:changed', tick: guardTick.tick, status });
     }
     if (outcome.warning) {
@@ -242,6 +251,24 @@ function fresh(): PhaseSessionState {
 export function statusOf(phase: PhaseSessionState): PhaseStatus {
   const { understanding, change, verification, readiness, evidence } = phase;
   return { understanding, change, verification, readiness, evidence };
+}
+
+/** Field by field, what comparing the two as JSON would say (without building the strings). */
+export function sameStatus(a: PhaseStatus, b: PhaseStatus): boolean {
+  const x = a.evidence;
+  const y = b.evidence;
+  return (
+    a.understanding === b.understanding &&
+    a.change === b.change &&
+    a.verification === b.verification &&
+    a.readiness === b.readiness &&
+    x.filesRead === y.filesRead &&
+    x.searchUsed === y.searchUsed &&
+    x.patchesProposed === y.patchesProposed &&
+    x.verifyUsed === y.verifyUsed &&
+    x.noProgressYet === y.noProgressYet &&
+    x.stepsTaken === y.stepsTaken
+  );
 }
 
 /** The rendered tools by what their calls can be, so messages name the agent's real tools. */
