@@ -15,7 +15,8 @@ export type ChildTask =
       kind: 'build';
       render: RenderCostOptions;
       tick: Omit<TickOverheadOptions, 'log'>;
-    };
+    }
+  | { kind: 'tick'; tick: Omit<TickOverheadOptions, 'log'> };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -26,6 +27,7 @@ async function main(): Promise<unknown> {
     const result = await measureMemory(task.loop, task.ticks);
     return { ...result, nodeEnv: process.env.NODE_ENV, react: loadedReactBuild() };
   }
+  if (task.kind === 'tick') return measureTickOverhead({ ...task.tick, log });
   if (task.kind === 'build') {
     const render = await measureRenderCost(task.render);
     const tick = await measureTickOverhead({ ...task.tick, log });

@@ -21,8 +21,8 @@ import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { loadedReactBuild } from './react-build.js';
 import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
 import { type BenchData, type BuildRun, renderReport } from './report.js';
-import { measureTickOverhead } from './tick-overhead.js';
-import { LOOP_NAMES, type LoopName } from './workload.js';
+import { measureTickOverhead, type TickOverheadResult } from './tick-overhead.js';
+import { LOOP_NAMES, type LoopName, TELEMETRY_LOOPS } from './workload.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -34,7 +34,10 @@ const LONG_WINDOW = 100;
 const MEMORY_TICKS = 1_000;
 const SIZES = [10, 100, 1_000, 10_000];
 /** Every loop but the guarded one, which is measured in pairs of its own (below). */
-const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES.filter((name) => name !== 'agateGuards');
+/** The main table; the idle-guards and telemetry pairs are measured on their own (below). */
+const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES.filter(
+  (name) => name === 'agate' || (name !== 'agateGuards' && !TELEMETRY_LOOPS.includes(name)),
+);
 const CHILD_TIMEOUT_MS = 10 * 60_000;
 
 function renderOptions(budgetMs: number): RenderCostOptions {
@@ -98,14 +101,34 @@ async function main(): Promise<void> {
 
   // A difference of a tenth of a millisecond needs more samples than the table above takes:
   // the two loops alternate, many times, and the report takes the median paired difference.
-  log(`idle guards (${TICKS} ticks, guarded and unguarded alternating)...`);
-  const guards = await measureTickOverhead({
-    ticks: TICKS,
-    reps: quick ? 4 : 15,
-    warmup: 1,
-    loops: ['agate', 'agateGuards'],
-    log,
-  });
+  // Its own process, so the heap and JIT state the eleven loops above leave behind weigh on
+  // neither side.
+  log(`idle guards (${TICKS} ticks, guarded and unguarded alternating, child process)...`);
+  const guards = await runChild<TickOverheadResult>(
+    {
+      kind: 'tick',
+      tick: {
+        ticks: TICKS,
+        reps: quick ? 4 : 25,
+        warmup: quick ? 1 : 3,
+        loops: ['agate', 'agateGuards'],
+      },
+    },
+    { NODE_ENV: 'production' },
+    ['--expose-gc'],
+  );
+
+  log(
+    `telemetry (${TICKS} ticks: untraced, no provider, SDK tracer alternating, child process)...`,
+  );
+  const telemetry = await runChild<TickOverheadResult>(
+    {
+      kind: 'tick',
+      tick: { ticks: TICKS, reps: quick ? 4 : 15, warmup: quick ? 1 : 3, loops: TELEMETRY_LOOPS },
+    },
+    { NODE_ENV: 'production' },
+    ['--expose-gc'],
+  );
 
   log(`long history (last ${LONG_WINDOW} of ${LONG_TICKS} ticks, production build)...`);
   const long = await measureLongHistory({
@@ -169,7 +192,7 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick, long, guards },
+    production: { render, tick, long, guards, telemetry },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,

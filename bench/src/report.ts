@@ -33,6 +33,8 @@ export interface BenchData {
     long?: LongHistoryResult;
     /** The default loop and the guarded one, alternating (the idle-guards target). */
     guards?: TickOverheadResult;
+    /** Untraced, no provider, SDK tracer, alternating (telemetry's cost). */
+    telemetry?: TickOverheadResult;
   };
   development?: BuildRun;
   memory: Array<MemoryResult & { nodeEnv?: string; react?: string }>;
@@ -232,8 +234,9 @@ export function renderReport(data: BenchData): string {
         '`todo_write` and `complete_step` to the request, are asked before every model call, around ' +
         'every tool call and at every tick end (the phase gates record every call and report their ' +
         'status each tick), and let everything through. The two loops ' +
-        `alternate ${pair.reps} times (${pair.ticks} ticks each); the cost is the median of the ` +
-        'per-repetition differences.',
+        `alternate ${pair.reps} times (${pair.ticks} ticks each, after warm-up runs of both) in a ` +
+        'child process of their own, so the state the other loops leave behind weighs on neither; ' +
+        'the cost is the median of the per-repetition differences.',
       '',
       '| loop | median CPU per tick | min | max | wall clock (median) | vs default |',
       '| --- | ---: | ---: | ---: | ---: | ---: |',
@@ -289,7 +292,7 @@ export function renderReport(data: BenchData): string {
     }
   }
 
-  telemetrySection(tick, p);
+  telemetrySection(data.production.telemetry ?? tick, p);
 
   // ---- 2. render -------------------------------------------------------------------------
   p(
@@ -518,11 +521,12 @@ function telemetrySection(tick: TickOverheadResult, p: (...lines: string[]) => v
       'per tick in this workload: the tick, the model call, the tool call; an OTLP exporter adds ' +
       'serialization and network, batched off the tick by a `BatchSpanProcessor`). Compared on CPU ' +
       'time (user + system of this process), which, unlike wall time, leaves out the time other ' +
-      'processes held the core; ratios are per repetition, against the untraced run of the same ' +
-      'repetition.',
+      'processes held the core; ratios and differences are per repetition, against the untraced ' +
+      `run of the same repetition. The three loops alternate ${tick.reps} times (${tick.ticks} ` +
+      'ticks each, after warm-up runs) in a child process of their own.',
     '',
-    '| loop | CPU per tick (median) | CPU min | wall per tick (median) | CPU vs untraced (median of per-rep ratios) | range |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    '| loop | CPU per tick (median) | CPU min | wall per tick (median) | CPU vs untraced (median of per-rep ratios) | range | difference per tick (median) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const name of TELEMETRY_LOOPS) {
     const cpu = tick.perTick[name]!;
@@ -531,8 +535,12 @@ function telemetrySection(tick: TickOverheadResult, p: (...lines: string[]) => v
       name === 'agateNoTelemetry'
         ? undefined
         : perRep(tick.samples, name, 'agateNoTelemetry', (x, y) => x / y);
+    const diff =
+      name === 'agateNoTelemetry'
+        ? undefined
+        : perRep(tick.samples, name, 'agateNoTelemetry', (x, y) => x - y);
     p(
-      `| ${LOOPS[name].label}${name === 'agate' ? ' (default, no provider)' : ''} | ${ms(cpu.median)} | ${ms(cpu.min)} | ${ms(wall.median)} | ${ratio ? `${ratio.median.toFixed(3)}×` : '(baseline)'} | ${ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : ''} |`,
+      `| ${LOOPS[name].label}${name === 'agate' ? ' (default, no provider)' : ''} | ${ms(cpu.median)} | ${ms(cpu.min)} | ${ms(wall.median)} | ${ratio ? `${ratio.median.toFixed(3)}×` : '(baseline)'} | ${ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : ''} | ${diff ? `${diff.median >= 0 ? '+' : '−'}${ms(Math.abs(diff.median))}` : ''} |`,
     );
   }
   p('');
