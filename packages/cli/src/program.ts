@@ -31,8 +31,20 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       'Run Agate agents, list and inspect stored sessions, approve or reject checkpoints.',
     )
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .showHelpAfterError('(agate --help lists the commands)');
+    .configureOutput({
+      writeOut: io.out,
+      writeErr: io.err,
+      // A usage error is one message like every other failure: `agate: <what is wrong>`,
+      // with where to look, instead of commander's `error: ...` and a second line.
+      outputError: (text, write) =>
+        write(
+          `agate: ${text
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' ')
+            .replace(/\.$/, '')}. Run \`agate --help\` for the commands and their options.\n`,
+        ),
+    });
 
   program
     .command('run')
