@@ -61,12 +61,18 @@ interface Outcome {
 }
 
 function agate(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return spawned(process.execPath, [BIN, ...args, '--store', store], work, env);
+}
+
+function spawned(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<Outcome> {
   const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete base.AGATE_APPROVAL_KEY;
-  const child = spawn(process.execPath, [BIN, ...args, '--store', store], {
-    cwd: work,
-    env: { ...base, ...env },
-  });
+  const child = spawn(command, args, { cwd, env: { ...base, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {
@@ -176,15 +182,44 @@ describe('agate approve / reject failures change nothing on disk', () => {
     ['reject without feedback', ['reject', 'plain', 'T-1', '--by', 'ana'], {}, 2, /feedback/],
   ];
 
-  it.each(cases)('%s', async (_name, args, env, code, message) => {
+  it('each exits with its code and one `agate:` message; the store is byte-identical after all', async () => {
     const before = await contents();
-    const out = await agate(args, env);
-    expect(out.code).toBe(code);
-    // One message, `agate: <what is wrong>` (docs/cli.md), for usage errors too.
-    expect(out.stderr).toMatch(/^agate: [^\n]+\n$/);
-    expect(out.stderr).toMatch(message);
-    expect(out.stdout).toBe('');
+    // In parallel (they only read): the failures are what is under test, not their order.
+    const outs = await Promise.all(cases.map(([, args, env]) => agate(args, env)));
+    for (const [i, [name, , , code, message]] of cases.entries()) {
+      const out = outs[i]!;
+      expect({ name, code: out.code }).toEqual({ name, code });
+      // One message, `agate: <what is wrong>` (docs/cli.md), for usage errors too.
+      expect(out.stderr).toMatch(/^agate: [^\n]+\n$/);
+      expect(out.stderr).toMatch(message);
+      expect(out.stdout).toBe('');
+    }
     expect(await contents()).toEqual(before);
+  });
+});
+
+describe('the default store and pnpm agate', () => {
+  it('with no --store, a failing approve in an empty directory exits 3 and creates nothing', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'agate-cli-empty-'));
+    try {
+      const out = await spawned(
+        process.execPath,
+        [BIN, 'approve', 'nobody', 'T-1', '--by', 'ana'],
+        empty,
+      );
+      expect(out.code).toBe(3);
+      expect(out.stderr).toContain('.agate/sessions');
+      expect(await readdir(empty)).toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('pnpm agate <command> runs from the repository root with no build step', async () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const out = await spawned('pnpm', ['-s', 'agate', 'sessions', '--store', store], root);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^signed\s+/m);
   });
 });
 

@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ScriptedModel, type ScriptedTurn, scriptedModel } from '@agate/testing';
 import type { ReactNode } from 'react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type AgateEvent,
   approveCheckpoint,
   Checkpoint,
+  CheckpointNotPendingError,
   createFileStore,
   createMemoryStore,
   createSession,
@@ -22,6 +23,7 @@ import {
   System,
   Timeline,
   Tool,
+  UnknownCheckpointError,
   User,
 } from '../../index.js';
 
@@ -31,8 +33,11 @@ let ran: string[];
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agate-cp-acceptance-'));
   ran = [];
+  // No key from the machine running the tests: each scenario says whether it has one.
+  vi.stubEnv('AGATE_APPROVAL_KEY', undefined);
 });
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -167,6 +172,16 @@ describe('iteration budget', () => {
     expect(result.reason).toMatch(/budget of 3 ticks ran out/);
   });
 
+  it('defaults to 15 ticks', async () => {
+    const { session, model } = setup(
+      <Checkpoint id="T-1" task="t" />,
+      Array.from({ length: 20 }, () => ({ toolCalls: [read()] })),
+    );
+    const result = await session.run();
+    expect(model.calls).toHaveLength(15);
+    expect(result.checkpointLedger.map((e) => [e.kind, e.tick])).toEqual([['budget', 15]]);
+  });
+
   it('does not count while a later checkpoint waits, and counts from zero after a rejection', async () => {
     const { session, model } = setup(
       <>
@@ -236,6 +251,19 @@ describe('file trigger', () => {
     expect(result.ticks).toBe(2);
     expect(result.checkpoints.requirements).toBe('pending');
     expect(await readFile(join(dir, 'req.md'), 'utf8')).toBe('draft two, longer\n');
+  });
+});
+
+describe('file trigger, a tool that fails after writing', () => {
+  it('fires when the shell wrote the file and then failed (the call still left it written)', async () => {
+    const { session, events } = setup(
+      <Checkpoint id="requirements" trigger={{ fileWritten: 'req.md' }} workspace={dir} />,
+      [{ toolCalls: [call('bash', { command: 'echo x > req.md; exit 3' }), read()] }],
+    );
+    const result = await session.run();
+    expect(results(events)[0]?.isError).toBe(true);
+    expect(result.checkpoints.requirements).toBe('pending');
+    expect(ran).toEqual(['bash echo x > req.md; exit 3']);
   });
 });
 
@@ -366,6 +394,39 @@ describe('supervisor', () => {
   });
 });
 
+describe('supervisor errors and the end of the checkpoints', () => {
+  it('approve on an unknown or not pending checkpoint throws and changes nothing', async () => {
+    const { session } = setup(
+      <>
+        <Checkpoint id="T-1" task="first" />
+        <Checkpoint id="T-2" task="second" />
+      </>,
+      [{ toolCalls: [read()] }],
+      { maxTicks: 1 },
+    );
+    await session.run();
+    const before = session.state;
+    expect(() => session.approve('T-9', { by: 'ana' })).toThrow(UnknownCheckpointError);
+    expect(() => session.approve('T-1', { by: 'ana' })).toThrow(CheckpointNotPendingError);
+    expect(() => session.reject('T-2', { by: 'ana', feedback: 'x' })).toThrow(
+      CheckpointNotPendingError,
+    );
+    expect(session.state).toBe(before);
+  });
+
+  it('once every checkpoint is approved, submit_checkpoint is no longer offered and the run completes', async () => {
+    const { session, model } = setup(<Checkpoint id="T-1" task="t" />, [
+      { toolCalls: [submit('T-1')] },
+      'All done.',
+    ]);
+    await session.run();
+    session.approve('T-1', { by: 'ana' });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    expect(model.calls[1]?.tools?.map((t) => t.name)).not.toContain('submit_checkpoint');
+  });
+});
+
 describe('ledger and events', () => {
   it('records submissions, trips, approvals and rejections (who, when, tick, note, feedback) in state and RunResult', async () => {
     const { session, events } = setup(<Checkpoint id="T-1" task="t" budget={1} />, [
@@ -417,9 +478,13 @@ describe('across processes and forged approvals', () => {
     </>
   );
 
-  async function pendingOnFile(store: SessionStore, approveFirst: boolean) {
+  async function pendingOnFile(
+    store: SessionStore,
+    approveFirst: boolean,
+    key: Partial<SessionOptions> = { approvalKey: KEY },
+  ) {
     const turns: ScriptedTurn[] = [{ toolCalls: [submit('T-1')] }, { toolCalls: [submit('T-2')] }];
-    const { session } = setup(two, turns, { id: 'acc', store, approvalKey: KEY });
+    const { session } = setup(two, turns, { id: 'acc', store, ...key });
     await session.run();
     if (approveFirst) {
       session.approve('T-1', { by: 'ana' });
@@ -457,9 +522,54 @@ describe('across processes and forged approvals', () => {
     await expectStillPending(store, 'T-1');
   });
 
+  it('with the key from AGATE_APPROVAL_KEY (no option), a copied approval stays pending too', async () => {
+    vi.stubEnv('AGATE_APPROVAL_KEY', KEY);
+    const store = createFileStore(join(dir, 'sessions'));
+    await pendingOnFile(store, true, {});
+    await copyApproval(store);
+    await expectStillPending(store, 'T-2', {});
+  });
+
+  it('without a key, a state flipped with no approval entry behind it stays pending', async () => {
+    const store = createFileStore(join(dir, 'sessions'));
+    const { session } = setup(two, [{ toolCalls: [submit('T-1')] }], { id: 'acc', store });
+    await session.run();
+    await flip(store, 'T-1');
+    await expectStillPending(store, 'T-1', {});
+  });
+
+  async function flip(store: SessionStore, id: string) {
+    const file = join(dir, 'sessions', 'acc.json');
+    expect(await store.load('acc')).toBeDefined();
+    const json = JSON.parse(await readFile(file, 'utf8'));
+    json.state.checkpoints[id].state = 'approved';
+    json.state.status = 'idle';
+    await writeFile(file, JSON.stringify(json));
+  }
+
   it('an approval entry copied from another checkpoint does not approve this one', async () => {
     const store = createFileStore(join(dir, 'sessions'));
     await pendingOnFile(store, true);
+    await copyApproval(store);
+    await expectStillPending(store, 'T-2');
+  });
+
+  it('without a key the same copied approval is accepted, as the docs warn (so the key is what stops it)', async () => {
+    const store = createFileStore(join(dir, 'sessions'));
+    await pendingOnFile(store, true, {});
+    await copyApproval(store);
+    const model = scriptedModel(['All done.']);
+    const restored = createSession(<Agent>{two}</Agent>, {
+      model,
+      store,
+      snapshot: await store.load('acc'),
+    });
+    expect((await restored.run()).status).toBe('completed');
+  });
+
+  /** Copies T-1's approval onto T-2's submission and flips T-2 to approved. */
+  async function copyApproval(store: SessionStore) {
+    expect(await store.load('acc')).toBeDefined();
     const file = join(dir, 'sessions', 'acc.json');
     const json = JSON.parse(await readFile(file, 'utf8'));
     const ledger = json.state.checkpointLedger as Array<Record<string, unknown>>;
@@ -474,17 +584,20 @@ describe('across processes and forged approvals', () => {
     json.state.checkpoints['T-2'].state = 'approved';
     json.state.status = 'idle';
     await writeFile(file, JSON.stringify(json));
-    await expectStillPending(store, 'T-2');
-  });
+  }
 
-  async function expectStillPending(store: SessionStore, id: string) {
+  async function expectStillPending(
+    store: SessionStore,
+    id: string,
+    key: Partial<SessionOptions> = { approvalKey: KEY },
+  ) {
     const events: AgateEvent[] = [];
     const model = scriptedModel(['I am through!']);
     const restored = createSession(<Agent>{two}</Agent>, {
       model,
       store,
       snapshot: await store.load('acc'),
-      approvalKey: KEY,
+      ...key,
       onEvent: (e) => events.push(e),
     });
     const result = await restored.run();
