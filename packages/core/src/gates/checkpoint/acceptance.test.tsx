@@ -567,6 +567,54 @@ describe('across processes and forged approvals', () => {
     expect((await restored.run()).status).toBe('completed');
   });
 
+  it('an approval whose text was edited, or copied from another session with the same key, stays pending', async () => {
+    const store = createFileStore(join(dir, 'sessions'));
+    await pendingOnFile(store, true);
+    const file = join(dir, 'sessions', 'acc.json');
+    const text = await readFile(file, 'utf8');
+    // Another session with the same key and the same history: its approval answers the same seq.
+    const other = setup(two, [{ toolCalls: [submit('T-1')] }, { toolCalls: [submit('T-2')] }], {
+      id: 'other',
+      approvalKey: KEY,
+    });
+    await other.session.run();
+    other.session.approve('T-1', { by: 'ana' });
+    await other.session.run();
+    other.session.approve('T-2', { by: 'ana' });
+    const foreign = other.session.state.checkpointLedger.at(-1);
+    const json = JSON.parse(text);
+    const ledger = json.state.checkpointLedger as Array<Record<string, unknown>>;
+    const t2 = ledger.findLast((e) => e.checkpoint === 'T-2');
+    ledger.push({ ...foreign, seq: ledger.length + 1, answers: t2?.seq });
+    json.state.checkpoints['T-2'].state = 'approved';
+    await writeFile(file, JSON.stringify(json));
+    await expectStillPending(store, 'T-2');
+
+    // Edited text: T-1's approval now says someone else approved it.
+    const edited = JSON.parse(text);
+    const approval = (edited.state.checkpointLedger as Array<Record<string, unknown>>).find(
+      (e) => e.kind === 'approved',
+    );
+    if (approval) approval.by = 'mallory';
+    await writeFile(file, JSON.stringify(edited));
+    await expectStillPending(store, 'T-1');
+  });
+
+  it('an unsigned session approved with a key through approveCheckpoint continues under that key', async () => {
+    const store = createFileStore(join(dir, 'sessions'));
+    await pendingOnFile(store, false, {});
+    await approveCheckpoint(store, 'acc', 'T-1', { by: 'ana', key: KEY });
+    const model = scriptedModel([{ toolCalls: [submit('T-2')] }]);
+    const restored = createSession(<Agent>{two}</Agent>, {
+      model,
+      store,
+      snapshot: await store.load('acc'),
+      approvalKey: KEY,
+    });
+    const result = await restored.run();
+    expect(result.checkpoints).toEqual({ 'T-1': 'approved', 'T-2': 'pending' });
+  });
+
   /** Copies T-1's approval onto T-2's submission and flips T-2 to approved. */
   async function copyApproval(store: SessionStore) {
     expect(await store.load('acc')).toBeDefined();
