@@ -511,6 +511,24 @@ describe('across processes and forged approvals', () => {
     expect(request(model, 0)).toContain('ship it');
   });
 
+  it('without options.store, a run that ends awaiting-approval is saved to the default file store', async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const session = createSession(
+        <Agent>
+          <Checkpoint id="T-1" task="t" />
+        </Agent>,
+        { id: 'no-store', model: scriptedModel([{ toolCalls: [submit('T-1')] }]) },
+      );
+      expect((await session.run()).status).toBe('awaiting-approval');
+    } finally {
+      process.chdir(cwd);
+    }
+    const saved = await createFileStore(join(dir, '.agate/sessions')).load('no-store');
+    expect(saved?.label).toContain('awaiting-approval');
+  });
+
   it('a hand-edited snapshot (state flipped to approved) stays pending with a warning', async () => {
     const store = createFileStore(join(dir, 'sessions'));
     await pendingOnFile(store, false);
