@@ -431,6 +431,43 @@ describe('issue 15 (2): ties across kinds go in request order', () => {
 });
 
 describe('issue 15 (3): over budget with only undroppable content', () => {
+  it('a budget that holds exactly what may not be dropped is enough; one token less is the error', () => {
+    const tree = (
+      <>
+        <System>{'S'.repeat(500)}</System>
+        <User>Task.</User>
+        <Timeline />
+        <Ephemeral source="note" priority={1}>
+          {block('EPHEMERAL')}
+        </Ephemeral>
+      </>
+    );
+    // What may not be dropped: the system text and the task message (its text and framing).
+    const floor = 500 + (unpruned(<User>Task.</User>) - 0);
+    const fits = renderContext(
+      tree,
+      { timeline: [] },
+      { context: { maxTokens: floor, tokenizer: chars } },
+    );
+    expect(text(fits)).not.toContain('EPHEMERAL');
+    expect(fits.budget?.tokens).toBe(floor);
+    let error: unknown;
+    try {
+      renderContext(
+        tree,
+        { timeline: [] },
+        { context: { maxTokens: floor - 1, tokenizer: chars } },
+      );
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ContextBudgetError);
+    const message = (error as Error).message;
+    expect(message).toContain(`smaller than what may not be dropped: ${floor} tokens`);
+    // Nothing but an ephemeral block could be dropped: no marker message is ever written.
+    expect(message).not.toContain('marker');
+  });
+
   it('the run ends error naming the budget, what it holds and its size; state intact; resumable', async () => {
     const model = scriptedModel(inspecting(3), { whenExhausted: 'repeat-last' });
     const session = createSession(<Heavy />, {

@@ -110,7 +110,9 @@ export function pruneToBudget(
   let assembled = total(plan) <= budget.maxTokens ? assemble(input, plan, counter) : undefined;
   if (assembled === undefined || assembled.tokens > budget.maxTokens) {
     recut = true;
-    const floor = unpruned - droppableTokens(candidates, segments, protectedFrom, counter);
+    const floor =
+      unpruned -
+      droppableTokens(candidates, segments, protectedFrom, counter, input.ephemeral.length);
     if (floor > budget.maxTokens) {
       throw new ContextBudgetError(budget.maxTokens, holdings(input, counter, protectedFrom));
     }
@@ -274,16 +276,29 @@ function droppableTokens(
   segments: readonly MessageSegment[],
   protectedFrom: number[],
   counter: TokenCounter,
+  ephemeralBlocks: number,
 ): number {
   let sum = 0;
+  let messages = false;
+  let ephemeral = 0;
   for (const c of candidates) {
     if (c.kind === 'timeline') {
       const segment = segments[c.index] as Extract<MessageSegment, { kind: 'timeline' }>;
-      sum += counter.range(segment.messages, 0, protectedFrom[c.index] ?? 0);
-    } else sum += c.tokens;
+      const from = protectedFrom[c.index] ?? 0;
+      if (from > 0) messages = true;
+      sum += counter.range(segment.messages, 0, from);
+    } else {
+      if (c.kind === 'message') messages = true;
+      if (c.kind === 'ephemeral') ephemeral += 1;
+      sum += c.tokens;
+    }
   }
-  // A marker replaces what is dropped; a nested section counted twice only lowers the floor.
-  return sum - MARKER_ESTIMATE;
+  // With every ephemeral block droppable, their message (and its framing) can go too.
+  if (ephemeral > 0 && ephemeral === ephemeralBlocks) sum += MESSAGE_OVERHEAD;
+  // A marker replaces dropped messages, only when a message can be dropped at all (dropping
+  // only sections or ephemeral blocks writes none); a nested section counted twice only
+  // lowers the floor.
+  return messages ? sum - MARKER_ESTIMATE : sum;
 }
 
 /** Drops candidates in order until the estimated total is at most `target`. */
