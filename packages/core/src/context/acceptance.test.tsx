@@ -18,6 +18,7 @@ import {
   Ephemeral,
   Gate,
   Message,
+  run,
   Section,
   System,
   Timeline,
@@ -175,6 +176,21 @@ describe('issue 15 (1): context: { maxTokens, tokenizer } on createSession and o
     expect(promptSize(model.calls.at(-1)?.prompt ?? [])).toBeLessThan(
       promptSize(unprunedRun.model.calls.at(-1)?.prompt ?? []) / 2,
     );
+  });
+
+  it('the standalone run(element, { model, context }) takes the same option', async () => {
+    const events: AgateEvent[] = [];
+    const model = scriptedModel(inspecting(30), { whenExhausted: 'repeat-last' });
+    const result = await run(<Worker />, {
+      model,
+      maxTicks: 40,
+      onEvent: (e) => events.push(e),
+      context: { maxTokens: 2_500, tokenizer: chars },
+    });
+    expect(result.status).toBe('completed');
+    const pruned = events.flatMap((e) => (e.type === 'context:pruned' ? [e] : []));
+    expect(pruned.length).toBeGreaterThan(0);
+    expect(pruned.every((e) => e.tokensAfter <= 2_500)).toBe(true);
   });
 
   it('run({ context }) applies that budget to that run', async () => {

@@ -217,6 +217,51 @@ describe('issue 8: todo_write newly completing an item without a sign-off', () =
   });
 });
 
+describe('issue 8: tool calls in one response run one at a time, in order', () => {
+  it('run, sign off and complete in a single response', async () => {
+    const { session, model } = await runAgent([
+      todoWrite(withStatus('in_progress', 'pending')),
+      calls(
+        ['shell', { cmd: 'npm test' }],
+        ['complete_step', { step: 2, evidence: { verification: 'npm test' } }],
+        ['todo_write', { todos: withStatus('in_progress', 'completed') }],
+      ),
+      'done',
+    ]);
+    expect(toolResultsSeen(model, 'complete_step')[0]?.isError).toBe(false);
+    expect(statuses(session)).toEqual(['in_progress', 'completed']);
+  });
+
+  it('a sign-off after the completing write in the same response is too late', async () => {
+    const { session, model } = await runAgent([
+      todoWrite(withStatus('in_progress', 'pending')),
+      calls(
+        ['shell', { cmd: 'npm test' }],
+        ['todo_write', { todos: withStatus('in_progress', 'completed') }],
+        ['complete_step', { step: 2, evidence: { verification: 'npm test' } }],
+      ),
+      'stop',
+    ]);
+    expect(toolResultsSeen(model, 'todo_write')[1]?.isError).toBe(true);
+    expect(statuses(session)).toEqual(['in_progress', 'pending']);
+  });
+
+  it('a sign-off of one item does not complete another', async () => {
+    const { session, model } = await runAgent([
+      todoWrite(withStatus('in_progress', 'pending')),
+      shell('npm test'),
+      completeStep(1, { verification: 'npm test' }),
+      todoWrite(withStatus('completed', 'completed')),
+      'stop',
+    ]);
+    const rejected = toolResultsSeen(model, 'todo_write')[1];
+    expect(rejected?.isError).toBe(true);
+    expect(rejected?.text).toContain('"Run the tests"');
+    expect(rejected?.text).not.toContain('"Fix add() in math.js"');
+    expect(statuses(session)).toEqual(['in_progress', 'pending']);
+  });
+});
+
 // ---- complete_step: matching -------------------------------------------------------------
 
 describe('issue 8: complete_step matches by content, activeForm and 1-based number', () => {
@@ -252,6 +297,17 @@ describe('issue 8: complete_step matches by content, activeForm and 1-based numb
     expect(seen?.isError).toBe(true);
     expect(seen?.text).toContain('Fix add() in math.js');
     expect(seen?.text).toContain('Run the tests');
+  });
+
+  it('a numeric string with surrounding spaces is still the number', async () => {
+    const { model } = await runAgent([
+      todoWrite(withStatus('in_progress', 'pending')),
+      shell('npm test'),
+      completeStep(' 2 ', { verification: 'npm test' }),
+      'stop',
+    ]);
+    expect(toolResultsSeen(model, 'complete_step')[0]?.text).toContain('Run the tests');
+    expect(toolResultsSeen(model, 'complete_step')[0]?.isError).toBe(false);
   });
 
   it('a number out of range is no match either', async () => {
@@ -356,6 +412,32 @@ describe('issue 8: files and diff against read and edit receipts', () => {
     const seen = toolResultsSeen(model, 'complete_step')[0];
     expect(seen?.isError).toBe(true);
     expect(seen?.text).toContain('src/other.ts');
+  });
+
+  it('files: a read that failed does not count', async () => {
+    const { model } = await runAgent(
+      [
+        todoWrite(withStatus('in_progress', 'pending')),
+        calls(['read_file', { path: 'gone.ts' }]),
+        completeStep(1, { files: ['gone.ts'] }),
+        'stop',
+      ],
+      <>
+        <Timeline />
+        <Tool
+          name="read_file"
+          input={z.object({ path: z.string() })}
+          execute={({ path }) => {
+            throw new Error(`no such file ${path}`);
+          }}
+          evidence={{ kind: 'read', paths: (input) => [input.path] }}
+        />
+        <Todos />
+      </>,
+    );
+    const seen = toolResultsSeen(model, 'complete_step')[0];
+    expect(seen?.isError).toBe(true);
+    expect(seen?.text).toContain('gone.ts');
   });
 
   it('diff: an edit receipt counts, a read receipt does not', async () => {
@@ -527,6 +609,16 @@ describe('issue 8: <Todos requireComplete>', () => {
     expect(result.status).toBe('blocked');
     expect(result.reason).toContain('Run the tests');
     expect(model.calls).toHaveLength(4);
+  });
+
+  it('maxTicks running out with open items ends blocked, not max-ticks', async () => {
+    const { result } = await runAgent(
+      [todoWrite(withStatus('in_progress', 'pending')), shell('ls'), shell('ls')],
+      <Agent requireComplete />,
+      { maxTicks: 3 },
+    );
+    expect(result.status).toBe('blocked');
+    expect(result.reason).toContain('Run the tests');
   });
 
   it('lets the run finish once every item is completed', async () => {
