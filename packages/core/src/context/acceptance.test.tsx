@@ -548,6 +548,21 @@ describe('issue 15 (4, 5): a long run stays within budget, every request valid, 
     );
   });
 
+  it('dropping the first user message never leaves the request starting with an assistant message', () => {
+    const tree = (
+      <>
+        <System>Base.</System>
+        <User priority={1}>{block('TASK')}</User>
+        <Assistant priority={5}>Understood, starting.</Assistant>
+        <Timeline priority={9} />
+      </>
+    );
+    const context = squeezed(tree, 10);
+    expect(text(context)).not.toContain('TASK');
+    expect(context.messages[0]?.role).toBe('user');
+    expect(String(context.messages[0]?.content)).toMatch(/\[1 earlier message omitted/);
+  });
+
   it('with a <Timeline keepLast> that starts at a tool result, its call is kept', () => {
     const timeline: ModelMessage[] = [
       { role: 'user', content: 'x'.repeat(500) },
@@ -617,6 +632,10 @@ describe('issue 15 (6): the low-water mark keeps the prefix cached', () => {
     expect(model.calls.length).toBe(ticks + 1);
     const recuts = events.filter((e) => e.type === 'context:pruned' && e.recut).length;
     expect(recuts).toBeGreaterThan(5); // the budget really forces pruning, again and again
+    // Each new cut goes down to the low-water mark (default 75% of maxTokens).
+    for (const e of events) {
+      if (e.type === 'context:pruned' && e.recut) expect(e.tokensAfter).toBeLessThanOrEqual(4_500);
+    }
     let shared = 0;
     for (let i = 1; i < model.calls.length; i++) {
       const previous = model.calls[i - 1]?.prompt ?? [];
