@@ -117,14 +117,17 @@ export function pruneToBudget(
       throw new ContextBudgetError(budget.maxTokens, holdings(input, counter, protectedFrom));
     }
     plan = { dropped: new Set(), cuts: segments.map(() => 0) };
-    // The estimate of the marker and of dropped sections can be a few tokens off: cut again
-    // (lower) in the rare case the assembled request still does not fit.
+    // The estimate of the marker and of dropped sections can be a few tokens off (a marker
+    // naming many turns is longer than MARKER_ESTIMATE): cut again, lower, in the rare case
+    // the assembled request is still over the low-water mark, so a new cut really goes down
+    // to it (what may not be dropped can keep it above; maxTokens is checked below).
     let target = budget.lowWater;
     for (let attempt = 0; attempt < 4; attempt++) {
       greedy(plan, candidates, total(plan), target, segments, protectedFrom, counter, layout);
       assembled = assemble(input, plan, counter);
-      if (assembled.tokens <= budget.maxTokens) break;
-      target -= assembled.tokens - budget.maxTokens + MARKER_ESTIMATE;
+      if (assembled.tokens <= budget.lowWater) break;
+      // From this plan's estimate, not the old target: the estimate may already be below it.
+      target = Math.min(target, total(plan)) - (assembled.tokens - budget.lowWater);
     }
     if (assembled === undefined || assembled.tokens > budget.maxTokens) {
       throw new ContextBudgetError(budget.maxTokens, holdings(input, counter, protectedFrom));
