@@ -193,6 +193,14 @@ describe('issue 15 (1): context: { maxTokens, tokenizer } on createSession and o
     expect(pruned.every((e) => e.tokensAfter <= 2_500)).toBe(true);
   });
 
+  it('run({ context }) gives a session without a budget one for that run', async () => {
+    const { events, session } = started(30, <Worker />);
+    await session.run({ context: { maxTokens: 2_500, tokenizer: chars } });
+    const pruned = events.flatMap((e) => (e.type === 'context:pruned' ? [e] : []));
+    expect(pruned.length).toBeGreaterThan(0);
+    expect(pruned.every((e) => e.maxTokens === 2_500 && e.tokensAfter <= 2_500)).toBe(true);
+  });
+
   it('run({ context }) applies that budget to that run', async () => {
     const { events, session } = started(30, <Worker />, { maxTokens: 1_000_000, tokenizer: chars });
     await session.run({ context: { maxTokens: 2_500, tokenizer: chars } });
