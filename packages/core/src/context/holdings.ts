@@ -34,8 +34,12 @@ export function holdings(
   });
   out.push({ what: `messages without a priority (${fixedCount})`, tokens: fixed });
   out.push({ what: `timeline messages kept by keepLast (${keptCount})`, tokens: kept });
-  // Whatever is dropped from the messages is replaced by a short marker message.
-  if (layout.segments.some((x) => x.kind === 'timeline' || x.priority !== undefined)) {
+  // Whatever is dropped from the messages is replaced by a short marker message (only when a
+  // message may be dropped at all).
+  const droppableMessage = layout.segments.some((x, i) =>
+    x.kind === 'timeline' ? (protectedFrom[i] ?? 0) > 0 : x.priority !== undefined,
+  );
+  if (droppableMessage) {
     out.push({ what: 'the marker for dropped messages', tokens: MARKER_ESTIMATE });
   }
   input.ephemeral.forEach((block, i) => {

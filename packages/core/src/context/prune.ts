@@ -110,19 +110,24 @@ export function pruneToBudget(
   let assembled = total(plan) <= budget.maxTokens ? assemble(input, plan, counter) : undefined;
   if (assembled === undefined || assembled.tokens > budget.maxTokens) {
     recut = true;
-    const floor = unpruned - droppableTokens(candidates, segments, protectedFrom, counter);
+    const floor =
+      unpruned -
+      droppableTokens(candidates, segments, protectedFrom, counter, input.ephemeral.length);
     if (floor > budget.maxTokens) {
       throw new ContextBudgetError(budget.maxTokens, holdings(input, counter, protectedFrom));
     }
     plan = { dropped: new Set(), cuts: segments.map(() => 0) };
-    // The estimate of the marker and of dropped sections can be a few tokens off: cut again
-    // (lower) in the rare case the assembled request still does not fit.
+    // The estimate of the marker and of dropped sections can be a few tokens off (a marker
+    // naming many turns is longer than MARKER_ESTIMATE): cut again, lower, in the rare case
+    // the assembled request is still over the low-water mark, so a new cut really goes down
+    // to it (what may not be dropped can keep it above; maxTokens is checked below).
     let target = budget.lowWater;
     for (let attempt = 0; attempt < 4; attempt++) {
       greedy(plan, candidates, total(plan), target, segments, protectedFrom, counter, layout);
       assembled = assemble(input, plan, counter);
-      if (assembled.tokens <= budget.maxTokens) break;
-      target -= assembled.tokens - budget.maxTokens + MARKER_ESTIMATE;
+      if (assembled.tokens <= budget.lowWater) break;
+      // From this plan's estimate, not the old target: the estimate may already be below it.
+      target = Math.min(target, total(plan)) - (assembled.tokens - budget.lowWater);
     }
     if (assembled === undefined || assembled.tokens > budget.maxTokens) {
       throw new ContextBudgetError(budget.maxTokens, holdings(input, counter, protectedFrom));
@@ -274,16 +279,29 @@ function droppableTokens(
   segments: readonly MessageSegment[],
   protectedFrom: number[],
   counter: TokenCounter,
+  ephemeralBlocks: number,
 ): number {
   let sum = 0;
+  let messages = false;
+  let ephemeral = 0;
   for (const c of candidates) {
     if (c.kind === 'timeline') {
       const segment = segments[c.index] as Extract<MessageSegment, { kind: 'timeline' }>;
-      sum += counter.range(segment.messages, 0, protectedFrom[c.index] ?? 0);
-    } else sum += c.tokens;
+      const from = protectedFrom[c.index] ?? 0;
+      if (from > 0) messages = true;
+      sum += counter.range(segment.messages, 0, from);
+    } else {
+      if (c.kind === 'message') messages = true;
+      if (c.kind === 'ephemeral') ephemeral += 1;
+      sum += c.tokens;
+    }
   }
-  // A marker replaces what is dropped; a nested section counted twice only lowers the floor.
-  return sum - MARKER_ESTIMATE;
+  // With every ephemeral block droppable, their message (and its framing) can go too.
+  if (ephemeral > 0 && ephemeral === ephemeralBlocks) sum += MESSAGE_OVERHEAD;
+  // A marker replaces dropped messages, only when a message can be dropped at all (dropping
+  // only sections or ephemeral blocks writes none); a nested section counted twice only
+  // lowers the floor.
+  return messages ? sum - MARKER_ESTIMATE : sum;
 }
 
 /** Drops candidates in order until the estimated total is at most `target`. */
