@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileStore } from '@agate/core';
+import { startOpenAICompatibleServer } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
@@ -16,12 +17,12 @@ const AGENT = fileURLToPath(new URL('./__fixtures__/notes-agent.tsx', import.met
 
 let work: string;
 
-function spawnAgate(args: string[]): ChildProcess {
+function spawnAgate(args: string[], extra: Record<string, string> = {}): ChildProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const name of ['AGATE_BASE_URL', 'AGATE_MODEL', 'AGATE_API_KEY', 'OPENAI_API_KEY']) {
     delete env[name];
   }
-  return spawn(process.execPath, [BIN, ...args], { cwd: work, env });
+  return spawn(process.execPath, [BIN, ...args], { cwd: work, env: { ...env, ...extra } });
 }
 
 interface Outcome {
@@ -144,6 +145,28 @@ describe('agate run, off a terminal', () => {
     expect(resumed.stdout).not.toContain('── tick 1 ──');
     expect(resumed.stdout).toContain('status: completed');
     expect(resumed.stdout).toContain('ticks: 1 (session total 2)');
+  });
+
+  it('AGATE_BASE_URL + AGATE_MODEL: a real OpenAI-compatible server; plain lines read no stream, so none is asked for', async () => {
+    const server = await startOpenAICompatibleServer([
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'over http' } }] },
+      'Saved it over HTTP.',
+    ]);
+    try {
+      const { code, stdout, stderr } = await outcome(
+        spawnAgate(['run', AGENT], { AGATE_BASE_URL: server.baseURL, AGATE_MODEL: 'local-model' }),
+      );
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain('← save_note: Saved note 1: over http');
+      expect(stdout).toContain('model: Saved it over HTTP.');
+      expect(server.requests.map((r) => [r.model, r.stream ?? false])).toEqual([
+        ['local-model', false],
+        ['local-model', false],
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('no model named: exit 2 before anything runs, one message on standard error', async () => {

@@ -322,6 +322,26 @@ describe('issue 12.1: stream only when someone reads the stream', () => {
     expect(timeless(streamed.state)).toEqual(timeless(plain.state));
   });
 
+  it('decided per call: a delta subscriber added after tick 1 streams tick 2; unsubscribing stops it', async () => {
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'lookup', input: { key: 'k' } }] }], {
+      whenExhausted: 'repeat-last',
+    });
+    const session = createSession(<Small />, { model, maxTicks: 3 });
+    let unsubscribe: (() => void) | undefined;
+    session.subscribe((e) => {
+      if (e.type !== 'tick:end') return;
+      if (e.tick === 1) unsubscribe = session.subscribe(() => {}, { types: ['model:delta'] });
+      if (e.tick === 2) unsubscribe?.();
+    });
+    await session.run();
+    const kinds = [
+      ...model.doGenerateCalls.map(() => 'generate'),
+      ...model.doStreamCalls.map(() => 'stream'),
+    ];
+    expect(kinds.sort()).toEqual(['generate', 'generate', 'stream']);
+    expect(model.doStreamCalls[0]?.prompt).toEqual(model.calls[1]?.prompt);
+  });
+
   it('without streaming an onEvent listener still gets the whole text of each reply as one delta', async () => {
     const { result } = await runWith('onEvent');
     const deltas = result.events.filter((e) => e.type === 'model:delta');
