@@ -223,10 +223,28 @@ describe('issue 10: spans', () => {
           'gen_ai.response.time_to_first_chunk': _first,
           ...attributes
         } = s.attributes;
-        return { name: s.name, parent: names.get(parentOf(s) ?? ''), attributes };
+        const stream = [
+          s.attributes['gen_ai.request.stream'],
+          s.attributes['gen_ai.response.time_to_first_chunk'] !== undefined,
+        ];
+        return { name: s.name, parent: names.get(parentOf(s) ?? ''), attributes, stream };
       });
     };
-    expect(await shape(true)).toEqual(await shape(false));
+    const streamed = await shape(true);
+    const generated = await shape(false);
+    // Both chat spans say how the call was made; only streamed text has a first chunk to time.
+    const chatsOf = (spans: typeof streamed) =>
+      spans.filter((s) => s.name.startsWith('chat ')).map((s) => s.stream);
+    expect(chatsOf(streamed)).toEqual([
+      [true, true],
+      [true, false], // tick 2 streamed no text, only tool calls
+    ]);
+    expect(chatsOf(generated)).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+    const strip = (spans: typeof streamed) => spans.map(({ stream: _s, ...rest }) => rest);
+    expect(strip(streamed)).toEqual(strip(generated));
   });
 
   describe('the global provider', () => {
@@ -326,7 +344,8 @@ describe('issue 12.1: stream only when someone reads the stream', () => {
     const model = scriptedModel([{ toolCalls: [{ toolName: 'lookup', input: { key: 'k' } }] }], {
       whenExhausted: 'repeat-last',
     });
-    const session = createSession(<Small />, { model, maxTicks: 3 });
+    const { exporter, tracer } = traced();
+    const session = createSession(<Small />, { model, maxTicks: 3, telemetry: { tracer } });
     let unsubscribe: (() => void) | undefined;
     session.subscribe((e) => {
       if (e.type !== 'tick:end') return;
@@ -340,6 +359,13 @@ describe('issue 12.1: stream only when someone reads the stream', () => {
     ];
     expect(kinds.sort()).toEqual(['generate', 'generate', 'stream']);
     expect(model.doStreamCalls[0]?.prompt).toEqual(model.calls[1]?.prompt);
+    // The chat span says how each call was actually made.
+    const chats = exporter.getFinishedSpans().filter((span) => span.name.startsWith('chat '));
+    expect(chats.map((span) => span.attributes['gen_ai.request.stream'])).toEqual([
+      false,
+      true,
+      false,
+    ]);
   });
 
   it('without streaming an onEvent listener still gets the whole text of each reply as one delta', async () => {
