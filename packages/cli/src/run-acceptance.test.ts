@@ -169,6 +169,28 @@ describe('agate run, off a terminal', () => {
     }
   });
 
+  it('a run that ends waiting for a person: exit 7, saved without a store, the approve command printed', async () => {
+    const file = await script('submit.json', [
+      {
+        toolCalls: [
+          { toolName: 'save_note', input: { text: 'hello' } },
+          { toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'Saved hello.' } },
+        ],
+      },
+    ]);
+    const checkpointAgent = fileURLToPath(
+      new URL('./__fixtures__/checkpoint-agent.tsx', import.meta.url),
+    );
+    const { code, stdout } = await outcome(
+      spawnAgate(['run', checkpointAgent, '--scripted', file, '--id', 'wait-1']),
+    );
+    expect(code).toBe(7);
+    expect(stdout).toContain('status: awaiting-approval');
+    expect(stdout).toContain('agate approve wait-1 T-1');
+    const saved = await createFileStore(join(work, '.agate', 'sessions')).load('wait-1');
+    expect(saved?.state).toMatchObject({ status: 'awaiting-approval' });
+  });
+
   it('no model named: exit 2 before anything runs, one message on standard error', async () => {
     const { code, stdout, stderr } = await outcome(spawnAgate(['run', AGENT]));
     expect(code).toBe(2);
