@@ -3,6 +3,19 @@ import { withProviderDetails } from './fault.js';
 import { callModel, type ModelCallOptions, type ModelTurn } from './model-call.js';
 
 /**
+ * The reason of an `aborted` run. When the signal that fired is the session's own `signal`
+ * option, it stays aborted, so a bare `run()` would end `aborted` again at once: say how to
+ * resume instead (a fresh signal for the run).
+ */
+export function abortedReason(signal: AbortSignal, sessionSignal: boolean): string {
+  const why = signal.reason !== undefined ? `: ${errorMessage(signal.reason)}` : '';
+  const resume = sessionSignal
+    ? ", with a fresh signal (run({ signal })): the session's own signal option stays aborted"
+    : '';
+  return `The run was aborted${why}. Call run() again to resume from the last completed tick${resume}.`;
+}
+
+/**
  * Settles with `work`, or rejects with the signal's reason as soon as it aborts — whichever
  * comes first. Code that ignores its abort signal (a stuck shell command, a hung HTTP call, a
  * provider that never answers) therefore cannot keep a run from returning. What `work` does

@@ -17,7 +17,7 @@ import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
-import { callModelUntilAborted } from './abort.js';
+import { abortedReason, callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
@@ -190,7 +190,10 @@ export class Session {
       if (signal.aborted) {
         end = {
           status: 'aborted',
-          reason: `The run was aborted${signal.reason !== undefined ? `: ${errorMessage(signal.reason)}` : ''}. Call run() again to resume from the last completed tick.`,
+          reason: abortedReason(
+            signal,
+            options.signal === undefined && this.options.signal === signal,
+          ),
         };
       } else {
         end = { status: 'error', ...runFault(error, this.currentState.tick + 1) };

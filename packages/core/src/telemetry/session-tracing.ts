@@ -14,7 +14,7 @@ import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import { errorMessage } from '../runtime/errors.js';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
-import { toRequestMessages } from '../runtime/model-call.js';
+import { type ModelCallOptions, toRequestMessages } from '../runtime/model-call.js';
 import type { SessionOptions } from '../runtime/session-options.js';
 import { type DecisionRecording, type DecisionSpan, decisionSpan } from './decision-spans.js';
 import { finishReason, inputMessages, outputMessages, systemInstructions } from './messages.js';
@@ -86,11 +86,20 @@ export class SessionTracing {
    * `callModel`, run with the model call's span as the active context (so HTTP instrumentations
    * nest under it). Wraps the function rather than the call to keep the tick loop's code as is.
    */
-  model<A extends unknown[], T>(call: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  model<T>(
+    call: (options: ModelCallOptions) => Promise<T>,
+  ): (options: ModelCallOptions) => Promise<T> {
     const run = this.run;
     const span = run?.model;
     if (run === undefined || span === undefined) return call;
-    return (...args) => context.with(trace.setSpan(run.ctx, span), call, undefined, ...args);
+    return (options) => {
+      // With `streaming: 'auto'` whether this call streams is decided per call (a delta
+      // subscriber), so the span says what the call actually does, not what the option was.
+      const streaming = options.streaming !== false;
+      span.setAttribute('gen_ai.request.stream', streaming);
+      if (!streaming) run.awaitingFirstChunk = undefined;
+      return context.with(trace.setSpan(run.ctx, span), call, undefined, options);
+    };
   }
 
   /** `runToolCall`, run inside the tool call's span; records what `execute` threw. */
@@ -304,6 +313,7 @@ export class SessionTracing {
       'gen_ai.provider.name': this.identity.provider,
       'gen_ai.request.model': this.identity.model,
       'gen_ai.conversation.id': this.session.id,
+      // Set again when the call starts, once 'auto' has decided (see `model`).
       'gen_ai.request.stream': options.streaming !== false,
       ...requestAttributes(options.modelSettings),
       'agate.request.messages': event.messages,

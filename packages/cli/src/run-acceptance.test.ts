@@ -1,0 +1,201 @@
+/**
+ * Issue 10's `agate run` read as an outside checker would: the real bin in child processes,
+ * standard output a pipe (not a terminal), scripts written here from the issue's words. Each
+ * child costs about a second, so each one checks everything its run can show.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFileStore } from '@agate/core';
+import { startOpenAICompatibleServer } from '@agate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+const AGENT = fileURLToPath(new URL('./__fixtures__/notes-agent.tsx', import.meta.url));
+
+let work: string;
+
+function spawnAgate(args: string[], extra: Record<string, string> = {}): ChildProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const name of ['AGATE_BASE_URL', 'AGATE_MODEL', 'AGATE_API_KEY', 'OPENAI_API_KEY']) {
+    delete env[name];
+  }
+  return spawn(process.execPath, [BIN, ...args], { cwd: work, env: { ...env, ...extra } });
+}
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function outcome(child: ChildProcess, onStdout?: (text: string) => void): Promise<Outcome> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    onStdout?.(stdout);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function script(name: string, turns: unknown): Promise<string> {
+  const path = join(work, name);
+  await writeFile(path, JSON.stringify(turns));
+  return path;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'agate-run-acc-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('agate run, off a terminal', () => {
+  it('--scripted runs offline and prints plain lines: a tool error, a refusal, completion; exit 0', async () => {
+    const file = await script('finish.json', [
+      { text: 'Trying the flaky tool.', toolCalls: [{ toolName: 'flaky', input: {} }] },
+      'All done.',
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'hello' } }] },
+      { text: 'Saved.', usage: { inputTokens: 120, outputTokens: 8 } },
+    ]);
+    const { code, stdout, stderr } = await outcome(
+      spawnAgate(['run', AGENT, '--scripted', file, '--id', 'plain-1']),
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    // Plain lines: no terminal control sequences (no Ink redraws, no colours).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for escape sequences
+    expect(stdout).not.toMatch(/\u001b\[/);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toContain('session plain-1');
+    expect(lines).toContain('── tick 1 ──');
+    expect(stdout).toContain('✗ flaky: Tool "flaky" failed: the disk is full');
+    expect(stdout).toMatch(/exit refused:\n\s+Gate "note-saved"/);
+    expect(stdout).toContain('← save_note: Saved note 1: hello');
+    expect(lines.slice(-3)[0]).toBe('status: completed');
+    expect(lines.slice(-2)[0]).toBe('ticks: 4 (session total 4)');
+    expect(lines.at(-1)).toMatch(/^tokens: \d+ in \+ \d+ out = \d+$/);
+  });
+
+  it('--json prints the events as JSON lines, each one parses, run:start first and run:end last; out of ticks with a deferred gate is blocked, exit 1', async () => {
+    const file = await script('loop.json', {
+      turns: [{ toolCalls: [{ toolName: 'flaky', input: {} }] }],
+      whenExhausted: 'repeat-last',
+    });
+    const { code, stdout } = await outcome(
+      spawnAgate(['run', AGENT, '--scripted', file, '--json', '--max-ticks', '2']),
+    );
+    const events = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; status?: string });
+    expect(events[0]?.type).toBe('run:start');
+    expect(events.at(-1)).toMatchObject({ type: 'run:end', status: 'blocked', ticks: 2 });
+    expect(events.filter((e) => e.type === 'tool:result')).toHaveLength(2);
+    expect(code).toBe(1);
+  });
+
+  it('SIGINT (with --json) aborts with status aborted (exit 130), the session is saved, --resume continues it', async () => {
+    const store = join(work, 'store');
+    const slow = await script('slow.json', [
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'first' } }] },
+      { delayMs: 60_000, text: 'never arrives' },
+    ]);
+    const child = spawnAgate([
+      ...['run', AGENT, '--scripted', slow, '--store', store, '--id', 'int-1', '--json'],
+    ]);
+    let sent = false;
+    const interrupted = await outcome(child, (stdout) => {
+      if (!sent && stdout.includes('"type":"tick:start","tick":2')) {
+        sent = true;
+        setTimeout(() => child.kill('SIGINT'), 100);
+      }
+    });
+    expect(sent).toBe(true);
+    const lines = interrupted.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ type: 'run:end', status: 'aborted' });
+    expect(interrupted.code).toBe(130);
+    expect((await readdir(store)).filter((f) => f.endsWith('.json'))).toEqual(['int-1.json']);
+    const saved = await createFileStore(store).load('int-1');
+    // The snapshot's state is the session's (typed unknown on the wire): the last completed tick.
+    expect(saved?.state).toMatchObject({ tick: 1, status: 'aborted' });
+
+    const rest = await script('rest.json', ['Saved the note; done.']);
+    const resumed = await outcome(
+      spawnAgate(['run', AGENT, '--scripted', rest, '--store', store, '--resume', 'int-1']),
+    );
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('session int-1');
+    expect(resumed.stdout).toContain('── tick 2 ──');
+    expect(resumed.stdout).not.toContain('── tick 1 ──');
+    expect(resumed.stdout).toContain('status: completed');
+    expect(resumed.stdout).toContain('ticks: 1 (session total 2)');
+  });
+
+  it('AGATE_BASE_URL + AGATE_MODEL: a real OpenAI-compatible server; plain lines read no stream, so none is asked for', async () => {
+    const server = await startOpenAICompatibleServer([
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'over http' } }] },
+      'Saved it over HTTP.',
+    ]);
+    try {
+      const { code, stdout, stderr } = await outcome(
+        spawnAgate(['run', AGENT], { AGATE_BASE_URL: server.baseURL, AGATE_MODEL: 'local-model' }),
+      );
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain('← save_note: Saved note 1: over http');
+      expect(stdout).toContain('model: Saved it over HTTP.');
+      expect(server.requests.map((r) => [r.model, r.stream ?? false])).toEqual([
+        ['local-model', false],
+        ['local-model', false],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a run that ends waiting for a person: exit 7, saved without a store, the approve command printed', async () => {
+    const file = await script('submit.json', [
+      {
+        toolCalls: [
+          { toolName: 'save_note', input: { text: 'hello' } },
+          { toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'Saved hello.' } },
+        ],
+      },
+    ]);
+    const checkpointAgent = fileURLToPath(
+      new URL('./__fixtures__/checkpoint-agent.tsx', import.meta.url),
+    );
+    const { code, stdout } = await outcome(
+      spawnAgate(['run', checkpointAgent, '--scripted', file, '--id', 'wait-1']),
+    );
+    expect(code).toBe(7);
+    expect(stdout).toContain('status: awaiting-approval');
+    expect(stdout).toContain('agate approve wait-1 T-1');
+    const saved = await createFileStore(join(work, '.agate', 'sessions')).load('wait-1');
+    expect(saved?.state).toMatchObject({ status: 'awaiting-approval' });
+  });
+
+  it('no model named: exit 2 before anything runs, one message on standard error', async () => {
+    const { code, stdout, stderr } = await outcome(spawnAgate(['run', AGENT]));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^agate: /);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stdout).not.toContain('session ');
+  });
+});
