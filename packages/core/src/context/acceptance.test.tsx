@@ -505,6 +505,8 @@ describe('issue 15 (3): over budget with only undroppable content', () => {
     const failed = await session.run({ context: { maxTokens: 500, tokenizer: chars } });
     expect(failed.status).toBe('error');
     expect(failed.error).toBeInstanceOf(ContextBudgetError);
+    // Located like every run error: the tick, and the step (compiling the context is render).
+    expect(failed.reason).toMatch(/^Tick 3, render: /);
     const message = failed.error?.message ?? '';
     expect(message).toContain('500'); // the budget
     expect(message).toMatch(/system text/); // what it holds

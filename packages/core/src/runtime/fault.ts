@@ -1,4 +1,5 @@
 import { APICallError, RetryError } from 'ai';
+import { ContextBudgetError } from '../context/errors.js';
 import { SnapshotError } from '../persistence/errors.js';
 import type { SessionStore } from '../persistence/store.js';
 import {
@@ -73,7 +74,9 @@ function inferStep(error: AgateError): FaultStep {
     error instanceof InvalidElementError ||
     error instanceof DuplicateToolError ||
     error instanceof KnobDeclarationError ||
-    error instanceof GateDeadlockError
+    error instanceof GateDeadlockError ||
+    // Pruning to the budget is the last step of compiling the context.
+    error instanceof ContextBudgetError
   ) {
     return 'render';
   }
