@@ -17,6 +17,7 @@ import {
   LISTERS,
   OTHER,
   READERS,
+  RUNNERS,
   SEARCHERS,
   SHELLS,
   WRAPPERS,
@@ -73,7 +74,17 @@ function classifySimple(
     if (w === undefined) break;
     if (KEYWORDS.has(w) || /^[A-Za-z_]\w*=/.test(w)) words = words.slice(1);
     else if (WRAPPERS.has(w)) words = words.slice(1);
-    else if (w === 'timeout' || w === 'gtimeout') {
+    // Environment runners: `bundle exec rspec`, `poetry run pytest`, `uv run python x.py`.
+    else if (RUNNERS.has(w) && (words[1] === 'exec' || words[1] === 'run')) {
+      words = words.slice(2);
+      while (words[0]?.startsWith('-')) words = words.slice(1);
+    }
+    // `coverage run -m pytest` / `coverage run x.py` run Python under coverage.
+    else if (w === 'coverage' && words[1] === 'run') {
+      const rest = words.slice(2);
+      while (rest[0]?.startsWith('-') && rest[0] !== '-m') rest.shift();
+      words = ['python', ...rest];
+    } else if (w === 'timeout' || w === 'gtimeout') {
       words = words.slice(1);
       while (words[0]?.startsWith('-')) words = words.slice(1);
       words = words.slice(1); // the duration
@@ -121,6 +132,12 @@ function classifySimple(
           !a.startsWith('-') && !/^\d+$/.test(a) && !/^-[nctdfkswABCm]$/.test(list[k - 1] ?? ''),
       )
       .map((a) => resolve(cwd, a));
+  // File operations' operands: their flags take no value (`rm -f x`, `mv -f x.bak x`), except
+  // the few listed per program (`touch -d date`, `mkdir -m mode`, `cp -t dir`).
+  const operands = (list: string[], valued: readonly string[] = []) =>
+    list
+      .filter((a, k) => !a.startsWith('-') && !valued.includes(list[k - 1] ?? ''))
+      .map((a) => resolve(cwd, a));
 
   if (name === 'cd' || name === 'pushd') {
     const target = args.find((a) => !a.startsWith('-'));
@@ -154,13 +171,13 @@ function classifySimple(
     return { parts: [part('patch', 'write', [...paths(args), ...redirectWrites], name)] };
   }
   if (name === 'touch' || name === 'mkdir') {
-    return withRedirects([part('patch', 'write', paths(args), name)]);
+    return withRedirects([part('patch', 'write', operands(args, ['-d', '-t', '-r', '-m']), name)]);
   }
   if (name === 'rm' || name === 'rmdir' || name === 'unlink' || name === 'shred') {
-    return withRedirects([part('patch', 'delete', paths(args), name)]);
+    return withRedirects([part('patch', 'delete', operands(args, ['-n', '-u']), name)]);
   }
   if (name === 'cp' || name === 'install' || name === 'rsync') {
-    const files = paths(args);
+    const files = operands(args, ['-S', '-m', '-o', '-g', '-e']);
     const dst = files.at(-1);
     if (dst === undefined) return withRedirects([part('other', 'other', [], name)]);
     const intoDir = args.at(-1)?.endsWith('/') === true || args.includes('-t');
@@ -171,7 +188,7 @@ function classifySimple(
     return withRedirects([part('patch', 'copy', targets, name)]);
   }
   if (name === 'mv') {
-    const files = paths(args);
+    const files = operands(args, ['-S']);
     if (files.length < 2) return withRedirects([unknown('move', name)]);
     const dst = files.at(-1)!;
     const sources = files.slice(0, -1);
