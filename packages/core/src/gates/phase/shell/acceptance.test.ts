@@ -446,3 +446,53 @@ describe('replayPhaseGates on whole short runs of other agents', () => {
     ]);
   });
 });
+
+describe('a test run that found no tests verified nothing', () => {
+  const noTests: Array<[string, string, number]> = [
+    ['pytest -k nothing', '============ 10 deselected in 0.12s ============', 5],
+    ['python -m pytest tests/x.py', '============ no tests ran in 0.01s ============', 5],
+    [
+      'python -m unittest tests.test_x',
+      '\n----------------------------------------------------------------------\nRan 0 tests in 0.000s\n\nNO TESTS RAN',
+      5,
+    ],
+    [
+      'npx jest src/a.test.js',
+      'No tests found, exiting with code 1\nRun with `--passWithNoTests` to exit with code 0',
+      1,
+    ],
+    ['npx vitest run src/a', 'No test files found, exiting with code 1', 1],
+    ['mvn -q test -Dtest=FooTest', '[ERROR] Failed to execute goal: No tests were executed!', 1],
+    [
+      './gradlew test --tests FooTest',
+      "Execution failed for task ':test'.\n> No tests found for given includes: [FooTest]",
+      1,
+    ],
+    [
+      'go test ./pkg/...',
+      '?   \texample.com/pkg/a\t[no test files]\n?   \texample.com/pkg/b\t[no test files]',
+      0,
+    ],
+  ];
+  it.each(noTests)('%s', (command, output, exitCode) => {
+    expect(verificationRan({ exitCode, output })).toBe(false);
+    const replay = replayPhaseGates(
+      [sh('cat src/a.py'), sh("sed -i 's/a/b/' src/a.py"), sh(command, { exitCode, output })],
+      shell,
+    );
+    expect(replay.exit.missing).toEqual(['verification']);
+    expect(replay.exit.reasons.join('\n')).toContain('found no tests');
+  });
+
+  it('tests that ran, passing or failing, still count', () => {
+    for (const output of [
+      '============ 3 passed, 2 deselected in 0.12s ============',
+      '============ 1 failed, 3 passed in 0.40s ============',
+      'Ran 4 tests in 0.010s\n\nOK',
+      '?   \texample.com/pkg/a\t[no test files]\nok  \texample.com/pkg/b\t0.01s',
+      '?   \texample.com/pkg/a\t[no test files]\n--- FAIL: TestB (0.00s)\nFAIL\texample.com/pkg/b',
+      'Tests:       1 failed, 4 passed, 5 total',
+    ])
+      expect(verificationRan({ exitCode: 1, output }), output).toBe(true);
+  });
+});
