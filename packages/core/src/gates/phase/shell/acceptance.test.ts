@@ -177,6 +177,35 @@ EOF`;
     expect(shape("cat <<'EOF' > src/x.py\nprint(1)\nEOF")).toEqual(['patch:write[src/x.py]']);
   });
 
+  it('runners behind global options and wrappers still verify', () => {
+    for (const command of [
+      'npm --prefix web test',
+      'pnpm -F core test',
+      'pnpm --filter @app/core run test',
+      'yarn --cwd packages/a test',
+      'xvfb-run -a pytest tests/gui',
+      'rake test',
+      'bundle exec rake spec',
+      'composer test',
+    ])
+      expect(categories(command), command).toEqual(['verify']);
+  });
+
+  it('build tool goals that neither compile nor test are not verifications', () => {
+    for (const command of [
+      'mvn dependency:tree',
+      'mvn -q help:evaluate -Dexpression=project.version',
+      'mvn -v',
+      './gradlew dependencies',
+      'gradle tasks --all',
+      'javac -version',
+    ])
+      expect(categories(command), command).toEqual(['other']);
+    expect(categories('mvn clean test')).toEqual(['verify']);
+    expect(categories('mvn -q compile')).toEqual(['verify']);
+    expect(categories('./gradlew clean build')).toEqual(['verify']);
+  });
+
   it('git add, echo and pip install are other', () => {
     expect(categories('git add -A')).toEqual(['other']);
     expect(categories('echo done')).toEqual(['other']);

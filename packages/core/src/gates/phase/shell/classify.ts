@@ -88,6 +88,9 @@ function classifySimple(
       words = words.slice(1);
       while (words[0]?.startsWith('-')) words = words.slice(1);
       words = words.slice(1); // the duration
+    } else if (w === 'xvfb-run') {
+      words = words.slice(1);
+      while (words[0]?.startsWith('-')) words = words.slice(/^-[snefwp]$/.test(words[0]) ? 2 : 1);
     } else if (w === 'env') {
       words = words.slice(1);
       while (words[0] !== undefined && (words[0].startsWith('-') || words[0].includes('=')))
@@ -245,12 +248,30 @@ function classifySimple(
     return withRedirects([part('verify', 'test', [], name)]);
   }
   if (BUILDERS.has(name)) {
+    // Goals that neither compile nor test (`mvn dependency:tree`, `gradle tasks`, `-version`).
+    const goals = args.filter((a) => !a.startsWith('-'));
+    const describes =
+      /^(?:mvnw?|gradlew?)$/.test(name) &&
+      goals.length > 0 &&
+      goals.every((g) =>
+        /^(?:clean|dependencies|tasks|projects|properties|help|(?:dependency|help|versions):.*)$/.test(
+          g,
+        ),
+      );
+    const versionOnly =
+      goals.length === 0 && args.some((a) => /^(?:-v|--version|-version)$/.test(a));
+    if (describes || versionOnly) return withRedirects([part('other', 'other', [], name)]);
     const test = args.some(
       (a) =>
         /^(?:test|verify|check|integration-test|surefire:test)$/.test(a) || a.startsWith('-Dtest'),
     );
     return withRedirects([part('verify', test ? 'test' : 'build', [], name)]);
   }
+  if (
+    (name === 'rake' || name === 'composer') &&
+    /^(?:test|spec|phpunit)(?::.*)?$/.test(args[0] ?? '')
+  )
+    return withRedirects([part('verify', 'test', [], name)]);
   if (name === 'make' || name === 'gmake') {
     const test = args.some((a) => /^(?:test|tests|check|unittest|ci|lint|verify)$/.test(a));
     return withRedirects([part('verify', test ? 'test' : 'build', [], name)]);
@@ -442,6 +463,11 @@ function classifyPackageRunner(
     return rest.length === 0
       ? [part('other', 'other', [], name)]
       : classifySimple({ ...cmd, words: rest, redirects: [] }, cwd, undefined, options).parts;
+  }
+  // Global options before the script: `npm --prefix web test`, `pnpm -F core test`.
+  while (rest[0]?.startsWith('-')) {
+    const valued = /^(?:--prefix|-C|--dir|--cwd|-F|--filter|-w|--workspace)$/.test(rest[0]);
+    rest = rest.slice(valued ? 2 : 1);
   }
   const sub = rest[0] ?? '';
   if (sub === 'exec' || sub === 'dlx' || sub === 'x')
