@@ -469,6 +469,58 @@ describe('a shell agent named "terminal" with a scripted shell', () => {
   });
 });
 
+describe('a shell tool that is really a text editor', () => {
+  it('is offered for reading and changing, never for running tests, in warnings and refusals', async () => {
+    const edit = (input: Record<string, unknown>): ScriptedTurn => call('editor', input);
+    const replace = {
+      command: 'str_replace',
+      path: 'billing/invoice.py',
+      old_str: 'a',
+      new_str: 'b',
+    };
+    const model = scriptedModel([
+      call('terminal', { cmd: 'grep -rn discount billing' }),
+      edit({ command: 'view', path: 'billing/invoice.py' }),
+      edit(replace),
+      ...Array(4).fill(edit({ command: 'view', path: 'billing/tax.py' })),
+      'Fixed.',
+      'Fixed.',
+    ]);
+    const events: AgateEvent[] = [];
+    const result = await run(
+      <>
+        <User>Fix the discount bug.</User>
+        <Timeline />
+        <Terminal replies={[]} />
+        <Tool
+          name="editor"
+          input={z.object({
+            command: z.string(),
+            path: z.string(),
+            old_str: z.string().optional(),
+            new_str: z.string().optional(),
+          })}
+          category="shell"
+          execute={() => 'ok'}
+        />
+        <PhaseGates mode="block" maxBlocks={1} stallAfter={3} warnAfter={50} />
+      </>,
+      { model, onEvent: (e) => events.push(e) },
+    );
+    const stall = events.flatMap((e) =>
+      e.type === 'phase:warning' && e.kind === 'stall' ? [e] : [],
+    );
+    expect(stall).toHaveLength(1);
+    expect(stall[0]!.text).toContain('terminal (');
+    expect(stall[0]!.text).not.toContain('editor (');
+    const refusal = gateTexts(model).find((x) => x.includes('EXIT REFUSED')) ?? '';
+    expect(refusal).toContain('billing/invoice.py');
+    expect(refusal).toContain('terminal (the tests');
+    expect(refusal).not.toContain('editor (');
+    expect(result.status).toBe('blocked');
+  });
+});
+
 describe('phasePrompt by model family and size', () => {
   const tools = {
     hunt: 'search',

@@ -299,6 +299,45 @@ describe('replayPhaseGates on whole short runs of other agents', () => {
     expect(replayPhaseGates(steps, shell).exit.refused).toBe(false);
   });
 
+  it('OpenHands: a late str_replace_editor edit is refused, and only execute_bash is offered to verify it', () => {
+    const view = { command: 'view', path: '/workspace/repo/src/p.py' };
+    const replace = {
+      command: 'str_replace',
+      path: '/workspace/repo/src/p.py',
+      old_str: 'a',
+      new_str: 'b',
+    };
+    const steps: ReplayStep[] = [
+      {
+        tool: 'execute_bash',
+        input: { command: 'cd /workspace/repo && grep -rn parse src' },
+        result: ok(),
+      },
+      { tool: 'str_replace_editor', input: view, result: ok() },
+      { tool: 'str_replace_editor', input: replace, result: ok() },
+      {
+        tool: 'execute_bash',
+        input: { command: 'cd /workspace/repo && python -m pytest -q' },
+        result: ok('5 passed'),
+      },
+      {
+        tool: 'str_replace_editor',
+        input: { ...replace, old_str: 'b', new_str: 'c' },
+        result: ok(),
+      },
+    ];
+    const replay = replayPhaseGates(steps, {
+      tools: { execute_bash: 'shell', str_replace_editor: 'shell' },
+      workProduct: ['src/p.py'],
+    });
+    expect(replay.exit.refused).toBe(true);
+    expect(replay.unverified).toEqual(['/workspace/repo/src/p.py']);
+    const reason = replay.exit.reasons.join('\n');
+    expect(reason).toContain('execute_bash (the tests');
+    // The editor runs nothing: it is not offered as a way to run tests.
+    expect(reason).not.toContain('str_replace_editor');
+  });
+
   it('a good run that deletes its scratch script after testing (rm -f) is not refused', () => {
     const steps: ReplayStep[] = [
       sh('rg -n "def add" src'),
