@@ -21,7 +21,13 @@ import { commandOf } from './parts.js';
 import { fillPhasePrompt } from './prompt.js';
 import type { PhaseGatesProps } from './props.js';
 import { type CallResult, verificationPassed, verificationRan } from './shell/ran.js';
-import { type CallCategory, callToPhaseCall, decideExitAttempt, decideWarning } from './tracker.js';
+import {
+  type CallCategory,
+  callToPhaseCall,
+  decideExitAttempt,
+  decideWarning,
+  namedTools,
+} from './tracker.js';
 import type { PhaseCall, PhaseStatus, PhaseTools } from './types.js';
 import { judgeWorkspace } from './workspace.js';
 
@@ -169,7 +175,7 @@ export class PhaseGuard implements Guard {
       ledger,
       status,
       judgement,
-      this.tools,
+      namedTools(this.tools, recorded),
       props,
       taskText(guardTick),
     );

@@ -52,6 +52,12 @@ export interface PhaseLedger {
   stash: Array<{ dirty: string[]; unknown: string[] }>;
   /** The file an editor-style agent has open (SWE-agent's `open`), for its `edit` commands. */
   openFile: string | null;
+  /**
+   * Shell tools whose calls were text-editor inputs (`{ command: 'str_replace', path }`): they
+   * read and change files but run nothing, so messages do not offer them for tests or searches.
+   * Optional: absent in snapshots taken before it existed.
+   */
+  editorTools?: string[];
   warned: string[];
   warningSteps: number[];
   lastMissingStep: number | null;

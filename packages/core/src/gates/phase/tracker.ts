@@ -9,7 +9,7 @@ import {
   refusalNotice,
   stallWarning,
 } from './messages.js';
-import { partsForCategories, partsForShell, scriptsOf } from './parts.js';
+import { commandOf, partsForCategories, partsForShell, scriptsOf } from './parts.js';
 import type { ShellPart } from './shell/classify.js';
 import type { CallResult } from './shell/ran.js';
 import type {
@@ -71,6 +71,8 @@ export function callToPhaseCall(
     if ((p.program === 'open' || p.program === 'create') && p.paths[0] !== undefined)
       ledger.openFile = p.paths[0];
   }
+  if (isEditorCall(input, parts, toolName) && !(ledger.editorTools ?? []).includes(toolName))
+    ledger.editorTools = [...(ledger.editorTools ?? []), toolName];
   const label = category.command ?? labelOf(input);
   return {
     toolName,
@@ -78,6 +80,26 @@ export function callToPhaseCall(
     ...(result ? { result } : {}),
     label: label.length > 120 ? `${label.slice(0, 117)}...` : label,
   };
+}
+
+/** A shell tool's call read as an editor operation (no command line was run). */
+function isEditorCall(input: unknown, parts: readonly ShellPart[], toolName: string): boolean {
+  return (
+    parts.length > 0 &&
+    parts.every((p) => p.program === toolName) &&
+    (commandOf(input) === undefined || EDITOR_COMMANDS.has(commandOf(input) ?? ''))
+  );
+}
+const EDITOR_COMMANDS = new Set(['view', 'create', 'write', 'str_replace', 'insert', 'undo_edit']);
+
+/** The tools as messages name them: shell tools seen only as editors offered for reading and changing. */
+export function namedTools(tools: PhaseTools, ledger: PhaseLedger): PhaseTools {
+  const editors = (ledger.editorTools ?? []).filter((t) => tools.shell.includes(t));
+  if (editors.length === 0) return tools;
+  const byCategory = { ...tools.byCategory };
+  for (const c of ['read', 'patch'] as const)
+    byCategory[c] = [...(byCategory[c] ?? []), ...editors];
+  return { ...tools, byCategory, shell: tools.shell.filter((t) => !editors.includes(t)) };
 }
 
 function labelOf(input: unknown): string {
@@ -106,7 +128,14 @@ export function advance(
   recordStep(ledger, calls, options);
   const judgement = judgeFromCalls(ledger, options);
   const status = phaseStatus(ledger, options, judgement);
-  const warning = decideWarning(ledger, status, judgement, tools, options, taskText);
+  const warning = decideWarning(
+    ledger,
+    status,
+    judgement,
+    namedTools(tools, ledger),
+    options,
+    taskText,
+  );
   return { status, judgement, ...(warning ? { warning } : {}) };
 }
 
@@ -181,7 +210,8 @@ export function decideExitAttempt(
   options: TrackerOptions & { maxBlocks?: number },
 ): PhaseExit {
   if (status.readiness) return { kind: 'allow' };
-  const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
+  const named = namedTools(tools, ledger);
+  const lines = missingLines(status, ledger, judgement, named, options.requirePassing === true);
   const maxBlocks = options.maxBlocks ?? PHASE_DEFAULTS.maxBlocks;
   ledger.blocks++;
   const missing = lines.map((l) => l.phase);

@@ -17,6 +17,7 @@ import {
   LISTERS,
   OTHER,
   READERS,
+  RUNNERS,
   SEARCHERS,
   SHELLS,
   WRAPPERS,
@@ -73,10 +74,23 @@ function classifySimple(
     if (w === undefined) break;
     if (KEYWORDS.has(w) || /^[A-Za-z_]\w*=/.test(w)) words = words.slice(1);
     else if (WRAPPERS.has(w)) words = words.slice(1);
-    else if (w === 'timeout' || w === 'gtimeout') {
+    // Environment runners: `bundle exec rspec`, `poetry run pytest`, `uv run python x.py`.
+    else if (RUNNERS.has(w) && (words[1] === 'exec' || words[1] === 'run')) {
+      words = words.slice(2);
+      while (words[0]?.startsWith('-')) words = words.slice(1);
+    }
+    // `coverage run -m pytest` / `coverage run x.py` run Python under coverage.
+    else if (w === 'coverage' && words[1] === 'run') {
+      const rest = words.slice(2);
+      while (rest[0]?.startsWith('-') && rest[0] !== '-m') rest.shift();
+      words = ['python', ...rest];
+    } else if (w === 'timeout' || w === 'gtimeout') {
       words = words.slice(1);
       while (words[0]?.startsWith('-')) words = words.slice(1);
       words = words.slice(1); // the duration
+    } else if (w === 'xvfb-run') {
+      words = words.slice(1);
+      while (words[0]?.startsWith('-')) words = words.slice(/^-[snefwp]$/.test(words[0]) ? 2 : 1);
     } else if (w === 'env') {
       words = words.slice(1);
       while (words[0] !== undefined && (words[0].startsWith('-') || words[0].includes('=')))
@@ -121,6 +135,12 @@ function classifySimple(
           !a.startsWith('-') && !/^\d+$/.test(a) && !/^-[nctdfkswABCm]$/.test(list[k - 1] ?? ''),
       )
       .map((a) => resolve(cwd, a));
+  // File operations' operands: their flags take no value (`rm -f x`, `mv -f x.bak x`), except
+  // the few listed per program (`touch -d date`, `mkdir -m mode`, `cp -t dir`).
+  const operands = (list: string[], valued: readonly string[] = []) =>
+    list
+      .filter((a, k) => !a.startsWith('-') && !valued.includes(list[k - 1] ?? ''))
+      .map((a) => resolve(cwd, a));
 
   if (name === 'cd' || name === 'pushd') {
     const target = args.find((a) => !a.startsWith('-'));
@@ -154,13 +174,13 @@ function classifySimple(
     return { parts: [part('patch', 'write', [...paths(args), ...redirectWrites], name)] };
   }
   if (name === 'touch' || name === 'mkdir') {
-    return withRedirects([part('patch', 'write', paths(args), name)]);
+    return withRedirects([part('patch', 'write', operands(args, ['-d', '-t', '-r', '-m']), name)]);
   }
   if (name === 'rm' || name === 'rmdir' || name === 'unlink' || name === 'shred') {
-    return withRedirects([part('patch', 'delete', paths(args), name)]);
+    return withRedirects([part('patch', 'delete', operands(args, ['-n', '-u']), name)]);
   }
   if (name === 'cp' || name === 'install' || name === 'rsync') {
-    const files = paths(args);
+    const files = operands(args, ['-S', '-m', '-o', '-g', '-e']);
     const dst = files.at(-1);
     if (dst === undefined) return withRedirects([part('other', 'other', [], name)]);
     const intoDir = args.at(-1)?.endsWith('/') === true || args.includes('-t');
@@ -171,7 +191,7 @@ function classifySimple(
     return withRedirects([part('patch', 'copy', targets, name)]);
   }
   if (name === 'mv') {
-    const files = paths(args);
+    const files = operands(args, ['-S']);
     if (files.length < 2) return withRedirects([unknown('move', name)]);
     const dst = files.at(-1)!;
     const sources = files.slice(0, -1);
@@ -228,12 +248,30 @@ function classifySimple(
     return withRedirects([part('verify', 'test', [], name)]);
   }
   if (BUILDERS.has(name)) {
+    // Goals that neither compile nor test (`mvn dependency:tree`, `gradle tasks`, `-version`).
+    const goals = args.filter((a) => !a.startsWith('-'));
+    const describes =
+      /^(?:mvnw?|gradlew?)$/.test(name) &&
+      goals.length > 0 &&
+      goals.every((g) =>
+        /^(?:clean|dependencies|tasks|projects|properties|help|(?:dependency|help|versions):.*)$/.test(
+          g,
+        ),
+      );
+    const versionOnly =
+      goals.length === 0 && args.some((a) => /^(?:-v|--version|-version)$/.test(a));
+    if (describes || versionOnly) return withRedirects([part('other', 'other', [], name)]);
     const test = args.some(
       (a) =>
         /^(?:test|verify|check|integration-test|surefire:test)$/.test(a) || a.startsWith('-Dtest'),
     );
     return withRedirects([part('verify', test ? 'test' : 'build', [], name)]);
   }
+  if (
+    (name === 'rake' || name === 'composer') &&
+    /^(?:test|spec|phpunit)(?::.*)?$/.test(args[0] ?? '')
+  )
+    return withRedirects([part('verify', 'test', [], name)]);
   if (name === 'make' || name === 'gmake') {
     const test = args.some((a) => /^(?:test|tests|check|unittest|ci|lint|verify)$/.test(a));
     return withRedirects([part('verify', test ? 'test' : 'build', [], name)]);
@@ -425,6 +463,11 @@ function classifyPackageRunner(
     return rest.length === 0
       ? [part('other', 'other', [], name)]
       : classifySimple({ ...cmd, words: rest, redirects: [] }, cwd, undefined, options).parts;
+  }
+  // Global options before the script: `npm --prefix web test`, `pnpm -F core test`.
+  while (rest[0]?.startsWith('-')) {
+    const valued = /^(?:--prefix|-C|--dir|--cwd|-F|--filter|-w|--workspace)$/.test(rest[0]);
+    rest = rest.slice(valued ? 2 : 1);
   }
   const sub = rest[0] ?? '';
   if (sub === 'exec' || sub === 'dlx' || sub === 'x')

@@ -142,6 +142,17 @@ export const WRAPPERS = new Set([
   'exec',
   'unbuffer',
 ]);
+/** Runners that run their arguments in a project environment (`bundle exec`, `poetry run`). */
+export const RUNNERS = new Set([
+  'bundle',
+  'poetry',
+  'pipenv',
+  'uv',
+  'pdm',
+  'hatch',
+  'rye',
+  'conda',
+]);
 export const KEYWORDS = new Set([
   'if',
   'then',

@@ -6,6 +6,16 @@ export interface CallResult {
   isError?: boolean;
 }
 
+// Said by a test runner that found nothing to run: the check asked for never happened.
+const NO_TESTS: RegExp[] = [
+  /^=+ (?:no tests ran|\d+ deselected)(?:, \d+ warnings?)? in [\d.]+s\b/m, // pytest
+  /^Ran 0 tests in /m, // unittest, Django
+  /^No tests found\b/m, // jest
+  /No test files found\b/, // vitest, mocha
+  /No tests (?:to run|were executed)/, // Maven surefire
+  /No tests found for given includes/, // Gradle
+];
+
 // Said by a shell, an interpreter or a runner when the thing asked for was never run.
 const NOT_RUN: RegExp[] = [
   /command not found/i,
@@ -16,6 +26,7 @@ const NOT_RUN: RegExp[] = [
   /^\S*python[\d.]*: Error while finding module specification/m,
   /^ERROR: (?:file or directory not found|not found|found no collectors)/m,
   /^(?:no tests ran|collected 0 items)\b/m,
+  ...NO_TESTS,
   /^Error: Cannot find module ['"][^'"]*['"]\s*$/m,
   /npm ERR! Missing script|npm error Missing script|error Command "[^"]+" not found/,
   /^error: no such (?:command|subcommand)/m,
@@ -34,7 +45,12 @@ export function verificationRan(result: CallResult | undefined): boolean {
   const code = exitCodeOf(result);
   if (code === 126 || code === 127) return false;
   const output = result.output ?? '';
-  return !NOT_RUN.some((pattern) => pattern.test(output));
+  return !NOT_RUN.some((pattern) => pattern.test(output)) && !onlyNoTestFiles(output);
+}
+
+// `go test` over packages that all have no tests: every package line says so, none ran.
+function onlyNoTestFiles(output: string): boolean {
+  return /\[no test files\]/.test(output) && !/^(?:ok|FAIL|---|PASS|panic:)\b/m.test(output);
 }
 
 /** Whether a verification passed (`requirePassing`): exit code 0, or no error without a code. */
@@ -54,6 +70,8 @@ export function whyNotRun(result: CallResult | undefined): string {
     return 'the command was not found';
   if (code === 126) return 'the command could not be executed';
   if (/timed out/.test(output)) return 'it timed out';
+  if (NO_TESTS.some((pattern) => pattern.test(output)) || onlyNoTestFiles(output))
+    return 'it found no tests to run';
   if (/No module named/.test(output)) return 'the module is not installed';
   return 'a file it needs does not exist';
 }
