@@ -21,10 +21,11 @@ export function detectRework(
 ): boolean {
   const isRepeat = (call: { toolName: string; input: unknown }): boolean => {
     if (call.toolName === SET_KNOB_TOOL) return false;
-    const signature = callSignature(call.toolName, call.input);
+    // A call of this tick has its signature computed already; only another call needs one.
+    const index = tick.toolCalls.indexOf(call as TickToolCall);
+    const signature = signatures[index] ?? callSignature(call.toolName, call.input);
     if (seen.has(signature)) return true;
     // A call from this tick repeats when an identical call came before it in the same reply.
-    const index = tick.toolCalls.indexOf(call as TickToolCall);
     return index > 0 && signatures.slice(0, index).includes(signature);
   };
   if (isRework === undefined) return tick.toolCalls.some(isRepeat);
