@@ -17,6 +17,7 @@ export default defineConfig({
       'docs/check/**/*.test.ts',
     ],
     environment: 'node',
+    globalSetup: ['./vitest.global-setup.ts'],
     testTimeout: 20_000,
   },
 });

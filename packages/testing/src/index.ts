@@ -23,3 +23,8 @@ export {
   scriptedModel,
 } from './scripted-model.js';
 export { agateSerializer } from './serializer.js';
+export {
+  commandExists,
+  requireSystem,
+  type SystemRequirement,
+} from './system-requirements.js';
