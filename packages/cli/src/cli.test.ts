@@ -67,7 +67,12 @@ const agate = (args: string[], env?: Record<string, string>) => finished(start(a
 /** Every file in the store and a hash of its bytes: what "nothing changed" is checked against. */
 async function storeContents(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) {
+  // Recursive: restore points live in a folder of their own inside the store.
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const names = entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1));
+  for (const name of names.sort()) {
     out[name] = createHash('sha256')
       .update(await readFile(join(dir, name)))
       .digest('hex');
@@ -98,7 +103,7 @@ describe('agate sessions', () => {
     expect(row('done-1')).toMatch(/^done-1\s+completed\s+-\s+4\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
     expect(row('cp-signed')).toMatch(/^cp-signed\s+awaiting-approval\s+T-1 pending\s+1\s/);
     expect(row('cp-approved')).toMatch(/^cp-approved\s+idle\s+1 approved\s+1\s/);
-    expect(table.stdout).not.toContain('done-1.tick-2');
+    expect(table.stdout).not.toContain('done-1@tick-2');
     expect(table.stdout).toContain('(1 ContinueGate restore point not shown; --all lists them.)');
     // Damaged files are named on stderr, not silently dropped, and do not fail the listing.
     expect(table.stderr).toContain('broken.json is truncated or corrupt');
@@ -121,7 +126,7 @@ describe('agate show', () => {
     expect(done.stdout).toContain('✗ flaky: Tool "flaky" failed: the disk is full');
     expect(done.stdout).toMatch(/note-saved\s+inactive\s+by host at tick 3/);
     expect(done.stdout).toContain(
-      'Restore points (ContinueGate checkpoints)\n  done-1.tick-2  saved',
+      'Restore points (ContinueGate checkpoints)\n  done-1@tick-2  saved',
     );
 
     expect(waiting.code).toBe(0);

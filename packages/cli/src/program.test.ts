@@ -45,7 +45,12 @@ async function agate(argv: string[], env: Record<string, string> = {}) {
 
 async function files(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of (await readdir(store)).sort()) {
+  // Recursive: restore points live in a folder of their own inside the store.
+  const entries = await readdir(store, { recursive: true, withFileTypes: true });
+  const names = entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(store.length + 1));
+  for (const name of names.sort()) {
     out[name] = await readFile(join(store, name), 'utf8');
   }
   return out;
@@ -63,9 +68,9 @@ describe('sessions and show', () => {
       'cp-reject',
       'cp-signed',
       'done-1',
-      'done-1.tick-2',
+      'done-1@tick-2',
     ]);
-    expect(rows.find((r) => r.id === 'done-1.tick-2')).toMatchObject({
+    expect(rows.find((r) => r.id === 'done-1@tick-2')).toMatchObject({
       kind: 'restore-point',
       sessionId: 'done-1',
     });
@@ -77,9 +82,9 @@ describe('sessions and show', () => {
   });
 
   it('shows a restore point as one', async () => {
-    const out = await agate(['show', 'done-1.tick-2', '--store', store]);
+    const out = await agate(['show', 'done-1@tick-2', '--store', store]);
     expect(out.code).toBe(0);
-    expect(out.stdout.split('\n')[0]).toBe('restore point done-1.tick-2 of session done-1');
+    expect(out.stdout.split('\n')[0]).toBe('restore point done-1@tick-2 of session done-1');
   });
 
   it('refuses a file whose state is not a session state, and an id that cannot name a file', async () => {

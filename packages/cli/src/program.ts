@@ -75,7 +75,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .command('sessions')
     .description('list the stored sessions: id, status, checkpoint, ticks, saved at')
     .addOption(storeOption())
-    .option('--all', 'also list ContinueGate restore points (<session>.tick-N)')
+    .option('--all', 'also list ContinueGate restore points (<session>@tick-N)')
     .option('--json', 'print the rows as JSON')
     .action(async (options) => {
       const { sessionsCommand } = await import('./commands/sessions.js');

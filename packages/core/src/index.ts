@@ -153,6 +153,10 @@ export {
   createMemoryStore,
   DEFAULT_SESSIONS_DIR,
   InvalidSessionIdError,
+  parseRestorePointRef,
+  RESTORE_POINTS_DIR,
+  type RestorePointSummary,
+  restorePointRef,
   type SessionSnapshot,
   type SessionStore,
   type SessionSummary,
@@ -160,7 +164,7 @@ export {
   SnapshotError,
 } from './persistence/index.js';
 export { restoreSnapshotState } from './persistence/restore.js';
-export { isValidSessionId } from './persistence/snapshot.js';
+export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';
 
 // Renderer output
 export {

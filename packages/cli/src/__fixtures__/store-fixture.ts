@@ -42,7 +42,7 @@ export async function buildFixtureStore(dir: string): Promise<void> {
   const done = await runInto(dir, createElement(NotesAgent), 'finish-early.json', { id: 'done-1' });
   if (done.result.status !== 'completed') throw new Error(`done-1 ended ${done.result.status}`);
   await store.save(done.session.snapshot('completed'));
-  await store.save(done.session.snapshot('checkpoint at step 2, tick 2', 'done-1.tick-2'));
+  await store.saveRestorePoint!('done-1', 2, done.session.snapshot('checkpoint at step 2, tick 2'));
   for (const id of [...WAITING, 'cp-approved']) {
     const { result } = await runInto(
       dir,

@@ -14,7 +14,7 @@ import {
 
 export interface SessionsOptions {
   store: string;
-  /** Also list ContinueGate restore points (`<session>.tick-N`). */
+  /** Also list ContinueGate restore points (`<session>@tick-N`). */
   all?: boolean;
   json?: boolean;
 }
@@ -33,6 +33,15 @@ export async function sessionsCommand(io: CliIo, options: SessionsOptions): Prom
       warnUnreadable(io, error);
     }
   }
+  if (options.all) {
+    for (const point of (await ref.store.listRestorePoints?.()) ?? []) {
+      try {
+        rows.push(sessionRow(await loadStoredSession(ref, point.ref)));
+      } catch (error) {
+        warnUnreadable(io, error);
+      }
+    }
+  }
   // The store's list() skips files it cannot parse, so that one bad file hides nothing else;
   // say which ones were skipped and why, instead of leaving them out silently.
   for (const id of await unlistedIds(ref, listed)) {
@@ -49,7 +58,7 @@ export async function sessionsCommand(io: CliIo, options: SessionsOptions): Prom
     return ExitCode.ok;
   }
   io.out(`${formatTable(SESSION_TABLE_HEADERS, shown.map(sessionCells))}\n`);
-  const hidden = rows.length - shown.length;
+  const hidden = options.all ? 0 : ((await ref.store.listRestorePoints?.()) ?? []).length;
   if (hidden > 0) {
     io.out(
       `(${hidden} ContinueGate restore point${hidden === 1 ? '' : 's'} not shown; --all lists them.)\n`,

@@ -15,10 +15,11 @@ export interface ShowOptions {
 export async function showCommand(io: CliIo, id: string, options: ShowOptions): Promise<number> {
   const ref = openStore(options.store);
   const stored = await loadStoredSession(ref, id);
-  const restorePoints = (await ref.store.list())
-    .filter((s) => s.id.startsWith(`${stored.state.id}.tick-`))
-    .map((s) => `${s.id}  saved ${shortTime(s.savedAt)}${s.label ? `  (${s.label})` : ''}`);
-  io.out(`${formatSession(stored, { messages: options.messages, restorePoints })}\n`);
+  const restorePoints = (await ref.store.listRestorePoints?.(stored.state.id)) ?? [];
+  const lines = restorePoints.map(
+    (p) => `${p.ref}  saved ${shortTime(p.savedAt)}${p.label ? `  (${p.label})` : ''}`,
+  );
+  io.out(`${formatSession(stored, { messages: options.messages, restorePoints: lines })}\n`);
   return ExitCode.ok;
 }
 
@@ -31,7 +32,7 @@ export function formatSession(
   const lines: string[] = [
     stored.restorePointOf === undefined
       ? `session ${state.id}`
-      : `restore point ${snapshot.id} of session ${stored.restorePointOf}`,
+      : `restore point ${stored.ref ?? snapshot.id} of session ${stored.restorePointOf}`,
     `status: ${state.status}${state.reason ? ` — ${state.reason}` : ''}`,
     `ticks: ${state.tick}   tool calls: ${state.toolCalls}   tokens: ${usage.inputTokens} in + ${usage.outputTokens} out = ${usage.totalTokens}`,
     `saved: ${shortTime(snapshot.savedAt)}${snapshot.label ? ` (${snapshot.label})` : ''}`,

@@ -1,6 +1,7 @@
 import {
   createFileStore,
   InvalidSessionIdError,
+  parseRestorePointRef,
   restoreSnapshotState,
   type SessionSnapshot,
   type SessionState,
@@ -25,14 +26,18 @@ export interface StoredSession {
   snapshot: SessionSnapshot;
   state: SessionState;
   /**
-   * Set when this is a restore point of another session (a ContinueGate checkpoint, saved as
-   * `<session>.tick-N`): the file's id differs from the session id it holds.
+   * Set when this is a restore point (a ContinueGate checkpoint) of that session, named
+   * `<session>@tick-<n>` (`ref`); restore points live apart from sessions in every store.
    */
   restorePointOf?: string;
+  /** The restore point's name, `<session>@tick-<n>`, when this is one. */
+  ref?: string;
 }
 
 /** Reads and checks one stored session; every way it can fail is a `CliError` with its exit code. */
 export async function loadStoredSession(ref: StoreRef, id: string): Promise<StoredSession> {
+  const point = parseRestorePointRef(id);
+  if (point !== undefined) return loadRestorePoint(ref, id, point);
   let snapshot: SessionSnapshot | undefined;
   try {
     snapshot = await ref.store.load(id);
@@ -48,6 +53,26 @@ export async function loadStoredSession(ref: StoreRef, id: string): Promise<Stor
   return checkSnapshot(snapshot, ref);
 }
 
+async function loadRestorePoint(
+  ref: StoreRef,
+  name: string,
+  point: { sessionId: string; tick: number },
+): Promise<StoredSession> {
+  let snapshot: SessionSnapshot | undefined;
+  try {
+    snapshot = await ref.store.loadRestorePoint?.(point.sessionId, point.tick);
+  } catch (error) {
+    throw storeError(error, ref, name);
+  }
+  if (snapshot === undefined) {
+    throw new CliError(
+      `No restore point "${name}" in ${ref.dir}. Run \`agate show ${point.sessionId} --store ${ref.dir}\` to list that session's restore points.`,
+      ExitCode.notFound,
+    );
+  }
+  return { ...checkSnapshot(snapshot, ref), restorePointOf: point.sessionId, ref: name };
+}
+
 /** Checks a snapshot's state has the shape of a session state (the same check `createSession` makes). */
 export function checkSnapshot(snapshot: SessionSnapshot, ref: StoreRef): StoredSession {
   let state: SessionState;
@@ -61,11 +86,7 @@ export function checkSnapshot(snapshot: SessionSnapshot, ref: StoreRef): StoredS
       { cause: error },
     );
   }
-  return {
-    snapshot,
-    state,
-    ...(state.id !== snapshot.id ? { restorePointOf: state.id } : {}),
-  };
+  return { snapshot, state };
 }
 
 /** Maps what a store throws to the CLI's errors. */

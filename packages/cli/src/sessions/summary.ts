@@ -19,7 +19,7 @@ export interface SessionRow {
 export function sessionRow(stored: StoredSession): SessionRow {
   const { snapshot, state } = stored;
   return {
-    id: snapshot.id,
+    id: stored.ref ?? snapshot.id,
     kind: stored.restorePointOf === undefined ? 'session' : 'restore-point',
     sessionId: state.id,
     status: state.status,

@@ -116,7 +116,7 @@ describe('the live view of a scripted run', () => {
   it("shows the ContinueGate's last decision, its budget use, and the restore points it saves", async () => {
     const views = await scriptedRunViews(BudgetedAgent);
     const all = frames(views);
-    expect(all.some((f) => /restore point [0-9a-f-]+\.tick-2 saved \(step 2\)/.test(f))).toBe(true);
+    expect(all.some((f) => /restore point [0-9a-f-]+@tick-2 saved \(step 2\)/.test(f))).toBe(true);
     const last = all.at(-1) ?? '';
     expect(last).toContain('ContinueGate: throttle — budget slope 0.6201 per step');
     expect(last).toContain('ContinueGate: waiting 10 ms (throttle)');

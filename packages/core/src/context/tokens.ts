@@ -1,5 +1,7 @@
 import { asSchema, type ModelMessage } from 'ai';
 import type { CompiledTool } from '../renderer/compiled-context.js';
+import { shown } from '../runtime/option-checks.js';
+import { InvalidContextBudgetError } from './errors.js';
 import type { Tokenizer } from './options.js';
 
 /** Role and framing tokens every message costs besides its text (OpenAI documents 3-4). */
@@ -139,7 +141,14 @@ export class TokenCounter {
 
   private count(text: string): number {
     const tokens = this.tokenizer(text);
-    return Number.isFinite(tokens) && tokens > 0 ? Math.ceil(tokens) : 0;
+    // A broken tokenizer would silently make every message free (NaN) and defeat the budget.
+    if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
+      throw new InvalidContextBudgetError(
+        `context.tokenizer returned ${shown(tokens)} for a text of ${text.length} characters; ` +
+          'it must return a number of tokens >= 0 (for example countTokens from gpt-tokenizer).',
+      );
+    }
+    return Math.ceil(tokens);
   }
 }
 

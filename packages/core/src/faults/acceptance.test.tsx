@@ -392,6 +392,7 @@ describe('issue 11.5: reasons that locate the fault', () => {
       const failing: SessionStore = {
         ...real,
         save: () => Promise.reject(new Error('EIO: disk gone')),
+        saveRestorePoint: () => Promise.reject(new Error('EIO: disk gone')),
       };
       const result = await createSession(
         agent(noteTool, <ContinueGate key="c" checkpointIntervalSteps={1} />),

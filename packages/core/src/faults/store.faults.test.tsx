@@ -30,6 +30,10 @@ function failingStore(failures: number): SessionStore {
       if (left-- > 0) throw new Error('EIO: i/o error, write');
       return store.save(snapshot);
     },
+    saveRestorePoint: async (sessionId, tick, snapshot) => {
+      if (left-- > 0) throw new Error('EIO: i/o error, write');
+      return store.saveRestorePoint!(sessionId, tick, snapshot);
+    },
   };
 }
 
@@ -53,7 +57,10 @@ describe('store faults', () => {
 
     const again = await session.run();
     expect(again.status).toBe('completed');
-    expect((await readdir(dir)).sort()).toEqual(['ckpt.tick-1.json', 'ckpt.tick-2.json']);
+    expect((await readdir(join(dir, '.restore-points', 'ckpt'))).sort()).toEqual([
+      'tick-1.json',
+      'tick-2.json',
+    ]);
   });
 
   it('a store whose save rejects when the run pauses', async () => {
@@ -102,8 +109,8 @@ async function damagedFileCase(damage: (text: string) => string) {
     `Session snapshot ${file} is truncated or corrupt`,
   );
   // The damage is confined to that file: the checkpoints still load, and list() shows them.
-  expect((await store.list()).map((s) => s.id)).toEqual(['disk.tick-1']);
-  const checkpoint = await store.load('disk.tick-1');
+  expect((await store.listRestorePoints!()).map((s) => s.ref)).toEqual(['disk@tick-1']);
+  const checkpoint = await store.loadRestorePoint!('disk', 1);
   expect(checkpoint?.state).toMatchObject({ tick: 1 });
 
   // Resume from the checkpoint: run() continues, and its save replaces the damaged file.

@@ -10,10 +10,22 @@ import {
   type SessionSnapshot,
   serializeSnapshot,
 } from './snapshot.js';
-import { type SessionStore, type SessionSummary, sortSummaries, summarize } from './store.js';
+import {
+  assertRestorePoint,
+  type RestorePointSummary,
+  restorePointRef,
+  type SessionStore,
+  type SessionSummary,
+  sortRestorePoints,
+  sortSummaries,
+  summarize,
+  summarizeRestorePoint,
+} from './store.js';
 
 /** Relative to the working directory when the store is created. */
 export const DEFAULT_SESSIONS_DIR = '.agate/sessions';
+/** Restore points, under the store's directory: `.restore-points/<session>/tick-<n>.json`. */
+export const RESTORE_POINTS_DIR = '.restore-points';
 
 /**
  * The default store: one `<id>.json` file per session, needing no setup. The directory is
@@ -26,8 +38,76 @@ export function createFileStore(dir?: string): SessionStore {
   // Resolved now, so a later process.chdir() cannot move the sessions.
   const root = resolve(process.cwd(), dir ?? DEFAULT_SESSIONS_DIR);
   const fileFor = (id: string) => join(root, `${id}.json`);
+  // Session ids never start with ".", so this folder can never be (or hold) a session file.
+  const pointsRoot = join(root, RESTORE_POINTS_DIR);
+  const pointFile = (id: string, tick: number) => join(pointsRoot, id, `tick-${tick}.json`);
 
   return {
+    async saveRestorePoint(sessionId, tick, snapshot) {
+      assertRestorePoint(sessionId, tick, snapshot);
+      const text = serializeSnapshot(snapshot);
+      const target = pointFile(sessionId, tick);
+      try {
+        await mkdir(join(pointsRoot, sessionId), { recursive: true });
+        await writeAtomically(target, text);
+      } catch (error) {
+        throw new SnapshotError(
+          `Could not save restore point ${restorePointRef(sessionId, tick)} to ${target}: ${errorMessage(error)}.`,
+          { path: target, cause: error },
+        );
+      }
+      await syncDirectory(join(pointsRoot, sessionId));
+    },
+
+    async loadRestorePoint(sessionId, tick) {
+      assertRestorePoint(sessionId, tick);
+      const path = pointFile(sessionId, tick);
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) return undefined;
+        throw error;
+      }
+      return checkedSnapshot(parseSnapshot(text, path), sessionId, path);
+    },
+
+    async listRestorePoints(sessionId) {
+      let ids: string[];
+      try {
+        ids = sessionId === undefined ? await readdir(pointsRoot) : [sessionId];
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) return [];
+        throw error;
+      }
+      const found: RestorePointSummary[] = [];
+      for (const id of ids) {
+        if (!isValidSessionId(id)) continue;
+        let names: string[];
+        try {
+          names = await readdir(join(pointsRoot, id));
+        } catch {
+          continue;
+        }
+        for (const name of names) {
+          const match = /^tick-(\d+)\.json$/.exec(name);
+          if (match === null) continue;
+          const path = join(pointsRoot, id, name);
+          try {
+            const snapshot = checkedSnapshot(
+              parseSnapshot(await readFile(path, 'utf8'), path),
+              id,
+              path,
+            );
+            found.push(summarizeRestorePoint(snapshot, Number(match[1])));
+          } catch {
+            // Unreadable: loadRestorePoint says what is wrong with it.
+          }
+        }
+      }
+      return sortRestorePoints(found);
+    },
+
     async save(snapshot) {
       // Serialize first: a snapshot that cannot be written must not touch the disk at all.
       const text = serializeSnapshot(snapshot);

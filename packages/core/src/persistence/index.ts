@@ -1,5 +1,5 @@
 export { InvalidSessionIdError, SnapshotError } from './errors.js';
-export { createFileStore, DEFAULT_SESSIONS_DIR } from './file-store.js';
+export { createFileStore, DEFAULT_SESSIONS_DIR, RESTORE_POINTS_DIR } from './file-store.js';
 export {
   assertValidSessionId,
   createSnapshot,
@@ -10,4 +10,11 @@ export {
   SNAPSHOT_VERSION,
   serializeSnapshot,
 } from './snapshot.js';
-export { createMemoryStore, type SessionStore, type SessionSummary } from './store.js';
+export {
+  createMemoryStore,
+  parseRestorePointRef,
+  type RestorePointSummary,
+  restorePointRef,
+  type SessionStore,
+  type SessionSummary,
+} from './store.js';

@@ -1,5 +1,7 @@
+import { SnapshotError } from './errors.js';
 import {
   assertValidSessionId,
+  isValidSessionId,
   parseSnapshot,
   type SessionSnapshot,
   serializeSnapshot,
@@ -11,6 +13,16 @@ export interface SessionSummary {
   label?: string;
 }
 
+/** A restore point: a session as it was at the end of one tick (a ContinueGate checkpoint). */
+export interface RestorePointSummary {
+  sessionId: string;
+  tick: number;
+  /** `<session>@tick-<n>`: how the CLI and docs name it; never a valid session id. */
+  ref: string;
+  savedAt: string;
+  label?: string;
+}
+
 /** Where sessions are kept between runs. One snapshot per id; saving again replaces it. */
 export interface SessionStore {
   save(snapshot: SessionSnapshot): Promise<void>;
@@ -18,6 +30,63 @@ export interface SessionStore {
   load(id: string): Promise<SessionSnapshot | undefined>;
   /** Oldest save first. */
   list(): Promise<SessionSummary[]>;
+  /**
+   * Restore points live in their own key space, apart from session ids, so that no restore
+   * point can overwrite a session (or a session one). Optional for stores written before they
+   * existed: a session on such a store saves no restore points and says so once (a warning).
+   */
+  saveRestorePoint?(sessionId: string, tick: number, snapshot: SessionSnapshot): Promise<void>;
+  loadRestorePoint?(sessionId: string, tick: number): Promise<SessionSnapshot | undefined>;
+  /** Oldest save first; only `sessionId`'s when given. */
+  listRestorePoints?(sessionId?: string): Promise<RestorePointSummary[]>;
+}
+
+const RESTORE_POINT_REF = /^(.+)@tick-(\d+)$/;
+
+/** `job@tick-2`: the name of session `job`'s restore point at tick 2. */
+export function restorePointRef(sessionId: string, tick: number): string {
+  return `${sessionId}@tick-${tick}`;
+}
+
+/** The session id and tick a restore point name refers to, or undefined for any other text. */
+export function parseRestorePointRef(ref: string): { sessionId: string; tick: number } | undefined {
+  const match = RESTORE_POINT_REF.exec(ref);
+  if (match === null) return undefined;
+  const tick = Number(match[2]);
+  if (!isValidSessionId(match[1]) || !Number.isSafeInteger(tick)) return undefined;
+  return { sessionId: match[1] as string, tick };
+}
+
+/** Checks a restore point's key and that its snapshot is of that session. */
+export function assertRestorePoint(
+  sessionId: string,
+  tick: number,
+  snapshot?: SessionSnapshot,
+): void {
+  assertValidSessionId(sessionId);
+  if (!Number.isSafeInteger(tick) || tick < 0) {
+    throw new SnapshotError(
+      `A restore point's tick must be a whole number >= 0, got ${String(tick)}.`,
+    );
+  }
+  if (snapshot !== undefined && snapshot.id !== sessionId) {
+    throw new SnapshotError(
+      `A restore point of session "${sessionId}" must hold that session, not "${snapshot.id}".`,
+    );
+  }
+}
+
+export function summarizeRestorePoint(
+  snapshot: SessionSnapshot,
+  tick: number,
+): RestorePointSummary {
+  return {
+    sessionId: snapshot.id,
+    tick,
+    ref: restorePointRef(snapshot.id, tick),
+    savedAt: snapshot.savedAt,
+    ...(snapshot.label === undefined ? {} : { label: snapshot.label }),
+  };
 }
 
 /**
@@ -27,7 +96,33 @@ export interface SessionStore {
  */
 export function createMemoryStore(): SessionStore {
   const texts = new Map<string, string>();
+  // Keyed by [session id, tick]: a key space of its own, so no restore point meets a session.
+  const points = new Map<string, Map<number, string>>();
   return {
+    async saveRestorePoint(sessionId, tick, snapshot) {
+      assertRestorePoint(sessionId, tick, snapshot);
+      const text = serializeSnapshot(snapshot);
+      const mine = points.get(sessionId) ?? new Map<number, string>();
+      mine.set(tick, text);
+      points.set(sessionId, mine);
+    },
+    async loadRestorePoint(sessionId, tick) {
+      assertRestorePoint(sessionId, tick);
+      const text = points.get(sessionId)?.get(tick);
+      return text === undefined
+        ? undefined
+        : parseSnapshot(text, `memory:${restorePointRef(sessionId, tick)}`);
+    },
+    async listRestorePoints(sessionId) {
+      const found: RestorePointSummary[] = [];
+      for (const [id, mine] of points) {
+        if (sessionId !== undefined && id !== sessionId) continue;
+        for (const [tick, text] of mine) {
+          found.push(summarizeRestorePoint(parseSnapshot(text, `memory:${id}@tick-${tick}`), tick));
+        }
+      }
+      return sortRestorePoints(found);
+    },
     async save(snapshot) {
       texts.set(snapshot.id, serializeSnapshot(snapshot));
     },
@@ -50,6 +145,13 @@ export function summarize(snapshot: SessionSnapshot): SessionSummary {
     savedAt: snapshot.savedAt,
     ...(snapshot.label === undefined ? {} : { label: snapshot.label }),
   };
+}
+
+/** By session, then tick. */
+export function sortRestorePoints(points: RestorePointSummary[]): RestorePointSummary[] {
+  return points.sort((a, b) =>
+    a.sessionId === b.sessionId ? a.tick - b.tick : a.sessionId < b.sessionId ? -1 : 1,
+  );
 }
 
 /** By save time, then id, so the order is stable when two saves share a timestamp. */

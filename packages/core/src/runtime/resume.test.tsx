@@ -287,14 +287,16 @@ describe('the file store with sessions', () => {
     });
     const result = await session.run();
     expect(result.status).toBe('paused');
-    const saved = (await store.list()).map((s) => [s.id, s.label]);
-    expect(saved.sort()).toEqual([
-      ['side', 'paused'],
-      ['side.tick-2', 'checkpoint at step 2, tick 2'],
-      ['side.tick-4', 'checkpoint at step 4, tick 4'],
+    expect((await store.list()).map((s) => [s.id, s.label])).toEqual([['side', 'paused']]);
+    expect((await store.listRestorePoints!('side')).map((s) => [s.ref, s.label])).toEqual([
+      ['side@tick-2', 'checkpoint at step 2, tick 2'],
+      ['side@tick-4', 'checkpoint at step 4, tick 4'],
     ]);
     // The paused copy and the latest checkpoint differ only by the tick taken since.
     expect((await store.load('side'))?.state).toMatchObject({ tick: 5, status: 'paused' });
-    expect((await store.load('side.tick-4'))?.state).toMatchObject({ id: 'side', tick: 4 });
+    expect((await store.loadRestorePoint!('side', 4))?.state).toMatchObject({
+      id: 'side',
+      tick: 4,
+    });
   });
 });

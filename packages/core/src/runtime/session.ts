@@ -6,10 +6,13 @@ import { createGuards } from '../guards/families.js';
 import type { GuardSet } from '../guards/guard-set.js';
 import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
 import type { GuardHost, GuardTick, ToolCallOutcome } from '../guards/types.js';
-import { InvalidSessionIdError } from '../persistence/errors.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
-import { createSnapshot, isValidSessionId, type SessionSnapshot } from '../persistence/snapshot.js';
+import {
+  assertValidSessionId,
+  createSnapshot,
+  type SessionSnapshot,
+} from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
 import { COMPILED_CONTEXT, type CompiledContext } from '../renderer/compiled-context.js';
@@ -22,18 +25,18 @@ import { DeclarationRegistry } from './declarations.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
+import { checkRunLimits, checkSessionOptions } from './option-checks.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import { shouldStream } from './streaming.js';
 import type { TickResult } from './tick-result.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
+import { withUniqueCallIds } from './unique-call-ids.js';
 
 export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 
 const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
-/** Leaves room for the `.tick-N` suffix of restore points within the 128-character file limit. */
-const MAX_SESSION_ID_LENGTH = 100;
 
 /**
  * Run ends that wait for a person, possibly in another process: the session is saved where
@@ -69,11 +72,14 @@ export class Session {
   private readonly limits: ToolLimits;
   private readonly budget: ContextBudget;
   private readonly tracing: SessionTracing;
+  /** `options.model`, giving repeated tool-call ids of one response their own ids. */
+  private readonly sdkModel: LanguageModel;
 
   constructor(
     private readonly element: ReactNode,
     private readonly options: SessionOptions,
   ) {
+    checkSessionOptions(options);
     const seeded =
       options.snapshot !== undefined
         ? restoreSnapshotState<SessionState>(options.snapshot)
@@ -81,11 +87,18 @@ export class Session {
     // Fields added by later versions start empty in a session restored from an older snapshot.
     this.currentState = produce({ ...createInitialState(seeded.id), ...seeded }, () => {});
     this.id = this.currentState.id;
-    // Ids name snapshot files (with a `.tick-N` suffix for restore points): fail here, not at
-    // the first save many ticks later.
-    if (!isValidSessionId(this.id) || this.id.length > MAX_SESSION_ID_LENGTH) {
-      throw new InvalidSessionIdError(this.id, MAX_SESSION_ID_LENGTH);
-    }
+    // One id rule for sessions, stores and the CLI: fail here, not at the first save many ticks later.
+    assertValidSessionId(this.id);
+    this.sdkModel = withUniqueCallIds(options.model, (renamed) =>
+      this.emit({
+        type: 'warning',
+        tick: this.currentState.tick + 1,
+        code: 'duplicate-tool-call-ids',
+        message:
+          `The model's response repeated tool call ids; renamed ${renamed.map((r) => `${r.from} → ${r.to}`).join(', ')} ` +
+          'so that each call runs with its own input and each result pairs with its call.',
+      }),
+    );
     this.limits = toolLimits(options);
     this.budget = new ContextBudget(options.context, (event) => this.emit(event));
     this.root = createAgateRoot();
@@ -165,6 +178,7 @@ export class Session {
         'run() is already in progress on this session; await it (or abort it) before starting another.',
       );
     }
+    checkRunLimits(options);
     this.running = true;
     const maxTicks = options.maxTicks ?? this.options.maxTicks ?? DEFAULT_MAX_TICKS;
     const signal = options.signal ?? this.options.signal ?? new AbortController().signal;
@@ -311,7 +325,7 @@ export class Session {
       ephemeral: context.ephemeral.length,
     });
     const turn = await this.tracing.model(callModelUntilAborted)({
-      model: this.options.model,
+      model: this.sdkModel,
       context,
       signal,
       streaming: shouldStream(this.options.streaming, this.events),

@@ -3,7 +3,7 @@ import { type ZodType, z } from 'zod';
 import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
-import { errorMessage } from './errors.js';
+import { errorMessage, safeThrown } from './errors.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
 
@@ -65,8 +65,10 @@ export async function runToolCall(
       executed: true,
       result: { ...base, isError: false, output: toJsonValue(output) },
     };
-  } catch (error) {
+  } catch (thrown) {
     context.abortSignal.throwIfAborted();
+    // Kept for guards and the host; a hostile value (revoked Proxy, throwing getter) is replaced.
+    const error = safeThrown(thrown);
     return {
       call,
       tool,

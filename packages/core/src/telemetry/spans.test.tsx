@@ -128,7 +128,7 @@ describe('spans of a run', () => {
     expect(named(spans, 'agate.exit.blocked')[0]?.attributes['gate.name']).toBe('verification');
     expect(named(spans, 'agate.continue.throttled').length).toBeGreaterThan(0);
     expect(named(spans, 'agate.checkpoint.saved')[0]?.attributes['checkpoint.snapshot_id']).toBe(
-      'telemetry-test.tick-2',
+      'telemetry-test@tick-2',
     );
   });
 

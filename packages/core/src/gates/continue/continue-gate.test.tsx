@@ -274,8 +274,8 @@ describe('<ContinueGate> in the tick loop', () => {
       expect(result.status).toBe('completed');
       expect(result.totalTicks).toBe(61);
       expect(ofType('checkpoint:saved')).toEqual([
-        { type: 'checkpoint:saved', tick: 26, step: 25, snapshotId: 'long.tick-25' },
-        { type: 'checkpoint:saved', tick: 51, step: 50, snapshotId: 'long.tick-50' },
+        { type: 'checkpoint:saved', tick: 26, step: 25, snapshotId: 'long@tick-25' },
+        { type: 'checkpoint:saved', tick: 51, step: 50, snapshotId: 'long@tick-50' },
       ]);
       expect(
         ofType('continue:evaluated')
@@ -285,13 +285,15 @@ describe('<ContinueGate> in the tick loop', () => {
         ['25 steps since the last checkpoint (at step 0) reach the interval of 25'],
         ['25 steps since the last checkpoint (at step 25) reach the interval of 25'],
       ]);
-      expect((await store.list()).map((s) => [s.id, s.label])).toEqual([
-        ['long.tick-25', 'checkpoint at step 25, tick 25'],
-        ['long.tick-50', 'checkpoint at step 50, tick 50'],
+      // Restore points live in their own key space: no session id is taken by them.
+      expect(await store.list()).toEqual([]);
+      expect((await store.listRestorePoints!('long')).map((s) => [s.ref, s.label])).toEqual([
+        ['long@tick-25', 'checkpoint at step 25, tick 25'],
+        ['long@tick-50', 'checkpoint at step 50, tick 50'],
       ]);
 
       for (const step of [25, 50]) {
-        const snapshot = await store.load(`long.tick-${step}`);
+        const snapshot = await store.loadRestorePoint!('long', step);
         if (snapshot === undefined) throw new Error(`checkpoint ${step} is missing`);
         const model = stepsThenDone(60);
         const restored = createSession(<Agent />, { model, snapshot, store: createMemoryStore() });
@@ -322,7 +324,10 @@ describe('<ContinueGate> in the tick loop', () => {
       expect((await session.run()).status).toBe('stopped');
       expect((await session.run()).status).toBe('stopped');
       // Step 2 of the first stretch was tick 2; step 2 of the second stretch was tick 5.
-      expect((await store.list()).map((s) => s.id)).toEqual(['twice.tick-2', 'twice.tick-5']);
+      expect((await store.listRestorePoints!()).map((s) => s.ref)).toEqual([
+        'twice@tick-2',
+        'twice@tick-5',
+      ]);
     });
 
     it('goes to the default file store under the working directory when no store is given', async () => {
@@ -335,9 +340,12 @@ describe('<ContinueGate> in the tick loop', () => {
         });
         expect((await session.run()).status).toBe('completed');
         expect(DEFAULT_SESSIONS_DIR).toBe('.agate/sessions');
-        expect(await readdir(join(dir, DEFAULT_SESSIONS_DIR))).toEqual(['no-store.tick-2.json']);
-        const saved = await createFileStore(join(dir, DEFAULT_SESSIONS_DIR)).load(
-          'no-store.tick-2',
+        expect(
+          await readdir(join(dir, DEFAULT_SESSIONS_DIR, '.restore-points', 'no-store')),
+        ).toEqual(['tick-2.json']);
+        const saved = await createFileStore(join(dir, DEFAULT_SESSIONS_DIR)).loadRestorePoint!(
+          'no-store',
+          2,
         );
         expect(saved?.state).toMatchObject({ id: 'no-store', tick: 2 });
       } finally {
@@ -350,6 +358,7 @@ describe('<ContinueGate> in the tick loop', () => {
       const failing: SessionStore = {
         ...createMemoryStore(),
         save: () => Promise.reject(new SnapshotError('Could not save: disk full')),
+        saveRestorePoint: () => Promise.reject(new SnapshotError('Could not save: disk full')),
       };
       const { session } = start(
         { checkpointIntervalSteps: 2 },

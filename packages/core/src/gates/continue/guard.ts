@@ -8,6 +8,7 @@ import type {
   TickEndInfo,
 } from '../../guards/types.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
+import { restorePointRef } from '../../persistence/store.js';
 import type { TickResult } from '../../runtime/tick-result.js';
 import { commitProgress } from '../../state/update.js';
 import { checkContinue } from './before-model-call.js';
@@ -107,22 +108,34 @@ export class ContinueGuard implements Guard {
   private async saveCheckpoint(step: number): Promise<string> {
     // The snapshot records the checkpoint (so a session restored from it does not checkpoint
     // again at once), but the live state takes it only once the save succeeded: a failed save
-    // must not count as a restore point. Ids use the tick, which never repeats in a session's
-    // life; the step number starts again after every resume and would overwrite older ones.
+    // must not count as a restore point. Restore points are keyed by session and tick (the
+    // tick never repeats in a session's life), in the store's own restore-point space, so
+    // they can never overwrite a session.
     const next = produce(this.host.state(), (draft) => {
       draft.progress.lastCheckpointStep = step;
     });
     const tick = next.tick;
-    const snapshot = createSnapshot(
-      `${this.host.sessionId}.tick-${tick}`,
-      next,
-      `checkpoint at step ${step}, tick ${tick}`,
-    );
-    await this.host.store().save(snapshot);
+    const ref = restorePointRef(this.host.sessionId, tick);
+    const store = this.host.store();
+    if (store.saveRestorePoint === undefined) {
+      this.host.warnOnce(
+        'continue:no-restore-points',
+        'restore-points-unsupported',
+        'The session store has no saveRestorePoint, so ContinueGate restore points are not saved ' +
+          '(a store written before restore points had their own key space). The run goes on.',
+      );
+    } else {
+      const snapshot = createSnapshot(
+        this.host.sessionId,
+        next,
+        `checkpoint at step ${step}, tick ${tick}`,
+      );
+      await store.saveRestorePoint(this.host.sessionId, tick, snapshot);
+    }
     // Applied to the current state, not `next`: a host may have set a knob during the save.
     this.host.update((draft) => {
       draft.progress.lastCheckpointStep = step;
     });
-    return snapshot.id;
+    return ref;
   }
 }
