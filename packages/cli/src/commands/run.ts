@@ -38,6 +38,8 @@ export const RUN_EXIT: Record<RunStatus, ExitCodeValue> = {
   blocked: ExitCode.runFailed,
   stopped: ExitCode.runFailed,
   'max-ticks': ExitCode.runFailed,
+  'output-limit': ExitCode.runFailed,
+  'content-filter': ExitCode.runFailed,
   error: ExitCode.runFailed,
   paused: ExitCode.waiting,
   'awaiting-approval': ExitCode.waiting,

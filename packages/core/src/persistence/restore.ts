@@ -1,4 +1,5 @@
 import { SnapshotError } from './errors.js';
+import { stateSchemaProblems } from './validate-state.js';
 import { isValidSessionId, parseSnapshot, type SessionSnapshot } from './snapshot.js';
 
 type Check = (value: unknown) => boolean;
@@ -55,6 +56,8 @@ export function restoreSnapshotState<S>(snapshot: SessionSnapshot): S {
   }
   const parsed = parseSnapshot(text, 'passed to createSession');
   const problems = stateProblems(parsed.state);
+  // The shape first (missing fields say more than their sub-issues); then every bad value, by path.
+  if (problems.length === 0) problems.push(...stateSchemaProblems(parsed.state));
   if (problems.length > 0) {
     throw new SnapshotError(
       `The snapshot passed to createSession ("${parsed.id}") does not hold a valid Agate session ` +

@@ -82,8 +82,13 @@ export interface RunResult {
   ticks: number;
   /** Ticks over the session's whole life. */
   totalTicks: number;
-  /** The last assistant text. */
+  /** The last assistant text (a reply continued after an output-limit cut-off, whole). */
   text: string;
+  /**
+   * The provider's finish reason of the run's last model call (`stop`, `tool-calls`, `length`,
+   * `content-filter`, ...), as the AI SDK reports it. Absent when no model call was made.
+   */
+  finishReason?: string;
   timeline: SessionState['timeline'];
   gates: Record<string, GateStatus>;
   knobs: Record<string, JsonValue>;
@@ -107,7 +112,7 @@ export interface RunResult {
 
 /** What guard families add to a `RunResult` (each family fills its own fields). */
 export type RunReport = Partial<
-  Omit<RunResult, 'status' | 'reason' | 'ticks' | 'events' | 'error'>
+  Omit<RunResult, 'status' | 'reason' | 'ticks' | 'events' | 'error' | 'finishReason'>
 >;
 
 export type TickOutcome = { done: false } | { done: true; status: RunStatus; reason?: string };

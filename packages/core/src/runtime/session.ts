@@ -32,6 +32,7 @@ import { shouldStream } from './streaming.js';
 import type { TickResult } from './tick-result.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
+import { isCutOff, judgeReply } from './endings.js';
 
 export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 
@@ -72,6 +73,8 @@ export class Session {
   private readonly limits: ToolLimits;
   private readonly budget: ContextBudget;
   private readonly tracing: SessionTracing;
+  /** The provider's finish reason of the latest model call (`RunResult.finishReason`). */
+  private lastFinishReason: string | undefined;
   /** `options.model`, giving repeated tool-call ids of one response their own ids. */
   private readonly sdkModel: LanguageModel;
 
@@ -253,6 +256,7 @@ export class Session {
       text: this.currentState.text,
       timeline: this.currentState.timeline,
       usage: this.currentState.usage,
+      ...(this.lastFinishReason !== undefined ? { finishReason: this.lastFinishReason } : {}),
       ...familyReport(this.guards),
       events: this.events.recent(),
       ...(error !== undefined ? { error } : {}),
@@ -398,7 +402,19 @@ export class Session {
       });
     });
     if (dropped > 0) this.emit({ type: 'timeline:trimmed', tick: tickNo, dropped });
-    this.recentTicks.push(result);
+    this.lastFinishReason = turn.finishReason;
+    const before = this.recentTicks.slice();
+    const previous = before.at(-1);
+    let recorded = result;
+    if (previous !== undefined && isCutOff(previous) && result.toolCalls.length === 0) {
+      // A continuation: the answer is the cut-off text and what follows it.
+      const whole = previous.text + turn.text;
+      this.update((draft) => {
+        draft.text = whole;
+      });
+      recorded = { ...result, text: whole };
+    }
+    this.recentTicks.push(recorded);
     if (this.recentTicks.length > RECENT_TICKS_CAP) this.recentTicks.shift();
 
     // Computed once per tick, for every family that compares calls (repeats, rework).
@@ -411,6 +427,20 @@ export class Session {
     if (ended.kind === 'end') return { done: true, status: ended.status, reason: ended.reason };
 
     if (turn.toolCalls.length > 0) return { done: false };
+    const ending = judgeReply(recorded, before);
+    if (ending.kind === 'end') return { done: true, status: ending.status, reason: ending.reason };
+    if (ending.kind === 'again') {
+      this.update((draft) => {
+        draft.notices = [ending.notice];
+      });
+      this.emit({
+        type: 'warning',
+        tick: tickNo,
+        code: ending.continues ? 'reply-cut-off' : 'empty-reply',
+        message: ending.notice,
+      });
+      return { done: false };
+    }
     return this.attemptExit(guardTick);
   }
 

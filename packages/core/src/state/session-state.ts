@@ -32,6 +32,10 @@ export type RunStatus =
   | 'paused'
   | 'awaiting-approval'
   | 'max-ticks'
+  /** The reply was cut off by the output limit, again after being asked to continue. */
+  | 'output-limit'
+  /** The provider's content filter stopped the reply. */
+  | 'content-filter'
   | 'aborted'
   | 'error';
 
