@@ -303,7 +303,10 @@ describe('agate run', () => {
       key,
     );
     expect(out.code).toBe(ExitCode.waiting);
-    expect(out.stderr).toBe('');
+    // Issue 19: given a shared secret, agate run says plainly that a tool can read it.
+    expect(out.stderr).toMatch(
+      /^warning: the approval key is a shared secret, and a tool in this run can read it .*agate keys new/,
+    );
     const events = out.stdout
       .trimEnd()
       .split('\n')

@@ -98,12 +98,16 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
   program
     .command('approve')
     .description(
-      'approve a pending checkpoint of a stored session (signed with AGATE_APPROVAL_KEY when set)',
+      'approve a pending checkpoint of a stored session (signed with --key-file, AGATE_APPROVAL_KEY_FILE or AGATE_APPROVAL_KEY when set)',
     )
     .argument('<session>', 'session id')
     .argument('<checkpoint>', 'checkpoint id')
     .requiredOption('--by <name>', 'who approves (recorded in the ledger)')
     .option('--note <text>', 'a note the model reads in its next request')
+    .option(
+      '--key-file <file>',
+      'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
+    )
     .addOption(storeOption())
     .action(async (session: string, checkpoint: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');
@@ -117,10 +121,28 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .argument('<checkpoint>', 'checkpoint id')
     .requiredOption('--by <name>', 'who rejects (recorded in the ledger)')
     .requiredOption('--feedback <text>', 'what to change; the model reads it in its next request')
+    .option(
+      '--key-file <file>',
+      'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
+    )
     .addOption(storeOption())
     .action(async (session: string, checkpoint: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');
       setExit(await decideCommand(io, 'reject', session, checkpoint, options));
+    });
+
+  const keys = program
+    .command('keys')
+    .description('make the key pair that signs supervisor decisions');
+  keys
+    .command('new')
+    .description(
+      'write an Ed25519 key pair: the private key for whoever approves, the public key for the run',
+    )
+    .option('--out <dir>', 'where to write agate-approval.key and agate-approval.pub', '.')
+    .action(async (options: { out: string }) => {
+      const { keysNewCommand } = await import('./commands/keys.js');
+      setExit(await keysNewCommand(io, options));
     });
 
   return program;

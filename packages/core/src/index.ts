@@ -20,6 +20,8 @@ export type { ContextBudgetReport, DroppedCounts } from './context/report.js';
 // Checkpoints
 export {
   APPROVAL_KEY_ENV,
+  APPROVAL_KEY_FILE_ENV,
+  APPROVAL_PUBLIC_KEY_ENV,
   ApprovalKeyError,
   type ApproveInput,
   approveCheckpoint,
@@ -36,6 +38,8 @@ export {
   type CheckpointTrigger,
   DEFAULT_CHECKPOINT_BUDGET,
   type FileBaseline,
+  generateApprovalKeyPair,
+  publicKeyId,
   type RejectInput,
   rejectCheckpoint,
   SUBMIT_CHECKPOINT_TOOL,
@@ -162,6 +166,7 @@ export {
   type SessionSummary,
   SNAPSHOT_VERSION,
   SnapshotError,
+  serializeSnapshot,
 } from './persistence/index.js';
 export { restoreSnapshotState } from './persistence/restore.js';
 export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import {
   APPROVAL_KEY_ENV,
+  APPROVAL_KEY_FILE_ENV,
   ApprovalKeyError,
   approveCheckpoint,
   CheckpointDecisionError,
@@ -18,6 +20,8 @@ import { openStore } from '../sessions/stored-session.js';
 export interface DecideOptions {
   store: string;
   by: string;
+  /** The supervisor's private key file (else AGATE_APPROVAL_KEY_FILE, else AGATE_APPROVAL_KEY). */
+  keyFile?: string;
   note?: string;
   feedback?: string;
 }
@@ -35,7 +39,10 @@ export async function decideCommand(
   options: DecideOptions,
 ): Promise<number> {
   const ref = openStore(options.store);
-  const key = nonEmpty(io.env[APPROVAL_KEY_ENV]);
+  const keyFile = options.keyFile ?? nonEmpty(io.env[APPROVAL_KEY_FILE_ENV]);
+  // A private key wins: the shared secret (HMAC) is the older, weaker mode.
+  const key = keyFile === undefined ? nonEmpty(io.env[APPROVAL_KEY_ENV]) : undefined;
+  const privateKey = keyFile === undefined ? undefined : readPrivateKey(keyFile);
   let entry: CheckpointLedgerEntry;
   try {
     entry =
@@ -44,11 +51,13 @@ export async function decideCommand(
             by: options.by,
             ...(options.note !== undefined ? { note: options.note } : {}),
             ...(key !== undefined ? { key } : {}),
+            ...(privateKey !== undefined ? { privateKey } : {}),
           })
         : await rejectCheckpoint(ref.store, sessionId, checkpointId, {
             by: options.by,
             feedback: options.feedback ?? '',
             ...(key !== undefined ? { key } : {}),
+            ...(privateKey !== undefined ? { privateKey } : {}),
           });
   } catch (error) {
     throw decisionError(error, sessionId, ref.dir);
@@ -60,6 +69,20 @@ export async function decideCommand(
       `Continue the run: agate run <agent-file> --store ${ref.dir} --resume ${sessionId}\n`,
   );
   return ExitCode.ok;
+}
+
+/** The key file's PEM text; a file that cannot be read is the user's to fix (exit code 5). */
+function readPrivateKey(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      `Cannot read the private key file ${file}: ${(error as Error).message}. ` +
+        'Give the file `agate keys new` wrote (agate-approval.key).',
+      ExitCode.badKey,
+      { cause: error },
+    );
+  }
 }
 
 /** The core's typed errors, each with its exit code. */

@@ -1,3 +1,5 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   type AgateEvent,
   APPROVAL_KEY_ENV,
@@ -8,9 +10,10 @@ import {
   type Session,
   type SessionSnapshot,
   type SessionStore,
+  serializeSnapshot,
 } from '@agate/core';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, type InterruptSignal, SIGNAL_EXIT } from '../io.js';
 import { chooseModel } from '../run/choose-model.js';
 import { loadAgentFile } from '../run/load-agent.js';
 import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
@@ -98,14 +101,51 @@ export async function runCommand(
   });
   // Printed once the session exists: a bad --id or snapshot fails before any output.
   if (mode !== 'json') write(`agent: ${file}\nmodel: ${chosen.description}\n`);
+  if (approvalKey !== undefined) {
+    io.err(
+      'warning: the approval key is a shared secret, and a tool in this run can read it (from ' +
+        '/proc/self/environ, or the agent file) and approve its own checkpoints. Use a key pair: ' +
+        '`agate keys new`, then give the run only AGATE_APPROVAL_PUBLIC_KEY (docs/security.md).\n',
+    );
+  }
   if (mode === 'live') live = startLiveView();
 
   let result: RunResult;
-  const stopListening = io.onInterrupt(() => controller.abort(new Error('interrupted (Ctrl-C)')));
+  let interrupted: InterruptSignal | undefined;
+  // The state at the last tick end, kept so that a second signal can still write it at once.
+  let lastTickEnd = session.snapshot('running');
+  const stopWatching = session.subscribe(
+    () => {
+      lastTickEnd = session.snapshot('interrupted');
+    },
+    { types: ['tick:end'] },
+  );
+  // Where an interrupted run is saved: the named store, else the default one.
+  const saveRef = ref ?? openStore(DEFAULT_SESSIONS_DIR);
+  const stopListening = io.onInterrupt(
+    (signal) => {
+      interrupted = signal;
+      controller.abort(
+        new Error(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : 'terminated (SIGTERM)'),
+      );
+    },
+    () => {
+      if (saveRef.dir !== AGENT_STORE) saveSnapshotNow(saveRef.dir, lastTickEnd);
+      io.err(
+        `\nsession ${session.id} saved as of its last tick; continue it with: ${resumeCommand(file, saveRef, session.id)}\n`,
+      );
+    },
+  );
+  // A tool may await something that never settles (no timer, no socket): Node would then leave
+  // with exit code 13 and nothing saved. A referenced timer keeps the process alive while the run is.
+  const keepAlive = setInterval(() => {}, 60_000);
   try {
     result = await session.run();
     if (ref !== undefined) await saveAtEnd(session, ref, result, io);
+    else if (interrupted !== undefined) await saveAtEnd(session, saveRef, result, io);
   } finally {
+    clearInterval(keepAlive);
+    stopWatching();
     stopListening();
     session.dispose();
     await live?.finish();
@@ -113,9 +153,37 @@ export async function runCommand(
 
   if (mode !== 'json') {
     if (mode === 'plain') write(`${resultLines(result).join('\n')}\n`);
-    for (const hint of nextSteps(result, session.id, file, ref)) write(`${hint}\n`);
+    const shownRef = ref ?? (interrupted !== undefined ? saveRef : undefined);
+    for (const hint of nextSteps(result, session.id, file, shownRef)) write(`${hint}\n`);
+  } else if (interrupted !== undefined) {
+    io.err(
+      `session ${session.id} saved; continue it with: ${resumeCommand(file, saveRef, session.id)}\n`,
+    );
   }
+  if (interrupted !== undefined && result.status === 'aborted') return SIGNAL_EXIT[interrupted];
   return RUN_EXIT[result.status] ?? ExitCode.runFailed;
+}
+
+function resumeCommand(file: string, ref: StoreRef, id: string): string {
+  const store = ref.dir === AGENT_STORE ? '' : ` --store ${ref.dir}`;
+  return `agate run ${file}${store} --resume ${id}`;
+}
+
+/**
+ * Writes a snapshot to a file store directory synchronously (the second Ctrl-C: there is no
+ * time for the event loop). Atomic like the file store's own saves: a temp file, then a rename.
+ */
+function saveSnapshotNow(dir: string, snapshot: SessionSnapshot): void {
+  try {
+    const root = resolve(dir);
+    mkdirSync(root, { recursive: true });
+    const target = join(root, `${snapshot.id}.json`);
+    const temp = `${target}.${process.pid}.exit.tmp`;
+    writeFileSync(temp, serializeSnapshot(snapshot));
+    renameSync(temp, target);
+  } catch {
+    // Leaving anyway: the previous save, if any, is intact.
+  }
 }
 
 /**

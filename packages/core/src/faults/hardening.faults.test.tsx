@@ -121,7 +121,9 @@ describe('duplicate tool call ids', () => {
       const results = session.state.timeline.flatMap((m) =>
         m.role === 'tool'
           ? m.content.flatMap((p) =>
-              p.type === 'tool-result' && 'value' in p.output ? [[p.toolCallId, p.output.value]] : [],
+              p.type === 'tool-result' && 'value' in p.output
+                ? [[p.toolCallId, p.output.value]]
+                : [],
             )
           : [],
       );

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { CheckpointLedgerEntry } from '../gates/checkpoint/types.js';
 import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
 import type { RunResult } from '../runtime/session-options.js';
@@ -17,9 +18,15 @@ export interface FamilyApi {
   /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
   clearGate(name: string, by?: 'host' | 'supervisor'): void;
   /** A supervisor approves a pending `<Checkpoint>`; the next `run()` goes on past it. */
-  approve(id: string, decision: { by: string; note?: string }): CheckpointLedgerEntry;
+  approve(
+    id: string,
+    decision: { by: string; note?: string; privateKey?: string | KeyObject },
+  ): CheckpointLedgerEntry;
   /** A supervisor rejects a pending `<Checkpoint>`: unlocked again, the feedback shown to the model. */
-  reject(id: string, decision: { by: string; feedback: string }): CheckpointLedgerEntry;
+  reject(
+    id: string,
+    decision: { by: string; feedback: string; privateKey?: string | KeyObject },
+  ): CheckpointLedgerEntry;
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
   readonly continueEvaluator: ContinueGateEvaluator | undefined;
 }

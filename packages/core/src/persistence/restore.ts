@@ -1,6 +1,6 @@
 import { SnapshotError } from './errors.js';
-import { stateSchemaProblems } from './validate-state.js';
 import { isValidSessionId, parseSnapshot, type SessionSnapshot } from './snapshot.js';
+import { stateSchemaProblems } from './validate-state.js';
 
 type Check = (value: unknown) => boolean;
 

@@ -14,7 +14,11 @@ const count = z.number().int().nonnegative();
 const nonNegative = z.number().nonnegative().refine(Number.isFinite, 'must be finite');
 
 const timelineMessage = z.unknown().superRefine((value, ctx) => {
-  if (typeof value === 'object' && value !== null && (value as { role?: unknown }).role === 'system') {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { role?: unknown }).role === 'system'
+  ) {
     ctx.addIssue({
       code: 'custom',
       message:
@@ -24,7 +28,10 @@ const timelineMessage = z.unknown().superRefine((value, ctx) => {
   }
   const parsed = modelMessageSchema.safeParse(value);
   if (!parsed.success) {
-    ctx.addIssue({ code: 'custom', message: 'is not a valid AI SDK model message (user, assistant or tool)' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'is not a valid AI SDK model message (user, assistant or tool)',
+    });
   }
 });
 

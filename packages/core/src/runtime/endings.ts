@@ -25,7 +25,9 @@ export const CONTINUE_NOTICE =
   'repeating what you already wrote; keep it short.';
 
 /** A reply with no text (whitespace only) and no tool call, not explained by a cut-off. */
-export function isEmptyReply(tick: Pick<TickResult, 'text' | 'toolCalls' | 'finishReason'>): boolean {
+export function isEmptyReply(
+  tick: Pick<TickResult, 'text' | 'toolCalls' | 'finishReason'>,
+): boolean {
   return (
     tick.toolCalls.length === 0 &&
     tick.text.trim() === '' &&
@@ -43,10 +45,7 @@ export function isCutOff(tick: Pick<TickResult, 'toolCalls' | 'finishReason'>): 
  * Judges `current` (a reply without tool calls) given the ticks before it, most recent last
  * (only the ones this process saw; after a restore the count starts again, still bounded).
  */
-export function judgeReply(
-  current: TickResult,
-  before: readonly TickResult[],
-): ReplyEnding {
+export function judgeReply(current: TickResult, before: readonly TickResult[]): ReplyEnding {
   if (current.finishReason === 'content-filter') {
     return {
       status: 'content-filter',

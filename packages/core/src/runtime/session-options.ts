@@ -61,6 +61,13 @@ export interface SessionOptions {
    * either, approvals are unsigned (see docs/checkpoints.md).
    */
   approvalKey?: string;
+  /**
+   * The public half of an Ed25519 key pair (PEM text, a PEM file path, or a `KeyObject`):
+   * decisions are accepted only when signed with its private key, which the run never holds
+   * (see docs/security.md; `agate keys new` makes a pair). Default: `AGATE_APPROVAL_PUBLIC_KEY`.
+   * Wins over `approvalKey` for new decisions; `approvalKey` still verifies version-1 decisions.
+   */
+  approvalPublicKey?: string | import('node:crypto').KeyObject;
   /** A token budget per request: pruned by priority, with a prefix that stays cached (docs/context-budget.md). */
   context?: ContextBudgetOptions;
   /** OpenTelemetry spans (see docs/observability.md): on when a tracer provider is registered. */

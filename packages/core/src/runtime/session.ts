@@ -22,6 +22,7 @@ import { callSignature, commitTick, tickMessages } from '../state/update.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
 import { abortedReason, callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
+import { isCutOff, judgeReply } from './endings.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
@@ -32,7 +33,6 @@ import { shouldStream } from './streaming.js';
 import type { TickResult } from './tick-result.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
-import { isCutOff, judgeReply } from './endings.js';
 
 export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type {
   BeforeModelVerdict,
   Guard,
@@ -31,7 +32,7 @@ import {
   recordsOf,
   type SigningContext,
 } from './ledger.js';
-import { resolveApprovalKey } from './signing.js';
+import { resolveApprovalKey, resolveApprovalPublicKey, toPrivateKey } from './signing.js';
 import {
   createSubmitTool,
   SUBMIT_CHECKPOINT_TOOL,
@@ -75,11 +76,11 @@ export class CheckpointGuard implements Guard {
 
   approve(id: string, input: Omit<ApproveInput, 'key'>): CheckpointLedgerEntry {
     const note = input?.note;
-    const entry = this.decideLive(id, {
-      kind: 'approved',
-      by: input?.by,
-      ...(note !== undefined ? { note } : {}),
-    });
+    const entry = this.decideLive(
+      id,
+      { kind: 'approved', by: input?.by, ...(note !== undefined ? { note } : {}) },
+      input?.privateKey,
+    );
     this.host.emit({
       type: 'checkpoint:approved',
       tick: entry.tick,
@@ -91,11 +92,11 @@ export class CheckpointGuard implements Guard {
   }
 
   reject(id: string, input: Omit<RejectInput, 'key'>): CheckpointLedgerEntry {
-    const entry = this.decideLive(id, {
-      kind: 'rejected',
-      by: input?.by,
-      feedback: input?.feedback,
-    });
+    const entry = this.decideLive(
+      id,
+      { kind: 'rejected', by: input?.by, feedback: input?.feedback },
+      input?.privateKey,
+    );
     this.host.emit({
       type: 'checkpoint:rejected',
       tick: entry.tick,
@@ -253,7 +254,14 @@ export class CheckpointGuard implements Guard {
 
   // ---- internals --------------------------------------------------------------------------
 
+  /**
+   * How this session signs its own entries: with a public key it cannot sign, so it stamps
+   * them with the key that decides; with only a shared secret it signs them (version 1).
+   */
   private signing(): SigningContext {
+    const publicKey = this.publicKey();
+    if (publicKey !== undefined)
+      return { sessionId: this.host.sessionId, key: undefined, publicKey };
     const key = resolveApprovalKey(this.host.options.approvalKey);
     if (key !== undefined && key.trim() === '') {
       // An empty key would sign with nothing secret; say so rather than pretend.
@@ -265,6 +273,16 @@ export class CheckpointGuard implements Guard {
       return { sessionId: this.host.sessionId, key: undefined };
     }
     return { sessionId: this.host.sessionId, key };
+  }
+
+  private publicKeyCache: { value: KeyObject | undefined } | undefined;
+
+  /** `approvalPublicKey`, else `AGATE_APPROVAL_PUBLIC_KEY`; read once per session. */
+  private publicKey(): KeyObject | undefined {
+    this.publicKeyCache ??= {
+      value: resolveApprovalPublicKey(this.host.options.approvalPublicKey),
+    };
+    return this.publicKeyCache.value;
   }
 
   /** Rendered checkpoints in mount order (tree order). */
@@ -358,7 +376,11 @@ export class CheckpointGuard implements Guard {
     }
   }
 
-  private decideLive(id: string, decision: Decision): CheckpointLedgerEntry {
+  private decideLive(
+    id: string,
+    decision: Decision,
+    privateKey: ApproveInput['privateKey'],
+  ): CheckpointLedgerEntry {
     this.verify();
     const state = this.host.state();
     const records = recordsOf(state);
@@ -369,8 +391,12 @@ export class CheckpointGuard implements Guard {
       throw new UnknownCheckpointError(id, this.host.sessionId, known);
     }
     let entry: CheckpointLedgerEntry | undefined;
+    const signing = this.signing();
+    // In the key-pair mode the session holds no private key: a decision must bring one.
+    const key = privateKey === undefined ? undefined : toPrivateKey(privateKey);
+    const context = key === undefined ? signing : { ...signing, key: undefined, privateKey: key };
     this.host.update((draft) => {
-      entry = decide(draft, id, decision, this.signing());
+      entry = decide(draft, id, decision, context);
     });
     return entry!;
   }
@@ -384,7 +410,11 @@ export class CheckpointGuard implements Guard {
     if (this.verified) return;
     this.verified = true;
     const state = this.host.state();
-    const corrections = findCorrections(state, this.host.sessionId, this.signing().key);
+    const key = resolveApprovalKey(this.host.options.approvalKey);
+    const corrections = findCorrections(state, this.host.sessionId, {
+      key: key !== undefined && key.trim() !== '' ? key : undefined,
+      publicKey: this.publicKey(),
+    });
     if (corrections.length === 0) return;
     this.host.update((draft) => applyCorrections(draft, corrections));
     for (const c of corrections) {

@@ -7,7 +7,13 @@ export {
   UnknownCheckpointError,
   UnknownSessionError,
 } from './errors.js';
-export { APPROVAL_KEY_ENV } from './signing.js';
+export {
+  APPROVAL_KEY_ENV,
+  APPROVAL_KEY_FILE_ENV,
+  APPROVAL_PUBLIC_KEY_ENV,
+  generateApprovalKeyPair,
+  publicKeyId,
+} from './signing.js';
 export { SUBMIT_CHECKPOINT_TOOL } from './submit-tool.js';
 export { approveCheckpoint, rejectCheckpoint } from './supervisor.js';
 export {

@@ -78,7 +78,9 @@ describe('decide', () => {
     expect(verifyEntry(KEY, 's1', approval!, request)).toEqual({ ok: true });
     expect(verifyEntry(KEY, 'other-session', approval!, request).ok).toBe(false);
     expect(state.status).toBe('idle');
-    expect(ledgerStatus(state.checkpointLedger, 'T-1', 's1', KEY)).toEqual({ status: 'approved' });
+    expect(ledgerStatus(state.checkpointLedger, 'T-1', 's1', { key: KEY })).toEqual({
+      status: 'approved',
+    });
   });
 
   it('rejects: unlocked again with a fresh budget, the feedback recorded', () => {
@@ -159,18 +161,18 @@ describe('findCorrections (a restored session)', () => {
   });
 
   it('accepts a validly signed approval', () => {
-    expect(findCorrections(approvedWithKey, 's1', KEY)).toEqual([]);
+    expect(findCorrections(approvedWithKey, 's1', { key: KEY })).toEqual([]);
   });
 
   it('makes a state flipped to approved without an approval pending', () => {
     const flipped = produce(submitted('T-1', KEY), (draft) => {
       draft.checkpoints['T-1']!.state = 'approved';
     });
-    expect(findCorrections(flipped, 's1', KEY)).toEqual([
+    expect(findCorrections(flipped, 's1', { key: KEY })).toEqual([
       expect.objectContaining({ id: 'T-1', from: 'approved', to: 'pending' }),
     ]);
     // Without a key too: there is no approval entry at all.
-    expect(findCorrections(flipped, 's1', undefined)).toHaveLength(1);
+    expect(findCorrections(flipped, 's1', {})).toHaveLength(1);
   });
 
   it('makes an approval copied to another checkpoint pending (with a key)', () => {
@@ -185,13 +187,13 @@ describe('findCorrections (a restored session)', () => {
       draft.checkpointLedger.push({ ...approval, checkpoint: 'T-2', answers: 3, seq: 4 });
       draft.checkpoints['T-2']!.state = 'approved';
     });
-    const corrections = findCorrections(copied, 's1', KEY);
+    const corrections = findCorrections(copied, 's1', { key: KEY });
     expect(corrections).toEqual([expect.objectContaining({ id: 'T-2', to: 'pending' })]);
     expect(corrections[0]?.why).toMatch(/signature does not match/);
   });
 
   it('makes an approval taken from another session pending', () => {
-    expect(findCorrections(approvedWithKey, 'another-session', KEY)[0]?.why).toMatch(
+    expect(findCorrections(approvedWithKey, 'another-session', { key: KEY })[0]?.why).toMatch(
       /does not match/,
     );
   });
@@ -200,15 +202,15 @@ describe('findCorrections (a restored session)', () => {
     const unsigned = produce(submitted(), (draft) => {
       decide(draft, 'T-1', { kind: 'approved', by: 'ana' }, { sessionId: 's1', key: undefined });
     });
-    expect(findCorrections(unsigned, 's1', undefined)).toEqual([]);
-    expect(findCorrections(unsigned, 's1', KEY)[0]?.why).toMatch(/not signed/);
+    expect(findCorrections(unsigned, 's1', {})).toEqual([]);
+    expect(findCorrections(unsigned, 's1', { key: KEY })[0]?.why).toMatch(/not signed/);
   });
 
   it('makes a pending checkpoint flipped to unlocked pending again', () => {
     const flipped = produce(submitted(), (draft) => {
       draft.checkpoints['T-1']!.state = 'unlocked';
     });
-    expect(findCorrections(flipped, 's1', undefined)).toEqual([
+    expect(findCorrections(flipped, 's1', {})).toEqual([
       expect.objectContaining({ id: 'T-1', from: 'unlocked', to: 'pending' }),
     ]);
   });

@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { SessionState } from '../../state/session-state.js';
 import {
   ApprovalKeyError,
@@ -5,7 +6,15 @@ import {
   CheckpointNotPendingError,
   UnknownCheckpointError,
 } from './errors.js';
-import { keyIdOf, signEntry, verifyEntry } from './signing.js';
+import {
+  type ApprovalVerifier,
+  keyIdOf,
+  publicKeyId,
+  signEntry,
+  signEntryEd25519,
+  verifies,
+  verifyWith,
+} from './signing.js';
 import {
   type CheckpointCause,
   type CheckpointLedgerEntry,
@@ -29,8 +38,12 @@ export type CheckpointState = Pick<
 
 export interface SigningContext {
   sessionId: string;
-  /** Signs every new entry when set. */
+  /** Shared-secret mode: signs every new entry (HMAC) when set. */
   key: string | undefined;
+  /** Key-pair mode, the session's side: stamps its own entries with the key that decides (it cannot sign). */
+  publicKey?: KeyObject | undefined;
+  /** Key-pair mode, the supervisor's side: signs decisions (Ed25519). Wins over `key`. */
+  privateKey?: KeyObject | undefined;
   /** ISO time of the entry (injectable for tests). */
   at?: string;
 }
@@ -98,9 +111,13 @@ export function appendEntry(
   const answered =
     numbered.answers === undefined ? undefined : ledger.find((e) => e.seq === numbered.answers);
   const final =
-    signing.key === undefined
-      ? numbered
-      : signEntry(signing.key, signing.sessionId, numbered, answered);
+    signing.privateKey !== undefined
+      ? signEntryEd25519(signing.privateKey, signing.sessionId, numbered, answered)
+      : signing.key !== undefined
+        ? signEntry(signing.key, signing.sessionId, numbered, answered)
+        : signing.publicKey !== undefined
+          ? { ...numbered, alg: 'ed25519' as const, keyId: publicKeyId(signing.publicKey) }
+          : numbered;
   ledger.push(final);
   return final;
 }
@@ -245,25 +262,37 @@ function checkKey(
   signing: SigningContext,
   sessionId: string,
 ): void {
-  const { key } = signing;
-  if (key !== undefined && key.trim() === '') {
+  const { key, privateKey } = signing;
+  if (privateKey === undefined && key !== undefined && key.trim() === '') {
     throw new ApprovalKeyError(
       'The approval key is empty. Pass the key the session runs with (or unset it to record an unsigned decision).',
     );
   }
-  const signed = ledger.filter((e) => typeof e.keyId === 'string');
-  const last = signed.at(-1);
+  const last = ledger.filter((e) => typeof e.keyId === 'string').at(-1);
   if (last === undefined) return;
-  if (key === undefined) {
+  const mine =
+    privateKey !== undefined
+      ? publicKeyId(createPublicKey(privateKey))
+      : key !== undefined
+        ? keyIdOf(key)
+        : undefined;
+  if (mine === undefined) {
     throw new ApprovalKeyError(
-      `Session "${sessionId}" signs its checkpoint ledger (key id ${last.keyId}): sign this decision ` +
-        'with the same key (the `key` option, or AGATE_APPROVAL_KEY), or the session will not accept it.',
+      last.alg === 'ed25519'
+        ? `Session "${sessionId}" checks decisions with a public key (key id ${last.keyId}): sign this ` +
+            'decision with its private key (the privateKey option, --key-file, or AGATE_APPROVAL_KEY_FILE), ' +
+            'or the session will not accept it.'
+        : `Session "${sessionId}" signs its checkpoint ledger (key id ${last.keyId}): sign this decision ` +
+            'with the same key (the `key` option, or AGATE_APPROVAL_KEY), or the session will not accept it.',
     );
   }
-  if (last.keyId !== keyIdOf(key)) {
+  if (last.keyId !== mine) {
     throw new ApprovalKeyError(
-      `This approval key is not the one session "${sessionId}" signs with (its key id is ${last.keyId}, ` +
-        `this key's is ${keyIdOf(key)}). A decision signed with it would not be accepted; use the session's key.`,
+      `This approval key is not the one session "${sessionId}" ${last.alg === 'ed25519' ? 'checks decisions with' : 'signs with'} (its key id is ` +
+        `${last.keyId}, this key's is ${mine}). A decision signed with it would not be accepted; ` +
+        (last.alg === 'ed25519'
+          ? 'use the private key that belongs to the public key the session runs with.'
+          : "use the session's key."),
     );
   }
 }
@@ -273,7 +302,7 @@ export function ledgerStatus(
   ledger: readonly CheckpointLedgerEntry[],
   id: string,
   sessionId: string,
-  key: string | undefined,
+  verifier: ApprovalVerifier,
 ): { status: CheckpointStatus | undefined; why?: string } {
   let last: CheckpointLedgerEntry | undefined;
   let lastIndex = -1;
@@ -298,8 +327,8 @@ export function ledgerStatus(
       why: `its ${last.kind} entry (${last.seq}) does not answer its latest submission`,
     };
   }
-  if (key !== undefined) {
-    const check = verifyEntry(key, sessionId, last, request);
+  if (verifies(verifier)) {
+    const check = verifyWith(verifier, sessionId, last, request);
     if (!check.ok)
       return { status: 'pending', why: `its ${last.kind} entry (${last.seq}): ${check.why}` };
   }
@@ -322,7 +351,7 @@ export interface Correction {
 export function findCorrections(
   state: Pick<SessionState, 'checkpoints' | 'checkpointLedger'>,
   sessionId: string,
-  key: string | undefined,
+  verifier: ApprovalVerifier,
 ): Correction[] {
   const records = recordsOf(state);
   const ledger = ledgerOf(state);
@@ -331,7 +360,7 @@ export function findCorrections(
   for (const id of ids) {
     const recorded = records[id]?.state ?? 'unlocked';
     if (recorded === 'pending') continue;
-    const found = ledgerStatus(ledger, id, sessionId, key);
+    const found = ledgerStatus(ledger, id, sessionId, verifier);
     if (recorded === 'approved' && found.status !== 'approved') {
       corrections.push({
         id,

@@ -1,8 +1,188 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+  timingSafeEqual,
+  verify,
+} from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ApprovalKeyError } from './errors.js';
 import type { CheckpointLedgerEntry } from './types.js';
 
-/** Environment variable read when no `approvalKey` / `key` is given. */
+/** Environment variable read when no `approvalKey` / `key` is given (shared secret, HMAC). */
 export const APPROVAL_KEY_ENV = 'AGATE_APPROVAL_KEY';
+/** The public key a run verifies decisions with: PEM text, or the path of a PEM file. */
+export const APPROVAL_PUBLIC_KEY_ENV = 'AGATE_APPROVAL_PUBLIC_KEY';
+/** The supervisor's private key file (PEM), read by `approveCheckpoint` and `agate approve`. */
+export const APPROVAL_KEY_FILE_ENV = 'AGATE_APPROVAL_KEY_FILE';
+
+/** A PEM text or a `KeyObject`; a string not starting with `-----BEGIN` is a file path. */
+export type KeyInput = string | KeyObject;
+
+/**
+ * An Ed25519 key pair for signing decisions: the supervisor keeps `privateKey` (PEM, PKCS#8)
+ * and the run gets only `publicKey` (PEM, SPKI), so nothing in the run can sign a decision.
+ */
+export function generateApprovalKeyPair(): {
+  privateKey: string;
+  publicKey: string;
+  keyId: string;
+} {
+  const pair = generateKeyPairSync('ed25519');
+  return {
+    privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    keyId: publicKeyId(pair.publicKey),
+  };
+}
+
+function pemOf(input: string, what: string): string {
+  if (input.trimStart().startsWith('-----BEGIN')) return input;
+  try {
+    return readFileSync(input, 'utf8');
+  } catch (error) {
+    throw new ApprovalKeyError(
+      `Could not read the ${what} file ${JSON.stringify(input)}: ${(error as Error).message}. ` +
+        'Give PEM text or the path of a PEM file (agate keys new writes both keys).',
+    );
+  }
+}
+
+/** An Ed25519 private key from PEM text, a PEM file path or a `KeyObject`. */
+export function toPrivateKey(input: KeyInput): KeyObject {
+  let key: KeyObject;
+  try {
+    key = typeof input === 'string' ? createPrivateKey(pemOf(input, 'private key')) : input;
+  } catch (error) {
+    if (error instanceof ApprovalKeyError) throw error;
+    throw new ApprovalKeyError(
+      `The private key is not a PEM private key: ${(error as Error).message}.`,
+    );
+  }
+  if (key.type !== 'private' || key.asymmetricKeyType !== 'ed25519') {
+    throw new ApprovalKeyError(
+      `The private key must be an Ed25519 private key (agate keys new makes one), not ${key.type} ${key.asymmetricKeyType ?? ''}.`,
+    );
+  }
+  return key;
+}
+
+/** An Ed25519 public key from PEM text, a PEM file path or a `KeyObject`. */
+export function toPublicKey(input: KeyInput): KeyObject {
+  let key: KeyObject;
+  try {
+    key = typeof input === 'string' ? createPublicKey(pemOf(input, 'public key')) : input;
+  } catch (error) {
+    if (error instanceof ApprovalKeyError) throw error;
+    throw new ApprovalKeyError(
+      `The public key is not a PEM public key: ${(error as Error).message}.`,
+    );
+  }
+  if (key.type === 'private') key = createPublicKey(key);
+  if (key.type !== 'public' || key.asymmetricKeyType !== 'ed25519') {
+    throw new ApprovalKeyError(
+      'approvalPublicKey must be an Ed25519 public key (agate keys new makes one).',
+    );
+  }
+  return key;
+}
+
+/** A short public name for a public key: the first 16 hex digits of the SHA-256 of its SPKI DER. */
+export function publicKeyId(key: KeyObject): string {
+  const der = key.export({ type: 'spki', format: 'der' });
+  return `ed25519:${createHash('sha256').update(der).digest('hex').slice(0, 16)}`;
+}
+
+/** `explicit`, else `AGATE_APPROVAL_PUBLIC_KEY` (PEM or path), else undefined. */
+export function resolveApprovalPublicKey(explicit: KeyInput | undefined): KeyObject | undefined {
+  if (explicit !== undefined) return toPublicKey(explicit);
+  const fromEnv = process.env[APPROVAL_PUBLIC_KEY_ENV];
+  return fromEnv === undefined || fromEnv === '' ? undefined : toPublicKey(fromEnv);
+}
+
+/** `explicit`, else the file named by `AGATE_APPROVAL_KEY_FILE`, else undefined. */
+export function resolveApprovalPrivateKey(explicit: KeyInput | undefined): KeyObject | undefined {
+  if (explicit !== undefined) return toPrivateKey(explicit);
+  const file = process.env[APPROVAL_KEY_FILE_ENV];
+  return file === undefined || file === '' ? undefined : toPrivateKey(file);
+}
+
+/** What a session checks decisions with: the public key, and (for version-1 ledgers) the shared secret. */
+export interface ApprovalVerifier {
+  key?: string | undefined;
+  publicKey?: KeyObject | undefined;
+}
+
+/** True when the verifier holds any key (else decisions are taken as they are: unsigned mode). */
+export function verifies(verifier: ApprovalVerifier): boolean {
+  return verifier.key !== undefined || verifier.publicKey !== undefined;
+}
+
+/** Returns the entry signed with the private key (`alg: 'ed25519'`). */
+export function signEntryEd25519(
+  privateKey: KeyObject,
+  sessionId: string,
+  entry: CheckpointLedgerEntry,
+  answered: CheckpointLedgerEntry | undefined,
+): CheckpointLedgerEntry {
+  const { keyId: _k, signature: _s, alg: _a, ...unsigned } = entry;
+  const payload = Buffer.from(signingPayload(sessionId, unsigned, answered));
+  const signature = sign(null, payload, privateKey).toString('base64');
+  return {
+    ...unsigned,
+    alg: 'ed25519',
+    keyId: publicKeyId(createPublicKey(privateKey)),
+    signature,
+  };
+}
+
+/** Checks one entry against the verifier: Ed25519 entries with the public key, older ones with the shared secret. */
+export function verifyWith(
+  verifier: ApprovalVerifier,
+  sessionId: string,
+  entry: CheckpointLedgerEntry,
+  answered: CheckpointLedgerEntry | undefined,
+): SignatureCheck {
+  if (typeof entry.signature !== 'string' || entry.signature === '') {
+    return { ok: false, why: 'it is not signed' };
+  }
+  if (entry.alg === 'ed25519') {
+    const { publicKey } = verifier;
+    if (publicKey === undefined) {
+      return {
+        ok: false,
+        why: 'it is signed with a key pair, and the session has no approvalPublicKey to check it',
+      };
+    }
+    if (entry.keyId !== publicKeyId(publicKey)) {
+      return { ok: false, why: 'it was signed with a different key' };
+    }
+    const { keyId: _k, signature, alg: _a, ...unsigned } = entry;
+    const ok = verify(
+      null,
+      Buffer.from(signingPayload(sessionId, unsigned, answered)),
+      publicKey,
+      Buffer.from(signature, 'base64'),
+    );
+    return ok
+      ? { ok: true }
+      : {
+          ok: false,
+          why: 'its signature does not match its content (the entry was edited or copied)',
+        };
+  }
+  if (verifier.key === undefined) {
+    return {
+      ok: false,
+      why: 'it is signed with a shared secret (HMAC), and the session has no approvalKey to check it',
+    };
+  }
+  return verifyEntry(verifier.key, sessionId, entry, answered);
+}
 
 const PAYLOAD_TAG = 'agate.checkpoint-ledger/1';
 

@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import { produce } from 'immer';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
@@ -5,7 +6,7 @@ import type { SessionStore } from '../../persistence/store.js';
 import { createInitialState, type SessionState } from '../../state/session-state.js';
 import { UnknownSessionError } from './errors.js';
 import { applyCorrections, type Decision, decide, findCorrections } from './ledger.js';
-import { resolveApprovalKey } from './signing.js';
+import { resolveApprovalKey, resolveApprovalPrivateKey } from './signing.js';
 import type { ApproveInput, CheckpointLedgerEntry, RejectInput } from './types.js';
 
 /**
@@ -27,7 +28,7 @@ export async function approveCheckpoint(
     by: input?.by,
     ...(input?.note !== undefined ? { note: input.note } : {}),
   };
-  return decideStored(store, sessionId, checkpointId, decision, input?.key);
+  return decideStored(store, sessionId, checkpointId, decision, input);
 }
 
 /**
@@ -41,7 +42,7 @@ export async function rejectCheckpoint(
   input: RejectInput,
 ): Promise<CheckpointLedgerEntry> {
   const decision: Decision = { kind: 'rejected', by: input?.by, feedback: input?.feedback };
-  return decideStored(store, sessionId, checkpointId, decision, input?.key);
+  return decideStored(store, sessionId, checkpointId, decision, input);
 }
 
 async function decideStored(
@@ -49,23 +50,31 @@ async function decideStored(
   sessionId: string,
   checkpointId: string,
   decision: Decision,
-  explicitKey: string | undefined,
+  keys: Pick<ApproveInput, 'key' | 'privateKey'> | undefined,
 ): Promise<CheckpointLedgerEntry> {
   const snapshot = await store.load(sessionId);
   if (snapshot === undefined) throw new UnknownSessionError(sessionId);
   const restored = restoreSnapshotState<SessionState>(snapshot);
   // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
   const state: SessionState = { ...createInitialState(restored.id), ...restored };
-  const key = resolveApprovalKey(explicitKey);
+  // The private key (key-pair mode) wins; the shared secret is the version-1 mode.
+  const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
+  const key = privateKey === undefined ? resolveApprovalKey(keys?.key) : undefined;
+  const verifier = {
+    key,
+    publicKey: privateKey === undefined ? undefined : createPublicKey(privateKey),
+  };
   let entry: CheckpointLedgerEntry | undefined;
   // `decide` checks everything before its first change; produce discards the draft if it throws.
   const next = produce(state, (draft) => {
     // As a restored session would see it: a hand-edited "approved" is pending, so it can be
     // approved properly here instead of being stuck until the session runs once. Only this
     // checkpoint: the others are the session's business (judged with its own key).
-    const corrections = findCorrections(draft, state.id, key).filter((c) => c.id === checkpointId);
+    const corrections = findCorrections(draft, state.id, verifier).filter(
+      (c) => c.id === checkpointId,
+    );
     applyCorrections(draft, corrections);
-    entry = decide(draft, checkpointId, decision, { sessionId: state.id, key });
+    entry = decide(draft, checkpointId, decision, { sessionId: state.id, key, privateKey });
   });
   await store.save(
     createSnapshot(snapshot.id, next, `${decision.kind} ${checkpointId} by ${entry!.by}`),

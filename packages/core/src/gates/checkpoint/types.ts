@@ -96,10 +96,15 @@ export interface CheckpointLedgerEntry {
   feedback?: string;
   /** Decisions: `seq` of the submission or trip they answer. */
   answers?: number;
-  /** Which key signed it (a short HMAC of the key, never the key). */
+  /**
+   * Which key signed it: a short HMAC of a shared secret, or `ed25519:<hash of the public key>`.
+   * On a key-pair session's own entries (which it cannot sign) it names the key that decides.
+   */
   keyId?: string;
-  /** HMAC-SHA256, hex. */
+  /** HMAC-SHA256 in hex (no `alg`), or an Ed25519 signature in base64 (`alg: 'ed25519'`). */
   signature?: string;
+  /** `ed25519` for the key-pair mode; absent for the shared-secret mode (version 1). */
+  alg?: 'ed25519';
 }
 
 /** The causes recorded by entries of each kind. */
@@ -119,13 +124,21 @@ export interface ApproveInput {
   by: string;
   /** Shown to the model in its next request. */
   note?: string;
-  /** Signing key; default `AGATE_APPROVAL_KEY`. */
+  /** Shared-secret signing key (HMAC); default `AGATE_APPROVAL_KEY`. */
   key?: string;
+  /**
+   * The supervisor's Ed25519 private key (PEM text, a PEM file path or a `KeyObject`); default
+   * the file named by `AGATE_APPROVAL_KEY_FILE`. Wins over `key`.
+   */
+  privateKey?: string | import('node:crypto').KeyObject;
 }
 
 export interface RejectInput {
   by: string;
   /** What to change; shown to the model in its next request. Required. */
   feedback: string;
+  /** As for `ApproveInput.key`. */
   key?: string;
+  /** As for `ApproveInput.privateKey`. */
+  privateKey?: string | import('node:crypto').KeyObject;
 }
