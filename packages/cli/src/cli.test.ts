@@ -355,7 +355,7 @@ describe('agate run', () => {
       ],
       key,
     );
-    expect(resumed.stderr).toBe('');
+    expect(resumed.stderr).toMatch(/^warning: the approval key is a shared secret/);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain(
       'session json-1 (resumed after tick 1)\n── tick 2 ──\n  → save_note {"text":"bye"}\n  ← save_note: Saved: bye',
