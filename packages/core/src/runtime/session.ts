@@ -380,6 +380,9 @@ export class Session {
           messages: context.messages,
         });
       }
+      // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
+      // one turn of the loop lets their handlers run, so an abort lands before the next step.
+      await yieldToEventLoop();
       signal.throwIfAborted();
       await this.guards.afterToolCall(guardTick, outcome);
       this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result, ...truncationOf(outcome) });
@@ -505,6 +508,11 @@ export class Session {
   private assertUsable(): void {
     if (this.disposed) throw new SessionStateError('This session was disposed; create a new one.');
   }
+}
+
+/** Resolves after one turn of the event loop (its I/O and signal handlers have run). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Creates a session for an agent tree; call `.run()` to drive it. */
