@@ -63,6 +63,8 @@ describe('the live view of a scripted run', () => {
     // While the tool runs, its call is shown without a result.
     const running = all.find((f) => f.includes('→ flaky {}') && !f.includes('✗'));
     expect(running).toBeDefined();
+    // A running tool says so (and for how long, once a second has passed).
+    expect(running).toContain('… running');
 
     const last = all.at(-1) ?? '';
     expect(last).toContain('── tick 1 ──');

@@ -1,4 +1,5 @@
 import { Box, Static, Text } from 'ink';
+import { useEffect, useState } from 'react';
 import type { ContinueView, RunViewState, TickNote, TickView, ToolLine } from './view-state.js';
 
 /** The live view of a run: finished ticks printed once, the tick in progress, the status panel. */
@@ -45,6 +46,22 @@ const NOTE_COLOR: Partial<Record<TickNote['kind'], string>> = {
 const TOOL_MARK = { running: '…', ok: '←', error: '✗', refused: '⊘' } as const;
 const TOOL_COLOR = { running: 'gray', ok: 'green', error: 'red', refused: 'yellow' } as const;
 
+/** How long the tool has been running, counted from when its line appeared (updated each second). */
+function RunningFor() {
+  const [since] = useState(() => Date.now());
+  const [now, setNow] = useState(since);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, []);
+  const seconds = Math.floor((now - since) / 1_000);
+  return (
+    <Text color="gray">
+      {'  '}… running{seconds > 0 ? ` for ${seconds}s` : ''}
+    </Text>
+  );
+}
+
 function ToolCallLine(props: { line: ToolLine }) {
   const { line } = props;
   return (
@@ -52,6 +69,7 @@ function ToolCallLine(props: { line: ToolLine }) {
       <Text>
         → <Text bold>{line.name}</Text> {line.input}
       </Text>
+      {line.status === 'running' && <RunningFor />}
       {line.status !== 'running' && (
         <Text color={TOOL_COLOR[line.status]}>
           {'  '}
