@@ -25,30 +25,31 @@ async function readmeGate(): Promise<GateDescriptor> {
   return new Function(`return (${literal});`)() as GateDescriptor;
 }
 
-function agent(descriptor: GateDescriptor, testsPass: boolean) {
-  function CodingAgent() {
-    const v = useGate('verification', descriptor);
-    return createElement(
-      Fragment,
-      null,
-      createElement(System, null, 'You are a careful coding agent.'),
-      createElement(User, null, 'Fix the failing test.'),
-      createElement(Timeline),
-      createElement(Tool, {
-        name: 'write_file',
-        input: z.object({ path: z.string(), content: z.string() }),
-        execute: async () => 'written',
-      }),
-      createElement(Tool, {
-        name: 'run_tests',
-        input: z.object({}),
-        execute: async () => ({ exitCode: testsPass ? 0 : 1, output: testsPass ? 'ok' : 'FAIL' }),
-      }),
-      v.element,
-    );
-  }
-  return createElement(CodingAgent);
+function CodingAgent(props: { descriptor: GateDescriptor; testsPass: boolean }) {
+  const v = useGate('verification', props.descriptor);
+  return createElement(
+    Fragment,
+    null,
+    createElement(System, null, 'You are a careful coding agent.'),
+    createElement(User, null, 'Fix the failing test.'),
+    createElement(Timeline),
+    createElement(Tool, {
+      name: 'write_file',
+      input: z.object({ path: z.string(), content: z.string() }),
+      execute: async () => 'written',
+    }),
+    createElement(Tool, {
+      name: 'run_tests',
+      input: z.object({}),
+      execute: async () =>
+        props.testsPass ? { exitCode: 0, output: 'ok' } : { exitCode: 1, output: 'FAIL' },
+    }),
+    v.element,
+  );
 }
+
+const agent = (descriptor: GateDescriptor, testsPass: boolean) =>
+  createElement(CodingAgent, { descriptor, testsPass });
 
 const write = { toolName: 'write_file', input: { path: 'a.js', content: 'x' } };
 
