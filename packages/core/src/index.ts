@@ -69,6 +69,7 @@ export type {
 } from './gates/continue/props.js';
 export { gate } from './gates/descriptor.js';
 export {
+  blockingItems,
   COMPLETE_STEP_TOOL,
   type CommandMatch,
   checkStepEvidence,
