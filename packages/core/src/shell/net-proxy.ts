@@ -71,7 +71,8 @@ function route(
     try {
       url = new URL(target);
     } catch {
-      return deny(client, 400, 'only proxy requests (absolute URLs or CONNECT) are served');
+      deny(client, 400, 'only proxy requests (absolute URLs or CONNECT) are served');
+      return;
     }
     host = url.hostname;
     port = Number(url.port || 80);
@@ -80,7 +81,8 @@ function route(
     rest = Buffer.concat([Buffer.from(line, 'latin1'), head.subarray(head.indexOf('\r\n'))]);
   }
   if (!hostAllowed(host, allow) || !Number.isInteger(port) || port <= 0 || port > 65_535) {
-    return deny(client, 403, `host ${host} is not on the sandbox's network allow-list`);
+    deny(client, 403, `host ${host} is not on the sandbox's network allow-list`);
+    return;
   }
   const upstream = connect({ host, port });
   open.add(upstream);

@@ -1,7 +1,12 @@
 import { createElement, type ReactNode, useMemo, useRef } from 'react';
 import { z } from 'zod';
 import { Tool } from '../components/tool.js';
-import { commandEnvironment, resolvePolicy, type SandboxOptions } from './policy.js';
+import {
+  commandEnvironment,
+  resolvePolicy,
+  type SandboxOptions,
+  type SandboxPolicy,
+} from './policy.js';
 import { runShellCommand, type ShellResult } from './run-command.js';
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
@@ -65,10 +70,7 @@ export function Shell(props: ShellProps): ReactNode {
   };
   return createElement(Tool<typeof input, ShellResult>, {
     name: props.name ?? 'bash',
-    description:
-      props.description ??
-      `Run a shell command in ${cwd}${policy === false ? '' : ' (sandboxed: writes only there and in /tmp, ' + (policy.network === false ? 'no network' : `network only to ${policy.network.allow.join(', ')}`) + ')'}. ` +
-        `Returns exitCode, stdout, stderr and timedOut; commands over ${Math.round(timeoutMs / 1000)} s are killed.`,
+    description: props.description ?? describeShell(cwd, policy, timeoutMs),
     input,
     execute,
     category: 'shell',
@@ -80,4 +82,19 @@ export function Shell(props: ShellProps): ReactNode {
     // The command runs longer than the shell's own limit only if killing it hangs.
     timeoutMs: timeoutMs + 10_000,
   });
+}
+
+function describeShell(cwd: string, policy: SandboxPolicy | false, timeoutMs: number): string {
+  const where =
+    policy === false
+      ? ''
+      : ` (sandboxed: writes only there and in /tmp, ${
+          policy.network === false
+            ? 'no network'
+            : `network only to ${policy.network.allow.join(', ')}`
+        })`;
+  return (
+    `Run a shell command in ${cwd}${where}. Returns exitCode, stdout, stderr and timedOut; ` +
+    `commands over ${Math.round(timeoutMs / 1000)} s are killed.`
+  );
 }
