@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem, scriptedModel } from '@agate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSession, PhaseGates, Shell, System, Timeline, User } from '../index.js';
+import { createSession, PhaseGates, Shell, System, Timeline, Todos, User } from '../index.js';
 
 const sandboxWorks = requireSystem({
   tests: 'sandbox escape suite',
@@ -104,5 +104,44 @@ describe.skipIf(!sandboxWorks)('shell faults', () => {
     expect(result.events.some((e) => e.type === 'exit:blocked')).toBe(true);
     expect(result.status).toBe('completed');
     expect(readFileSync(join(cwd, 'math.js'), 'utf8')).toContain('a + b');
+  });
+
+  it('a todo signed off with a sandboxed command, without wiring', async () => {
+    const cwd = workspace();
+    const item = { content: 'Check math.js', activeForm: 'Checking math.js' };
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'todo_write', input: { todos: [{ ...item, status: 'in_progress' }] } },
+        ],
+      },
+      bash('grep -c add math.js'),
+      {
+        toolCalls: [
+          {
+            toolName: 'complete_step',
+            input: { step: 1, evidence: { verification: 'grep -c add math.js' } },
+          },
+          { toolName: 'todo_write', input: { todos: [{ ...item, status: 'completed' }] } },
+        ],
+      },
+      'Done.',
+    ]);
+    const session = createSession(
+      <>
+        <System>You check files.</System>
+        <User>Check math.js.</User>
+        <Timeline />
+        <Shell cwd={cwd} />
+        <Todos requireComplete />
+      </>,
+      { model },
+    );
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    expect(result.todos?.[0]).toMatchObject({
+      status: 'completed',
+      evidence: { verified: true, command: 'grep -c add math.js' },
+    });
   });
 });

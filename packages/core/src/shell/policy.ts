@@ -30,10 +30,11 @@ export const DEFAULT_MAX_PROCESSES = 256;
 
 /**
  * Read-protected by default: credentials a prompt-injected command would go for, `.env` files
- * in the folders above `cwd` and in the home folder, and the session store inside `cwd`
- * (`.agate`: another session's files are not this command's business).
+ * in the folders above `cwd` and in the home folder, and the default session store (`.agate`)
+ * of `cwd` and of the host process's working directory: another session's files are not this
+ * command's business.
  */
-export function defaultDenyRead(cwd: string, home = homedir()): string[] {
+export function defaultDenyRead(cwd: string, home = homedir(), hostCwd = process.cwd()): string[] {
   const paths = [
     join(home, '.ssh'),
     join(home, '.aws'),
@@ -41,6 +42,7 @@ export function defaultDenyRead(cwd: string, home = homedir()): string[] {
     join(home, '.netrc'),
     join(home, '.env'),
     join(cwd, '.agate'),
+    join(hostCwd, '.agate'),
   ];
   for (let dir = dirname(cwd); ; dir = dirname(dir)) {
     paths.push(join(dir, '.env'));

@@ -33,7 +33,7 @@ describe('policy (pure)', () => {
   });
 
   it('denies credentials, .env files above cwd and the session store by default', () => {
-    const denied = defaultDenyRead('/work/repo', '/home/ana');
+    const denied = defaultDenyRead('/work/repo', '/home/ana', '/srv/app');
     expect(denied).toEqual(
       expect.arrayContaining([
         '/home/ana/.ssh',
@@ -43,6 +43,7 @@ describe('policy (pure)', () => {
         '/work/.env',
         '/.env',
         '/work/repo/.agate',
+        '/srv/app/.agate',
       ]),
     );
     expect(denied).not.toContain('/work/repo/.env');
