@@ -231,3 +231,16 @@ export type {
 } from './state/session-state.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/options.js';
+// Web: AI SDK UI message streams and useChat requests
+export {
+  type AgateDataTypes,
+  type AgateUIMessage,
+  type AgateUIMessageChunk,
+  ChatRequestError,
+  type ChatSessionOptions,
+  type ChatTurn,
+  DEFAULT_MAX_CHAT_MESSAGE_CHARS,
+  openChatSession,
+  toUIMessageStream,
+  type UIMessageStreamRunOptions,
+} from './web/index.js';
