@@ -155,14 +155,15 @@ describe('the coding agent within a context budget', () => {
       model,
       root,
       hostVerified: true,
-      // Just above what may not be dropped (system, tools, task, the last 4 turns, the gate).
-      maxContextTokens: 1_200,
+      // Just above what may not be dropped (system, tools, task, the last 4 turns, the gate;
+      // no set_knob: the host clears this gate).
+      maxContextTokens: 1_000,
       onEvent: (e) => events.push(e),
     });
     expect(result.status).toBe('blocked');
     const pruned = events.filter((e) => e.type === 'context:pruned');
     expect(pruned.length).toBeGreaterThan(0);
-    expect(pruned[0]).toMatchObject({ recut: true, maxTokens: 1_200 });
+    expect(pruned[0]).toMatchObject({ recut: true, maxTokens: 1_000 });
     // The first turn (the write and the failing tests) is gone; a marker says so.
     const last = model.calls.at(-1)!.prompt;
     expect(JSON.stringify(last)).not.toContain('"toolName":"write_file"');

@@ -223,7 +223,6 @@ describe('the file agent against an OpenAI-compatible server (AGATE_BASE_URL pat
       'list_files',
       'read_file',
       'write_file',
-      'set_knob',
     ]);
     expect(events.some((e) => e.type === 'model:delta')).toBe(true);
     expect(result.usage.totalTokens).toBeGreaterThan(0);

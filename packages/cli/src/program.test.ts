@@ -224,3 +224,16 @@ describe('run: what is wrong before the agent starts', () => {
     expect(short.stdout).toContain('status: blocked — maxTicks (2) reached while');
   });
 });
+
+describe('--version', () => {
+  it('prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(
+      await readFile(new URL('../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const out = await agate([flag]);
+      expect(out.code).toBe(ExitCode.ok);
+      expect(out.stdout).toBe(`${version}\n`);
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { DEFAULT_SESSIONS_DIR, InvalidSessionIdError, SnapshotError } from '@agate/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError, ExitCode } from './errors.js';
@@ -25,11 +26,17 @@ function wholeNumber(value: string): number {
  * The `agate` command line. Every action resolves to an exit code; a `CliError` anywhere is
  * printed as one message on stderr with its code (see `ExitCode`).
  */
+/** This package's version (package.json), printed by `agate --version`. */
+export const CLI_VERSION: string = (
+  createRequire(import.meta.url)('../package.json') as { version: string }
+).version;
+
 export function createProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('agate')
     .description(
       'Run Agate agents, list and inspect stored sessions, approve or reject checkpoints.',
     )
+    .version(CLI_VERSION, '-v, --version', 'print the agate version')
     .exitOverride()
     .configureOutput({
       writeOut: io.out,

@@ -120,7 +120,9 @@ export {
   type ReplayOptions,
   type ReplayResult,
   type ReplayStep,
+  type ReplayVerdict,
   replayPhaseGates,
+  UnmappedToolsError,
 } from './gates/phase/replay.js';
 export {
   type ClassifyOptions,

@@ -18,7 +18,7 @@ import { chooseModel } from '../run/choose-model.js';
 import { loadAgentFile } from '../run/load-agent.js';
 import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
 import { createPlainPrinter, resultLines } from '../view/plain.js';
-import { type LiveView, startLiveView } from '../view/start-live-view.js';
+import type { LiveView } from '../view/start-live-view.js';
 
 export interface RunCommandOptions {
   /** A file store directory: the session is saved there when the run ends. */
@@ -108,7 +108,9 @@ export async function runCommand(
         '`agate keys new`, then give the run only AGATE_APPROVAL_PUBLIC_KEY (docs/security.md).\n',
     );
   }
-  if (mode === 'live') live = startLiveView();
+  // Ink (and its React renderer) is loaded only when the live view is drawn: --plain, --json
+  // and piped output never pay for it.
+  if (mode === 'live') live = (await import('../view/start-live-view.js')).startLiveView();
 
   let result: RunResult;
   let interrupted: InterruptSignal | undefined;

@@ -4,6 +4,7 @@ import type {
   GuardContribution,
   GuardHost,
   GuardTick,
+  ToolCallVerdict,
 } from '../guards/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../renderer/compiled-context.js';
@@ -15,10 +16,11 @@ import {
   SessionStateError,
 } from '../runtime/errors.js';
 import type { RunReport } from '../runtime/session-options.js';
-import type { TickResult } from '../runtime/tick-result.js';
+import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, SessionState } from '../state/session-state.js';
 import { describeMissingTools, findMissingTools } from './deadlock.js';
+import { clearerOf } from './descriptor.js';
 import { decideExit } from './exit.js';
 import type { KnobInfo } from './knob-types.js';
 import { checkGateValueFromModel, checkKnobValue, isGateStatus } from './knob-values.js';
@@ -120,7 +122,10 @@ export class GateControl implements Guard {
     const knobs = this.knobInfos();
     const gates = this.gateInfos();
     if (knobs.length === 0 && gates.length === 0) return undefined;
-    if (tree.tools.some((t) => t.name === SET_KNOB_TOOL)) {
+    // Offered only when the model may set something: a knob, or a gate it may clear. Gates the
+    // host or a supervisor clears are not the model's to change.
+    const settable = knobs.length > 0 || gates.some((g) => g.clearableBy === 'model');
+    if (settable && tree.tools.some((t) => t.name === SET_KNOB_TOOL)) {
       throw new KnobDeclarationError(
         `A <Tool> is named "${SET_KNOB_TOOL}", which Agate reserves for knobs and gates. Rename the tool.`,
       );
@@ -128,7 +133,7 @@ export class GateControl implements Guard {
     return {
       knobs,
       gates,
-      tools: [this.setKnobTool(knobs, gates)],
+      tools: settable ? [this.setKnobTool(knobs, gates)] : [],
       // An active gate whose component unmounted has no element; the runtime shows it.
       ephemeral: gates
         .filter((g) => !g.rendered && g.state === 'active')
@@ -152,6 +157,27 @@ export class GateControl implements Guard {
 
   check(context: CompiledContext): void {
     this.checkDeclarations(context);
+  }
+
+  /**
+   * `set_knob` is not offered when every gate is the host's or a supervisor's to clear; a model
+   * that calls it anyway is told who clears the gate it named, instead of "unknown tool".
+   */
+  beforeToolCall(guardTick: GuardTick, call: TickToolCall): ToolCallVerdict {
+    if (call.toolName !== SET_KNOB_TOOL) return { kind: 'allow' };
+    if (guardTick.context.tools.some((t) => t.name === SET_KNOB_TOOL)) return { kind: 'allow' };
+    const gates = this.gateInfos();
+    if (gates.length === 0) return { kind: 'allow' };
+    const named = (call.input as { name?: unknown } | undefined)?.name;
+    const gate = gates.find((g) => g.name === named);
+    if (gate !== undefined) {
+      const checked = checkGateValueFromModel({ ...gate, state: 'active' }, 'inactive');
+      if (!checked.ok) return { kind: 'refuse', message: checked.message };
+    }
+    return {
+      kind: 'refuse',
+      message: `${SET_KNOB_TOOL} is not available: every gate here is cleared by the host (from the evidence) or by a supervisor, not by you. ${gates.map((g) => `Gate "${g.name}": ${g.instructions}`).join(' ')}`,
+    };
   }
 
   /** The model replied without tool calls: it is trying to finish. Gates may refuse. */
@@ -310,7 +336,7 @@ export class GateControl implements Guard {
         state: record.state,
         description: d.descriptor.description,
         instructions: d.descriptor.instructions,
-        clearableBy: d.descriptor.clearableBy ?? 'model',
+        clearableBy: clearerOf(d.descriptor),
         blocks: record.blocks,
         maxBlocks: d.descriptor.maxBlocks ?? DEFAULT_MAX_BLOCKS,
         ...(record.changedBy !== undefined ? { changedBy: record.changedBy } : {}),

@@ -1,6 +1,6 @@
 import { KnobDeclarationError } from '../runtime/errors.js';
 import { isGateStatus } from './knob-values.js';
-import type { GateDescriptor } from './types.js';
+import type { GateClearer, GateDescriptor } from './types.js';
 
 /**
  * Creates a gate descriptor: what the gate guards, what the model must do, and when it
@@ -64,4 +64,14 @@ export function validateGateDescriptor(descriptor: GateDescriptor, where: string
       `${where} requiresTools must be an array of tool names, got ${JSON.stringify(requiresTools)}.`,
     );
   }
+}
+
+/**
+ * Who may clear a gate: `clearableBy` when given; otherwise the host when the gate has a
+ * `clearWhen` (its evidence decides, so `set_knob` cannot clear it), else the model.
+ */
+export function clearerOf(
+  descriptor: Pick<GateDescriptor, 'clearableBy' | 'clearWhen'>,
+): GateClearer {
+  return descriptor.clearableBy ?? (descriptor.clearWhen !== undefined ? 'host' : 'model');
 }

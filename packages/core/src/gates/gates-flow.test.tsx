@@ -318,7 +318,7 @@ describe('who may clear', () => {
     const refused = toolResults(events).find((r) => r.toolName === 'set_knob');
     expect(refused?.isError).toBe(true);
     expect(refused?.output).toBe(
-      'Tool "set_knob" failed: Gate "review" can only be cleared by a supervisor, not through set_knob. It guards: A person reviews every change. Finish the work it asks for; a person will review and clear it.',
+      'Gate "review" can only be cleared by a supervisor, not through set_knob. It guards: A person reviews every change. Finish the work it asks for; a person will review and clear it.',
     );
     expect(session.state.gates.review?.state).toBe('active');
 

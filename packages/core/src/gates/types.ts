@@ -20,7 +20,10 @@ export interface GateDescriptor {
   activateWhen?: (tick: TickResult) => boolean;
   /** Host-verified clear: evaluated at tick end while the gate is engaged. */
   clearWhen?: (tick: TickResult, history: GateHistory) => boolean;
-  /** Default `'model'`. */
+  /**
+   * Who may clear the gate. Default: `'host'` when `clearWhen` is given (the evidence decides,
+   * so the model cannot talk its way past it), else `'model'`.
+   */
   clearableBy?: GateClearer;
   /** Exit attempts this gate refuses before the run ends `blocked`. Default 5. */
   maxBlocks?: number;

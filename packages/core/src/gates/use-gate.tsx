@@ -1,7 +1,7 @@
 import { type ReactElement, useCallback } from 'react';
 import { Ephemeral } from '../components/text.js';
 import { useSessionContext } from '../runtime/session-context.js';
-import { validateGateDescriptor } from './descriptor.js';
+import { clearerOf, validateGateDescriptor } from './descriptor.js';
 import { validateKnobName } from './knob-values.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
 import type { GateDescriptor } from './types.js';
@@ -57,7 +57,7 @@ export function useGate(name: string, descriptor: GateDescriptor): GateState {
 }
 
 function clearHint(name: string, descriptor: GateDescriptor): string {
-  switch (descriptor.clearableBy ?? 'model') {
+  switch (clearerOf(descriptor)) {
     case 'model':
       return `When done, clear it with ${SET_KNOB_TOOL} {"name":"${name}","value":"inactive"}.`;
     case 'host':

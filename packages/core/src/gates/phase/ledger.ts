@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { ShellPart } from './shell/classify.js';
 import { type CallResult, verificationPassed, verificationRan, whyNotRun } from './shell/ran.js';
 import type { PhaseCall, PhaseGateOptions } from './types.js';
@@ -29,6 +30,8 @@ export interface VerifyAttempt {
  * survives a snapshot. Built by `recordStep`; read by `phaseStatus`.
  */
 export interface PhaseLedger {
+  /** The repository root, when known: absolute paths under it are kept relative to it. */
+  root?: string;
   stepsTaken: number;
   calls: number;
   progress: boolean;
@@ -64,8 +67,25 @@ export interface PhaseLedger {
   blocks: number;
 }
 
-export function createPhaseLedger(): PhaseLedger {
+/**
+ * One spelling per file: `./a.py`, `a//b/../a.py` and `a.py` are one path, and with `root` (the
+ * repository root) the absolute `<root>/a.py` is `a.py` too.
+ */
+export function normalizeFilePath(path: string, root?: string): string {
+  if (path === '') return path;
+  let normal = posix.normalize(path);
+  if (root !== undefined && root !== '') {
+    const base = posix.normalize(root).replace(/\/+$/, '');
+    if (normal === base) return '.';
+    if (normal.startsWith(`${base}/`)) normal = normal.slice(base.length + 1);
+  }
+  if (normal.startsWith('./')) normal = normal.slice(2);
+  return normal.length > 1 ? normal.replace(/\/+$/, '') : normal;
+}
+
+export function createPhaseLedger(root?: string): PhaseLedger {
   return {
+    ...(root !== undefined ? { root } : {}),
     stepsTaken: 0,
     calls: 0,
     progress: false,
@@ -163,7 +183,8 @@ function verifyAttempt(
  * the absolute one ends with the relative one (`/testbed/a/b.py` and `a/b.py`), so the first
  * spelling seen is kept.
  */
-function keyOf(ledger: PhaseLedger, path: string): string {
+function keyOf(ledger: PhaseLedger, raw: string): string {
+  const path = normalizeFilePath(raw, ledger.root);
   if (path in ledger.files) return path;
   const absolute = path.startsWith('/');
   for (const key of Object.keys(ledger.files)) {

@@ -1,3 +1,4 @@
+import { AgateError } from '../../runtime/errors.js';
 import type { ToolCategory } from './category.js';
 import { createPhaseLedger } from './ledger.js';
 import { commandOf } from './parts.js';
@@ -14,16 +15,34 @@ export interface ReplayStep {
 }
 
 export interface ReplayOptions extends PhaseGateOptions {
-  /** Each tool's category, or `'shell'` to classify every call's command. Others are `other`. */
+  /**
+   * Each tool's category, or `'shell'` to classify every call's command. A tool missing here
+   * counts as `other` (it neither changes nor verifies anything) and is listed in
+   * `unmappedTools`; with `strict: true` a missing tool throws instead.
+   */
   tools: Record<string, ToolCategory | 'shell'>;
+  /** Throw an `UnmappedToolsError` naming every tool the mapping does not cover. Default false. */
+  strict?: boolean;
+  /** The repository root: `<root>/a.py`, `./a.py` and `a.py` are then one file. */
+  root?: string;
   /** The files that differ from the start at the end (stands in for the workspace). */
   workProduct?: readonly string[];
   /** The task, for the escalation's `hint`. */
   taskText?: string;
 }
 
+/**
+ * What the run amounts to. `verified`: it changed the work product and a verification that ran
+ * came after the last change. `unverified`: it changed it and none did. `no-change`: it changed
+ * nothing that counts (then `phases.verification` is false too, but nothing was left unchecked).
+ */
+export type ReplayVerdict = 'verified' | 'unverified' | 'no-change';
+
 export interface ReplayResult {
   phases: { understanding: boolean; change: boolean; verification: boolean };
+  verdict: ReplayVerdict;
+  /** Every tool the run called that `tools` does not map, with how many calls; most called first. */
+  unmappedTools: Array<{ tool: string; calls: number }>;
   /** What block mode would do at the finish (after the last step). */
   exit: { refused: boolean; missing: PhaseName[]; reasons: string[] };
   /** Changes that needed a later verification that ran and had none. */
@@ -42,7 +61,11 @@ export function replayPhaseGates(
   steps: readonly ReplayStep[],
   options: ReplayOptions,
 ): ReplayResult {
-  const ledger = createPhaseLedger();
+  const unmappedTools = unmappedToolsOf(steps, options.tools);
+  if (options.strict === true && unmappedTools.length > 0) {
+    throw new UnmappedToolsError(unmappedTools);
+  }
+  const ledger = createPhaseLedger(options.root);
   const tools = toolsOf(options.tools);
   const warnings: ReplayResult['warnings'] = [];
   const parts: ShellPart[][] = [];
@@ -73,6 +96,8 @@ export function replayPhaseGates(
   const { understanding, change, verification } = last.status;
   return {
     phases: { understanding, change, verification },
+    verdict: !last.judgement.changed ? 'no-change' : verification ? 'verified' : 'unverified',
+    unmappedTools,
     exit:
       exit.kind === 'allow'
         ? { refused: false, missing: [], reasons: [] }
@@ -81,6 +106,33 @@ export function replayPhaseGates(
     warnings,
     parts,
   };
+}
+
+/** The replay's mapping misses tools the run called (`strict: true`). */
+export class UnmappedToolsError extends AgateError {
+  readonly tools: ReadonlyArray<{ tool: string; calls: number }>;
+  constructor(tools: ReadonlyArray<{ tool: string; calls: number }>) {
+    super(
+      `The tools mapping does not cover ${tools.map((t) => `"${t.tool}" (${t.calls} call${t.calls === 1 ? '' : 's'})`).join(', ')}. ` +
+        "Unmapped tools count as 'other': they neither change nor verify anything, so a run that edits " +
+        "files through one looks like it changed nothing. Map each to a category or 'shell'.",
+    );
+    this.tools = tools;
+  }
+}
+
+function unmappedToolsOf(
+  steps: readonly ReplayStep[],
+  declared: Record<string, ToolCategory | 'shell'>,
+): Array<{ tool: string; calls: number }> {
+  const counts = new Map<string, number>();
+  for (const step of steps) {
+    if (step.tool === 'none' || Object.hasOwn(declared, step.tool)) continue;
+    counts.set(step.tool, (counts.get(step.tool) ?? 0) + 1);
+  }
+  return [...counts]
+    .map(([tool, calls]) => ({ tool, calls }))
+    .sort((a, b) => b.calls - a.calls || (a.tool < b.tool ? -1 : 1));
 }
 
 function toolsOf(declared: Record<string, ToolCategory | 'shell'>): PhaseTools {
