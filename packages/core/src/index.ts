@@ -233,6 +233,17 @@ export type {
 } from './state/session-state.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/options.js';
+// Tick log: one bounded record per tick (agate studio)
+export {
+  DEFAULT_TICK_LOG_FIELD_CHARS,
+  DEFAULT_TICK_LOG_TICKS,
+  type MaterializedTick,
+  materializeTicks,
+  type TickLogOptions,
+  type TickRecord,
+  type TickRecordCall,
+  type TickRequestDelta,
+} from './ticklog/index.js';
 // Web: AI SDK UI message streams and useChat requests
 export {
   type AgateDataTypes,
