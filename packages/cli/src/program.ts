@@ -72,6 +72,11 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .option('--max-ticks <n>', 'ticks this run may take (overrides options.maxTicks)', positiveInt)
     .option('--json', 'print the events as JSON lines')
     .option('--plain', 'print plain lines even on a terminal')
+    .option(
+      '--studio',
+      'keep a tick log and show the run live in agate studio (127.0.0.1); stays up after the run until Ctrl-C',
+    )
+    .option('--studio-port <n>', 'port for --studio (default: a free one)', positiveInt)
     .action(async (file: string, options) => {
       // Loaded on demand: the live view and the providers are only needed to run an agent.
       const { runCommand } = await import('./commands/run.js');
@@ -136,6 +141,22 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .action(async (session: string, checkpoint: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');
       setExit(await decideCommand(io, 'reject', session, checkpoint, options));
+    });
+
+  program
+    .command('studio')
+    .description(
+      "a local web inspector on 127.0.0.1: sessions, ticks, each tick's context and its diff, approvals",
+    )
+    .addOption(storeOption())
+    .option('--port <n>', 'port to listen on (default: a free one)', positiveInt)
+    .option(
+      '--key-file <file>',
+      'sign decisions taken from the page with this private key (or AGATE_APPROVAL_KEY_FILE)',
+    )
+    .action(async (options) => {
+      const { studioCommand } = await import('./commands/studio.js');
+      setExit(await studioCommand(io, options));
     });
 
   const keys = program

@@ -243,3 +243,27 @@ export type {
 } from './state/session-state.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/options.js';
+// Tick log: one bounded record per tick (agate studio)
+export {
+  DEFAULT_TICK_LOG_FIELD_CHARS,
+  DEFAULT_TICK_LOG_TICKS,
+  type MaterializedTick,
+  materializeTicks,
+  type TickLogOptions,
+  type TickRecord,
+  type TickRecordCall,
+  type TickRequestDelta,
+} from './ticklog/index.js';
+// Web: AI SDK UI message streams and useChat requests
+export {
+  type AgateDataTypes,
+  type AgateUIMessage,
+  type AgateUIMessageChunk,
+  ChatRequestError,
+  type ChatSessionOptions,
+  type ChatTurn,
+  DEFAULT_MAX_CHAT_MESSAGE_CHARS,
+  openChatSession,
+  toUIMessageStream,
+  type UIMessageStreamRunOptions,
+} from './web/index.js';

@@ -72,7 +72,7 @@ export async function decideCommand(
 }
 
 /** The key file's PEM text; a file that cannot be read is the user's to fix (exit code 5). */
-function readPrivateKey(file: string): string {
+export function readPrivateKey(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {

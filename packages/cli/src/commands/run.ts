@@ -31,6 +31,9 @@ export interface RunCommandOptions {
   maxTicks?: number;
   /** Id for a new session. */
   id?: string;
+  /** Keep a tick log and serve agate studio while (and after) the run. */
+  studio?: boolean;
+  studioPort?: number;
 }
 
 /** How messages name a store that the agent file gave as an object (not a directory). */
@@ -61,7 +64,10 @@ export async function runCommand(
     env: io.env,
     ...(agent.options.model !== undefined ? { fileModel: agent.options.model } : {}),
   });
-  const ref = storeFor(options, agent.options.store);
+  // --studio keeps the session (and its tick log) in a store: the given one, else the default.
+  const ref =
+    storeFor(options, agent.options.store) ??
+    (options.studio ? openStore(DEFAULT_SESSIONS_DIR) : undefined);
   let snapshot: SessionSnapshot | undefined;
   if (options.resume !== undefined) {
     if (options.id !== undefined) {
@@ -96,6 +102,7 @@ export async function runCommand(
     ...(snapshot !== undefined ? { snapshot } : {}),
     ...(options.id !== undefined ? { id: options.id } : {}),
     ...(options.maxTicks !== undefined ? { maxTicks: options.maxTicks } : {}),
+    ...(options.studio ? { tickLog: agent.options.tickLog ?? true } : {}),
     // The live view shows the text as it streams; elsewhere the agent's own choice stands.
     ...(mode === 'live' ? { streaming: true } : {}),
   });
@@ -111,6 +118,21 @@ export async function runCommand(
   // Ink (and its React renderer) is loaded only when the live view is drawn: --plain, --json
   // and piped output never pay for it.
   if (mode === 'live') live = (await import('../view/start-live-view.js')).startLiveView();
+  let running = true;
+  const studio = options.studio
+    ? await (await import('../studio/server.js')).startStudio({
+        // Never undefined with --studio (see ref above).
+        store: ref!.store,
+        live: () => (running ? session : undefined),
+        ...(options.studioPort !== undefined ? { port: options.studioPort } : {}),
+        ...(await import('./studio.js')).studioSigner(io, undefined),
+      })
+    : undefined;
+  if (studio !== undefined) io.err(`agate studio: ${studio.url} (ticks appear as they happen)\n`);
+  // A tick's record is complete when the next tick starts, or the run ends.
+  const stopNotifying = studio
+    ? session.subscribe(() => studio.notify(session.id), { types: ['tick:start', 'run:end'] })
+    : () => {};
 
   let result: RunResult;
   let interrupted: InterruptSignal | undefined;
@@ -146,6 +168,8 @@ export async function runCommand(
     if (ref !== undefined) await saveAtEnd(session, ref, result, io);
     else if (interrupted !== undefined) await saveAtEnd(session, saveRef, result, io);
   } finally {
+    running = false;
+    stopNotifying();
     clearInterval(keepAlive);
     stopWatching();
     stopListening();
@@ -161,6 +185,16 @@ export async function runCommand(
     io.err(
       `session ${session.id} saved; continue it with: ${resumeCommand(file, saveRef, session.id)}\n`,
     );
+  }
+  if (studio !== undefined) {
+    studio.notify(session.id);
+    if (interrupted === undefined) {
+      io.err(
+        `agate studio stays at ${studio.url} to inspect the run and decide checkpoints; Ctrl-C to leave.\n`,
+      );
+      await (await import('./studio.js')).untilInterrupted(io);
+    }
+    await studio.close();
   }
   if (interrupted !== undefined && result.status === 'aborted') return SIGNAL_EXIT[interrupted];
   return RUN_EXIT[result.status] ?? ExitCode.runFailed;

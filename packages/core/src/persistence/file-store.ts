@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import {
+  appendFile,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  unlink,
+} from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../runtime/errors.js';
+import type { TickRecord } from '../ticklog/types.js';
 import { SnapshotError } from './errors.js';
 import {
   assertValidSessionId,
@@ -26,6 +36,8 @@ import {
 export const DEFAULT_SESSIONS_DIR = '.agate/sessions';
 /** Restore points, under the store's directory: `.restore-points/<session>/tick-<n>.json`. */
 export const RESTORE_POINTS_DIR = '.restore-points';
+/** Tick logs, under the store's directory: `.tick-logs/<session>.jsonl`, one record a line. */
+export const TICK_LOGS_DIR = '.tick-logs';
 
 /**
  * The default store: one `<id>.json` file per session, needing no setup. The directory is
@@ -42,7 +54,40 @@ export function createFileStore(dir?: string): SessionStore {
   const pointsRoot = join(root, RESTORE_POINTS_DIR);
   const pointFile = (id: string, tick: number) => join(pointsRoot, id, `tick-${tick}.json`);
 
+  const ticksRoot = join(root, TICK_LOGS_DIR);
+  const ticksFile = (id: string) => join(ticksRoot, `${id}.jsonl`);
+
   return {
+    async appendTicks(sessionId, records, replace) {
+      assertValidSessionId(sessionId);
+      const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+      await mkdir(ticksRoot, { recursive: true });
+      // A record is observability, not state: an append (no fsync) is enough; a replace is atomic.
+      if (replace) await writeAtomically(ticksFile(sessionId), text);
+      else await appendFile(ticksFile(sessionId), text, 'utf8');
+    },
+
+    async loadTicks(sessionId) {
+      assertValidSessionId(sessionId);
+      let text: string;
+      try {
+        text = await readFile(ticksFile(sessionId), 'utf8');
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) return [];
+        throw error;
+      }
+      const records: TickRecord[] = [];
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          records.push(JSON.parse(line) as TickRecord);
+        } catch {
+          // A line cut by a crash mid-append: the records before and after it still count.
+        }
+      }
+      return records;
+    },
+
     async saveRestorePoint(sessionId, tick, snapshot) {
       assertRestorePoint(sessionId, tick, snapshot);
       const text = serializeSnapshot(snapshot);

@@ -1,3 +1,4 @@
+import type { TickRecord } from '../ticklog/types.js';
 import { SnapshotError } from './errors.js';
 import {
   assertValidSessionId,
@@ -39,6 +40,13 @@ export interface SessionStore {
   loadRestorePoint?(sessionId: string, tick: number): Promise<SessionSnapshot | undefined>;
   /** Oldest save first; only `sessionId`'s when given. */
   listRestorePoints?(sessionId?: string): Promise<RestorePointSummary[]>;
+  /**
+   * A session's tick log (`SessionOptions.tickLog`), kept beside it: `appendTicks` adds records
+   * (`replace`: the records are the whole log, after the oldest were dropped). Optional.
+   */
+  appendTicks?(sessionId: string, records: TickRecord[], replace?: boolean): Promise<void>;
+  /** Oldest first; empty when the session kept none. */
+  loadTicks?(sessionId: string): Promise<TickRecord[]>;
 }
 
 const RESTORE_POINT_REF = /^(.+)@tick-(\d+)$/;
@@ -98,6 +106,7 @@ export function createMemoryStore(): SessionStore {
   const texts = new Map<string, string>();
   // Keyed by [session id, tick]: a key space of its own, so no restore point meets a session.
   const points = new Map<string, Map<number, string>>();
+  const ticks = new Map<string, string[]>();
   return {
     async saveRestorePoint(sessionId, tick, snapshot) {
       assertRestorePoint(sessionId, tick, snapshot);
@@ -122,6 +131,16 @@ export function createMemoryStore(): SessionStore {
         }
       }
       return sortRestorePoints(found);
+    },
+    async appendTicks(sessionId, records, replace) {
+      assertValidSessionId(sessionId);
+      // Kept as JSON text, as a file store would: no reference to a live record leaks out.
+      const kept = replace ? [] : (ticks.get(sessionId) ?? []);
+      ticks.set(sessionId, [...kept, ...records.map((r) => JSON.stringify(r))]);
+    },
+    async loadTicks(sessionId) {
+      assertValidSessionId(sessionId);
+      return (ticks.get(sessionId) ?? []).map((text) => JSON.parse(text) as TickRecord);
     },
     async save(snapshot) {
       texts.set(snapshot.id, serializeSnapshot(snapshot));

@@ -34,6 +34,7 @@ export interface CheckedOptions {
   streaming?: unknown;
   onEvent?: unknown;
   model?: unknown;
+  tickLog?: unknown;
 }
 
 /** The options `createSession` takes (the tool limits and budget are checked where they are read). */
@@ -66,6 +67,7 @@ export function checkSessionOptions(options: CheckedOptions | undefined): void {
       `streaming must be true, false or 'auto', got ${shown(options.streaming)}.`,
     );
   }
+  checkTickLog(options.tickLog);
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw new InvalidOptionError(`onEvent must be a function, got ${shown(options.onEvent)}.`);
   }
@@ -79,4 +81,21 @@ export function checkRunLimits(options: CheckedOptions): void {
       `signal must be an AbortSignal (from an AbortController), got ${shown(options.signal)}.`,
     );
   }
+}
+
+function checkTickLog(value: unknown): void {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null) {
+    throw new InvalidOptionError(
+      `tickLog must be true, false or { maxTicks?, maxFieldChars? }, got ${shown(value)}.`,
+    );
+  }
+  const { maxTicks, maxFieldChars } = value as { maxTicks?: unknown; maxFieldChars?: unknown };
+  checkWholeNumber('tickLog.maxTicks', maxTicks, 1, 'Leave it out for the default 1,000.');
+  checkWholeNumber(
+    'tickLog.maxFieldChars',
+    maxFieldChars,
+    100,
+    'Leave it out for the default 10,000.',
+  );
 }

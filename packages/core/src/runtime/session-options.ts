@@ -8,6 +8,7 @@ import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
 import type { GateStatus, RunStatus, SessionState } from '../state/session-state.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
+import type { TickLogOptions } from '../ticklog/types.js';
 import type { AgateError } from './errors.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
@@ -72,6 +73,12 @@ export interface SessionOptions {
   context?: ContextBudgetOptions;
   /** OpenTelemetry spans (see docs/observability.md): on when a tracer provider is registered. */
   telemetry?: TelemetryOptions;
+  /**
+   * Keep a bounded record of every tick (`session.ticks()`; appended to `store` when it keeps
+   * tick logs): what `agate studio` shows. Off by default; `true` takes the defaults
+   * (1,000 ticks, 10,000 characters per field). See docs/studio.md for its size.
+   */
+  tickLog?: boolean | TickLogOptions;
 }
 
 export interface RunOptions {

@@ -20,6 +20,8 @@ import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
+import { TickLog } from '../ticklog/tick-log.js';
+import type { TickRecord } from '../ticklog/types.js';
 import { abortedReason, callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
 import { isCutOff, judgeReply } from './endings.js';
@@ -75,6 +77,9 @@ export class Session {
   private readonly tracing: SessionTracing;
   /** The provider's finish reason of the latest model call (`RunResult.finishReason`). */
   private lastFinishReason: string | undefined;
+  /** `options.tickLog`: one record per tick, an observer of the events. */
+  private readonly tickLog: TickLog | undefined;
+  private tickLogWrites: Promise<void> = Promise.resolve();
   /** `options.model`, giving repeated tool-call ids of one response their own ids. */
   private readonly sdkModel: LanguageModel;
 
@@ -123,6 +128,7 @@ export class Session {
     // The families' public methods (`approve`, `setKnob`, ...): see guards/session-api.ts.
     Object.defineProperties(this, familyApi(families));
     this.tracing = new SessionTracing(this, options);
+    this.tickLog = this.openTickLog(options);
     if (options.onEvent) this.events.subscribe(options.onEvent);
   }
 
@@ -142,6 +148,11 @@ export class Session {
   /** Every event, or only `types` (a `model:delta` subscription makes `'auto'` stream). */
   subscribe(listener: EventListener, options?: SubscribeOptions): () => void {
     return this.events.subscribe(listener, options);
+  }
+
+  /** The tick log's records, oldest first (empty unless `tickLog` is on). */
+  ticks(): TickRecord[] {
+    return this.tickLog?.ticks() ?? [];
   }
 
   /** Renders the tree with the current state and compiles it; no model call. */
@@ -248,6 +259,8 @@ export class Session {
     }
     const ticks = this.currentState.tick - startTick;
     this.emit({ type: 'run:end', status, ...(reason !== undefined ? { reason } : {}), ticks });
+    // The tick log's last records are in the store when run() returns (a no-op without one).
+    await this.tickLogWrites;
     return {
       status,
       ...(reason !== undefined ? { reason } : {}),
@@ -297,6 +310,32 @@ export class Session {
   }
 
   // ---- internals -------------------------------------------------------------------------
+
+  private openTickLog(options: SessionOptions): TickLog | undefined {
+    if (options.tickLog === undefined || options.tickLog === false) return undefined;
+    const store = options.store;
+    const log = new TickLog(
+      options.tickLog === true ? {} : options.tickLog,
+      () => this.lastContext,
+      () => this.currentState,
+      (record, trimmed) => {
+        if (store?.appendTicks === undefined) return;
+        const append = store.appendTicks.bind(store);
+        // In order, and never failing the run: a tick log is observability.
+        this.tickLogWrites = this.tickLogWrites
+          .then(() => (trimmed ? append(this.id, trimmed, true) : append(this.id, [record])))
+          .catch((error: unknown) =>
+            this.warnOnce(
+              'tick-log',
+              'tick-log-save-failed',
+              `Saving the tick log failed: ${errorMessage(error)}`,
+            ),
+          );
+      },
+    );
+    this.events.subscribe((event) => log.observe(event));
+    return log;
+  }
 
   private async tickWith(signal: AbortSignal): Promise<TickOutcome> {
     const before = this.currentState;

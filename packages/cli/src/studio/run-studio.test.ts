@@ -1,0 +1,112 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFileStore } from '@agate/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { main } from '../program.js';
+
+const AGENT = join(import.meta.dirname, '../__fixtures__/checkpoint-agent.tsx');
+
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'agate-run-studio-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+/** Reads server-sent events from the studio until `until` says stop. */
+async function readEvents(url: string, until: (events: string[]) => boolean): Promise<string[]> {
+  const response = await fetch(url);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const events: string[] = [];
+  while (!until(events)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value);
+    const blocks = text.split('\n\n');
+    text = blocks.pop() ?? '';
+    for (const block of blocks) if (block.startsWith('event: ')) events.push(block);
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe('agate run --studio', () => {
+  it('shows the ticks live (server-sent events), then stays up until Ctrl-C', async () => {
+    const script = join(work, 'script.json');
+    await writeFile(
+      script,
+      JSON.stringify([
+        { toolCalls: [{ toolName: 'save_note', input: { text: 'hello' } }] },
+        { delayMs: 300, toolCalls: [{ toolName: 'save_note', input: { text: 'again' } }] },
+        {
+          delayMs: 300,
+          toolCalls: [{ toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'Saved.' } }],
+        },
+      ]),
+    );
+    const store = join(work, 'sessions');
+    let stderr = '';
+    let interrupt: (() => void) | undefined;
+    const io: CliIo = {
+      out: () => {},
+      err: (text) => {
+        stderr += text;
+      },
+      env: {},
+      isTTY: false,
+      onInterrupt: (handler) => {
+        interrupt = () => handler('SIGINT');
+        return () => {
+          interrupt = undefined;
+        };
+      },
+    };
+    const exit = main(
+      [
+        'run',
+        AGENT,
+        '--scripted',
+        script,
+        '--store',
+        store,
+        '--id',
+        'watched',
+        '--plain',
+        '--studio',
+      ],
+      io,
+    );
+    await expect.poll(() => /agate studio: (\S+)/.exec(stderr)?.[1]).toBeDefined();
+    const url = /agate studio: (\S+)/.exec(stderr)?.[1] as string;
+
+    // While the run goes on: the session is live and its ticks arrive as they end.
+    const events = await readEvents(`${url}api/events`, (seen) => seen.length >= 2);
+    expect(events[0]).toContain('"sessionId":"watched"');
+    const live = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
+      id: string;
+      live: boolean;
+    }>;
+    expect(live.find((s) => s.id === 'watched')).toBeDefined();
+    const ticks = (await (await fetch(`${url}api/sessions/watched/ticks`)).json()) as Array<{
+      tick: number;
+    }>;
+    expect(ticks.length).toBeGreaterThanOrEqual(1);
+
+    // The run ends awaiting approval; the studio stays until Ctrl-C, with the ticks in the store.
+    await expect.poll(() => stderr.includes('stays at'), { timeout: 10_000 }).toBe(true);
+    const after = (await (await fetch(`${url}api/sessions/watched/ticks`)).json()) as unknown[];
+    expect(after).toHaveLength(3);
+    const page = await (await fetch(url)).text();
+    expect(page).toContain('<title>Agate studio</title>');
+    expect(page).not.toMatch(/(src|href)="https?:/);
+    interrupt?.();
+    expect(await exit).toBe(ExitCode.waiting);
+    expect(await createFileStore(store).loadTicks?.('watched')).toHaveLength(3);
+  }, 30_000);
+});

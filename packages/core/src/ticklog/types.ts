@@ -1,0 +1,81 @@
+import type { ModelMessage } from 'ai';
+import type { AgateEvent } from '../runtime/events.js';
+import type { JsonValue } from '../state/json.js';
+import type { GateStatus, UsageTotals } from '../state/session-state.js';
+
+/** `SessionOptions.tickLog`: keep a bounded record of every tick (what `agate studio` shows). */
+export interface TickLogOptions {
+  /** Ticks kept; the oldest are dropped past this many. Default 1,000. */
+  maxTicks?: number;
+  /** Characters kept of one text field (a reply, a tool input or output, a message part). Default 10,000. */
+  maxFieldChars?: number;
+}
+
+export const DEFAULT_TICK_LOG_TICKS = 1_000;
+export const DEFAULT_TICK_LOG_FIELD_CHARS = 10_000;
+
+/**
+ * The request as the model saw it, stored as a change against the tick before: the messages
+ * it shares with that tick's request are counted (`keep`), not repeated, and `system` / `tools`
+ * are absent when unchanged. `materializeTicks` rebuilds whole requests.
+ */
+export interface TickRequestDelta {
+  system?: string;
+  tools?: Array<{ name: string; description?: string }>;
+  /** Leading messages identical to the previous tick's request. */
+  keep: number;
+  /**
+   * When the timeline was trimmed: after those, `drop` messages of the previous request are
+   * left out and the next `keepAfter` are shared again. Absent otherwise.
+   */
+  drop?: number;
+  keepAfter?: number;
+  /** The request's messages after those. */
+  added: ModelMessage[];
+  /** Content shown this tick only (gate instructions, notices), as `source: text`. */
+  ephemeral: string[];
+}
+
+export interface TickRecordCall {
+  toolCallId: string;
+  toolName: string;
+  input: JsonValue;
+  /** Absent while the call had no result (the tick ended first). */
+  output?: JsonValue;
+  isError?: boolean;
+  /** The guard family that refused the call before it ran. */
+  refusedBy?: string;
+}
+
+/** One tick: what the model saw and said, what ran, and every guard decision. */
+export interface TickRecord {
+  tick: number;
+  /** ISO 8601, when the tick started. */
+  startedAt: string;
+  durationMs: number;
+  /** Absent when a guard ended the run before the model call. */
+  request?: TickRequestDelta;
+  reply: { text: string; reasoning?: string; finishReason?: string; usage?: UsageTotals };
+  calls: TickRecordCall[];
+  /** Gate and knob states at the end of the tick. */
+  gates: Record<string, GateStatus>;
+  knobs: Record<string, JsonValue>;
+  /** Guard decisions and everything else the tick reported, in order (no deltas, no tool events). */
+  decisions: AgateEvent[];
+  /** The token budget's cut, when anything was left out. */
+  pruned?: {
+    maxTokens: number;
+    tokensBefore: number;
+    tokensAfter: number;
+    droppedMessages: number;
+    droppedElements: number;
+  };
+}
+
+/** A tick with its request rebuilt whole (`materializeTicks`). */
+export interface MaterializedTick {
+  record: TickRecord;
+  system: string;
+  tools: Array<{ name: string; description?: string }>;
+  messages: ModelMessage[];
+}

@@ -1,0 +1,131 @@
+import type { ModelMessage } from 'ai';
+import type { ReactNode } from 'react';
+import { assertValidSessionId } from '../persistence/snapshot.js';
+import type { SessionStore } from '../persistence/store.js';
+import { AgateError } from '../runtime/errors.js';
+import { createSession, type Session, type SessionOptions } from '../runtime/session.js';
+import type { SessionState } from '../state/session-state.js';
+
+export const DEFAULT_MAX_CHAT_MESSAGE_CHARS = 20_000;
+
+/** A `useChat` request the server cannot turn into a run; answer it with HTTP 400. */
+export class ChatRequestError extends AgateError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChatRequestError';
+  }
+}
+
+export interface ChatSessionOptions
+  extends Omit<SessionOptions, 'id' | 'snapshot' | 'state' | 'store'> {
+  /** Where each chat's session is kept, keyed by the chat id. */
+  store: SessionStore;
+  /** Characters of one user message accepted (default 20,000); a longer one is refused. */
+  maxMessageChars?: number;
+}
+
+export interface ChatTurn {
+  /** The chat's session: loaded from the store (or new), with the user's message appended. */
+  session: Session;
+  /** The user's text taken from the request; absent when the request only asks to go on. */
+  userText?: string;
+  /** Saves the session under the chat id; pass it as `toUIMessageStream`'s `onFinish`. */
+  save: () => Promise<void>;
+}
+
+/**
+ * Turns a `useChat` request (`{ id, messages }`, or `{ id, message }` when the client sends only
+ * the last one) into the next `run()` of the chat's session. Only the last message is read, and
+ * only its text: the history, tool calls and results, approvals and everything the assistant
+ * said come from the session in the store, never from the client, which could have edited them.
+ * A last message from the assistant (`sendMessage()` with no text, after an approval) adds
+ * nothing and the run goes on from the stored state.
+ */
+export async function openChatSession(
+  element: ReactNode,
+  body: unknown,
+  options: ChatSessionOptions,
+): Promise<ChatTurn> {
+  const { store, maxMessageChars = DEFAULT_MAX_CHAT_MESSAGE_CHARS, ...sessionOptions } = options;
+  const request = readRequest(body, maxMessageChars);
+  const stored = await store.load(request.chatId);
+  const append: ModelMessage[] =
+    request.userText !== undefined ? [{ role: 'user', content: request.userText }] : [];
+  const session =
+    stored === undefined
+      ? createSession(element, {
+          ...sessionOptions,
+          store,
+          id: request.chatId,
+          state: { timeline: append },
+        })
+      : createSession(element, {
+          ...sessionOptions,
+          store,
+          snapshot: {
+            ...stored,
+            state: {
+              ...(stored.state as SessionState),
+              timeline: [...(stored.state as SessionState).timeline, ...append],
+            },
+          },
+        });
+  return {
+    session,
+    ...(request.userText !== undefined ? { userText: request.userText } : {}),
+    save: () => store.save(session.snapshot()),
+  };
+}
+
+interface ChatRequest {
+  chatId: string;
+  userText?: string;
+}
+
+/** Checks the request's shape and bounds; everything in it is untrusted. */
+export function readRequest(body: unknown, maxMessageChars: number): ChatRequest {
+  if (!isRecord(body)) throw new ChatRequestError('A chat request must be a JSON object.');
+  const chatId = body.id;
+  if (typeof chatId !== 'string') {
+    throw new ChatRequestError('A chat request needs the chat id as `id` (a string).');
+  }
+  assertValidSessionId(chatId);
+  if (body.trigger !== undefined && body.trigger !== 'submit-message') {
+    throw new ChatRequestError(
+      `Only "submit-message" requests are served; got trigger ${JSON.stringify(body.trigger)}. ` +
+        'The server keeps the chat, so a reply cannot be regenerated from the client.',
+    );
+  }
+  const last = Array.isArray(body.messages) ? body.messages.at(-1) : body.message;
+  if (!isRecord(last)) {
+    throw new ChatRequestError(
+      'A chat request needs `messages` (or `message`) with a last message.',
+    );
+  }
+  if (last.role === 'assistant') return { chatId };
+  if (last.role !== 'user') {
+    throw new ChatRequestError(
+      `The last message must be the user's (or the assistant's, to go on); got role ${JSON.stringify(last.role)}.`,
+    );
+  }
+  const parts = Array.isArray(last.parts) ? last.parts : [];
+  const text = parts
+    .filter(
+      (part): part is { type: 'text'; text: string } =>
+        isRecord(part) && part.type === 'text' && typeof part.text === 'string',
+    )
+    .map((part) => part.text)
+    .join('\n')
+    .trim();
+  if (text === '') throw new ChatRequestError('The user message has no text.');
+  if (text.length > maxMessageChars) {
+    throw new ChatRequestError(
+      `The user message has ${text.length} characters; at most ${maxMessageChars} are accepted (maxMessageChars).`,
+    );
+  }
+  return { chatId, userText: text };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,239 @@
+import type { InferUIMessageChunk } from 'ai';
+import type { AgateEvent } from '../runtime/events.js';
+import type { JsonValue } from '../state/json.js';
+import type { AgateDataTypes, AgateUIMessage } from './data-parts.js';
+
+export type AgateUIMessageChunk = InferUIMessageChunk<AgateUIMessage>;
+
+type AgateDataTypesCheckpoint = AgateDataTypes['agate-checkpoint'];
+
+type Open = { kind: 'text' | 'reasoning'; id: string };
+
+/**
+ * Turns a run's events into UI message chunks, in order: one step per tick, text and reasoning
+ * deltas as parts that open and close, tool input and output parts for every call, and Agate's
+ * `data-agate-*` parts. Pure bookkeeping (no I/O): `toUIMessageStream` feeds it the events.
+ */
+export class UIChunkMapper {
+  private inStep = false;
+  private open: Open | undefined;
+  /** Whether any delta arrived this tick (a reply without deltas still becomes a text part). */
+  private streamed = false;
+  private parts = 0;
+  private readonly summaries = new Map<string, string>();
+  private readonly pending = new Map<string, AgateDataTypesCheckpoint>();
+
+  constructor(private readonly sessionId: string) {}
+
+  map(event: AgateEvent): AgateUIMessageChunk[] {
+    const out: AgateUIMessageChunk[] = [];
+    switch (event.type) {
+      case 'tick:start':
+        this.closeStep(out);
+        out.push({ type: 'start-step' });
+        this.inStep = true;
+        this.streamed = false;
+        break;
+      case 'model:delta': {
+        if (event.delta === '') break;
+        this.streamed = true;
+        const id = this.openPart(event.kind, event.tick, out);
+        out.push(
+          event.kind === 'text'
+            ? { type: 'text-delta', id, delta: event.delta }
+            : { type: 'reasoning-delta', id, delta: event.delta },
+        );
+        break;
+      }
+      case 'model:response':
+        if (!this.streamed && event.text !== '') {
+          const id = this.openPart('text', event.tick, out);
+          out.push({ type: 'text-delta', id, delta: event.text });
+        }
+        this.closePart(out);
+        break;
+      case 'tool:call':
+        this.closePart(out);
+        out.push({
+          type: 'tool-input-available',
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          input: event.input,
+        });
+        break;
+      case 'tool:result':
+        out.push(
+          event.isError
+            ? {
+                type: 'tool-output-error',
+                toolCallId: event.toolCallId,
+                errorText: errorText(event.output),
+              }
+            : { type: 'tool-output-available', toolCallId: event.toolCallId, output: event.output },
+        );
+        break;
+      case 'tool:refused':
+        out.push({
+          type: 'tool-output-error',
+          toolCallId: event.toolCallId,
+          errorText: event.message,
+        });
+        out.push({
+          type: 'data-agate-gate',
+          id: `gate-${event.toolCallId}`,
+          data: {
+            tick: event.tick,
+            refused: 'tool',
+            gates: [event.by],
+            reasons: [event.message],
+            final: false,
+            toolCallId: event.toolCallId,
+            toolName: event.toolName,
+          },
+        });
+        break;
+      case 'tick:end':
+        this.closeStep(out);
+        break;
+      case 'exit:blocked':
+        out.push({
+          type: 'data-agate-gate',
+          id: `gate-exit-${event.tick}`,
+          data: {
+            tick: event.tick,
+            refused: 'exit',
+            gates: event.gates,
+            reasons: event.reasons,
+            final: event.final,
+          },
+        });
+        break;
+      case 'checkpoint:submitted':
+        this.summaries.set(event.id, event.summary);
+        out.push(
+          this.checkpoint({
+            tick: event.tick,
+            id: event.id,
+            state: 'submitted',
+            summary: event.summary,
+          }),
+        );
+        break;
+      case 'checkpoint:pending': {
+        const data: AgateDataTypesCheckpoint = {
+          tick: event.tick,
+          id: event.id,
+          state: 'pending',
+          cause: event.cause,
+          reason: event.reason,
+          ...this.summaryOf(event.id),
+        };
+        this.pending.set(event.id, data);
+        out.push(this.checkpoint(data));
+        break;
+      }
+      case 'checkpoint:approved':
+        this.pending.delete(event.id);
+        out.push(
+          this.checkpoint({
+            tick: event.tick,
+            id: event.id,
+            state: 'approved',
+            by: event.by,
+            ...(event.note !== undefined ? { note: event.note } : {}),
+          }),
+        );
+        break;
+      case 'checkpoint:rejected':
+        this.pending.delete(event.id);
+        out.push(
+          this.checkpoint({
+            tick: event.tick,
+            id: event.id,
+            state: 'rejected',
+            by: event.by,
+            feedback: event.feedback,
+          }),
+        );
+        break;
+      case 'run:end':
+        this.closeStep(out);
+        if (event.status === 'awaiting-approval') {
+          for (const pending of this.pending.values()) {
+            out.push({
+              type: 'data-agate-approval',
+              id: `approval-${pending.id}`,
+              data: {
+                kind: 'checkpoint',
+                sessionId: this.sessionId,
+                checkpointId: pending.id,
+                ...(pending.cause !== undefined ? { cause: pending.cause } : {}),
+                ...(pending.reason !== undefined ? { reason: pending.reason } : {}),
+                ...(pending.summary !== undefined ? { summary: pending.summary } : {}),
+              },
+            });
+          }
+        }
+        out.push({
+          type: 'data-agate-status',
+          id: 'status',
+          data: {
+            status: event.status,
+            ...(event.reason !== undefined ? { reason: event.reason } : {}),
+            ticks: event.ticks,
+          },
+        });
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  /** Checkpoints still pending when the run began (a resumed session awaiting approval). */
+  seedPending(id: string, data: Omit<AgateDataTypesCheckpoint, 'state'>): void {
+    this.pending.set(id, { ...data, state: 'pending' });
+  }
+
+  private summaryOf(id: string): { summary?: string } {
+    const summary = this.summaries.get(id);
+    return summary !== undefined ? { summary } : {};
+  }
+
+  private checkpoint(data: AgateDataTypesCheckpoint): AgateUIMessageChunk {
+    return { type: 'data-agate-checkpoint', id: `checkpoint-${data.id}`, data };
+  }
+
+  private openPart(kind: Open['kind'], tick: number, out: AgateUIMessageChunk[]): string {
+    if (this.open?.kind === kind) return this.open.id;
+    this.closePart(out);
+    const id = `${kind}-${tick}-${++this.parts}`;
+    this.open = { kind, id };
+    out.push(kind === 'text' ? { type: 'text-start', id } : { type: 'reasoning-start', id });
+    return id;
+  }
+
+  private closePart(out: AgateUIMessageChunk[]): void {
+    if (this.open === undefined) return;
+    const { kind, id } = this.open;
+    out.push(kind === 'text' ? { type: 'text-end', id } : { type: 'reasoning-end', id });
+    this.open = undefined;
+  }
+
+  private closeStep(out: AgateUIMessageChunk[]): void {
+    this.closePart(out);
+    if (!this.inStep) return;
+    out.push({ type: 'finish-step' });
+    this.inStep = false;
+  }
+}
+
+/** A tool error's output as the text a tool-output-error part shows. */
+function errorText(output: JsonValue): string {
+  if (typeof output === 'string') return output;
+  if (typeof output === 'object' && output !== null && !Array.isArray(output)) {
+    const message = output.error ?? output.message;
+    if (typeof message === 'string') return message;
+  }
+  return JSON.stringify(output);
+}
