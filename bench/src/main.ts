@@ -13,6 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
+import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
@@ -158,6 +159,9 @@ async function main(): Promise<void> {
   log('<Shell>: `true` in the bubblewrap sandbox and unsandboxed, alternating...');
   const sandbox = await measureSandboxSpawn(quick ? 10 : 40);
 
+  log('agate run: cold start to the first tick of the demo (child processes)...');
+  const coldStart = await measureColdStart(quick ? 3 : 9);
+
   // Not a timing: deterministic scripted runs (about a second), so no repetitions.
   log('phase gates on weak models (scripted policies, no phase gates / warn / block)...');
   const phaseGates = await measurePhaseEffectiveness();
@@ -203,6 +207,7 @@ async function main(): Promise<void> {
     contextBudget,
     phaseGates,
     ...(sandbox ? { sandbox } : {}),
+    coldStart,
     warmup,
     quick,
     elapsedMs: performance.now() - started,
