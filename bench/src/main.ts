@@ -21,6 +21,7 @@ import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { loadedReactBuild } from './react-build.js';
 import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
 import { type BenchData, type BuildRun, renderReport } from './report.js';
+import { measureSandboxSpawn } from './sandbox-spawn.js';
 import { measureTickOverhead, type TickOverheadResult } from './tick-overhead.js';
 import { LOOP_NAMES, type LoopName, TELEMETRY_LOOPS } from './workload.js';
 
@@ -154,6 +155,9 @@ async function main(): Promise<void> {
     log,
   );
 
+  log('<Shell>: `true` in the bubblewrap sandbox and unsandboxed, alternating...');
+  const sandbox = await measureSandboxSpawn(quick ? 10 : 40);
+
   // Not a timing: deterministic scripted runs (about a second), so no repetitions.
   log('phase gates on weak models (scripted policies, no phase gates / warn / block)...');
   const phaseGates = await measurePhaseEffectiveness();
@@ -198,6 +202,7 @@ async function main(): Promise<void> {
     memoryTicks: MEMORY_TICKS,
     contextBudget,
     phaseGates,
+    ...(sandbox ? { sandbox } : {}),
     warmup,
     quick,
     elapsedMs: performance.now() - started,

@@ -4,6 +4,7 @@ import type { MachineInfo } from './machine.js';
 import type { MemoryResult } from './memory.js';
 import { type EffectivenessRow, renderEffectivenessTable } from './phase/effectiveness.js';
 import type { RenderCost } from './render-cost.js';
+import { SANDBOX_EXTRA_TARGET_MS, type SandboxSpawnResult } from './sandbox-spawn.js';
 import type { Summary } from './stats.js';
 import { mib, ms } from './stats.js';
 import { perRep, type TickOverheadResult } from './tick-overhead.js';
@@ -42,6 +43,8 @@ export interface BenchData {
   contextBudget?: ContextBudgetResult[];
   /** `<PhaseGates>` on scripted weak-model policies (issue 9): not a timing. */
   phaseGates?: EffectivenessRow[];
+  /** `<Shell>`: a sandboxed `true` against an unsandboxed one (absent without bubblewrap). */
+  sandbox?: SandboxSpawnResult;
   warmup: number;
   quick: boolean;
   elapsedMs: number;
@@ -102,6 +105,16 @@ function targetRows(data: BenchData): TargetRow[] {
         ? '—'
         : `${guards.median >= 0 ? '+' : '−'}${ms(Math.abs(guards.median))}`,
     met: guards === undefined ? undefined : guards.median <= GUARD_COST_TARGET_MS,
+  });
+  const sandbox = data.sandbox;
+  rows.push({
+    what: `\`<Shell>\`: a sandboxed \`true\` minus an unsandboxed spawn (median of ${sandbox?.reps ?? 0} alternating pairs, wall time)`,
+    target: `≤ ${SANDBOX_EXTRA_TARGET_MS} ms`,
+    measured:
+      sandbox === undefined
+        ? '— (bubblewrap cannot start here)'
+        : `+${ms(sandbox.extra.median)} (${ms(sandbox.sandboxed.median)} vs ${ms(sandbox.host.median)}; per-pair range ${ms(sandbox.extra.min)}–${ms(sandbox.extra.max)})`,
+    met: sandbox === undefined ? undefined : sandbox.extra.median <= SANDBOX_EXTRA_TARGET_MS,
   });
   return rows;
 }

@@ -4,17 +4,15 @@ import {
   type RunResult,
   run,
   Section,
+  Shell,
   System,
   type TickResult,
   Timeline,
-  Tool,
   User,
   useGate,
 } from '@agate/core';
 import { FileTools, type FileToolText } from '@agate/example-kit';
 import type { LanguageModel } from 'ai';
-import { z } from 'zod';
-import { runNodeTests } from './run-tests.js';
 import { workspace } from './workspace.js';
 
 export const TASK =
@@ -23,29 +21,37 @@ export const TASK =
 const edits = (tick: TickResult) =>
   tick.toolCalls.some((c) => c.toolName === 'write_file' || c.toolName === 'edit_file');
 
+/** The command that runs the project's tests, in the sandboxed shell. */
+export const TEST_COMMAND = 'node --test';
+
+/** A bash call that ran the test suite. */
+const isTestRun = (call: { toolName: string; input: unknown }) =>
+  call.toolName === 'bash' &&
+  String((call.input as { command?: unknown } | null)?.command ?? '').includes(TEST_COMMAND);
+
 /** Model-cleared: the model runs the checks and clears the gate with set_knob. */
 export const verification = gate({
   description: 'Verify your changes before completing',
   instructions:
-    'VERIFICATION PENDING: you changed files. Run run_tests and read the result. If tests fail, fix them; when they pass, clear this gate.',
+    'VERIFICATION PENDING: you changed files. Run the tests (bash: node --test) and read the result. If tests fail, fix them; when they pass, clear this gate.',
   activateWhen: edits,
-  requiresTools: ['run_tests'],
+  requiresTools: ['bash'],
 });
 
-/** Host-verified: the gate clears itself once run_tests passed after the last write. */
+/** Host-verified: the gate clears itself once a sandboxed node --test passed after the last write. */
 export const hostVerification = gate({
   description: 'The test suite must pass after your last change',
   instructions:
-    'VERIFICATION PENDING: you changed files. Run run_tests after your last change; this gate clears itself when they pass.',
+    'VERIFICATION PENDING: you changed files. Run the tests (bash: node --test) after your last change; this gate clears itself when they pass.',
   activateWhen: edits,
   clearableBy: 'host',
   clearWhen: (_tick, history) => testsPassedAfterLastWrite(history.ticks),
-  requiresTools: ['run_tests'],
+  requiresTools: ['bash'],
 });
 
 /**
  * Evidence, not the model's word: walks recent ticks (oldest first) and answers whether a
- * run_tests call passed after the last write. `history.ticks` is in memory and capped; a
+ * sandboxed `node --test` passed after the last write. `history.ticks` is in memory and capped; a
  * session resumed from a snapshot starts it empty, which only means "write, then test again".
  */
 export function testsPassedAfterLastWrite(ticks: readonly TickResult[]): boolean {
@@ -53,10 +59,13 @@ export function testsPassedAfterLastWrite(ticks: readonly TickResult[]): boolean
   for (const tick of ticks) {
     for (const call of tick.toolCalls) {
       if (call.toolName === 'write_file' || call.toolName === 'edit_file') passed = false;
-      if (call.toolName === 'run_tests') {
+      if (isTestRun(call)) {
         const result = tick.toolResults.find((r) => r.toolCallId === call.toolCallId);
-        const output = result?.output as { passed?: unknown } | null | undefined;
-        passed = result?.isError === false && output?.passed === true;
+        const output = result?.output as
+          | { exitCode?: unknown; timedOut?: unknown }
+          | null
+          | undefined;
+        passed = result?.isError === false && output?.exitCode === 0 && output?.timedOut !== true;
       }
     }
   }
@@ -91,7 +100,7 @@ export function CodingAgent(props: CodingAgentProps) {
           {[
             '- Read a file before changing it; write_file replaces the whole file.',
             '- Paths are relative to the project root.',
-            '- run_tests runs the real test suite (node --test) and returns its exit code and output.',
+            '- bash runs a command in the project (sandboxed: it writes only there, no network); run the tests with: node --test',
             '- When the task is done, reply with a one-line summary and no tool call.',
           ].join('\n')}
         </Section>
@@ -100,17 +109,8 @@ export function CodingAgent(props: CodingAgentProps) {
       {/* Over the context budget the oldest turns go first; the last few always stay. */}
       <Timeline keepLast={4} />
       <FileTools root={root} workspace={workspace} text={FILE_TOOL_TEXT} listPathDefault="." />
-      <Tool
-        name="run_tests"
-        description="Run the project's test suite (node --test). Returns exitCode, passed and the output."
-        input={z.object({})}
-        execute={(_input, ctx) =>
-          runNodeTests(root, {
-            signal: ctx.abortSignal,
-            ...(props.testTimeoutMs !== undefined ? { timeoutMs: props.testTimeoutMs } : {}),
-          })
-        }
-      />
+      {/* Every command (the tests run the code the model wrote) runs in a bubblewrap sandbox. */}
+      <Shell name="bash" cwd={root} timeoutMs={props.testTimeoutMs ?? 60_000} />
       {gateState.element}
     </>
   );

@@ -25,7 +25,10 @@ export function offlineModel(options: { hostVerified?: boolean } = {}): Scripted
       toolCalls: [{ toolName: 'write_file', input: { path: 'math.js', content: FIXED_MATH } }],
     },
     'Fixed add() in math.js.',
-    { text: 'Running the tests.', toolCalls: [{ toolName: 'run_tests', input: {} }] },
+    {
+      text: 'Running the tests.',
+      toolCalls: [{ toolName: 'bash', input: { command: 'node --test' } }],
+    },
     ...(options.hostVerified
       ? []
       : [

@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgateEvent } from '@agate/core';
+import { requireSystem } from '@agate/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRepo, runShellAgent } from './shell-agent.js';
 import { runWeakModel } from './weak-model.js';
@@ -25,7 +27,17 @@ describe('phase-agent example: a weak model', () => {
   }
 });
 
-describe('phase-agent example: a bash-only agent in block mode', () => {
+// The bash agent's commands run in <Shell>'s bubblewrap sandbox.
+const sandboxWorks = requireSystem({
+  tests: 'sandboxed shell examples',
+  needs: 'bubblewrap (bwrap) with user namespaces',
+  enable: 'apt-get install -y bubblewrap',
+  command: 'bwrap',
+  probe: () =>
+    spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
+});
+
+describe.skipIf(!sandboxWorks)('phase-agent example: a bash-only agent in block mode', () => {
   let repo: string | undefined;
   afterEach(async () => {
     if (repo) await rm(repo, { recursive: true, force: true });

@@ -1,22 +1,17 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import {
   type AgateEvent,
   PhaseGates,
   type RunResult,
   run,
+  Shell,
   System,
   Timeline,
-  Tool,
   User,
 } from '@agate/core';
 import { type ScriptedTurn, scriptedModel } from '@agate/testing';
-import { z } from 'zod';
-
-const exec = promisify(execFile);
 
 /** A bash-only coding agent held to phase gates in block mode, judged on its workspace. */
 export function ShellAgent(props: { repo: string }) {
@@ -27,27 +22,8 @@ export function ShellAgent(props: { repo: string }) {
       </System>
       <User>Fix add() in math.js: add(2, 3) must be 5.</User>
       <Timeline />
-      <Tool
-        name="bash"
-        description="Run a bash command in the repository; returns the exit code and output."
-        input={z.object({ command: z.string() })}
-        category="shell"
-        execute={async ({ command }) => {
-          try {
-            const { stdout, stderr } = await exec('bash', ['-c', command], {
-              cwd: props.repo,
-              timeout: 30_000,
-            });
-            return { exitCode: 0, output: stdout + stderr };
-          } catch (error) {
-            const e = error as { code?: number; stdout?: string; stderr?: string };
-            return {
-              exitCode: typeof e.code === 'number' ? e.code : 1,
-              output: `${e.stdout ?? ''}${e.stderr ?? ''}`,
-            };
-          }
-        }}
-      />
+      {/* Every command runs in a bubblewrap sandbox: writes only in the repository, no network. */}
+      <Shell name="bash" cwd={props.repo} timeoutMs={30_000} />
       <PhaseGates mode="block" workspace={props.repo} />
     </>
   );

@@ -69,6 +69,7 @@ export type {
 } from './gates/continue/props.js';
 export { gate } from './gates/descriptor.js';
 export {
+  blockingItems,
   COMPLETE_STEP_TOOL,
   type CommandMatch,
   checkStepEvidence,
@@ -219,7 +220,16 @@ export {
   type ToolOutputTruncation,
   ToolTimeoutError,
 } from './runtime/tool-limits.js';
-
+// Shell: commands in a bubblewrap sandbox
+export { SandboxUnavailableError } from './shell/errors.js';
+export { looksSecret, type SandboxOptions } from './shell/policy.js';
+export type { ShellResult } from './shell/run-command.js';
+export {
+  DEFAULT_SHELL_OUTPUT_CHARS,
+  DEFAULT_SHELL_TIMEOUT_MS,
+  Shell,
+  type ShellProps,
+} from './shell/shell.js';
 // State
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
 export type {

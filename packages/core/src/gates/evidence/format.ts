@@ -1,5 +1,5 @@
 import { COMPLETE_STEP_TOOL, TODO_WRITE_TOOL } from './tools.js';
-import { incompleteItems } from './transition.js';
+import { blockingItems } from './transition.js';
 import type { TodoItem } from './types.js';
 import { describeEvidence } from './verify.js';
 
@@ -7,7 +7,9 @@ import { describeEvidence } from './verify.js';
 export function formatTodoItems(items: readonly TodoItem[]): string {
   return items
     .map((item, i) => {
-      const line = `${i + 1}. [${item.status}] ${item.content} (${item.activeForm})`;
+      const line =
+        `${i + 1}. [${item.status}] ${item.content} (${item.activeForm})` +
+        (item.status === 'dropped' ? ` — dropped: ${item.reason ?? '(no reason)'}` : '');
       return item.evidence === undefined
         ? line
         : `${line}\n   signed off, ${describeEvidence(item.evidence)}`;
@@ -20,7 +22,7 @@ export function formatTodoList(
   items: readonly TodoItem[],
   options: { requireComplete: boolean },
 ): string {
-  const open = incompleteItems(items).length;
+  const open = blockingItems(items).length;
   return [
     '## Todo list',
     items.length === 0 ? 'No items yet. Plan the work with todo_write.' : formatTodoItems(items),

@@ -25,7 +25,7 @@ import {
   type TodoWriteInput,
   todoWriteInput,
 } from './tools.js';
-import { checkTodoWrite, incompleteItems, type TodoWriteCheck } from './transition.js';
+import { blockingItems, checkTodoWrite, type TodoWriteCheck } from './transition.js';
 import type { TodoItem } from './types.js';
 import { checkStepEvidence, describeEvidence } from './verify.js';
 
@@ -79,7 +79,7 @@ export class EvidenceGuard implements Guard {
       this.lastConfig = mounted;
       return mounted;
     }
-    if (this.lastConfig?.requireComplete && incompleteItems(this.items).length > 0) {
+    if (this.lastConfig?.requireComplete && blockingItems(this.items).length > 0) {
       this.host.warnOnce(
         'todos-unmounted',
         'todos-unmounted',
@@ -156,7 +156,7 @@ export class EvidenceGuard implements Guard {
   exitAttempt(): ExitVerdict {
     const config = this.config();
     if (!config?.requireComplete) return { kind: 'allow' };
-    const open = incompleteItems(this.items);
+    const open = blockingItems(this.items);
     if (open.length === 0) {
       this.resetBlocks();
       return { kind: 'allow' };
@@ -165,10 +165,15 @@ export class EvidenceGuard implements Guard {
     this.host.update((draft) => {
       draft.todos.blocks = blocks;
     });
-    const reasons = open.map(
-      ({ number, item }) => `Todo ${number} "${item.content}" is ${item.status}.`,
+    const allDropped = open.every(({ item }) => item.status === 'dropped');
+    const reasons = open.map(({ number, item }) =>
+      item.status === 'dropped'
+        ? `Todo ${number} "${item.content}" was dropped: ${item.reason ?? ''}`
+        : `Todo ${number} "${item.content}" is ${item.status}.`,
     );
-    const what = `<Todos requireComplete>: ${open.length} item${open.length === 1 ? ' is' : 's are'} not completed`;
+    const what = allDropped
+      ? `<Todos requireComplete>: every item was dropped, so nothing was done`
+      : `<Todos requireComplete>: ${open.length} item${open.length === 1 ? ' is' : 's are'} not completed`;
     if (blocks > config.maxBlocks) {
       return {
         kind: 'end',
@@ -195,7 +200,7 @@ export class EvidenceGuard implements Guard {
 
   engagedAtMaxTicks(): string[] {
     if (!this.config()?.requireComplete) return [];
-    const open = incompleteItems(this.items);
+    const open = blockingItems(this.items);
     if (open.length === 0) return [];
     return [
       `the todo list has ${open.length} item${open.length === 1 ? '' : 's'} not completed (${open.map(({ number, item }) => `${number}. "${item.content}" ${item.status}`).join(', ')})`,
@@ -219,7 +224,7 @@ export class EvidenceGuard implements Guard {
     const tick = this.host.state().tick + 1;
     this.host.update((draft) => {
       draft.todos.items = check.items;
-      if (incompleteItems(check.items).length === 0) draft.todos.blocks = 0;
+      if (blockingItems(check.items).length === 0) draft.todos.blocks = 0;
     });
     const items = this.items;
     this.host.emit({ type: 'todos:changed', tick, todos: items });

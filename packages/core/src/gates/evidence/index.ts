@@ -17,6 +17,7 @@ export { matchStep, type StepMatch } from './step-match.js';
 export { Todos, type TodosProps, useTodos } from './todos.js';
 export { COMPLETE_STEP_TOOL, TODO_WRITE_TOOL } from './tools.js';
 export {
+  blockingItems,
   checkTodoWrite,
   incompleteItems,
   type SignedStep,

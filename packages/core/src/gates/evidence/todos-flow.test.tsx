@@ -623,3 +623,64 @@ describe('misuse', () => {
     expect(result.error?.message).toContain('"complete_step", which <Todos> reserves');
   });
 });
+
+describe('<Todos requireComplete> cannot be escaped by deleting the list (issue 22.6)', () => {
+  it('a write that leaves out an open item, or writes an empty list, is rejected', async () => {
+    const { session, events } = await runAgent(
+      [writeTodos(PLAN), writeTodos([PLAN[0]!]), writeTodos([]), 'Done.'],
+      <Worker requireComplete maxBlocks={1} />,
+      { repeat: true, maxTicks: 8 },
+    );
+    const writes = results(events, 'todo_write');
+    expect(writes[1]).toMatchObject({ isError: true });
+    expect(String(writes[1]?.output)).toContain('"Run the tests" (pending)');
+    expect(String(writes[1]?.output)).toContain("status 'dropped' and a reason");
+    expect(writes[2]).toMatchObject({ isError: true });
+    // The list is as it was: both items, still open; the run cannot complete.
+    expect(statuses(session)).toEqual(['in_progress', 'pending']);
+    expect(session.state.status).toBe('blocked');
+  });
+
+  it('dropping an item takes a reason, which the list, RunResult.todos and the refusal show', async () => {
+    const dropped = [
+      PLAN[0]!,
+      { ...PLAN[1]!, status: 'dropped' as const, reason: 'The repository has no test runner.' },
+    ];
+    const noReason = [PLAN[0]!, { ...PLAN[1]!, status: 'dropped' as const }];
+    const { model, result, events } = await runAgent(
+      [writeTodos(PLAN), writeTodos(noReason), writeTodos(dropped), 'Done.'],
+      <Worker requireComplete maxBlocks={3} />,
+      { repeat: true, maxTicks: 8 },
+    );
+    const writes = results(events, 'todo_write');
+    expect(String(writes[1]?.output)).toContain('Dropping an item needs a reason: "Run the tests"');
+    expect(writes[2]).toMatchObject({ isError: false });
+    expect(result.todos?.[1]).toMatchObject({
+      status: 'dropped',
+      reason: 'The repository has no test runner.',
+    });
+    expect(lastMessage(model, 3)).toContain(
+      '2. [dropped] Run the tests (Running the tests) — dropped: The repository has no test runner.',
+    );
+    // The first item is still open: finishing is refused for it, not for the dropped one.
+    expect(result.status).toBe('blocked');
+    expect(result.reason).toContain('"Fix add() in math.js"');
+    expect(result.reason).not.toContain('"Run the tests"');
+  });
+
+  it('a run whose items were all dropped is not completed', async () => {
+    const allDropped = PLAN.map((item) => ({
+      ...item,
+      status: 'dropped' as const,
+      reason: 'Out of scope.',
+    }));
+    const { result } = await runAgent(
+      [writeTodos(PLAN), writeTodos(allDropped), 'Nothing to do.'],
+      <Worker requireComplete maxBlocks={1} />,
+      { repeat: true, maxTicks: 8 },
+    );
+    expect(result.status).toBe('blocked');
+    expect(result.reason).toContain('every item was dropped, so nothing was done');
+    expect(result.todos?.map((t) => t.status)).toEqual(['dropped', 'dropped']);
+  });
+});

@@ -15,6 +15,10 @@ const todoItem = z.object({
   content: z.string().min(1).describe('What to do, imperative: "Run the tests".'),
   activeForm: z.string().min(1).describe('The same while doing it: "Running the tests".'),
   status: z.enum(TODO_STATUSES),
+  reason: z
+    .string()
+    .optional()
+    .describe("With status 'dropped': why the item will not be done (required)."),
 });
 
 export const todoWriteInput = z.object({
@@ -47,7 +51,7 @@ export type TodoWriteInput = z.output<typeof todoWriteInput>;
 export type CompleteStepInput = z.output<typeof completeStepInput>;
 
 const TODO_WRITE_DESCRIPTION =
-  'Replace the todo list (content, activeForm, status for each item). Marking an item completed is accepted only after complete_step signed it off in this turn.';
+  "Replace the todo list (content, activeForm, status for each item). Marking an item completed is accepted only after complete_step signed it off in this turn. An item that is not completed stays in the list: to give one up, set its status to 'dropped' with a reason.";
 const COMPLETE_STEP_DESCRIPTION =
   'Sign off one todo item with evidence the host checks against the tool calls of this turn: a command you ran (verification), files you read or edited (files), files you edited (diff), or a manual account (unverified). Then mark the item completed with todo_write.';
 

@@ -117,7 +117,12 @@ describe('checkTodoWrite properties', () => {
           for (const next of sequence) {
             const check = checkTodoWrite(list, next, signOffs);
             if (!check.ok) {
-              expect(check.unsignedCompletions.length + check.duplicates.length).toBeGreaterThan(0);
+              expect(
+                check.unsignedCompletions.length +
+                  check.duplicates.length +
+                  check.missing.length +
+                  check.droppedWithoutReason.length,
+              ).toBeGreaterThan(0);
               continue;
             }
             const before = completedKeys(list);

@@ -16,6 +16,10 @@ export type TodoWriteCheck =
       unsignedCompletions: TodoInput[];
       /** Contents used by more than one item. */
       duplicates: string[];
+      /** Items not completed before that the write leaves out (they must be kept, or dropped with a reason). */
+      missing: TodoItem[];
+      /** Items the write marks `dropped` without a reason. */
+      droppedWithoutReason: TodoInput[];
       message: string;
     };
 
@@ -39,6 +43,7 @@ export function checkTodoWrite(
 
   const seen = new Set<string>();
   const duplicates: string[] = [];
+  const droppedWithoutReason: TodoInput[] = [];
   const items: TodoItem[] = [];
   const newlyCompleted: number[] = [];
   for (const input of next) {
@@ -51,6 +56,11 @@ export function checkTodoWrite(
       activeForm: input.activeForm,
       status: input.status,
     };
+    const reason = typeof input.reason === 'string' ? input.reason.trim() : '';
+    if (input.status === 'dropped') {
+      if (reason === '') droppedWithoutReason.push(input);
+      else item.reason = reason;
+    }
     if (input.status === 'completed' && old?.status !== 'completed') {
       newlyCompleted.push(items.length);
     } else if (old?.evidence !== undefined) {
@@ -77,17 +87,47 @@ export function checkTodoWrite(
   const unsignedCompletions: TodoInput[] = byContent
     .filter((i) => !cover(i, 'activeForm'))
     .map((i) => next[i]!);
-  if (unsignedCompletions.length === 0 && duplicates.length === 0) return { ok: true, items };
+  // Deleting an item is not a way past <Todos requireComplete>: what was not completed stays.
+  const missing = before.filter(
+    (item) => item.status !== 'completed' && !seen.has(textKey(item.content)),
+  );
+  if (
+    unsignedCompletions.length === 0 &&
+    duplicates.length === 0 &&
+    missing.length === 0 &&
+    droppedWithoutReason.length === 0
+  ) {
+    return { ok: true, items };
+  }
   return {
     ok: false,
     unsignedCompletions,
     duplicates,
-    message: rejection(unsignedCompletions, duplicates),
+    missing,
+    droppedWithoutReason,
+    message: rejection(unsignedCompletions, duplicates, missing, droppedWithoutReason),
   };
 }
 
-function rejection(unsigned: readonly TodoInput[], duplicates: readonly string[]): string {
+function rejection(
+  unsigned: readonly TodoInput[],
+  duplicates: readonly string[],
+  missing: readonly TodoItem[] = [],
+  droppedWithoutReason: readonly TodoInput[] = [],
+): string {
   const lines = ['todo_write rejected; the todo list is unchanged.'];
+  if (missing.length > 0) {
+    lines.push(
+      'These items are not completed and the write leaves them out:',
+      ...missing.map((item) => `- "${item.content}" (${item.status})`),
+      "Keep them in the list. To give one up deliberately, keep it with status 'dropped' and a reason.",
+    );
+  }
+  if (droppedWithoutReason.length > 0) {
+    lines.push(
+      `Dropping an item needs a reason: ${droppedWithoutReason.map((i) => `"${i.content}"`).join(', ')}.`,
+    );
+  }
   if (unsigned.length > 0) {
     lines.push(
       `These items are newly marked completed, but no complete_step signed them off in this turn:`,
@@ -103,9 +143,27 @@ function rejection(unsigned: readonly TodoInput[], duplicates: readonly string[]
   return lines.join('\n');
 }
 
-/** The items that still block `<Todos requireComplete>`, with their 1-based numbers. */
+/** The items still to do (pending, in progress), with their 1-based numbers. */
 export function incompleteItems(
   items: readonly TodoItem[],
 ): Array<{ number: number; item: TodoItem }> {
-  return items.flatMap((item, i) => (item.status === 'completed' ? [] : [{ number: i + 1, item }]));
+  return items.flatMap((item, i) =>
+    item.status === 'pending' || item.status === 'in_progress' ? [{ number: i + 1, item }] : [],
+  );
+}
+
+/**
+ * What blocks `<Todos requireComplete>`: the items still to do; and when every item was
+ * dropped (nothing was done at all), all of them: a run that gave up on everything is not a
+ * completion.
+ */
+export function blockingItems(
+  items: readonly TodoItem[],
+): Array<{ number: number; item: TodoItem }> {
+  const open = incompleteItems(items);
+  if (open.length > 0) return open;
+  if (items.length > 0 && items.every((item) => item.status === 'dropped')) {
+    return items.map((item, i) => ({ number: i + 1, item }));
+  }
+  return [];
 }

@@ -1,5 +1,9 @@
-/** The three states of a todo item. */
-export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
+/**
+ * The states of a todo item. `dropped`: deliberately not done, with a reason the rendered list,
+ * `RunResult.todos` and the supervisor see; an item that is not completed can leave the list
+ * only this way.
+ */
+export const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'dropped'] as const;
 
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 
@@ -29,6 +33,8 @@ export interface TodoItem {
   /** The same while it is being done: "Running the tests". */
   activeForm: string;
   status: TodoStatus;
+  /** With status `dropped`: why it is not done (required). */
+  reason?: string;
   /** Set by a successful `complete_step`; kept while the item keeps its content. */
   evidence?: TodoEvidence;
 }
@@ -41,7 +47,7 @@ export interface TodosState {
 }
 
 /** An item as the model writes it with `todo_write`. */
-export type TodoInput = Pick<TodoItem, 'content' | 'activeForm' | 'status'>;
+export type TodoInput = Pick<TodoItem, 'content' | 'activeForm' | 'status' | 'reason'>;
 
 /** `complete_step`'s `evidence` argument. */
 export interface StepEvidenceInput {

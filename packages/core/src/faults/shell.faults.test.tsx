@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireSystem, scriptedModel } from '@agate/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSession, PhaseGates, Shell, System, Timeline, Todos, User } from '../index.js';
+
+const sandboxWorks = requireSystem({
+  tests: 'sandbox escape suite',
+  needs: 'bubblewrap (bwrap) with user namespaces',
+  enable: 'apt-get install -y bubblewrap',
+  command: 'bwrap',
+  probe: () =>
+    spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
+});
+
+const dirs: string[] = [];
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agate-shell-faults-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'math.js'), 'export const add = (a, b) => a - b;\n');
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function ShellAgent(props: { cwd: string; timeoutMs?: number }) {
+  return (
+    <>
+      <System>You fix bugs with the shell.</System>
+      <User>Fix add in math.js.</User>
+      <Timeline />
+      <Shell
+        cwd={props.cwd}
+        {...(props.timeoutMs !== undefined ? { timeoutMs: props.timeoutMs } : {})}
+      />
+      <PhaseGates mode="block" />
+    </>
+  );
+}
+
+const bash = (command: string) => ({ toolCalls: [{ toolName: 'bash', input: { command } }] });
+
+function running(text: string): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(text);
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe.skipIf(!sandboxWorks)('shell faults', () => {
+  it('a shell command that outlives its timeout', async () => {
+    const cwd = workspace();
+    const marker = `33.${process.pid}`;
+    const model = scriptedModel([bash(`sleep ${marker} & sleep ${marker}`), 'Gave up.'], {
+      whenExhausted: 'repeat-last',
+    });
+    const session = createSession(<ShellAgent cwd={cwd} timeoutMs={300} />, { model });
+    const result = await session.run();
+    const output = session.state.timeline
+      .flatMap((m) => (m.role === 'tool' ? m.content : []))
+      .map((p) => (p.type === 'tool-result' && 'value' in p.output ? p.output.value : null))[0];
+    expect(output).toMatchObject({ timedOut: true });
+    expect(running(`sleep ${marker}`)).toEqual([]);
+    // The run goes on after the timed-out call: it is a tool result, not a failure.
+    expect(result.status).not.toBe('error');
+  });
+
+  it('a run aborted while a sandboxed command runs', async () => {
+    const cwd = workspace();
+    const marker = `34.${process.pid}`;
+    const controller = new AbortController();
+    const model = scriptedModel([bash(`sleep ${marker} & sleep ${marker}`), 'never']);
+    const session = createSession(<ShellAgent cwd={cwd} />, { model, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stop')), 300);
+    const started = Date.now();
+    const result = await session.run();
+    expect(result.status).toBe('aborted');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The command and what it put in the background are gone with the abort.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running(`sleep ${marker}`)).toEqual([]);
+  });
+
+  it('a shell edit the phase gates read without wiring', async () => {
+    const cwd = workspace();
+    const model = scriptedModel([
+      bash('cat math.js'),
+      bash("sed -i 's/a - b/a + b/' math.js"),
+      'Fixed.',
+      bash('node -e "import(\'./math.js\').then(m => process.exit(m.add(2, 2) === 4 ? 0 : 1))"'),
+      'Fixed and checked.',
+    ]);
+    const session = createSession(<ShellAgent cwd={cwd} />, { model });
+    const result = await session.run();
+    // The first finish is refused (a change, no verification); the sandboxed test run counts.
+    expect(result.events.some((e) => e.type === 'exit:blocked')).toBe(true);
+    expect(result.status).toBe('completed');
+    expect(readFileSync(join(cwd, 'math.js'), 'utf8')).toContain('a + b');
+  });
+
+  it('a todo signed off with a sandboxed command, without wiring', async () => {
+    const cwd = workspace();
+    const item = { content: 'Check math.js', activeForm: 'Checking math.js' };
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'todo_write', input: { todos: [{ ...item, status: 'in_progress' }] } },
+        ],
+      },
+      bash('grep -c add math.js'),
+      {
+        toolCalls: [
+          {
+            toolName: 'complete_step',
+            input: { step: 1, evidence: { verification: 'grep -c add math.js' } },
+          },
+          { toolName: 'todo_write', input: { todos: [{ ...item, status: 'completed' }] } },
+        ],
+      },
+      'Done.',
+    ]);
+    const session = createSession(
+      <>
+        <System>You check files.</System>
+        <User>Check math.js.</User>
+        <Timeline />
+        <Shell cwd={cwd} />
+        <Todos requireComplete />
+      </>,
+      { model },
+    );
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    expect(result.todos?.[0]).toMatchObject({
+      status: 'completed',
+      evidence: { verified: true, command: 'grep -c add math.js' },
+    });
+  });
+});

@@ -1,0 +1,145 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireSystem, scriptedModel } from '@agate/testing';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createSession, Shell, System, Timeline, User } from '../index.js';
+import { bwrapArgs } from './bwrap-args.js';
+import { commandEnvironment, defaultDenyRead, looksSecret, resolvePolicy } from './policy.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agate-shell-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('policy (pure)', () => {
+  it('names that look like secrets', () => {
+    for (const name of [
+      'OPENAI_API_KEY',
+      'GITHUB_TOKEN',
+      'AWS_SECRET',
+      'DB_PASSWORD_FILE',
+      'PASSWORD',
+      'AGATE_APPROVAL_KEY_FILE',
+    ]) {
+      expect(looksSecret(name), name).toBe(true);
+    }
+    for (const name of ['PATH', 'HOME', 'KEYBOARD', 'TOKENIZER', 'LANG']) {
+      expect(looksSecret(name), name).toBe(false);
+    }
+    expect(commandEnvironment({ PATH: '/bin', X_TOKEN: 't' }, { Y_TOKEN: 'given' })).toEqual({
+      PATH: '/bin',
+      Y_TOKEN: 'given',
+    });
+  });
+
+  it('denies credentials, .env files above cwd and the session store by default', () => {
+    const denied = defaultDenyRead('/work/repo', '/home/ana', '/srv/app');
+    expect(denied).toEqual(
+      expect.arrayContaining([
+        '/home/ana/.ssh',
+        '/home/ana/.aws',
+        '/home/ana/.config/gcloud',
+        '/home/ana/.netrc',
+        '/work/.env',
+        '/.env',
+        '/work/repo/.agate',
+        '/srv/app/.agate',
+      ]),
+    );
+    expect(denied).not.toContain('/work/repo/.env');
+  });
+
+  it('checks its options', () => {
+    expect(() => resolvePolicy(dir, { tmpSizeBytes: 10 })).toThrow('tmpSizeBytes');
+    expect(() => resolvePolicy(dir, { maxProcesses: 1 })).toThrow('maxProcesses');
+    expect(() => resolvePolicy(dir, { network: { allow: ['http://x'] } })).toThrow('host names');
+  });
+
+  it('mounts the root read-only first, then /tmp, then the writable folders, then what is denied', () => {
+    const policy = resolvePolicy('/work/repo', { tmpSizeBytes: 4096 });
+    const args = bwrapArgs(
+      policy,
+      {
+        denied: [
+          { path: '/home/ana/.ssh', kind: 'dir' },
+          { path: '/home/ana/.netrc', kind: 'file' },
+        ],
+      },
+      { PATH: '/bin' },
+      'ls',
+    );
+    const at = (...seq: string[]) =>
+      args.findIndex((_, i) => seq.every((s, j) => args[i + j] === s));
+    expect(at('--ro-bind', '/', '/')).toBe(0);
+    expect(at('--size', '4096', '--tmpfs', '/tmp')).toBeLessThan(
+      at('--bind', '/work/repo', '/work/repo'),
+    );
+    expect(at('--bind', '/work/repo', '/work/repo')).toBeLessThan(at('--tmpfs', '/home/ana/.ssh'));
+    expect(at('--ro-bind', '/dev/null', '/home/ana/.netrc')).toBeGreaterThan(0);
+    expect(args).toContain('--unshare-all');
+    expect(args).toContain('--die-with-parent');
+    expect(args).toContain('--clearenv');
+    expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'ls']);
+  });
+});
+
+const sandboxWorks = requireSystem({
+  tests: 'sandbox escape suite',
+  needs: 'bubblewrap (bwrap) with user namespaces',
+  enable: 'apt-get install -y bubblewrap',
+  command: 'bwrap',
+  probe: () =>
+    spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
+});
+
+function Agent(props: { sandbox?: false; maxOutputChars?: number }) {
+  return (
+    <>
+      <System>You use the shell.</System>
+      <User>Go.</User>
+      <Timeline />
+      <Shell cwd={dir} {...props} />
+    </>
+  );
+}
+
+const bash = (command: string) => ({ toolCalls: [{ toolName: 'bash', input: { command } }] });
+
+function outputs(state: { timeline: ReadonlyArray<{ role: string; content: unknown }> }) {
+  return state.timeline.flatMap((m) =>
+    m.role === 'tool' && Array.isArray(m.content)
+      ? m.content.map((p: { output: { value?: unknown } }) => p.output.value)
+      : [],
+  );
+}
+
+describe.skipIf(!sandboxWorks)('<Shell> in a run', () => {
+  it('keeps the tail of long output and says how much was cut', async () => {
+    const model = scriptedModel([bash('seq 1 20000'), 'Done.']);
+    const session = createSession(<Agent maxOutputChars={1_000} />, { model });
+    await session.run();
+    const [result] = outputs(session.state) as Array<{ stdout: string; exitCode: number }>;
+    expect(result?.exitCode).toBe(0);
+    expect(result?.stdout).toMatch(
+      /^\[output truncated: the first [\d,]+ characters were cut; only the last 1,000 are kept\]/,
+    );
+    expect(result?.stdout.trimEnd().endsWith('20000')).toBe(true);
+  });
+
+  it('sandbox={false} runs on the host and warns once', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      const model = scriptedModel([bash('echo one'), bash('echo two'), 'Done.']);
+      const session = createSession(<Agent sandbox={false} />, { model });
+      await session.run();
+      expect(outputs(session.state).map((o) => (o as { stdout: string }).stdout)).toEqual([
+        'one\n',
+        'two\n',
+      ]);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toContain('sandbox={false}');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
