@@ -231,7 +231,9 @@ describe('openChatSession', () => {
     );
     expect(done).toContain('text: The note is written and approved.');
     // The decision taken while the chat waited updates the checkpoint's part in place.
-    expect(done[0]).toMatch(/^data-agate-checkpoint \{"tick":2,"id":"T-1","state":"approved","by":"reviewer"\}$/);
+    expect(done[0]).toMatch(
+      /^data-agate-checkpoint \{"tick":2,"id":"T-1","state":"approved","by":"reviewer"\}$/,
+    );
     expect(done.at(-1)).toBe('data-agate-status {"status":"completed","ticks":1}');
     expect((await store.load('chat-1'))?.state).toMatchObject({ status: 'completed' });
   });
