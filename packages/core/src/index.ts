@@ -107,6 +107,9 @@ export { decideExit, type ExitDecision } from './gates/exit.js';
 export { Gate, type GateProps } from './gates/gate.js';
 export { Knob, type KnobProps } from './gates/knob.js';
 export type { KnobInfo, KnobOptions } from './gates/knob-types.js';
+// Output: a run that ends in a checked object
+export { FINAL_ANSWER_TOOL } from './gates/output/guard.js';
+export { Output, type OutputProps } from './gates/output/output.js';
 export {
   isToolCategory,
   TOOL_CATEGORIES,
@@ -153,7 +156,6 @@ export {
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
-
 // Persistence
 export {
   createFileStore,
@@ -173,7 +175,6 @@ export {
 } from './persistence/index.js';
 export { restoreSnapshotState } from './persistence/restore.js';
 export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';
-
 // Renderer output
 export {
   type CompiledContext,

@@ -2,6 +2,7 @@ import { CheckpointGuard } from '../gates/checkpoint/guard.js';
 import { ContinueGuard } from '../gates/continue/guard.js';
 import { GateControl } from '../gates/control.js';
 import { EvidenceGuard } from '../gates/evidence/guard.js';
+import { OutputGuard } from '../gates/output/guard.js';
 import { PhaseGuard } from '../gates/phase/guard.js';
 import { GuardSet } from './guard-set.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
@@ -17,6 +18,7 @@ export const GUARD_FAMILIES = {
   gates: (host) => new GateControl(host),
   evidence: (host) => new EvidenceGuard(host),
   phase: (host) => new PhaseGuard(host),
+  output: (host) => new OutputGuard(host),
 } satisfies Record<string, GuardFactory>;
 
 type Families = typeof GUARD_FAMILIES;

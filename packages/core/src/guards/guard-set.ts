@@ -41,6 +41,7 @@ export class GuardSet {
       beforeToolCall: having('beforeToolCall'),
       afterToolCall: having('afterToolCall'),
       tickEnd: having('tickEnd'),
+      finishRequested: having('finishRequested'),
       exitAttempt: having('exitAttempt'),
       engagedAtMaxTicks: having('engagedAtMaxTicks'),
       report: having('report'),
@@ -104,6 +105,11 @@ export class GuardSet {
       if (end.kind === 'proceed' && verdict?.kind === 'end') end = verdict;
     }
     return end;
+  }
+
+  /** True when any family says this tick's calls ask to finish. */
+  finishRequested(tick: GuardTick, result: TickResult): boolean {
+    return this.hooks.finishRequested.some((g) => g.finishRequested?.(tick, result) === true);
   }
 
   exitAttempt(tick: GuardTick): ExitVerdict {

@@ -48,7 +48,7 @@ export function familyApi(families: GuardInstances): PropertyDescriptorMap {
 /** What the families add to every `RunResult`. */
 export type FamilyReport = Pick<
   RunResult,
-  'gates' | 'knobs' | 'checkpoints' | 'checkpointLedger' | 'todos' | 'phase'
+  'gates' | 'knobs' | 'checkpoints' | 'checkpointLedger' | 'todos' | 'phase' | 'output'
 >;
 
 /** The families' report, with the fields every run result has even when nothing is rendered. */

@@ -65,7 +65,13 @@ export interface Guard {
     info: TickEndInfo,
   ): void | BeforeModelVerdict | Promise<void> | Promise<BeforeModelVerdict>;
 
-  /** The model replied without tool calls: it is trying to finish. May refuse. */
+  /**
+   * After the tick: whether its tool calls ask to finish (a final answer), so that the exit is
+   * judged as for a reply without tool calls.
+   */
+  finishRequested?(tick: GuardTick, result: TickResult): boolean;
+
+  /** The model replied without tool calls (or a family said it asked to finish): it is trying to finish. May refuse. */
   exitAttempt?(tick: GuardTick): ExitVerdict;
 
   /**

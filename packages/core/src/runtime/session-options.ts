@@ -88,7 +88,7 @@ export interface RunOptions {
   context?: ContextBudgetOptions;
 }
 
-export interface RunResult {
+export interface RunResult<O = unknown> {
   status: RunStatus;
   /** Why the run ended, when it is not a plain completion. */
   reason?: string;
@@ -122,6 +122,11 @@ export interface RunResult {
   error?: AgateError;
   /** `<PhaseGates>`: the phases at the end of the run (absent without phase gates). */
   phase?: PhaseStatus;
+  /**
+   * `<Output schema>`: the value the model gave `final_answer`, checked against the schema; set
+   * only when the run `completed`. Type it with `run<z.infer<typeof Schema>>(…)`.
+   */
+  output?: O;
 }
 
 /** What guard families add to a `RunResult` (each family fills its own fields). */

@@ -185,7 +185,7 @@ export class Session {
   }
 
   /** Runs ticks until the model finishes, a guard ends the run, or `maxTicks` is reached. */
-  async run(options: RunOptions = {}): Promise<RunResult> {
+  async run<O = unknown>(options: RunOptions = {}): Promise<RunResult<O>> {
     this.assertUsable();
     if (this.running) {
       throw new SessionStateError(
@@ -261,7 +261,7 @@ export class Session {
     this.emit({ type: 'run:end', status, ...(reason !== undefined ? { reason } : {}), ticks });
     // The tick log's last records are in the store when run() returns (a no-op without one).
     await this.tickLogWrites;
-    return {
+    const result: RunResult = {
       status,
       ...(reason !== undefined ? { reason } : {}),
       ticks,
@@ -274,6 +274,8 @@ export class Session {
       events: this.events.recent(),
       ...(error !== undefined ? { error } : {}),
     };
+    // `output` was checked against the <Output> schema the caller typed `O` after.
+    return result as RunResult<O>;
   }
 
   /** One tick on its own (render, model call, tools, guards). Most callers want `run()`. */
@@ -468,7 +470,12 @@ export class Session {
     this.emit({ type: 'tick:end', tick: tickNo, result });
     if (ended.kind === 'end') return { done: true, status: ended.status, reason: ended.reason };
 
-    if (turn.toolCalls.length > 0) return { done: false };
+    if (turn.toolCalls.length > 0) {
+      // A tool call can ask to finish too (a final answer): then the exit is judged as usual.
+      return this.guards.finishRequested(guardTick, result)
+        ? this.attemptExit(guardTick)
+        : { done: false };
+    }
     const ending = judgeReply(recorded, before);
     if (ending.kind === 'end') return { done: true, status: ending.status, reason: ending.reason };
     if (ending.kind === 'again') {
