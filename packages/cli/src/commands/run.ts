@@ -125,7 +125,9 @@ export async function runCommand(
         store: ref!.store,
         live: () => (running ? session : undefined),
         ...(options.studioPort !== undefined ? { port: options.studioPort } : {}),
-        ...(await import('./studio.js')).studioSigner(io, undefined),
+        // Never a private key here: the run must not hold one (docs/security.md). Decisions
+        // from the page are signed only with the run's shared secret, when it has one.
+        ...(approvalKey !== undefined ? { key: approvalKey } : {}),
       })
     : undefined;
   if (studio !== undefined) io.err(`agate studio: ${studio.url} (ticks appear as they happen)\n`);

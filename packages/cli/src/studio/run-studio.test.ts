@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore } from '@agate/core';
@@ -108,5 +109,86 @@ describe('agate run --studio', () => {
     interrupt?.();
     expect(await exit).toBe(ExitCode.waiting);
     expect(await createFileStore(store).loadTicks?.('watched')).toHaveLength(3);
+  }, 30_000);
+});
+
+/** A raw request, so the Host header can be another site's (fetch would not send it). */
+function requestWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('agate studio', () => {
+  it('serves the store on 127.0.0.1 until Ctrl-C; rejects from the API; refuses a foreign Host', async () => {
+    const dir = join(work, 'studio-store');
+    const script = join(work, 'submit.json');
+    await writeFile(
+      script,
+      JSON.stringify([
+        { toolCalls: [{ toolName: 'save_note', input: { text: 'hello' } }] },
+        { toolCalls: [{ toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'Saved.' } }] },
+      ]),
+    );
+    const quiet: CliIo = {
+      out: () => {},
+      err: () => {},
+      env: {},
+      isTTY: false,
+      onInterrupt: () => () => {},
+    };
+    expect(
+      await main(
+        ['run', AGENT, '--scripted', script, '--store', dir, '--id', 'to-reject', '--plain'],
+        quiet,
+      ),
+    ).toBe(ExitCode.waiting);
+
+    let stdout = '';
+    let interrupt: (() => void) | undefined;
+    const io: CliIo = {
+      ...quiet,
+      out: (text) => {
+        stdout += text;
+      },
+      onInterrupt: (handler) => {
+        interrupt = () => handler('SIGINT');
+        return () => {};
+      },
+    };
+    const exit = main(['studio', '--store', dir], io);
+    await expect.poll(() => /agate studio: (\S+)/.exec(stdout)?.[1]).toBeDefined();
+    const url = /agate studio: (\S+)/.exec(stdout)?.[1] as string;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+
+    const sessions = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
+      id: string;
+      pending: Array<{ id: string }>;
+    }>;
+    expect(sessions.find((s) => s.id === 'to-reject')?.pending.map((p) => p.id)).toEqual(['T-1']);
+    // The run was not started with a tick log: the session is listed, with no ticks.
+    expect(await (await fetch(`${url}api/sessions/to-reject/ticks`)).json()).toEqual([]);
+
+    const decide = (body: unknown) =>
+      fetch(`${url}api/sessions/to-reject/checkpoints/T-1/reject`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await decide({ feedback: 'no name' })).status).toBe(400);
+    const rejected = await decide({ by: 'lead', feedback: 'Say goodbye too.' });
+    expect(rejected.status).toBe(200);
+    expect(await rejected.json()).toMatchObject({ kind: 'rejected', by: 'lead', signed: false });
+    expect((await decide({ by: 'lead', feedback: 'again' })).status).toBe(409);
+    expect(await requestWithHost(`${url}api/sessions`, 'evil.example:80')).toBe(403);
+
+    interrupt?.();
+    expect(await exit).toBe(ExitCode.ok);
+    await expect(fetch(`${url}api/sessions`)).rejects.toThrow();
   }, 30_000);
 });

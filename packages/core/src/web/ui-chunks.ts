@@ -1,6 +1,7 @@
 import type { InferUIMessageChunk } from 'ai';
 import type { AgateEvent } from '../runtime/events.js';
 import type { JsonValue } from '../state/json.js';
+import type { SessionState } from '../state/session-state.js';
 import type { AgateDataTypes, AgateUIMessage } from './data-parts.js';
 
 export type AgateUIMessageChunk = InferUIMessageChunk<AgateUIMessage>;
@@ -193,6 +194,32 @@ export class UIChunkMapper {
   /** Checkpoints still pending when the run began (a resumed session awaiting approval). */
   seedPending(id: string, data: Omit<AgateDataTypesCheckpoint, 'state'>): void {
     this.pending.set(id, { ...data, state: 'pending' });
+  }
+
+  /**
+   * Checkpoints that were pending when the stream began and that a person decided meanwhile
+   * (`approveCheckpoint` on the store): the run takes such a decision without an event.
+   */
+  decidedSince(state: SessionState): AgateUIMessageChunk[] {
+    const out: AgateUIMessageChunk[] = [];
+    for (const [id] of this.pending) {
+      if (state.checkpoints[id]?.state === 'pending') continue;
+      this.pending.delete(id);
+      // Only a decision that is the checkpoint's latest entry: an older one is long settled.
+      const decision = state.checkpointLedger.findLast((entry) => entry.checkpoint === id);
+      if (decision?.kind !== 'approved' && decision?.kind !== 'rejected') continue;
+      out.push(
+        this.checkpoint({
+          tick: state.tick,
+          id,
+          state: decision.kind === 'approved' ? 'approved' : 'rejected',
+          by: decision.by,
+          ...(decision.note !== undefined ? { note: decision.note } : {}),
+          ...(decision.feedback !== undefined ? { feedback: decision.feedback } : {}),
+        }),
+      );
+    }
+    return out;
   }
 
   private summaryOf(id: string): { summary?: string } {

@@ -230,8 +230,40 @@ describe('openChatSession', () => {
       await lastMessage(toUIMessageStream(goOn.session, { onFinish: goOn.save })),
     );
     expect(done).toContain('text: The note is written and approved.');
+    // The decision taken while the chat waited updates the checkpoint's part in place.
+    expect(done[0]).toMatch(
+      /^data-agate-checkpoint \{"tick":2,"id":"T-1","state":"approved","by":"reviewer"\}$/,
+    );
     expect(done.at(-1)).toBe('data-agate-status {"status":"completed","ticks":1}');
     expect((await store.load('chat-1'))?.state).toMatchObject({ status: 'completed' });
+  });
+
+  it('a call a guard refused ends as a tool error with a data-agate-gate part naming the guard', async () => {
+    const store = createMemoryStore();
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          {
+            toolName: 'submit_checkpoint',
+            input: { id: 'T-1', summary: 'Done.' },
+            toolCallId: 's1',
+          },
+          { toolName: 'write_note', input: { text: 'more' }, toolCallId: 'w2' },
+        ],
+      },
+    ]);
+    const chat = await openChatSession(
+      <Reviewed />,
+      { id: 'chat-3', message: userMessage('u1', 'Go') },
+      { model, store },
+    );
+    const parts = describeParts(await lastMessage(toUIMessageStream(chat.session)));
+    expect(parts).toContainEqual(expect.stringMatching(/^tool-write_note w2 output-error .+/));
+    expect(parts).toContainEqual(
+      expect.stringMatching(
+        /^data-agate-gate \{"tick":1,"refused":"tool","gates":\["checkpoint"\],"reasons":\[".+"\],"final":false,"toolCallId":"w2","toolName":"write_note"\}$/,
+      ),
+    );
   });
 
   it('trusts only the text of the last user message: the stored history wins over the client', async () => {

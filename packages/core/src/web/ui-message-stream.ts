@@ -42,16 +42,23 @@ export function toUIMessageStream(
   const { messageId, onFinish, signal, ...options } = runOptions;
   const cancel = new AbortController();
   const mapper = new UIChunkMapper(session.id);
-  // A session resumed while a checkpoint is pending: the run may end at once, still awaiting it.
-  for (const [id, record] of Object.entries(session.state.checkpoints)) {
-    if (record.state !== 'pending') continue;
-    mapper.seedPending(id, {
-      tick: session.state.tick,
-      id,
-      ...(record.cause !== undefined ? { cause: record.cause } : {}),
-      ...(record.reason !== undefined ? { reason: record.reason } : {}),
-    });
+  // A session that waited for a person: what is still pending (the run may end at once,
+  // still awaiting it), and what was decided since its last tick (the page drops its buttons).
+  const { state } = session;
+  for (const [id, record] of Object.entries(state.checkpoints)) {
+    const latest = state.checkpointLedger.findLast((entry) => entry.checkpoint === id);
+    const decidedSinceLastTick =
+      (latest?.kind === 'approved' || latest?.kind === 'rejected') && latest.tick === state.tick;
+    if (record.state === 'pending' || decidedSinceLastTick) {
+      mapper.seedPending(id, {
+        tick: state.tick,
+        id,
+        ...(record.cause !== undefined ? { cause: record.cause } : {}),
+        ...(record.reason !== undefined ? { reason: record.reason } : {}),
+      });
+    }
   }
+  const decidedWhileWaiting = mapper.decidedSince(state);
   let unsubscribe: (() => void) | undefined;
   return new ReadableStream<AgateUIMessageChunk>({
     start: (controller) => {
@@ -60,8 +67,12 @@ export function toUIMessageStream(
         if (!cancel.signal.aborted) controller.enqueue(chunk);
       };
       send({ type: 'start', ...(messageId !== undefined ? { messageId } : {}) });
+      for (const chunk of decidedWhileWaiting) send(chunk);
       unsubscribe = session.subscribe(
         (event) => {
+          // A decision taken while the session waited is applied by the run, without an event.
+          if (event.type !== 'model:delta')
+            for (const chunk of mapper.decidedSince(session.state)) send(chunk);
           for (const chunk of mapper.map(event)) send(chunk);
         },
         { types: STREAMED },

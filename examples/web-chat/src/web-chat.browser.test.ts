@@ -1,0 +1,94 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireSystem } from '@agate/testing';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebChat, type WebChat } from './server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ok = requireSystem({
+  tests: 'web-chat browser tests',
+  needs: 'Chromium (/usr/bin/chromium)',
+  enable: 'apt-get install -y chromium',
+  command: CHROMIUM,
+});
+
+const SCREENSHOTS = join(import.meta.dirname, '../../../docs/images');
+
+describe.skipIf(!ok)('examples/web-chat in a real browser', () => {
+  let dir: string;
+  let chat: WebChat;
+  let browser: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agate-web-chat-'));
+    chat = await startWebChat();
+    browser = await chromium.launchPersistentContext(join(dir, 'chromium'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 900, height: 760 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('request', (request) => {
+      if (!request.url().startsWith(chat.url)) throw new Error(`external request ${request.url()}`);
+    });
+    await page.goto(chat.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await chat?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sends a message, shows the refusal banner, approves the checkpoint by clicking, completes', async () => {
+    await page.fill('input[aria-label="message"]', 'Fix add() in math.js');
+    await page.click('button[type="submit"]');
+
+    // The gate refused the premature "done": a banner, from a data-agate-gate part.
+    const refusal = page.locator('.refusal');
+    await refusal.waitFor({ timeout: 30_000 });
+    expect(await refusal.textContent()).toContain('Refused by verification');
+
+    // The run ends at the checkpoint: approve / reject buttons, from a data-agate-approval part.
+    const approve = page.locator('.approval button', { hasText: 'Approve' });
+    await approve.waitFor({ timeout: 30_000 });
+    expect(await page.locator('.run-status').last().getAttribute('data-status')).toBe(
+      'awaiting-approval',
+    );
+    expect(await page.locator('.approval').textContent()).toContain(
+      'Fixed add() in math.js; 3 tests pass.',
+    );
+    await expect.poll(() => approve.isEnabled()).toBe(true);
+    if (process.env.AGATE_WRITE_SCREENSHOTS === '1') {
+      await mkdir(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'web-chat.png') });
+    }
+    await approve.click();
+
+    // The next run takes the decision and completes; the chat's session in the store agrees.
+    await page.locator('.run-status[data-status="completed"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.message.assistant').last().textContent()).toContain(
+      'The fix is reviewed and approved',
+    );
+    expect(await page.locator('.decided').textContent()).toContain(
+      'review approved by web reviewer',
+    );
+    const sessions = await chat.store.list();
+    expect(sessions).toHaveLength(1);
+    const stored = await chat.store.load(sessions[0]?.id as string);
+    expect(stored?.state).toMatchObject({ status: 'completed' });
+  }, 90_000);
+});
