@@ -13,6 +13,7 @@ import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
 import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
 import { requestForms } from './request-messages.js';
+import { sdkTelemetrySetting } from './sdk-telemetry.js';
 import type { TickToolCall } from './tick-result.js';
 
 /** Settings passed through to every AI SDK call. */
@@ -54,22 +55,47 @@ export function toRequestMessages(context: CompiledContext): ModelMessage[] {
   return messages;
 }
 
+type InputSchema = CompiledContext['tools'][number]['inputSchema'];
+
 /**
  * Tools are offered without `execute`, so the AI SDK stops after one step and hands the
  * calls back: the runtime executes them itself and can intercept, validate and refuse.
  */
 export function toSdkTools(context: CompiledContext): ToolSet {
   const tools: ToolSet = {};
-  for (const t of context.tools) {
-    tools[t.name] = tool({
-      ...(t.description !== undefined ? { description: t.description } : {}),
-      inputSchema: sdkSchema(t.inputSchema),
-    });
-  }
+  for (const t of context.tools) tools[t.name] = sdkTool(t.inputSchema, t.description);
   return tools;
 }
 
-type InputSchema = CompiledContext['tools'][number]['inputSchema'];
+type SdkTool = ToolSet[string];
+const toolCache = new WeakMap<object, Map<string | undefined, SdkTool>>();
+
+/**
+ * One AI SDK tool per (schema object, description), reused across ticks and sessions: the tree
+ * renders the same tools every tick, and building them again is per-tick work for nothing.
+ */
+function sdkTool(schema: InputSchema, description: string | undefined): SdkTool {
+  const make = () =>
+    tool({
+      ...(description !== undefined ? { description } : {}),
+      inputSchema: sdkSchema(schema),
+    });
+  if (typeof schema !== 'object' || schema === null) return make();
+  let byDescription = toolCache.get(schema);
+  if (byDescription === undefined) {
+    byDescription = new Map();
+    toolCache.set(schema, byDescription);
+  }
+  let cached = byDescription.get(description);
+  if (cached === undefined) {
+    cached = make();
+    // Bounded: a tree that makes a new description every tick would otherwise grow the map.
+    if (byDescription.size >= 64) byDescription.clear();
+    byDescription.set(description, cached);
+  }
+  return cached;
+}
+
 const schemaCache = new WeakMap<object, InputSchema>();
 
 /**
@@ -109,6 +135,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
     messages,
     ...(Object.keys(tools).length > 0 ? { tools } : {}),
     abortSignal: signal,
+    ...sdkTelemetrySetting(),
     ...settings,
   };
   if (options.streaming === false) return generateTurn(request, options);

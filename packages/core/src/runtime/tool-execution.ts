@@ -26,6 +26,8 @@ export async function runToolCall(
   call: TickToolCall,
   tools: ReadonlyMap<string, CompiledTool>,
   context: ToolExecuteContext,
+  /** The called tool as it should run (its limits applied), instead of `tools`' entry. */
+  override?: CompiledTool,
 ): Promise<ToolCallOutcome> {
   const base = { toolCallId: call.toolCallId, toolName: call.toolName };
   const refused = (output: string, tool?: CompiledTool): ToolCallOutcome => ({
@@ -34,7 +36,7 @@ export async function runToolCall(
     result: { ...base, isError: true, output },
     executed: false,
   });
-  const tool = tools.get(call.toolName);
+  const tool = override ?? tools.get(call.toolName);
   if (tool === undefined) {
     const names = [...tools.keys()];
     return refused(

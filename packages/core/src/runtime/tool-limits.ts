@@ -76,7 +76,7 @@ export async function runLimitedToolCall(
   context: ToolExecuteContext,
 ): Promise<ToolCallOutcome> {
   const tool = tools.get(call.toolName);
-  let limited = tools;
+  let limited: CompiledTool | undefined;
   if (tool?.execute !== undefined) {
     const timeoutMs = tool.guard?.timeoutMs ?? limits.timeoutMs;
     if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
@@ -88,11 +88,11 @@ export async function runLimitedToolCall(
         'tool',
       );
     }
-    limited = new Map(tools).set(tool.name, { ...tool, execute: withinLimits(tool, timeoutMs) });
+    limited = { ...tool, execute: withinLimits(tool, timeoutMs) };
   }
   let outcome: ToolCallOutcome;
   try {
-    outcome = await runToolCall(call, limited, context);
+    outcome = await runToolCall(call, tools, context, limited);
   } catch (error) {
     context.abortSignal.throwIfAborted();
     throw atStep(error, 'tool');
