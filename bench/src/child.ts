@@ -6,6 +6,7 @@
 import { measureMemory } from './memory.js';
 import { loadedReactBuild } from './react-build.js';
 import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
+import { measureIdleSessions, measureScale } from './scale.js';
 import { measureTickOverhead, type TickOverheadOptions } from './tick-overhead.js';
 import { isLoopName } from './workload.js';
 
@@ -16,7 +17,9 @@ export type ChildTask =
       render: RenderCostOptions;
       tick: Omit<TickOverheadOptions, 'log'>;
     }
-  | { kind: 'tick'; tick: Omit<TickOverheadOptions, 'log'> };
+  | { kind: 'tick'; tick: Omit<TickOverheadOptions, 'log'> }
+  | { kind: 'scale'; reps: number; singleRuns: number }
+  | { kind: 'idle-sessions'; sessions: number };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -28,6 +31,8 @@ async function main(): Promise<unknown> {
     return { ...result, nodeEnv: process.env.NODE_ENV, react: loadedReactBuild() };
   }
   if (task.kind === 'tick') return measureTickOverhead({ ...task.tick, log });
+  if (task.kind === 'scale') return measureScale(task, log);
+  if (task.kind === 'idle-sessions') return measureIdleSessions(task.sessions);
   if (task.kind === 'build') {
     const render = await measureRenderCost(task.render);
     const tick = await measureTickOverhead({ ...task.tick, log });

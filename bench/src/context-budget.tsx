@@ -1,43 +1,67 @@
 import { createSession, estimateTokens, System, Timeline, Tool } from '@agate/core';
 import * as PromptTsx from '@vscode/prompt-tsx';
 import type { ModelMessage } from 'ai';
+import { countTokens } from 'gpt-tokenizer';
 import { collectGarbage, type Summary, summarize } from './stats.js';
 import { benchModel, executeTool, TOOL_NAMES, toolInput } from './workload.js';
 
 /**
- * Context budgets: pruning a long history to an 8,000-token budget, Agate side by side with
- * `@vscode/prompt-tsx` in the same process, on the same messages, with the same chars/4
- * tokenizer. The history is a system message plus n messages alternating user/assistant,
- * each about 33 tokens; priorities rise with recency (prompt-tsx: `priority={i}` per message;
- * Agate: a `<Timeline />`, which drops its oldest messages first).
+ * Context budgets (issue 27: like for like): the same n messages pruned to the same 8,000-token
+ * budget with the same tokenizer, Agate and `@vscode/prompt-tsx` side by side in one process.
+ * Both full renders (every message counted) are compared with each other, for two tokenizers:
+ * the chars/4 estimate and gpt-tokenizer's `countTokens` (o200k). Agate's incremental path
+ * (the cut kept between ticks, only new messages counted) is shown on its own: prompt-tsx has
+ * no incremental path (every `renderPrompt` is a full render), so there is nothing like it to
+ * compare with.
  */
 export const BUDGET_TOKENS = 8_000;
-/** Agate first renders per prompt-tsx render. */
-const COLD_PER_SAMPLE = 5;
 export const SYSTEM_TEXT = 'You are a benchmark agent. Answer the last message.';
+
+export type TokenizerName = 'chars/4' | 'gpt-tokenizer';
+const TOKENIZERS: Record<TokenizerName, (text: string) => number> = {
+  'chars/4': estimateTokens,
+  'gpt-tokenizer': countTokens,
+};
 
 export interface ContextBudgetOptions {
   sizes: readonly number[];
-  /** Samples per size for the cold renders (prompt-tsx and Agate's first render). */
-  coldSamples: (size: number) => number;
-  /** Measured ticks per size for the per-tick figures. */
-  ticks: number;
+  /** Interleaved samples per size and tokenizer of the two full renders. */
+  fullSamples: (size: number) => number;
+  /** Repetitions of the in-tick measurement; each is a block of `ticksPerRep` real ticks. */
+  reps: number;
+  ticksPerRep: number;
   warmupTicks: number;
 }
 
-export interface ContextBudgetResult {
+export interface FullRenderRow {
   messages: number;
-  /** prompt-tsx `renderPrompt` with priorities and the 8,000-token budget. */
+  tokenizer: TokenizerName;
   promptTsx: Summary;
-  /** Messages prompt-tsx kept (for the reader to compare with Agate's). */
+  agate: Summary;
+  /** prompt-tsx / Agate, per interleaved sample pair. */
+  ratio: Summary;
   promptTsxKept: number;
-  /** Agate's first render of a new session: every message counted once, then pruned. */
-  agateCold: Summary;
   agateKept: number;
-  /** Inside real ticks: render + compile + prune (tick:start → model:request). */
-  agateRender: Summary;
-  /** A whole tick: render, prune, model call (mock), tool, commit (tick:start → tick:end). */
-  agateTick: Summary;
+}
+
+export interface InTickRow {
+  messages: number;
+  /** Render + compile + prune inside a real tick (tick:start → model:request): block medians. */
+  render: Summary;
+  /** The whole tick (tick:start → tick:end, mock model): block medians. */
+  tick: Summary;
+  /** Per-block medians in repetition order (for per-repetition ratios between sizes). */
+  tickBlocks: number[];
+  renderBlocks: number[];
+}
+
+export interface ContextBudgetResult {
+  full: FullRenderRow[];
+  inTick: InTickRow[];
+  /** Whole tick at the largest size / at the one before it, per repetition. */
+  tickRatio: Summary | undefined;
+  largest: number;
+  reference: number;
 }
 
 export function budgetHistory(count: number): ModelMessage[] {
@@ -86,29 +110,29 @@ class HistoryPrompt extends PromptTsx.PromptElement<HistoryPromptProps> {
   }
 }
 
-/** The same chars/4 estimate Agate uses by default, plus the same 4 tokens per message. */
-const charsOver4: PromptTsx.ITokenizer<PromptTsx.OutputMode.Raw> = {
-  mode: PromptTsx.OutputMode.Raw,
-  tokenLength: (part) =>
-    part.type === PromptTsx.Raw.ChatCompletionContentPartKind.Text ? estimateTokens(part.text) : 0,
-  countMessageTokens: (message) =>
-    4 +
-    message.content.reduce(
-      (sum, part) =>
-        sum +
-        (part.type === PromptTsx.Raw.ChatCompletionContentPartKind.Text
-          ? estimateTokens(part.text)
-          : 0),
-      0,
-    ),
-};
+/** prompt-tsx's tokenizer interface over the same count, plus the same 4 tokens per message. */
+function promptTsxTokenizer(
+  count: (text: string) => number,
+): PromptTsx.ITokenizer<PromptTsx.OutputMode.Raw> {
+  const textOf = (part: PromptTsx.Raw.ChatCompletionContentPart) =>
+    part.type === PromptTsx.Raw.ChatCompletionContentPartKind.Text ? count(part.text) : 0;
+  return {
+    mode: PromptTsx.OutputMode.Raw,
+    tokenLength: (part) => textOf(part),
+    countMessageTokens: (message) =>
+      4 + message.content.reduce((sum, part) => sum + textOf(part), 0),
+  };
+}
 
-async function renderWithPromptTsx(history: HistoryPromptProps['history']): Promise<number> {
+async function renderWithPromptTsx(
+  history: HistoryPromptProps['history'],
+  tokenizer: PromptTsx.ITokenizer<PromptTsx.OutputMode.Raw>,
+): Promise<number> {
   const result = await PromptTsx.renderPrompt(
     HistoryPrompt,
     { history },
     { modelMaxPromptTokens: BUDGET_TOKENS },
-    charsOver4,
+    tokenizer,
   );
   if (result.tokenCount > BUDGET_TOKENS)
     throw new Error(`prompt-tsx sent ${result.tokenCount} tokens`);
@@ -137,11 +161,19 @@ function BudgetAgent(props: { tools: boolean }) {
   );
 }
 
-function agateCold(timeline: ModelMessage[]): { ms: number; kept: number } {
+/**
+ * Agate's full render: a new session holding the n messages, every message counted once, cut to
+ * the same budget prompt-tsx fills (`lowWater: maxTokens`, so it keeps as much as fits).
+ */
+function agateFull(
+  timeline: ModelMessage[],
+  tokenizer: (text: string) => number,
+): { ms: number; kept: number } {
   const session = createSession(<BudgetAgent tools={false} />, {
     model: benchModel(1),
     state: { timeline },
-    context: { maxTokens: BUDGET_TOKENS },
+    maxTimelineMessages: Math.max(timeline.length, 2),
+    context: { maxTokens: BUDGET_TOKENS, lowWater: BUDGET_TOKENS, tokenizer },
   });
   try {
     const t0 = performance.now();
@@ -157,91 +189,135 @@ function agateCold(timeline: ModelMessage[]): { ms: number; kept: number } {
 }
 
 /**
- * Real ticks on a session holding `size` messages (the session trims its oldest as new ones
- * come, so the size stays put) with the 8,000-token budget: the cut is kept between ticks and
- * moves when the budget is reached again.
+ * Real ticks on sessions holding `size` messages (each trims its oldest as new ones come, so the
+ * size stays put) with the 8,000-token budget and 20 tools; the cut is kept between ticks. The
+ * sizes take turns, one block of ticks each per repetition, so a ratio between two sizes is
+ * taken within one repetition.
  */
-async function agateTicks(
-  size: number,
+async function inTick(
+  sizes: readonly number[],
   options: ContextBudgetOptions,
-): Promise<{ render: Summary; tick: Summary }> {
-  const render: number[] = [];
-  const tick: number[] = [];
-  let start = 0;
-  let measuring = false;
-  const session = createSession(<BudgetAgent tools />, {
-    model: benchModel(Number.MAX_SAFE_INTEGER),
-    state: { timeline: budgetHistory(size) },
-    maxTimelineMessages: Math.max(size, 2),
-    context: { maxTokens: BUDGET_TOKENS },
-    onEvent: (event) => {
-      if (event.type === 'tick:start') start = performance.now();
-      else if (event.type === 'model:request' && measuring) render.push(performance.now() - start);
-      else if (event.type === 'tick:end' && measuring) tick.push(performance.now() - start);
-    },
+  log: (line: string) => void,
+): Promise<InTickRow[]> {
+  const rows = new Map<number, { render: number[]; tick: number[] }>();
+  const sessions = sizes.map((size) => {
+    const row = { render: [] as number[], tick: [] as number[] };
+    rows.set(size, row);
+    let start = 0;
+    let render: number[] = [];
+    let tick: number[] = [];
+    const session = createSession(<BudgetAgent tools />, {
+      model: benchModel(Number.MAX_SAFE_INTEGER),
+      state: { timeline: budgetHistory(size) },
+      maxTimelineMessages: Math.max(size, 2),
+      context: { maxTokens: BUDGET_TOKENS },
+      onEvent: (event) => {
+        if (event.type === 'tick:start') start = performance.now();
+        else if (event.type === 'model:request') render.push(performance.now() - start);
+        else if (event.type === 'tick:end') tick.push(performance.now() - start);
+      },
+    });
+    const block = async (ticks: number, keep: boolean) => {
+      render = [];
+      tick = [];
+      collectGarbage();
+      const result = await session.run({ maxTicks: ticks });
+      if (result.status !== 'max-ticks')
+        throw new Error(`run ended ${result.status}: ${result.reason}`);
+      const budget = session.context?.budget;
+      if (budget === undefined || budget.tokens > BUDGET_TOKENS) {
+        throw new Error(`the budgeted session sent ${budget?.tokens} tokens`);
+      }
+      if (keep) {
+        row.render.push(summarize(render).median);
+        row.tick.push(summarize(tick).median);
+      }
+    };
+    return { size, session, block };
   });
   try {
-    const warm = await session.run({ maxTicks: options.warmupTicks });
-    if (warm.status !== 'max-ticks')
-      throw new Error(`warm-up ended ${warm.status}: ${warm.reason}`);
-    const budget = session.context?.budget;
-    if (budget === undefined || budget.tokens > BUDGET_TOKENS) {
-      throw new Error(`the budgeted session sent ${budget?.tokens} tokens`);
+    for (const s of sessions) await s.block(options.warmupTicks, false);
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const s of sessions) await s.block(options.ticksPerRep, true);
+      log(
+        `  in a tick, rep ${rep + 1}/${options.reps}: ${sessions
+          .map((s) => `${s.size}: ${rows.get(s.size)!.tick.at(-1)!.toFixed(3)} ms`)
+          .join(', ')}`,
+      );
     }
-    measuring = true;
-    const result = await session.run({ maxTicks: options.ticks });
-    if (result.status !== 'max-ticks')
-      throw new Error(`run ended ${result.status}: ${result.reason}`);
   } finally {
-    session.dispose();
+    for (const s of sessions) s.session.dispose();
   }
-  return { render: summarize(render), tick: summarize(tick) };
+  return sizes.map((size) => {
+    const row = rows.get(size)!;
+    return {
+      messages: size,
+      render: summarize(row.render),
+      tick: summarize(row.tick),
+      tickBlocks: row.tick,
+      renderBlocks: row.render,
+    };
+  });
 }
 
 export async function measureContextBudget(
   options: ContextBudgetOptions,
   log: (line: string) => void = () => {},
-): Promise<ContextBudgetResult[]> {
-  const results: ContextBudgetResult[] = [];
+): Promise<ContextBudgetResult> {
+  const full: FullRenderRow[] = [];
   for (const size of options.sizes) {
     const timeline = budgetHistory(size);
     const history = timeline.map((m) => ({
       role: m.role as 'user' | 'assistant',
       text: plainText(m),
     }));
-    const samples = options.coldSamples(size);
-    // Warm-ups (JIT), then interleaved samples so both sides see the same machine load; Agate's
-    // first render is cheap, so it is sampled several times per prompt-tsx render.
-    await renderWithPromptTsx(history);
-    for (let i = 0; i < COLD_PER_SAMPLE; i++) agateCold(timeline);
-    const tsxTimes: number[] = [];
-    const coldTimes: number[] = [];
-    let promptTsxKept = 0;
-    let agateKept = 0;
-    for (let i = 0; i < samples; i++) {
-      collectGarbage();
-      const t0 = performance.now();
-      promptTsxKept = await renderWithPromptTsx(history);
-      tsxTimes.push(performance.now() - t0);
-      for (let j = 0; j < COLD_PER_SAMPLE; j++) {
+    for (const name of Object.keys(TOKENIZERS) as TokenizerName[]) {
+      const count = TOKENIZERS[name];
+      const tsxTokenizer = promptTsxTokenizer(count);
+      // Warm-ups (JIT), then interleaved pairs so both sides see the same machine load.
+      await renderWithPromptTsx(history, tsxTokenizer);
+      agateFull(timeline, count);
+      const tsx: number[] = [];
+      const agate: number[] = [];
+      const ratios: number[] = [];
+      let promptTsxKept = 0;
+      let agateKept = 0;
+      for (let i = 0; i < options.fullSamples(size); i++) {
         collectGarbage();
-        const cold = agateCold(timeline);
-        coldTimes.push(cold.ms);
-        agateKept = cold.kept;
+        const t0 = performance.now();
+        promptTsxKept = await renderWithPromptTsx(history, tsxTokenizer);
+        const a = performance.now() - t0;
+        collectGarbage();
+        const b = agateFull(timeline, count);
+        agateKept = b.kept;
+        tsx.push(a);
+        agate.push(b.ms);
+        ratios.push(a / b.ms);
       }
+      full.push({
+        messages: size,
+        tokenizer: name,
+        promptTsx: summarize(tsx),
+        agate: summarize(agate),
+        ratio: summarize(ratios),
+        promptTsxKept,
+        agateKept,
+      });
+      log(`  full renders, ${size} messages, ${name}: done`);
     }
-    log(`  ${size} messages: prompt-tsx and Agate cold done; ticks...`);
-    collectGarbage();
-    const ticks = await agateTicks(size, options);
-    results.push({
-      messages: size,
-      promptTsx: summarize(tsxTimes),
-      promptTsxKept,
-      agateCold: summarize(coldTimes),
-      agateKept,
-      agateRender: ticks.render,
-      agateTick: ticks.tick,
-    });
   }
-  return results;
+  const rows = await inTick(options.sizes, options, log);
+  const largest = rows.at(-1)!;
+  const reference = rows.at(-2);
+  const tickRatio =
+    reference === undefined
+      ? undefined
+      : summarize(largest.tickBlocks.map((t, i) => t / reference.tickBlocks[i]!));
+  return {
+    full,
+    inTick: rows,
+    tickRatio,
+    largest: largest.messages,
+    reference: reference?.messages ?? largest.messages,
+  };
 }

@@ -23,6 +23,7 @@ import { loadedReactBuild } from './react-build.js';
 import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
 import { type BenchData, type BuildRun, renderReport } from './report.js';
 import { measureSandboxSpawn } from './sandbox-spawn.js';
+import { type IdleSessionMemory, SCALE_SESSIONS, type ScaleResult } from './scale.js';
 import { measureTickOverhead, type TickOverheadResult } from './tick-overhead.js';
 import { LOOP_NAMES, type LoopName, TELEMETRY_LOOPS } from './workload.js';
 
@@ -101,6 +102,25 @@ async function main(): Promise<void> {
     log,
   });
 
+  // The targets are judged on per-repetition ratios, so each repetition must be steady: Agate and
+  // both plain generateText loops, each the fastest of three alternating runs, in a process of
+  // their own (the other loops' heap and JIT state weigh on none of them).
+  log(`tick target (${TICKS} ticks: Agate and the plain generateText loops, child process)...`);
+  const target = await runChild<TickOverheadResult>(
+    {
+      kind: 'tick',
+      tick: {
+        ticks: TICKS,
+        reps: quick ? 3 : 9,
+        inner: 3,
+        warmup: quick ? 1 : 3,
+        loops: ['agate', 'generateText', 'generateTextPreconverted'],
+      },
+    },
+    { NODE_ENV: 'production' },
+    ['--expose-gc'],
+  );
+
   // A difference of a tenth of a millisecond needs more samples than the table above takes:
   // the two loops alternate, many times, and the report takes the median paired difference.
   // Its own process, so the heap and JIT state the eleven loops above leave behind weigh on
@@ -111,7 +131,8 @@ async function main(): Promise<void> {
       kind: 'tick',
       tick: {
         ticks: TICKS,
-        reps: quick ? 4 : 25,
+        reps: quick ? 4 : 12,
+        inner: 3,
         warmup: quick ? 1 : 3,
         loops: ['agate', 'agateGuards'],
       },
@@ -138,7 +159,7 @@ async function main(): Promise<void> {
     window: LONG_WINDOW,
     reps: quick ? 2 : 5,
     warmup: 1,
-    loops: ['agate', 'generateText'],
+    loops: ['agate', 'generateText', 'generateTextPreconverted'],
     log,
   });
 
@@ -149,11 +170,25 @@ async function main(): Promise<void> {
   const contextBudget = await measureContextBudget(
     {
       sizes: [10, 1_000, 10_000],
-      coldSamples: (n) => (n >= 10_000 ? (quick ? 2 : 5) : quick ? 5 : 20),
-      ticks: quick ? 100 : 300,
+      fullSamples: (n) => (n >= 10_000 ? (quick ? 2 : 5) : quick ? 5 : 15),
+      reps: quick ? 3 : 7,
+      ticksPerRep: quick ? 30 : 60,
       warmupTicks: 20,
     },
     log,
+  );
+
+  log(`scale: ${SCALE_SESSIONS} sessions at once against one at a time (child process)...`);
+  const scale = await runChild<ScaleResult>(
+    { kind: 'scale', reps: quick ? 2 : 5, singleRuns: quick ? 20 : 50 },
+    { NODE_ENV: 'production' },
+    ['--expose-gc'],
+  );
+  log('scale: memory of idle sessions (child process)...');
+  const idleSessions = await runChild<IdleSessionMemory>(
+    { kind: 'idle-sessions', sessions: quick ? 100 : 300 },
+    { NODE_ENV: 'production' },
+    ['--expose-gc'],
   );
 
   log('<Shell>: `true` in the bubblewrap sandbox and unsandboxed, alternating...');
@@ -200,11 +235,13 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick, long, guards, telemetry },
+    production: { render, tick, target, long, guards, telemetry },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,
     contextBudget,
+    scale,
+    idleSessions,
     phaseGates,
     ...(sandbox ? { sandbox } : {}),
     coldStart,

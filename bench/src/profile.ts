@@ -170,6 +170,9 @@ process.stdout.write(
           `Functions matching "${match}", inclusive time:`,
           table(new Map([...inclusive].filter(([key]) => key.includes(match))), 40),
           '',
+          `Functions matching "${match}", self time:`,
+          table(new Map([...self].filter(([key]) => key.includes(match))), 40),
+          '',
         ]
       : []),
   ].join('\n'),

@@ -13,7 +13,12 @@ export interface SandboxSpawnResult {
   host: Summary;
   /** Sandboxed − unsandboxed, per repetition (they alternate). */
   extra: Summary;
+  /** The median of `extra` within each block of consecutive pairs: the spread the target is judged on. */
+  blocks: Summary;
 }
+
+/** Pairs per block of the judged spread: one slow spawn moves a block's median, not a verdict. */
+const BLOCK = 8;
 
 function shellTool(cwd: string, sandboxed: boolean): CompiledTool {
   const context = renderContext(
@@ -68,11 +73,17 @@ export async function measureSandboxSpawn(reps: number): Promise<SandboxSpawnRes
         s.push(await timeOnce(sandboxed));
       }
     }
+    const extra = s.map((v, i) => v - h[i]!);
+    const blocks: number[] = [];
+    for (let i = 0; i + BLOCK <= extra.length; i += BLOCK) {
+      blocks.push(summarize(extra.slice(i, i + BLOCK)).median);
+    }
     return {
       reps,
       sandboxed: summarize(s),
       host: summarize(h),
-      extra: summarize(s.map((v, i) => v - h[i]!)),
+      extra: summarize(extra),
+      blocks: summarize(blocks.length > 0 ? blocks : extra),
     };
   } finally {
     rmSync(cwd, { recursive: true, force: true });

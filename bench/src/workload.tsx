@@ -391,6 +391,7 @@ export const LOOP_NAMES = [
   'agatePreconverted',
   'generateTextPreconverted',
   'streamTextPreconverted',
+  'toolLoopAgentPreconverted',
   'agateNoTelemetry',
   'agateTraced',
 ] as const;
@@ -431,6 +432,10 @@ export const LOOPS: Record<LoopName, Loop> = {
   streamTextPreconverted: {
     label: '`streamText` loop, schemas pre-converted',
     run: (n, onTick) => runStreamTextLoop(n, { onTick, preconverted: true }),
+  },
+  toolLoopAgentPreconverted: {
+    label: '`ToolLoopAgent`, schemas pre-converted',
+    run: (n, onTick) => runToolLoopAgent(n, { onTick, preconverted: true }),
   },
   agateNoTelemetry: {
     label: 'Agate `run()`, `telemetry: { enabled: false }`',
