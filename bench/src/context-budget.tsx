@@ -220,7 +220,6 @@ async function inTick(
     const block = async (ticks: number, keep: boolean) => {
       render = [];
       tick = [];
-      collectGarbage();
       const result = await session.run({ maxTicks: ticks });
       if (result.status !== 'max-ticks')
         throw new Error(`run ended ${result.status}: ${result.reason}`);

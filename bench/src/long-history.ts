@@ -1,4 +1,4 @@
-import { collectGarbage, cpuMs, type Summary, summarize } from './stats.js';
+import { cpuMs, type Summary, summarize } from './stats.js';
 import { fasterPlain } from './tick-overhead.js';
 import { LOOPS, type LoopName } from './workload.js';
 
@@ -38,7 +38,6 @@ export async function measureLongHistory(options: LongHistoryOptions): Promise<L
   const log = options.log ?? (() => {});
   const once = async (name: LoopName) => {
     const stamps: number[] = [];
-    collectGarbage();
     const start = cpuMs();
     const outcome = await LOOPS[name].run(ticks, () => stamps.push(cpuMs()));
     const end = cpuMs();

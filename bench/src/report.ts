@@ -290,7 +290,7 @@ export function renderReport(data: BenchData): string {
       `\`generateText\` and \`streamText\` with \`stopWhen: isStepCount(${tick.ticks})\`, and a ` +
       '`ToolLoopAgent` with `generate()`. All validate arguments with the same zod schema and run ' +
       `the same \`execute\`. ${tick.reps} measured repetitions per loop after ${data.warmup} warm-up ` +
-      'run(s), interleaved in rotating order, GC between runs. Per-tick time = the CPU time the ' +
+      'run(s), interleaved in rotating order in a steady heap (no forced GC between runs: see `collectGarbage` in bench/src/stats.ts for why). Per-tick time = the CPU time the ' +
       'process spent on the run (user + system, `process.cpuUsage()`) / ticks: the work is all CPU ' +
       'work of this process, and on a shared machine the wall clock also counts time other ' +
       'processes held the CPU. The wall-clock median is shown beside it.',

@@ -67,7 +67,6 @@ async function oneRun(ticks: number, latencyMs: number): Promise<void> {
 
 /** CPU per tick of `count` runs one after another (the single-session baseline). */
 async function sequential(count: number, ticks: number, latencyMs: number): Promise<number> {
-  collectGarbage();
   const start = cpuMs();
   for (let i = 0; i < count; i++) await oneRun(ticks, latencyMs);
   return (cpuMs() - start) / (count * ticks);
@@ -79,7 +78,6 @@ async function concurrent(
   ticks: number,
   latencyMs: number,
 ): Promise<{ cpu: number; wallMs: number }> {
-  collectGarbage();
   const start = cpuMs();
   const wallStart = performance.now();
   await Promise.all(Array.from({ length: count }, () => oneRun(ticks, latencyMs)));

@@ -45,7 +45,13 @@ export function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** Runs the garbage collector when the process was started with --expose-gc. */
+/**
+ * Runs the garbage collector when the process was started with --expose-gc. Memory figures use
+ * it; timings do not: a forced full collection between runs kills the previous run's session,
+ * and V8 then deoptimizes the code it had specialized on those objects ("embedded weak objects
+ * cleared"), so every next run would be timed while re-optimizing, a state no long-lived process
+ * is in after each run. Timed loops alternate in a steady heap instead.
+ */
 export function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc) {

@@ -1,4 +1,4 @@
-import { collectGarbage, cpuMs, type Summary, summarize } from './stats.js';
+import { cpuMs, type Summary, summarize } from './stats.js';
 import { LOOPS, type LoopName } from './workload.js';
 
 export interface TickOverheadOptions {
@@ -65,7 +65,6 @@ export async function measureTickOverhead(
     const best = new Map<LoopName, { cpu: number; wall: number }>();
     for (let round = 0; round < (options.inner ?? 1); round++) {
       for (const name of order) {
-        collectGarbage();
         const start = performance.now();
         const startCpu = cpuMs();
         const outcome = await LOOPS[name].run(ticks);

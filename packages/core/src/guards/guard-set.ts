@@ -18,6 +18,16 @@ import type {
 const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 const ALLOW = { kind: 'allow' } as const;
 
+export type MaybePromise<T> = T | Promise<T>;
+
+export function isThenable<T>(value: unknown): value is PromiseLike<T> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 export type MergedToolVerdict = { kind: 'allow' } | { kind: 'refuse'; message: string; by: string };
 
 /**
@@ -73,9 +83,31 @@ export class GuardSet {
     for (const g of this.hooks.check) g.check?.(context);
   }
 
-  async beforeModelCall(tick: GuardTick): Promise<BeforeModelVerdict> {
-    for (const g of this.hooks.beforeModelCall) {
-      const verdict = await g.beforeModelCall?.(tick);
+  /**
+   * The first family that ends the run decides. Synchronous while every family answers
+   * synchronously (the usual case): an `await` per family per tick is time the tick pays for
+   * nothing.
+   */
+  beforeModelCall(tick: GuardTick): MaybePromise<BeforeModelVerdict> {
+    const hooks = this.hooks.beforeModelCall;
+    for (let i = 0; i < hooks.length; i++) {
+      const verdict = hooks[i]!.beforeModelCall?.(tick);
+      if (isThenable(verdict)) return this.beforeModelCallFrom(tick, i + 1, verdict);
+      if (verdict?.kind === 'end') return verdict;
+    }
+    return PROCEED;
+  }
+
+  private async beforeModelCallFrom(
+    tick: GuardTick,
+    from: number,
+    pending: PromiseLike<BeforeModelVerdict>,
+  ): Promise<BeforeModelVerdict> {
+    const first = await pending;
+    if (first?.kind === 'end') return first;
+    const hooks = this.hooks.beforeModelCall;
+    for (let i = from; i < hooks.length; i++) {
+      const verdict = await hooks[i]!.beforeModelCall?.(tick);
       if (verdict?.kind === 'end') return verdict;
     }
     return PROCEED;
@@ -89,19 +121,55 @@ export class GuardSet {
     return ALLOW;
   }
 
-  async afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): Promise<void> {
-    for (const g of this.hooks.afterToolCall) await g.afterToolCall?.(tick, outcome);
+  afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): MaybePromise<void> {
+    const hooks = this.hooks.afterToolCall;
+    for (let i = 0; i < hooks.length; i++) {
+      const done = hooks[i]!.afterToolCall?.(tick, outcome);
+      if (isThenable(done)) return this.afterToolCallFrom(tick, outcome, i + 1, done);
+    }
+  }
+
+  private async afterToolCallFrom(
+    tick: GuardTick,
+    outcome: ToolCallOutcome,
+    from: number,
+    pending: PromiseLike<void>,
+  ): Promise<void> {
+    await pending;
+    const hooks = this.hooks.afterToolCall;
+    for (let i = from; i < hooks.length; i++) await hooks[i]!.afterToolCall?.(tick, outcome);
   }
 
   /** Every family updates; the first one that ends the run decides the status. */
-  async tickEnd(
+  tickEnd(
     tick: GuardTick,
     result: TickResult,
     info: TickEndInfo,
-  ): Promise<BeforeModelVerdict> {
+  ): MaybePromise<BeforeModelVerdict> {
+    const hooks = this.hooks.tickEnd;
     let end: BeforeModelVerdict = PROCEED;
-    for (const g of this.hooks.tickEnd) {
-      const verdict = await g.tickEnd?.(tick, result, info);
+    for (let i = 0; i < hooks.length; i++) {
+      const verdict = hooks[i]!.tickEnd?.(tick, result, info);
+      if (isThenable(verdict)) return this.tickEndFrom(tick, result, info, i + 1, verdict, end);
+      if (end.kind === 'proceed' && verdict?.kind === 'end') end = verdict;
+    }
+    return end;
+  }
+
+  private async tickEndFrom(
+    tick: GuardTick,
+    result: TickResult,
+    info: TickEndInfo,
+    from: number,
+    pending: PromiseLike<void | BeforeModelVerdict>,
+    endSoFar: BeforeModelVerdict,
+  ): Promise<BeforeModelVerdict> {
+    let end = endSoFar;
+    const first = await pending;
+    if (end.kind === 'proceed' && first?.kind === 'end') end = first;
+    const hooks = this.hooks.tickEnd;
+    for (let i = from; i < hooks.length; i++) {
+      const verdict = await hooks[i]!.tickEnd?.(tick, result, info);
       if (end.kind === 'proceed' && verdict?.kind === 'end') end = verdict;
     }
     return end;

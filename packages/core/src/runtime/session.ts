@@ -3,7 +3,7 @@ import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
 import { ContextBudget } from '../context/budget.js';
 import { createGuards } from '../guards/families.js';
-import type { GuardSet } from '../guards/guard-set.js';
+import { type GuardSet, isThenable } from '../guards/guard-set.js';
 import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
 import type { GuardHost, GuardTick, ToolCallOutcome } from '../guards/types.js';
 import { createFileStore } from '../persistence/file-store.js';
@@ -40,6 +40,8 @@ export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './sessi
 
 const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
+/** Work (ms of wall time) after which the tick loop lets the event loop turn (signals, I/O). */
+const YIELD_AFTER_MS = 1;
 
 /**
  * Run ends that wait for a person, possibly in another process: the session is saved where
@@ -70,6 +72,7 @@ export class Session {
   private readonly guards: GuardSet;
   private running = false;
   private disposed = false;
+  private lastYield = performance.now();
   private lastContext: CompiledContext | undefined;
   private sessionStore: SessionStore | undefined;
   private readonly limits: ToolLimits;
@@ -358,7 +361,8 @@ export class Session {
     const context = this.render();
     const guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
 
-    const verdict = await this.guards.beforeModelCall(guardTick);
+    const pendingVerdict = this.guards.beforeModelCall(guardTick);
+    const verdict = isThenable(pendingVerdict) ? await pendingVerdict : pendingVerdict;
     if (verdict.kind === 'end')
       return { done: true, status: verdict.status, reason: verdict.reason };
 
@@ -423,9 +427,15 @@ export class Session {
       }
       // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
       // one turn of the loop lets their handlers run, so an abort lands before the next step.
-      await yieldToEventLoop();
+      // Only after a millisecond of work since the last turn: a turn per quick call is time
+      // the tick pays for nothing, and a signal waits at most that long.
+      if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
+        await yieldToEventLoop();
+        this.lastYield = performance.now();
+      }
       signal.throwIfAborted();
-      await this.guards.afterToolCall(guardTick, outcome);
+      const after = this.guards.afterToolCall(guardTick, outcome);
+      if (isThenable(after)) await after;
       this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result, ...truncationOf(outcome) });
       toolResults.push(outcome.result);
     }
@@ -438,13 +448,11 @@ export class Session {
       finishReason: turn.finishReason,
       usage: turn.usage,
     };
-    let dropped = 0;
-    this.update((draft) => {
-      dropped = commitTick(draft, result, tickMessages(result, turn.reasoning), {
-        baseTimeline: this.currentState.timeline,
-        maxTimelineMessages: this.options.maxTimelineMessages ?? 5_000,
-      });
+    const committed = commitTick(this.currentState, result, tickMessages(result, turn.reasoning), {
+      maxTimelineMessages: this.options.maxTimelineMessages ?? 5_000,
     });
+    this.currentState = committed.state;
+    const { dropped } = committed;
     if (dropped > 0) this.emit({ type: 'timeline:trimmed', tick: tickNo, dropped });
     this.lastFinishReason = turn.finishReason;
     const before = this.recentTicks.slice();
@@ -463,10 +471,11 @@ export class Session {
 
     // Computed once per tick, for every family that compares calls (repeats, rework).
     const signatures = result.toolCalls.map((c) => callSignature(c.toolName, c.input));
-    const ended = await this.guards.tickEnd(guardTick, result, {
+    const pendingEnd = this.guards.tickEnd(guardTick, result, {
       elapsedMs: performance.now() - startedAt,
       signatures,
     });
+    const ended = isThenable(pendingEnd) ? await pendingEnd : pendingEnd;
     this.emit({ type: 'tick:end', tick: tickNo, result });
     if (ended.kind === 'end') return { done: true, status: ended.status, reason: ended.reason };
 

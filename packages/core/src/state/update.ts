@@ -80,62 +80,73 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** Applies a finished tick to the (immer) draft. Returns how many messages were trimmed. */
+const NO_NOTICES: string[] = Object.freeze([]) as unknown as string[];
+
+/**
+ * The state after a finished tick, and how many timeline messages were trimmed. A plain
+ * structural update, not an immer recipe: it runs every tick and touches a handful of
+ * top-level fields, and everything new is frozen as immer would freeze it. The timeline is
+ * built once and frozen: `concat`, not a spread, because V8 copies a frozen array much faster
+ * that way.
+ */
 export function commitTick(
-  draft: SessionState,
+  state: SessionState,
   result: TickResult,
   messages: ModelMessage[],
-  options: {
-    /** The committed (frozen) timeline; read outside the draft so immer need not proxy it. */
-    baseTimeline: readonly ModelMessage[];
-    maxTimelineMessages: number;
-  },
-): number {
-  draft.tick = result.tick;
-  draft.text = result.text;
-  draft.usage = addUsage(draft.usage, result.usage);
-  draft.toolCalls += result.toolCalls.length;
-  draft.notices = [];
+  options: { maxTimelineMessages: number },
+): { state: SessionState; dropped: number } {
   let dropped = 0;
-  // Built outside the draft and frozen before assignment: immer skips frozen values, so a
-  // commit costs the new messages, not a walk over the whole (possibly 10,000-message) timeline.
-  // `concat`, not a spread: V8 copies a frozen array much faster that way.
-  let next: readonly ModelMessage[] = options.baseTimeline.concat(
+  let timeline: readonly ModelMessage[] = state.timeline.concat(
     messages.map((message) => deepFreeze(attachRequestForm(message))),
   );
-  if (next.length > options.maxTimelineMessages) {
-    const kept = tailOfTimeline(next, options.maxTimelineMessages);
-    dropped = next.length - kept.length;
-    next = kept;
+  if (timeline.length > options.maxTimelineMessages) {
+    const kept = tailOfTimeline(timeline, options.maxTimelineMessages);
+    dropped = timeline.length - kept.length;
+    timeline = kept;
   }
-  draft.timeline = Object.freeze(next) as ModelMessage[];
-  return dropped;
+  const next: SessionState = {
+    ...state,
+    tick: result.tick,
+    text: result.text,
+    usage: Object.freeze(addUsage(state.usage, result.usage)),
+    toolCalls: state.toolCalls + result.toolCalls.length,
+    notices: NO_NOTICES,
+    timeline: Object.freeze(timeline) as ModelMessage[],
+  };
+  return { state: Object.freeze(next), dropped };
 }
 
-/** The ContinueGate's bookkeeping for a finished tick (kept whether or not one is mounted). */
-export function commitProgress(
-  draft: SessionState,
+/**
+ * The ContinueGate's bookkeeping for a finished tick (kept whether or not one is mounted): the
+ * next progress record, frozen, built without a draft because it runs every tick.
+ */
+export function nextProgress(
+  base: Readonly<SessionState['progress']>,
   tokens: number,
   options: {
-    /** The committed progress, read outside the draft so immer need not proxy its arrays. */
-    baseProgress: Readonly<SessionState['progress']>;
     elapsedMs: number;
     rework: boolean;
     /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
     signatures: readonly string[];
   },
-): void {
-  const base = options.baseProgress;
-  const progress = draft.progress;
-  progress.stepNumber += 1;
-  progress.elapsedMs += options.elapsedMs;
-  if (options.rework) progress.reworkCount += 1;
-  progress.stepTokens = Object.freeze(
-    [...base.stepTokens, tokens].slice(-STEP_TOKENS_CAP),
-  ) as number[];
-  progress.callSignatures = Object.freeze(
-    [...base.callSignatures, ...options.signatures].slice(-CALL_SIGNATURES_CAP),
-  ) as string[];
+): SessionState['progress'] {
+  const stepTokens = base.stepTokens.concat(tokens);
+  const signatures =
+    options.signatures.length === 0
+      ? base.callSignatures
+      : base.callSignatures.concat(options.signatures);
+  return Object.freeze({
+    ...base,
+    stepNumber: base.stepNumber + 1,
+    elapsedMs: base.elapsedMs + options.elapsedMs,
+    reworkCount: base.reworkCount + (options.rework ? 1 : 0),
+    stepTokens: Object.freeze(
+      stepTokens.length > STEP_TOKENS_CAP ? stepTokens.slice(-STEP_TOKENS_CAP) : stepTokens,
+    ) as number[],
+    callSignatures: Object.freeze(
+      signatures.length > CALL_SIGNATURES_CAP ? signatures.slice(-CALL_SIGNATURES_CAP) : signatures,
+    ) as string[],
+  });
 }
 
 function deepFreeze<T>(value: T): T {

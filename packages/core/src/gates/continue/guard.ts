@@ -10,7 +10,7 @@ import type {
 import { createSnapshot } from '../../persistence/snapshot.js';
 import { restorePointRef } from '../../persistence/store.js';
 import type { TickResult } from '../../runtime/tick-result.js';
-import { commitProgress } from '../../state/update.js';
+import { nextProgress } from '../../state/update.js';
 import { checkContinue } from './before-model-call.js';
 import { ContinueGateEvaluator } from './evaluator.js';
 import type { ContinueGateProps } from './props.js';
@@ -79,13 +79,14 @@ export class ContinueGuard implements Guard {
       info.signatures,
       this.signatureIndex.of(base.callSignatures),
     );
+    const progress = nextProgress(base, result.usage.totalTokens, {
+      elapsedMs: info.elapsedMs,
+      rework,
+      signatures: info.signatures,
+    });
+    // A frozen value assigned whole: immer copies the root and skips the rest.
     this.host.update((draft) => {
-      commitProgress(draft, result.usage.totalTokens, {
-        baseProgress: base,
-        elapsedMs: info.elapsedMs,
-        rework,
-        signatures: info.signatures,
-      });
+      draft.progress = progress;
     });
     const after = this.host.state().progress.callSignatures;
     this.signatureIndex.advance(base.callSignatures, info.signatures, after);
