@@ -174,6 +174,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   }
 
   function notifyAll(sessionId: string): void {
+    data.changed(sessionId);
     const line = `event: changed\ndata: ${JSON.stringify({ sessionId })}\n\n`;
     for (const listener of listeners) listener.write(line);
   }

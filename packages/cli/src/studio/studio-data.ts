@@ -1,4 +1,5 @@
 import {
+  type MaterializedTick,
   materializeTicks,
   type Session,
   type SessionState,
@@ -44,6 +45,15 @@ const REPLY_PREVIEW = 120;
 
 /** Where the studio reads: the store, and the live session of `agate run --studio`. */
 export class StudioData {
+  /**
+   * The tick log of the session whose list the page showed last, read once by `summaries()`
+   * (the page lists a session's ticks before it opens one). A tick's detail is then built from
+   * what the list was made of, without reading and parsing the whole log again per click.
+   */
+  private listed:
+    | { sessionId: string; records: TickRecord[]; whole?: MaterializedTick[] }
+    | undefined;
+
   /** `live`: the running session of `agate run --studio`; once it ends, the store has it. */
   constructor(
     private readonly store: SessionStore,
@@ -71,21 +81,41 @@ export class StudioData {
     return out;
   }
 
+  private isLive(sessionId: string): boolean {
+    return this.live !== undefined && sessionId === this.live.id;
+  }
+
   async ticks(sessionId: string): Promise<TickRecord[]> {
     if (this.live !== undefined && sessionId === this.live.id) return this.live.ticks();
     return (await this.store.loadTicks?.(sessionId)) ?? [];
   }
 
   async summaries(sessionId: string): Promise<TickSummary[]> {
-    return (await this.ticks(sessionId)).map(summarize);
+    const records = await this.ticks(sessionId);
+    this.listed = { sessionId, records };
+    return records.map(summarize);
+  }
+
+  /** Forgets what `summaries()` read (a decision or a tick changed the session). */
+  changed(sessionId: string): void {
+    if (this.listed?.sessionId === sessionId) this.listed = undefined;
   }
 
   async detail(sessionId: string, tick: number): Promise<TickDetail | undefined> {
-    const records = await this.ticks(sessionId);
+    const listed =
+      this.listed?.sessionId === sessionId && !this.isLive(sessionId) ? this.listed : undefined;
+    const records = listed?.records ?? (await this.ticks(sessionId));
     const index = records.findIndex((r) => r.tick === tick);
     if (index < 0) return undefined;
-    // Rebuilt only up to the asked tick (the deltas before it), never the whole log.
-    const whole = materializeTicks(records.slice(0, index + 1));
+    // Materialized once per listing (the deltas replayed in one pass); a live log is rebuilt
+    // only up to the asked tick, since it grows while the page looks at it.
+    let whole: MaterializedTick[];
+    if (listed !== undefined) {
+      listed.whole ??= materializeTicks(listed.records);
+      whole = listed.whole;
+    } else {
+      whole = materializeTicks(records.slice(0, index + 1));
+    }
     const current = whole[index];
     if (current === undefined) return undefined;
     const lines = contextLines(current);
