@@ -160,6 +160,7 @@ export { useKnob } from './gates/use-knob.js';
 export {
   createFileStore,
   createMemoryStore,
+  createSnapshot,
   DEFAULT_SESSIONS_DIR,
   InvalidSessionIdError,
   type ListOptions,
