@@ -22,6 +22,14 @@ import { planTimeline, type StoredWindow, tailOf } from './timeline-plan.js';
 /** Where the store connects: a connection string (the store owns its pool) or your pool. */
 export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
 
+export interface PostgresStoreOptions {
+  /** The schema holding the store's tables. Default `agate`. */
+  schema?: string;
+  /** Apply migrations on first use (default true). Off: run `agate db migrate` first. */
+  migrate?: boolean;
+}
+
+/** A `SessionStore` on PostgreSQL, with every optional part, `close()` and `migrate()`. */
 export type PostgresStore = SessionStore &
   Required<
     Pick<
