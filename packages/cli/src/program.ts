@@ -5,7 +5,10 @@ import { CliError, ExitCode } from './errors.js';
 import type { CliIo } from './io.js';
 
 const storeOption = () =>
-  new Option('--store <dir>', 'session store directory').default(DEFAULT_SESSIONS_DIR);
+  new Option(
+    '--store <dir|url>',
+    'session store: a directory, or a postgres:// URL (?schema=NAME, default agate)',
+  ).default(DEFAULT_SESSIONS_DIR);
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -89,6 +92,9 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .addOption(storeOption())
     .option('--all', 'also list ContinueGate restore points (<session>@tick-N)')
     .option('--json', 'print the rows as JSON')
+    .option('--limit <n>', 'one page: at most n sessions, ordered by id', positiveInt)
+    .option('--after <id>', 'the page starts after this session id')
+    .option('--status <status>', 'only sessions with this status (running, completed, ...)')
     .action(async (options) => {
       const { sessionsCommand } = await import('./commands/sessions.js');
       setExit(await sessionsCommand(io, options));
@@ -141,6 +147,17 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .action(async (session: string, checkpoint: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');
       setExit(await decideCommand(io, 'reject', session, checkpoint, options));
+    });
+
+  program
+    .command('db')
+    .description('the Postgres store: agate db migrate --store postgres://…')
+    .command('migrate')
+    .description('create or upgrade the Postgres store tables (otherwise done on first use)')
+    .requiredOption('--store <url>', 'a postgres:// URL (?schema=NAME, default agate)')
+    .action(async (options) => {
+      const { migrateCommand } = await import('./commands/db.js');
+      setExit(await migrateCommand(io, options));
     });
 
   program
