@@ -184,6 +184,7 @@ export {
   updateSession,
 } from './persistence/index.js';
 export { restoreSnapshotState } from './persistence/restore.js';
+export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';
 // Renderer output
 export {
