@@ -184,7 +184,6 @@ export {
   updateSession,
 } from './persistence/index.js';
 export { restoreSnapshotState } from './persistence/restore.js';
-export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';
 // Renderer output
 export {
@@ -214,6 +213,7 @@ export type {
 export { RunError } from './runtime/fault.js';
 export type { ModelSettings } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
+export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 export {
   createSession,
   type RunOptions,
