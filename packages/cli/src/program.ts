@@ -1,5 +1,11 @@
 import { createRequire } from 'node:module';
-import { DEFAULT_SESSIONS_DIR, InvalidSessionIdError, SnapshotError } from '@agate/core';
+import {
+  DEFAULT_SESSIONS_DIR,
+  InvalidSessionIdError,
+  SessionRunningElsewhereError,
+  SnapshotError,
+  StaleSessionError,
+} from '@agate/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError, ExitCode } from './errors.js';
 import type { CliIo } from './io.js';
@@ -70,6 +76,10 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .option(
       '--resume <session>',
       'continue a stored session (from --store, options.store, or .agate/sessions)',
+    )
+    .option(
+      '--take-over',
+      'with --resume: run a session whose stored claim names a process that is gone (killed, machine lost)',
     )
     .option('--id <id>', 'id for a new session (default: a random UUID)')
     .option('--max-ticks <n>', 'ticks this run may take (overrides options.maxTicks)', positiveInt)
@@ -219,6 +229,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (error instanceof SnapshotError) {
       io.err(`agate: ${error.message}\n`);
       return ExitCode.corrupt;
+    }
+    // Another process holds the session (or saved it in between): one sentence, non-zero.
+    if (error instanceof SessionRunningElsewhereError || error instanceof StaleSessionError) {
+      io.err(`agate: ${error.message}\n`);
+      return ExitCode.runFailed;
     }
     throw error;
   }
