@@ -74,7 +74,7 @@ function Fixer() {
           throw new Error('1 failing');
         }}
       />
-      <Checkpoint id="review" when="submit" />
+      <Checkpoint id="review" task="Edit, test, then submit." />
       <ContinueGate checkpointIntervalSteps={2} />
       {g.element}
     </>
