@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { SessionOptions } from '@agate/core';
 import { createElement, isValidElement, type ReactElement } from 'react';
 import { CliError, ExitCode } from '../errors.js';
+import { agentTsconfig, resolveAgentImportsFromCli } from './agent-resolution.js';
 
 /** What an agent file may export as `options`: any session option but those the CLI owns. */
 export type AgentFileOptions = Partial<Omit<SessionOptions, 'snapshot' | 'signal'>>;
@@ -16,8 +17,6 @@ export interface LoadedAgent {
 
 const NEEDS_TSX = /\.(ts|tsx|mts|cts|jsx)$/;
 const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
-/** For an agent file with no tsconfig.json above it: JSX through React's automatic runtime. */
-const FALLBACK_TSCONFIG = fileURLToPath(new URL('../../agent-tsconfig.json', import.meta.url));
 let tsxRegistered: Promise<void> | undefined;
 
 /**
@@ -36,12 +35,13 @@ export async function loadAgentFile(file: string, cwd = process.cwd()): Promise<
   // Running from TypeScript sources (`pnpm agate`, the bin in the repository) means a loader
   // for TypeScript is in place already; a second one would transform files twice.
   if (NEEDS_TSX.test(path) && !RUNNING_FROM_SOURCE) {
-    const tsconfig = nearestTsconfig(dirname(path)) ?? FALLBACK_TSCONFIG;
+    const tsconfig = agentTsconfig(nearestTsconfig(dirname(path)));
     tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
       register({ tsconfig });
     });
     await tsxRegistered;
   }
+  resolveAgentImportsFromCli(import.meta.url, (specifier) => import.meta.resolve(specifier));
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
