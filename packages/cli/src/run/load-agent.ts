@@ -46,16 +46,56 @@ export async function loadAgentFile(file: string, cwd = process.cwd()): Promise<
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
     throw new CliError(
-      `Could not load the agent file ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      `Could not load the agent file ${file}: ${message.split('\n')[0]}${loadHint(error, path)}`,
       ExitCode.usage,
       { cause: error },
     );
   }
+  // A file loaded as CommonJS (its folder has no `"type": "module"`) arrives as the
+  // `exports` object, whose `default` is the agent.
+  const exports = commonJsExports(module);
   return {
-    element: agentElement(module.default, file),
-    options: agentOptions(module.options, file),
+    element: agentElement(exports.default, file),
+    options: agentOptions(exports.options, file),
   };
+}
+
+function commonJsExports(module: Record<string, unknown>): Record<string, unknown> {
+  const inner = module.default;
+  if (
+    typeof inner === 'object' &&
+    inner !== null &&
+    !isValidElement(inner) &&
+    (inner as { __esModule?: unknown }).__esModule === true
+  ) {
+    return inner as Record<string, unknown>;
+  }
+  return module;
+}
+
+/** What to do about the common reasons an agent file does not load, in the user's terms. */
+function loadHint(error: unknown, path: string): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const missing = /Cannot find (?:module|package) '([^']+)'/.exec(message)?.[1];
+  if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && missing !== undefined) {
+    if (missing.startsWith('.') || missing.startsWith('/')) {
+      return '. Check the path of that import (relative imports name the file with its extension).';
+    }
+    const name = missing.startsWith('@')
+      ? missing.split('/').slice(0, 2).join('/')
+      : missing.split('/')[0];
+    return `. Install it in the agent's project: npm install ${name}`;
+  }
+  if (/top-level await|await is only valid/i.test(message)) {
+    return (
+      `. The file was loaded as CommonJS, where top-level await is not allowed: add "type": "module" ` +
+      `to the package.json above ${path} (npm create agate writes one that has it).`
+    );
+  }
+  return '';
 }
 
 /**
