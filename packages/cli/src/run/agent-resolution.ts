@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire, registerHooks } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +94,7 @@ function patchCommonJsResolution(resolveFromCli: (specifier: string) => string):
  * tsconfig.json, for paths and the like) but compiles JSX through React's automatic runtime
  * and applies to every file, whatever that tsconfig's `jsx`, `include` or `exclude` say:
  * otherwise a file outside `include` compiles with classic JSX and fails with "React is not
- * defined". Written to a temporary directory, as tsx reads settings only from a file.
+ * defined". Written to the temporary directory, as tsx reads settings only from a file.
  */
 export function agentTsconfig(projectTsconfig: string | undefined): string {
   const config = {
@@ -109,8 +110,15 @@ export function agentTsconfig(projectTsconfig: string | undefined): string {
     include: ['/**/*'],
     exclude: [],
   };
-  const dir = mkdtempSync(join(tmpdir(), 'agate-tsconfig-'));
-  const path = join(dir, 'tsconfig.json');
-  writeFileSync(path, JSON.stringify(config, null, 2));
+  // One file per distinct content, reused by later runs instead of a new one each time.
+  const text = JSON.stringify(config, null, 2);
+  const dir = join(tmpdir(), 'agate-tsconfig');
+  const path = join(dir, `${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    // Whole or not at all, for a run starting at the same moment in another process.
+    writeFileSync(`${path}.${process.pid}`, text);
+    renameSync(`${path}.${process.pid}`, path);
+  }
   return path;
 }

@@ -72,6 +72,15 @@ interface ProviderConfig {
  * URL). Undefined when the model does not say (a gateway id, a custom model, a test double).
  */
 export function serverAddress(model: LanguageModel): ServerAddress | undefined {
+  try {
+    return readServerAddress(model);
+  } catch {
+    // A model object is not ours to trust: one that throws on inspection is simply not told.
+    return undefined;
+  }
+}
+
+function readServerAddress(model: LanguageModel): ServerAddress | undefined {
   if (typeof model === 'string') return undefined;
   const config = (model as { config?: ProviderConfig }).config;
   if (config === undefined || config === null || typeof config !== 'object') return undefined;
