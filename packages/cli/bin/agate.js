@@ -15,7 +15,8 @@ if (existsSync(built)) {
   }`;
   register(`data:text/javascript,${encodeURIComponent(addSourceCondition)}`);
   const { register: registerTsx } = await import('tsx/esm/api');
-  // The repository's settings (JSX through React's automatic runtime), whatever the cwd holds.
-  registerTsx({ tsconfig: fileURLToPath(new URL('../../../tsconfig.json', import.meta.url)) });
+  // JSX through React's automatic runtime for every file (the CLI's sources and an agent file
+  // anywhere on disk, inside the repository's tsconfig.json `include` or not).
+  registerTsx({ tsconfig: fileURLToPath(new URL('../agent-tsconfig.json', import.meta.url)) });
   await import(new URL('../src/bin.ts', import.meta.url).href);
 }

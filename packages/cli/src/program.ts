@@ -97,6 +97,18 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     });
 
   program
+    .command('init')
+    .description(
+      'write a new agent project (what npm create agate writes): package.json, tsconfig.json, an agent with a gate, a test',
+    )
+    .argument('[directory]', 'where to write it (created if missing; must be empty)', '.')
+    .option('--name <name>', 'the package name (default: the directory name)')
+    .action(async (dir: string, options: { name?: string }) => {
+      const { initCommand } = await import('./commands/init.js');
+      setExit(await initCommand(io, dir, options));
+    });
+
+  program
     .command('sessions')
     .description('list the stored sessions: id, status, checkpoint, ticks, saved at')
     .addOption(storeOption())

@@ -89,6 +89,9 @@ export function scriptedModel(
     return reply;
   };
 
+  /** `response-<n>`: the n-th call's answer (1-based), what a provider's response id is. */
+  const responseId = () => `response-${calls.length}`;
+
   const toolCallsOf = (reply: ScriptedReply) =>
     (reply.toolCalls ?? []).map((call) => ({
       type: 'tool-call' as const,
@@ -111,6 +114,8 @@ export function scriptedModel(
         content,
         finishReason: finishReason(reply, calls.length),
         usage: usageOf(reply, callOptions, calls),
+        // The same id either way, so a run reads the same streamed or not.
+        response: { id: responseId(), modelId: model.modelId },
         warnings: [],
       };
     },
@@ -119,7 +124,7 @@ export function scriptedModel(
       const calls = toolCallsOf(reply);
       const parts: LanguageModelV4StreamPart[] = [
         { type: 'stream-start', warnings: [] },
-        { type: 'response-metadata', id: `response-${calls.length}`, modelId: model.modelId },
+        { type: 'response-metadata', id: responseId(), modelId: model.modelId },
       ];
       if (reply.reasoning) {
         parts.push({ type: 'reasoning-start', id: 'r' });

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { SessionOptions } from '@agate/core';
 import { createElement, isValidElement, type ReactElement } from 'react';
 import { CliError, ExitCode } from '../errors.js';
+import { agentTsconfig, resolveAgentImportsFromCli } from './agent-resolution.js';
 
 /** What an agent file may export as `options`: any session option but those the CLI owns. */
 export type AgentFileOptions = Partial<Omit<SessionOptions, 'snapshot' | 'signal'>>;
@@ -16,8 +17,6 @@ export interface LoadedAgent {
 
 const NEEDS_TSX = /\.(ts|tsx|mts|cts|jsx)$/;
 const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
-/** For an agent file with no tsconfig.json above it: JSX through React's automatic runtime. */
-const FALLBACK_TSCONFIG = fileURLToPath(new URL('../../agent-tsconfig.json', import.meta.url));
 let tsxRegistered: Promise<void> | undefined;
 
 /**
@@ -36,26 +35,67 @@ export async function loadAgentFile(file: string, cwd = process.cwd()): Promise<
   // Running from TypeScript sources (`pnpm agate`, the bin in the repository) means a loader
   // for TypeScript is in place already; a second one would transform files twice.
   if (NEEDS_TSX.test(path) && !RUNNING_FROM_SOURCE) {
-    const tsconfig = nearestTsconfig(dirname(path)) ?? FALLBACK_TSCONFIG;
+    const tsconfig = agentTsconfig(nearestTsconfig(dirname(path)));
     tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
       register({ tsconfig });
     });
     await tsxRegistered;
   }
+  resolveAgentImportsFromCli(import.meta.url, (specifier) => import.meta.resolve(specifier));
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
     throw new CliError(
-      `Could not load the agent file ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      `Could not load the agent file ${file}: ${message.split('\n')[0]}${loadHint(error, path)}`,
       ExitCode.usage,
       { cause: error },
     );
   }
+  // A file loaded as CommonJS (its folder has no `"type": "module"`) arrives as the
+  // `exports` object, whose `default` is the agent.
+  const exports = commonJsExports(module);
   return {
-    element: agentElement(module.default, file),
-    options: agentOptions(module.options, file),
+    element: agentElement(exports.default, file),
+    options: agentOptions(exports.options, file),
   };
+}
+
+function commonJsExports(module: Record<string, unknown>): Record<string, unknown> {
+  const inner = module.default;
+  if (
+    typeof inner === 'object' &&
+    inner !== null &&
+    !isValidElement(inner) &&
+    (inner as { __esModule?: unknown }).__esModule === true
+  ) {
+    return inner as Record<string, unknown>;
+  }
+  return module;
+}
+
+/** What to do about the common reasons an agent file does not load, in the user's terms. */
+function loadHint(error: unknown, path: string): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const missing = /Cannot find (?:module|package) '([^']+)'/.exec(message)?.[1];
+  if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && missing !== undefined) {
+    if (missing.startsWith('.') || missing.startsWith('/')) {
+      return '. Check the path of that import (relative imports name the file with its extension).';
+    }
+    const name = missing.startsWith('@')
+      ? missing.split('/').slice(0, 2).join('/')
+      : missing.split('/')[0];
+    return `. Install it in the agent's project: npm install ${name}`;
+  }
+  if (/top-level await|await is only valid/i.test(message)) {
+    return (
+      `. The file was loaded as CommonJS, where top-level await is not allowed: add "type": "module" ` +
+      `to the package.json above ${path} (npm create agate writes one that has it).`
+    );
+  }
+  return '';
 }
 
 /**

@@ -1,3 +1,4 @@
+import { scriptedModel } from '@agate/testing';
 import { generateText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { scriptedModelFrom, scriptSchema } from './scripted-file.js';
@@ -16,11 +17,14 @@ describe('script files', () => {
   });
 
   it('become a scripted model: replies in order, errors as provider errors, repeat-last when asked', async () => {
-    const model = scriptedModelFrom({
-      turns: ['first', { error: 'rate limited' }, 'last'],
-      whenExhausted: 'repeat-last',
-      modelId: 'm',
-    });
+    const model = scriptedModelFrom(
+      {
+        turns: ['first', { error: 'rate limited' }, 'last'],
+        whenExhausted: 'repeat-last',
+        modelId: 'm',
+      },
+      scriptedModel,
+    );
     expect(model.modelId).toBe('m');
     expect((await generateText({ model, prompt: 'a' })).text).toBe('first');
     await expect(generateText({ model, prompt: 'b', maxRetries: 0 })).rejects.toThrow(

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type ScriptedModel, type ScriptedReply, scriptedModel } from '@agate/testing';
+import type { ScriptedModel, ScriptedReply, scriptedModel } from '@agate/testing';
 import { z } from 'zod';
 import { CliError, ExitCode } from '../errors.js';
 
@@ -71,10 +71,34 @@ export async function loadScriptedModel(path: string): Promise<ScriptedModel> {
       ExitCode.usage,
     );
   }
-  return scriptedModelFrom(parsed.data);
+  return scriptedModelFrom(parsed.data, await loadScriptedModelFactory());
 }
 
-export function scriptedModelFrom(script: ScriptFile): ScriptedModel {
+/** `scriptedModel` from `@agate/testing`. */
+export type ScriptedModelFactory = typeof scriptedModel;
+
+/**
+ * `@agate/testing` is an optional peer of the CLI (only `--scripted` needs it), so it is
+ * imported here, when a script is given, with the command that installs it if it is missing.
+ */
+async function loadScriptedModelFactory(): Promise<ScriptedModelFactory> {
+  try {
+    return (await import('@agate/testing')).scriptedModel;
+  } catch (error) {
+    throw new CliError(
+      '--scripted runs the agent on a scripted model from @agate/testing, which is not installed ' +
+        'next to agate. Install it in your project: npm install --save-dev @agate/testing',
+      ExitCode.usage,
+      { cause: error },
+    );
+  }
+}
+
+/** A scripted model from a parsed script, made by `scriptedModel` of `@agate/testing`. */
+export function scriptedModelFrom(
+  script: ScriptFile,
+  scriptedModel: ScriptedModelFactory,
+): ScriptedModel {
   const { turns, whenExhausted, modelId } = Array.isArray(script) ? { turns: script } : script;
   return scriptedModel(
     turns.map((t): string | ScriptedReply => {

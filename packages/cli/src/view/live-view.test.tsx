@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { type AgateEvent, createMemoryStore, createSession } from '@agate/core';
+import { scriptedModel } from '@agate/testing';
 import { render } from 'ink-testing-library';
 import { createElement, type ReactElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ async function scriptedRunViews(
 ): Promise<RunViewState[]> {
   const script = scriptSchema.parse(JSON.parse(await readFile(scriptFile, 'utf8')));
   const session = createSession(createElement(agent), {
-    model: scriptedModelFrom(script),
+    model: scriptedModelFrom(script, scriptedModel),
     store: createMemoryStore(),
     // As `agate run` does for the live view: it shows text as it streams.
     streaming: true,

@@ -2,6 +2,7 @@ import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '@agate
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSession, ModelCallError, type ModelSettings } from '../index.js';
+import { memoryTracing } from '../telemetry/__fixtures__/span-tree.js';
 import { FaultAgent, faultyModel, partialText, step, streamOf, watch } from './harness.js';
 
 const servers: OpenAICompatibleServer[] = [];
@@ -21,6 +22,32 @@ async function httpModel(script: Parameters<typeof startOpenAICompatibleServer>[
 const retryAfter = { 'retry-after-ms': '1' };
 
 describe('model faults', () => {
+  it('a model object whose provider config throws when traced for its server address', async () => {
+    // A custom model whose config is hostile to inspection: tracing must not end the run.
+    const model = Object.assign(faultyModel([step(1), 'Done.'], {}), {
+      config: {
+        get baseURL(): string {
+          throw new Error('config is not readable');
+        },
+        url: () => {
+          throw new Error('no URL');
+        },
+      },
+    });
+    const tracing = memoryTracing();
+    const session = createSession(<FaultAgent />, {
+      model,
+      streaming: true,
+      telemetry: { tracer: tracing.tracer },
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    const chats = tracing.exporter.getFinishedSpans().filter((s) => s.name.startsWith('chat '));
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) expect(chat.attributes['server.address']).toBeUndefined();
+    expect(result.ticks).toBe(2);
+  });
+
   it('a model that throws', async () => {
     const model = faultyModel([step(1), 'Done.'], {
       1: async () => {

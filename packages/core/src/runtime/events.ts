@@ -27,6 +27,9 @@ export type AgateEvent =
       toolCalls: TickToolCall[];
       finishReason: string;
       usage: UsageTotals;
+      /** The provider's id of the answer and the model that gave it, when it said. */
+      responseId?: string;
+      responseModel?: string;
     }
   | { type: 'tool:call'; tick: number; toolCallId: string; toolName: string; input: unknown }
   | {

@@ -33,6 +33,9 @@ export interface ModelTurn {
   toolCalls: TickToolCall[];
   finishReason: string;
   usage: UsageTotals;
+  /** The provider's id of this answer and the model that gave it, when the provider said. */
+  responseId?: string;
+  responseModel?: string;
 }
 
 export interface ModelCallOptions {
@@ -154,6 +157,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
   const toolCalls: TickToolCall[] = [];
   let finishReason = 'other';
   let usage: UsageTotals = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  let response: { id?: string; modelId?: string } | undefined;
 
   for await (const part of result.fullStream) {
     switch (part.type) {
@@ -169,6 +173,9 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
         // Invalid calls (unknown tool, unparsable input) arrive here too, flagged; the runtime
         // answers them with its own tool error, so they are kept as ordinary calls.
         toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        break;
+      case 'finish-step':
+        response = part.response;
         break;
       case 'finish':
         finishReason = part.finishReason;
@@ -190,7 +197,17 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
       cause: failure,
     });
   }
-  return { text, reasoning, toolCalls, finishReason, usage };
+  return { text, reasoning, toolCalls, finishReason, usage, ...responseIdentity(response) };
+}
+
+/** The response's id and model, left out when the provider sent none. */
+function responseIdentity(
+  response: { id?: string; modelId?: string } | undefined,
+): Pick<ModelTurn, 'responseId' | 'responseModel'> {
+  return {
+    ...(response?.id ? { responseId: response.id } : {}),
+    ...(response?.modelId ? { responseModel: response.modelId } : {}),
+  };
 }
 
 /**
@@ -223,6 +240,7 @@ async function generateTurn(
     })),
     finishReason: result.finishReason,
     usage: toUsageTotals(result.totalUsage),
+    ...responseIdentity(result.response),
   };
 }
 

@@ -34,6 +34,11 @@ export interface SessionOptions {
   streaming?: StreamingOption;
   /** Session id; defaults to a random UUID (or the snapshot's id). */
   id?: string;
+  /**
+   * The agent's name in traces (`gen_ai.agent.name`, the `invoke_agent {name}` span). Default:
+   * the root component's name (`<Coder />` → `Coder`), else `agent`.
+   */
+  name?: string;
   /** Seed state (tests, or a hand-built history). Ignored when a snapshot is given. */
   state?: Partial<SessionState>;
   /** Oldest messages are dropped past this many (default 5,000), never leaving an orphaned tool result. */

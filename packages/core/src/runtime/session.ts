@@ -20,6 +20,7 @@ import { COMPILED_CONTEXT, type CompiledContext } from '../renderer/compiled-con
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
+import { agentName } from '../telemetry/agent-name.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
 import { TickLog } from '../ticklog/tick-log.js';
 import type { TickRecord } from '../ticklog/types.js';
@@ -138,7 +139,7 @@ export class Session {
     this.guards = set;
     // The families' public methods (`approve`, `setKnob`, ...): see guards/session-api.ts.
     Object.defineProperties(this, familyApi(families));
-    this.tracing = new SessionTracing(this, options);
+    this.tracing = new SessionTracing(this, options, agentName(element, options.name));
     this.tickLog = this.openTickLog(options);
     if (options.onEvent) this.events.subscribe(options.onEvent);
   }
@@ -404,6 +405,8 @@ export class Session {
       toolCalls: turn.toolCalls,
       finishReason: turn.finishReason,
       usage: turn.usage,
+      ...(turn.responseId !== undefined ? { responseId: turn.responseId } : {}),
+      ...(turn.responseModel !== undefined ? { responseModel: turn.responseModel } : {}),
     });
 
     // Calls run one at a time, in the model's order: a knob set earlier in the tick is

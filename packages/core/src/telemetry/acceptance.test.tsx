@@ -115,16 +115,21 @@ describe('issue 10: spans', () => {
 
     const spans = exporter.getFinishedSpans();
     const named = (name: string) => spans.filter((s) => s.name === name);
-    const [run] = named('agate.run');
+    const [run] = named('invoke_agent Agent');
     expect(run).toBeDefined();
     if (!run) return;
     expect(parentOf(run)).toBeUndefined();
     expect(run.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'Agent',
+      'gen_ai.conversation.id': 'span-acc',
       'agate.session.id': 'span-acc',
       'agate.run.status': 'awaiting-approval',
       'agate.run.ticks': 2,
     });
     expect(String(run.attributes['agate.run.reason'])).toContain('T-1');
+    // Usage is counted once, on the model calls; backends add those up.
+    expect(run.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
 
     const ticks = named('agate.tick');
     expect(ticks.map((t) => t.attributes['agate.tick.number'])).toEqual([1, 2]);
@@ -139,9 +144,12 @@ describe('issue 10: spans', () => {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': expect.any(String),
       'gen_ai.request.model': 'test-model',
+      'gen_ai.response.model': 'test-model',
+      'gen_ai.response.id': 'response-1',
       'gen_ai.usage.input_tokens': 100,
       'gen_ai.usage.output_tokens': 10,
     });
+    expect(chats[1]?.attributes['gen_ai.response.id']).toBe('response-2');
     expect(chats[0]?.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_call']);
     expect(chats[1]?.attributes['gen_ai.usage.input_tokens']).toBe(150);
 
@@ -152,6 +160,7 @@ describe('issue 10: spans', () => {
     const refused = byCall('c-refused');
     expect(ok?.name).toBe('execute_tool lookup');
     expect(ok?.attributes['gen_ai.tool.name']).toBe('lookup');
+    expect(ok?.attributes['gen_ai.tool.description']).toBe('Look a key up');
     expect(ok?.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(failed?.name).toBe('execute_tool broken');
     expect(failed?.status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'backend down' });
@@ -193,7 +202,7 @@ describe('issue 10: spans', () => {
     expect(result.status).toBe('error');
     const spans = exporter.getFinishedSpans();
     const chat = spans.find((s) => s.name.startsWith('chat '));
-    const run = spans.find((s) => s.name === 'agate.run');
+    const run = spans.find((s) => s.name === 'invoke_agent Small');
     expect(chat?.status.code).toBe(SpanStatusCode.ERROR);
     expect(chat?.status.message).toContain('socket hang up');
     expect(chat?.events.map((e) => e.name)).toContain('exception');
@@ -259,7 +268,7 @@ describe('issue 10: spans', () => {
       expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([
         'chat scripted',
         'agate.tick',
-        'agate.run',
+        'invoke_agent Small',
       ]);
       exporter.reset();
       await createSession(<Small />, {

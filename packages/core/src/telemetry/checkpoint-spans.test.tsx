@@ -15,7 +15,7 @@ import {
   User,
   useGate,
 } from '../index.js';
-import { formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
+import { eventsNamed, formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
 
 const verification = gate({
   description: 'Verify your changes before completing',
@@ -129,7 +129,7 @@ describe('spans of a run with every guard family', () => {
     );
 
     // The same facts, asserted on their own.
-    const runs = named(spans, 'agate.run');
+    const runs = named(spans, 'invoke_agent Coder');
     expect(runs.map((r) => r.attributes['agate.run.status'])).toEqual([
       'awaiting-approval',
       'completed',
@@ -147,18 +147,22 @@ describe('spans of a run with every guard family', () => {
     ]);
     const thirdTick = ticks[2]?.spanContext().spanId;
 
+    // Made inside the submit call: an event on its tick that names the call.
     const submit = named(spans, 'execute_tool submit_checkpoint')[0];
-    const [submitted] = named(spans, 'agate.checkpoint.submitted');
-    expect(submitted?.parentSpanContext?.spanId).toBe(submit?.spanContext().spanId);
-    const [pending] = named(spans, 'agate.checkpoint.pending');
+    const [submitted] = eventsNamed(spans, 'agate.checkpoint.submitted');
+    expect(submitted?.on).toBe(ticks[2]);
+    expect(submitted?.attributes['gen_ai.tool.call.id']).toBe(
+      submit?.attributes['gen_ai.tool.call.id'],
+    );
+    const [pending] = eventsNamed(spans, 'agate.checkpoint.pending');
     expect(pending?.attributes).toMatchObject({
-      'checkpoint.id': 'plan',
-      'checkpoint.state': 'pending',
-      'checkpoint.cause': 'submit',
-      'checkpoint.by': 'model',
+      'agate.checkpoint.id': 'plan',
+      'agate.checkpoint.state': 'pending',
+      'agate.checkpoint.cause': 'submit',
+      'agate.checkpoint.by': 'model',
     });
     // The summary is the model's text: not recorded by default, nor in the run's reason.
-    expect(pending?.attributes['checkpoint.reason']).toBeUndefined();
+    expect(pending?.attributes['agate.checkpoint.reason']).toBeUndefined();
     expect(first.reason).toContain('add() subtracts');
     expect(runs[0]?.attributes['agate.run.reason']).toMatch(
       /^Checkpoint "plan" is awaiting supervisor approval \(submitted: \[summary not recorded\]\)/,
@@ -173,27 +177,29 @@ describe('spans of a run with every guard family', () => {
     });
 
     // Approved between the runs: traced under the second run.
-    const [approved] = named(spans, 'agate.checkpoint.approved');
-    expect(approved?.parentSpanContext?.spanId).toBe(secondRun?.spanContext().spanId);
+    const [approved] = eventsNamed(spans, 'agate.checkpoint.approved');
+    expect(approved?.on).toBe(secondRun);
     expect(approved?.attributes).toEqual({
-      'checkpoint.id': 'plan',
-      'checkpoint.state': 'approved',
-      'checkpoint.by': 'alice',
-      'checkpoint.note': 'Go ahead.',
+      'agate.checkpoint.id': 'plan',
+      'agate.checkpoint.state': 'approved',
+      'agate.checkpoint.by': 'alice',
+      'agate.checkpoint.note': 'Go ahead.',
     });
 
     expect(named(spans, 'execute_tool read_file')[0]?.status.code).toBe(2);
-    expect(named(spans, 'agate.exit.blocked')[0]?.attributes['gate.name']).toBe('verification');
-    expect(named(spans, 'agate.continue.throttled').length).toBeGreaterThan(0);
-    const phases = named(spans, 'agate.phase.changed');
+    expect(eventsNamed(spans, 'agate.exit.blocked')[0]?.attributes['agate.gate.name']).toBe(
+      'verification',
+    );
+    expect(eventsNamed(spans, 'agate.continue.throttled').length).toBeGreaterThan(0);
+    const phases = eventsNamed(spans, 'agate.phase.changed');
     expect(phases.at(-1)?.attributes).toMatchObject({
-      'gate.understanding': true,
-      'gate.change': true,
-      'gate.verification': true,
-      'gate.readiness': true,
-      'gate.no_progress_yet': false,
+      'agate.gate.understanding': true,
+      'agate.gate.change': true,
+      'agate.gate.verification': true,
+      'agate.gate.readiness': true,
+      'agate.gate.no_progress_yet': false,
     });
-    expect(typeof phases.at(-1)?.attributes['gate.steps_taken']).toBe('number');
+    expect(typeof phases.at(-1)?.attributes['agate.gate.steps_taken']).toBe('number');
   });
 });
 
@@ -207,13 +213,13 @@ describe('spans of a checkpoint with recordOutputs', () => {
     });
     expect((await session.run()).status).toBe('awaiting-approval');
     const spans = tracing.exporter.getFinishedSpans();
-    expect(named(spans, 'agate.checkpoint.submitted')[0]?.attributes['checkpoint.summary']).toBe(
-      'add() subtracts; I will make it add.',
-    );
-    expect(named(spans, 'agate.checkpoint.pending')[0]?.attributes['checkpoint.reason']).toBe(
-      'submitted: add() subtracts; I will make it add.',
-    );
-    expect(named(spans, 'agate.run')[0]?.attributes['agate.run.reason']).toContain(
+    expect(
+      eventsNamed(spans, 'agate.checkpoint.submitted')[0]?.attributes['agate.checkpoint.summary'],
+    ).toBe('add() subtracts; I will make it add.');
+    expect(
+      eventsNamed(spans, 'agate.checkpoint.pending')[0]?.attributes['agate.checkpoint.reason'],
+    ).toBe('submitted: add() subtracts; I will make it add.');
+    expect(named(spans, 'invoke_agent Coder')[0]?.attributes['agate.run.reason']).toContain(
       '(submitted: add() subtracts; I will make it add.)',
     );
   });

@@ -12,10 +12,16 @@ async function emitted(): Promise<Set<string>> {
   for (const url of SNAPSHOTS) {
     for (const line of (await readFile(url, 'utf8')).split('\n')) {
       const attribute = /^\s*· ([\w.]+) = /.exec(line);
-      const event = /^\s*! ([\w.]+) /.exec(line);
+      const event = /^\s*! ([\w.]+)/.exec(line);
       const span = /^\s*(agate\.[\w.]+)$/.exec(line);
       const name = attribute?.[1] ?? event?.[1] ?? span?.[1];
       if (name !== undefined) names.add(name);
+      // An event's attributes follow its name on the same line, as `key=value`.
+      if (event !== undefined) {
+        for (const match of line.matchAll(/ ((?:agate|gen_ai|exception|error)\.[\w.]+)=/g)) {
+          if (match[1] !== undefined) names.add(match[1]);
+        }
+      }
     }
   }
   return names;

@@ -5,7 +5,6 @@ import {
   diag,
   type Exception,
   type Span,
-  SpanKind,
   SpanStatusCode,
   type Tracer,
   trace,
@@ -16,13 +15,41 @@ import { errorMessage } from '../runtime/errors.js';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { type ModelCallOptions, toRequestMessages } from '../runtime/model-call.js';
 import type { SessionOptions } from '../runtime/session-options.js';
-import { type DecisionRecording, type DecisionSpan, decisionSpan } from './decision-spans.js';
+import { type DecisionEvent, type DecisionRecording, decisionEvent } from './decision-events.js';
+import {
+  chatResponseAttributes,
+  type ServerAddress,
+  startChatSpan,
+  startExecuteToolSpan,
+  startInvokeAgentSpan,
+  within,
+} from './genai-spans.js';
 import { finishReason, inputMessages, outputMessages, systemInstructions } from './messages.js';
-import { type ModelIdentity, modelIdentity, requestAttributes } from './model-attributes.js';
+import {
+  type ModelIdentity,
+  modelIdentity,
+  requestAttributes,
+  serverAddress,
+} from './model-attributes.js';
 import type { TelemetryOptions } from './options.js';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_REQUEST_STREAM,
+  ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+  ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+} from './semconv.js';
 import { spanEvent } from './span-events.js';
+import { VERSION } from './version.js';
 
+/** The tracer's instrumentation scope: this package, at its version. */
 export const TRACER_NAME = '@agate/core';
+export const TRACER_VERSION = VERSION;
 /** Guard decisions made between runs (a person clearing a gate), traced with the next run. */
 const MAX_PENDING = 32;
 
@@ -43,28 +70,25 @@ interface OpenRun {
   ctx: Context;
   tick: { span: Span; ctx: Context; number: number } | undefined;
   model: Span | undefined;
-  tool: { span: Span; failed: boolean } | undefined;
-  /** The ContinueGate's throttle wait: open from `continue:throttled` to the next event. */
-  wait: Span | undefined;
+  tool: { span: Span; failed: boolean; callId: string } | undefined;
   reasoning: string;
   /** When the model call started (`performance.now()`), until its first streamed chunk. */
   awaitingFirstChunk: number | undefined;
-  inputTokens: number;
-  outputTokens: number;
 }
 
 /**
- * A session's spans, driven by its own events (run → tick → model call, tool calls, guard
- * decisions) plus the few things events do not carry: the error a tick failed with, a tool's
- * exception, and the request text. Each run asks its tracer once whether its span records;
- * when it does not (no provider registered, or sampled out) the rest of the run costs one
- * branch per event.
+ * A session's spans, driven by its own events (`invoke_agent` run → `agate.tick` → `chat` model
+ * call, `execute_tool` calls; guard decisions as events on the tick) plus the few things events
+ * do not carry: the error a tick failed with, a tool's exception, and the request text. Each
+ * run asks its tracer once whether its span records; when it does not (no provider registered,
+ * or sampled out) the rest of the run costs one branch per event.
  */
 export class SessionTracing {
   private run: OpenRun | undefined;
   private inRun = false;
-  private pending: Array<{ decision: DecisionSpan; time: number }> = [];
+  private pending: Array<{ decision: DecisionEvent; time: number }> = [];
   private identity: ModelIdentity | undefined;
+  private server: ServerAddress | undefined | null;
   private readonly telemetry: TelemetryOptions;
   private readonly record: DecisionRecording;
   /**
@@ -76,6 +100,8 @@ export class SessionTracing {
   constructor(
     private readonly session: TracedSession,
     private readonly options: Readonly<SessionOptions>,
+    /** `gen_ai.agent.name` (the `name` option or the root component's name). */
+    private readonly agentName: string,
   ) {
     this.telemetry = options.telemetry ?? {};
     this.record = { outputs: this.telemetry.recordOutputs === true };
@@ -96,7 +122,7 @@ export class SessionTracing {
       // With `streaming: 'auto'` whether this call streams is decided per call (a delta
       // subscriber), so the span says what the call actually does, not what the option was.
       const streaming = options.streaming !== false;
-      span.setAttribute('gen_ai.request.stream', streaming);
+      span.setAttribute(ATTR_GEN_AI_REQUEST_STREAM, streaming);
       if (!streaming) run.awaitingFirstChunk = undefined;
       return context.with(trace.setSpan(run.ctx, span), call, undefined, options);
     };
@@ -110,17 +136,12 @@ export class SessionTracing {
     const open = run?.tool;
     if (run === undefined || open === undefined) return call;
     return async (...args) => {
-      const outcome = await context.with(
-        trace.setSpan(run.ctx, open.span),
-        call,
-        undefined,
-        ...args,
-      );
+      const outcome = await context.with(within(run.ctx, open.span), call, undefined, ...args);
       if ('error' in outcome) {
         fail(open.span, outcome.error);
         open.failed = true;
       } else if (!outcome.executed) {
-        open.span.setAttribute('error.type', 'invalid_tool_call');
+        open.span.setAttribute(ATTR_ERROR_TYPE, 'invalid_tool_call');
         // The message may quote the model's arguments: it is output, recorded only when asked.
         open.span.setStatus({
           code: SpanStatusCode.ERROR,
@@ -138,7 +159,7 @@ export class SessionTracing {
   failed(error: Error): void {
     const run = this.run;
     if (run === undefined) return;
-    const span = run.model ?? run.tool?.span ?? run.wait ?? run.tick?.span ?? run.span;
+    const span = run.model ?? run.tool?.span ?? run.tick?.span ?? run.span;
     fail(span, error);
     if (run.tool !== undefined && span === run.tool.span) run.tool.failed = true;
   }
@@ -160,15 +181,11 @@ export class SessionTracing {
       else if (!this.inRun) this.keep(event);
       return;
     }
-    if (run.wait !== undefined) {
-      run.wait.end();
-      run.wait = undefined;
-    }
     switch (event.type) {
       case 'model:delta':
         if (run.awaitingFirstChunk !== undefined) {
           const seconds = (performance.now() - run.awaitingFirstChunk) / 1000;
-          run.model?.setAttribute('gen_ai.response.time_to_first_chunk', seconds);
+          run.model?.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, seconds);
           run.awaitingFirstChunk = undefined;
         }
         if (event.kind === 'reasoning' && this.telemetry.recordOutputs)
@@ -189,7 +206,10 @@ export class SessionTracing {
         return;
       case 'tool:refused':
         if (run.tool === undefined) return;
-        run.tool.span.setAttributes({ 'error.type': 'refused', 'agate.tool.refused_by': event.by });
+        run.tool.span.setAttributes({
+          [ATTR_ERROR_TYPE]: 'refused',
+          'agate.tool.refused_by': event.by,
+        });
         run.tool.span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
         run.tool.failed = true;
         return;
@@ -221,12 +241,10 @@ export class SessionTracing {
       (on ?? run.tick?.span ?? run.span).addEvent(fact.name, fact.attributes);
       return;
     }
-    const decision = decisionSpan(event, this.record);
+    const decision = decisionEvent(event, this.record);
     if (decision === undefined) return;
     this.noteCheckpoint(event);
-    const span = this.decision(run, decision);
-    if (event.type === 'continue:throttled') run.wait = span;
-    else span.end();
+    this.decision(run, decision);
     if (event.type === 'exit:blocked') this.endTick(run, event.final ? 'blocked' : 'refused');
   }
 
@@ -234,16 +252,17 @@ export class SessionTracing {
     this.inRun = true;
     const pending = this.pending;
     this.pending = [];
-    const tracer = this.telemetry.tracer ?? trace.getTracer(TRACER_NAME);
+    const tracer = this.telemetry.tracer ?? trace.getTracer(TRACER_NAME, TRACER_VERSION);
     const parent = context.active();
-    const span = tracer.startSpan(
-      'agate.run',
+    this.identity ??= modelIdentity(this.options.model);
+    const span = startInvokeAgentSpan(
+      tracer,
       {
-        attributes: {
-          'agate.session.id': event.sessionId,
-          'gen_ai.conversation.id': event.sessionId,
-          'agate.run.start_tick': event.tick,
-        },
+        name: this.agentName,
+        conversationId: event.sessionId,
+        provider: this.identity.provider,
+        model: this.identity.model,
+        attributes: { 'agate.session.id': event.sessionId, 'agate.run.start_tick': event.tick },
       },
       parent,
     );
@@ -251,18 +270,17 @@ export class SessionTracing {
     const run: OpenRun = {
       tracer,
       span,
-      ctx: trace.setSpan(parent, span),
+      ctx: within(parent, span),
       tick: undefined,
       model: undefined,
       tool: undefined,
-      wait: undefined,
       reasoning: '',
       awaitingFirstChunk: undefined,
-      inputTokens: 0,
-      outputTokens: 0,
     };
     this.run = run;
-    for (const { decision, time } of pending) this.decision(run, decision, time).end(time);
+    // Decisions made between runs, at the time they were made, on the run they precede.
+    for (const { decision, time } of pending)
+      span.addEvent(decision.name, decision.attributes, time);
   }
 
   private endRun(run: OpenRun, event: EventOf<'run:end'>): void {
@@ -270,11 +288,10 @@ export class SessionTracing {
     run.tool?.span.end();
     this.endTick(run, event.status);
     const reason = this.withoutSummaries(event.reason);
+    // No token usage here: it is on each `chat` span, and backends add those up themselves.
     run.span.setAttributes({
       'agate.run.status': event.status,
       'agate.run.ticks': event.ticks,
-      'gen_ai.usage.input_tokens': run.inputTokens,
-      'gen_ai.usage.output_tokens': run.outputTokens,
       ...(reason !== undefined ? { 'agate.run.reason': reason } : {}),
     });
     if (event.status === 'error') {
@@ -291,7 +308,7 @@ export class SessionTracing {
       { attributes: { 'agate.tick.number': tick } },
       run.ctx,
     );
-    run.tick = { span, ctx: trace.setSpan(run.ctx, span), number: tick };
+    run.tick = { span, ctx: within(run.ctx, span), number: tick };
   }
 
   /**
@@ -308,13 +325,11 @@ export class SessionTracing {
   private startModel(run: OpenRun, event: EventOf<'model:request'>): void {
     const { options } = this;
     this.identity ??= modelIdentity(options.model);
+    if (this.server === undefined) this.server = serverAddress(options.model) ?? null;
     const attributes: Attributes = {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': this.identity.provider,
-      'gen_ai.request.model': this.identity.model,
-      'gen_ai.conversation.id': this.session.id,
+      [ATTR_GEN_AI_CONVERSATION_ID]: this.session.id,
       // Set again when the call starts, once 'auto' has decided (see `model`).
-      'gen_ai.request.stream': options.streaming !== false,
+      [ATTR_GEN_AI_REQUEST_STREAM]: options.streaming !== false,
       ...requestAttributes(options.modelSettings),
       'agate.request.messages': event.messages,
       'agate.request.tools': event.tools.length,
@@ -322,34 +337,40 @@ export class SessionTracing {
     };
     const compiled = this.telemetry.recordInputs ? this.session.context : undefined;
     if (compiled !== undefined) {
-      attributes['gen_ai.input.messages'] = inputMessages(toRequestMessages(compiled));
+      attributes[ATTR_GEN_AI_INPUT_MESSAGES] = inputMessages(toRequestMessages(compiled));
       if (compiled.system !== '') {
-        attributes['gen_ai.system_instructions'] = systemInstructions(compiled.system);
+        attributes[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = systemInstructions(compiled.system);
       }
     }
     run.reasoning = '';
     // Without streaming the text arrives whole at the end: there is no first chunk to time.
     run.awaitingFirstChunk = options.streaming !== false ? performance.now() : undefined;
-    run.model = run.tracer.startSpan(
-      `chat ${this.identity.model}`,
-      { kind: SpanKind.CLIENT, attributes },
+    run.model = startChatSpan(
+      run.tracer,
+      {
+        provider: this.identity.provider,
+        model: this.identity.model,
+        ...(this.server !== null ? { server: this.server } : {}),
+        attributes,
+      },
       run.tick?.ctx ?? run.ctx,
     );
   }
 
   private endModel(run: OpenRun, event: EventOf<'model:response'>): void {
-    run.inputTokens += event.usage.inputTokens;
-    run.outputTokens += event.usage.outputTokens;
     const span = run.model;
     if (span === undefined) return;
-    span.setAttributes({
-      'gen_ai.usage.input_tokens': event.usage.inputTokens,
-      'gen_ai.usage.output_tokens': event.usage.outputTokens,
-      'gen_ai.response.finish_reasons': [finishReason(event.finishReason)],
-    });
+    span.setAttributes(
+      chatResponseAttributes({
+        ...(event.responseModel !== undefined ? { model: event.responseModel } : {}),
+        ...(event.responseId !== undefined ? { id: event.responseId } : {}),
+        finishReasons: [finishReason(event.finishReason)],
+        usage: event.usage,
+      }),
+    );
     if (this.telemetry.recordOutputs) {
       span.setAttribute(
-        'gen_ai.output.messages',
+        ATTR_GEN_AI_OUTPUT_MESSAGES,
         outputMessages({ ...event, reasoning: run.reasoning }),
       );
     }
@@ -360,45 +381,48 @@ export class SessionTracing {
 
   private startTool(run: OpenRun, event: EventOf<'tool:call'>): void {
     run.tool?.span.end();
-    const attributes: Attributes = {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': event.toolName,
-      'gen_ai.tool.call.id': event.toolCallId,
-      'gen_ai.tool.type': 'function',
-    };
-    if (this.telemetry.recordInputs) {
-      attributes['gen_ai.tool.call.arguments'] = json(event.input);
-    }
-    const span = run.tracer.startSpan(
-      `execute_tool ${event.toolName}`,
-      { attributes },
+    const description = this.session.context?.tools.find(
+      (t) => t.name === event.toolName,
+    )?.description;
+    const span = startExecuteToolSpan(
+      run.tracer,
+      {
+        name: event.toolName,
+        callId: event.toolCallId,
+        ...(description !== undefined ? { description } : {}),
+        ...(this.telemetry.recordInputs
+          ? { attributes: { [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: json(event.input) } }
+          : {}),
+      },
       run.tick?.ctx ?? run.ctx,
     );
-    run.tool = { span, failed: false };
+    run.tool = { span, failed: false, callId: event.toolCallId };
   }
 
   private endTool(run: OpenRun, event: EventOf<'tool:result'>): void {
     const open = run.tool;
     if (open === undefined) return;
     if (event.isError && !open.failed) {
-      open.span.setAttribute('error.type', 'tool_error');
+      open.span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
       open.span.setStatus({ code: SpanStatusCode.ERROR });
     }
     if (!event.isError && this.telemetry.recordOutputs) {
-      open.span.setAttribute('gen_ai.tool.call.result', json(event.output));
+      open.span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, json(event.output));
     }
     open.span.end();
     run.tool = undefined;
   }
 
-  /** Under the tool call that made it (a gate cleared by `set_knob`), else the tick, else the run. */
-  private decision(run: OpenRun, decision: DecisionSpan, startTime?: number): Span {
-    const parent = run.tick?.ctx ?? run.ctx;
-    return run.tracer.startSpan(
-      decision.name,
-      { attributes: decision.attributes, ...(startTime !== undefined ? { startTime } : {}) },
-      run.tool !== undefined ? trace.setSpan(parent, run.tool.span) : parent,
-    );
+  /**
+   * A guard decision, as an event on the tick it was made in (else the run). One made inside a
+   * tool call (a gate cleared by `set_knob`, a checkpoint submitted) names that call's id.
+   */
+  private decision(run: OpenRun, decision: DecisionEvent): void {
+    const attributes =
+      run.tool !== undefined
+        ? { ...decision.attributes, [ATTR_GEN_AI_TOOL_CALL_ID]: run.tool.callId }
+        : decision.attributes;
+    (run.tick?.span ?? run.span).addEvent(decision.name, attributes);
   }
 
   /** Only for decisions traced (in a recording run, or kept for the next one): no cost otherwise. */
@@ -422,7 +446,7 @@ export class SessionTracing {
 
   /** A guard decision outside any run; traced under the next run that records. */
   private keep(event: AgateEvent): void {
-    const decision = decisionSpan(event, this.record);
+    const decision = decisionEvent(event, this.record);
     if (decision === undefined) return;
     this.noteCheckpoint(event);
     this.pending.push({ decision, time: Date.now() });
@@ -434,7 +458,7 @@ function fail(span: Span, error: unknown): void {
   const exception: Exception =
     error instanceof Error ? error : { name: 'Error', message: errorMessage(error) };
   span.recordException(exception);
-  span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+  span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
   span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
 }
 

@@ -58,7 +58,12 @@ describe('span events of a run', () => {
     expect(write?.events.map((e) => [e.name, e.attributes])).toEqual([
       [
         'agate.todos.changed',
-        { 'todos.total': 2, 'todos.pending': 1, 'todos.in_progress': 1, 'todos.completed': 0 },
+        {
+          'agate.todos.total': 2,
+          'agate.todos.pending': 1,
+          'agate.todos.in_progress': 1,
+          'agate.todos.completed': 0,
+        },
       ],
     ]);
     const [step] = spans.filter((s) => s.name === 'execute_tool complete_step');
@@ -66,9 +71,9 @@ describe('span events of a run', () => {
       [
         'agate.step.completed',
         {
-          'todo.step': 1,
-          'todo.evidence.verified': true,
-          'todo.evidence.kinds': ['command'],
+          'agate.todo.step': 1,
+          'agate.todo.evidence.verified': true,
+          'agate.todo.evidence.kinds': ['command'],
         },
       ],
     ]);

@@ -1,6 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { AgateEvent } from '../runtime/events.js';
-import type { DecisionRecording } from './decision-spans.js';
+import type { DecisionRecording } from './decision-events.js';
 
 /** A fact recorded as an event on the span it belongs to (not a span of its own). */
 export interface SpanEvent {
@@ -25,10 +25,10 @@ export function spanEvent(event: AgateEvent, record: DecisionRecording): SpanEve
         name: 'agate.todos.changed',
         on: 'tool',
         attributes: {
-          'todos.total': event.todos.length,
-          'todos.pending': count('pending'),
-          'todos.in_progress': count('in_progress'),
-          'todos.completed': count('completed'),
+          'agate.todos.total': event.todos.length,
+          'agate.todos.pending': count('pending'),
+          'agate.todos.in_progress': count('in_progress'),
+          'agate.todos.completed': count('completed'),
         },
       };
     }
@@ -41,10 +41,10 @@ export function spanEvent(event: AgateEvent, record: DecisionRecording): SpanEve
         name: 'agate.step.completed',
         on: 'tool',
         attributes: {
-          'todo.step': event.step,
-          'todo.evidence.verified': evidence.verified,
-          'todo.evidence.kinds': kinds,
-          ...(record.outputs ? { 'todo.content': event.content } : {}),
+          'agate.todo.step': event.step,
+          'agate.todo.evidence.verified': evidence.verified,
+          'agate.todo.evidence.kinds': kinds,
+          ...(record.outputs ? { 'agate.todo.content': event.content } : {}),
         },
       };
     }
@@ -53,12 +53,12 @@ export function spanEvent(event: AgateEvent, record: DecisionRecording): SpanEve
         name: 'agate.context.pruned',
         on: 'tick',
         attributes: {
-          'context.max_tokens': event.maxTokens,
-          'context.tokens_before': event.tokensBefore,
-          'context.tokens_after': event.tokensAfter,
-          'context.dropped_messages': event.droppedMessages,
-          'context.dropped_elements': event.droppedElements,
-          'context.recut': event.recut,
+          'agate.context.max_tokens': event.maxTokens,
+          'agate.context.tokens_before': event.tokensBefore,
+          'agate.context.tokens_after': event.tokensAfter,
+          'agate.context.dropped_messages': event.droppedMessages,
+          'agate.context.dropped_elements': event.droppedElements,
+          'agate.context.recut': event.recut,
         },
       };
     default:

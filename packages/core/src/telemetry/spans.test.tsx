@@ -16,7 +16,7 @@ import {
   User,
   useGate,
 } from '../index.js';
-import { formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
+import { eventsNamed, formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
 
 const verification = gate({
   description: 'Verify your changes before completing',
@@ -109,7 +109,7 @@ describe('spans of a run', () => {
     await expect(formatSpanTree(spans)).toMatchFileSnapshot('__snapshots__/run.spans.txt');
 
     // The same facts, asserted on their own: one tree, rooted at the run.
-    const [run] = named(spans, 'agate.run');
+    const [run] = named(spans, 'invoke_agent Coder');
     const runId = run?.spanContext().spanId;
     const ticks = named(spans, 'agate.tick');
     expect(ticks.map((t) => t.parentSpanContext?.spanId)).toEqual(Array(5).fill(runId));
@@ -125,11 +125,15 @@ describe('spans of a run', () => {
     expect(failed?.events.map((e) => e.attributes?.['exception.message'])).toEqual([
       "ENOENT: no such file, open 'math.test.js'",
     ]);
-    expect(named(spans, 'agate.exit.blocked')[0]?.attributes['gate.name']).toBe('verification');
-    expect(named(spans, 'agate.continue.throttled').length).toBeGreaterThan(0);
-    expect(named(spans, 'agate.checkpoint.saved')[0]?.attributes['checkpoint.snapshot_id']).toBe(
-      'telemetry-test@tick-2',
-    );
+    // Guard decisions are events on the tick they were made in, not spans.
+    const [blocked] = eventsNamed(spans, 'agate.exit.blocked');
+    expect(blocked?.attributes['agate.gate.name']).toBe('verification');
+    expect(blocked?.on).toBe(ticks[1]);
+    expect(eventsNamed(spans, 'agate.continue.throttled').length).toBeGreaterThan(0);
+    expect(eventsNamed(spans, 'agate.checkpoint.saved')[0]?.attributes).toMatchObject({
+      'agate.checkpoint.snapshot_id': 'telemetry-test@tick-2',
+    });
+    expect(spans.filter((s) => s.name.startsWith('agate.') && s.name !== 'agate.tick')).toEqual([]);
   });
 
   it('records the error on the model call that failed, and ends the run span in error', async () => {
@@ -146,7 +150,7 @@ describe('spans of a run', () => {
     expect(failed.attributes['error.type']).toBe('ModelCallError');
     expect(failed.events.map((e) => e.name)).toEqual(['exception']);
     expect(failed.events[0]?.attributes?.['exception.type']).toBe('ModelCallError');
-    const [run] = named(spans, 'agate.run');
+    const [run] = named(spans, 'invoke_agent Coder');
     expect(run?.status.code).toBe(2);
     expect(run?.attributes['agate.run.status']).toBe('error');
     expect(named(spans, 'agate.tick').map((t) => t.attributes['agate.tick.decision'])).toEqual([

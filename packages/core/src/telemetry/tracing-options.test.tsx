@@ -22,7 +22,7 @@ import {
   useGate,
 } from '../index.js';
 import { formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
-import { TRACER_NAME } from './session-tracing.js';
+import { TRACER_NAME, TRACER_VERSION } from './session-tracing.js';
 
 const edited = gate({
   description: 'Check the edit',
@@ -102,8 +102,8 @@ describe('with no tracer provider registered', () => {
 
     const session = start(LOOKUP_THEN_ANSWER);
     expect((await session.run()).status).toBe('completed');
-    expect(getTracer).toHaveBeenCalledWith(TRACER_NAME);
-    expect(started).toEqual(['agate.run']);
+    expect(getTracer).toHaveBeenCalledWith(TRACER_NAME, TRACER_VERSION);
+    expect(started).toEqual(['invoke_agent Agent']);
   });
 
   it('with telemetry turned off, does not even ask', async () => {
@@ -120,8 +120,12 @@ describe('tracers', () => {
     trace.setGlobalTracerProvider(provider);
     await start(LOOKUP_THEN_ANSWER).run();
     const spans = exporter.getFinishedSpans();
-    expect(spans.map((s) => s.name)).toContain('agate.run');
-    expect(new Set(spans.map((s) => s.instrumentationScope.name))).toEqual(new Set([TRACER_NAME]));
+    expect(spans.map((s) => s.name)).toContain('invoke_agent Agent');
+    // The scope names this package at its version (what backends show as the instrumentation).
+    expect(new Set(spans.map((s) => s.instrumentationScope))).toEqual(
+      new Set([expect.objectContaining({ name: '@agate/core', version: TRACER_VERSION })]),
+    );
+    expect(TRACER_VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('uses a tracer passed in, not the global one', async () => {
@@ -130,14 +134,14 @@ describe('tracers', () => {
     const mine = memoryTracing();
     await start(LOOKUP_THEN_ANSWER, { telemetry: { tracer: mine.tracer } }).run();
     expect(global.exporter.getFinishedSpans()).toEqual([]);
-    expect(mine.exporter.getFinishedSpans().map((s) => s.name)).toContain('agate.run');
+    expect(mine.exporter.getFinishedSpans().map((s) => s.name)).toContain('invoke_agent Agent');
   });
 
   it('a tracer that throws does not end the run', async () => {
     const { tracer } = memoryTracing();
     const faulty: Tracer = {
       startSpan: (name, options, ctx) => {
-        if (name !== 'agate.run') throw new Error('exporter down');
+        if (name !== 'invoke_agent Agent') throw new Error('exporter down');
         return tracer.startSpan(name, options, ctx);
       },
       startActiveSpan: tracer.startActiveSpan.bind(tracer) as Tracer['startActiveSpan'],
@@ -155,7 +159,7 @@ describe('tracers', () => {
     });
     const spans = exporter.getFinishedSpans();
     const byName = (name: string) => spans.find((s) => s.name === name);
-    expect(byName('agate.run')?.parentSpanContext?.spanId).toBe(
+    expect(byName('invoke_agent Agent')?.parentSpanContext?.spanId).toBe(
       byName('handle request')?.spanContext().spanId,
     );
     expect(activeInLookup).toBe(byName('execute_tool lookup')?.spanContext().spanId);
@@ -268,12 +272,12 @@ describe('decisions between runs', () => {
     expect((await session.run({ maxTicks: 1 })).status).toBe('blocked');
     session.clearGate('edited', 'supervisor');
     expect((await session.run()).status).toBe('completed');
-    const runs = formatSpanTree(exporter.getFinishedSpans()).split(/\n(?=agate\.run)/);
+    const runs = formatSpanTree(exporter.getFinishedSpans()).split(/\n(?=invoke_agent )/);
     expect(runs).toHaveLength(2);
+    // An event on the second run's own span (before its first tick), not on a tick.
     expect(runs[1]).toMatch(
-      /^agate\.run\n(?: {2}· .*\n)* {2}agate\.gate\.cleared\n(?: {4}· .*\n)*/,
+      /^invoke_agent Agent\n(?: {2}[·!] .*\n)* {2}! agate\.gate\.cleared .*agate\.gate\.by="supervisor"/,
     );
-    expect(runs[1]).toContain('gate.by = "supervisor"');
     expect(runs[0]).not.toContain('agate.gate.cleared');
   });
 });

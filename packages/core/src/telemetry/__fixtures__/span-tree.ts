@@ -60,3 +60,19 @@ function show(key: string, value: AttributeValue | undefined): string {
   if (TIMINGS.has(key)) return typeof value === 'number' && value >= 0 ? '<seconds>' : 'invalid';
   return JSON.stringify(value);
 }
+
+/** A span event (a guard decision, a fact) with the span it was recorded on. */
+export interface RecordedEvent {
+  name: string;
+  attributes: Record<string, AttributeValue | undefined>;
+  on: ReadableSpan;
+}
+
+/** Every span event of this name, in the order the spans finished and the events were added. */
+export function eventsNamed(spans: readonly ReadableSpan[], name: string): RecordedEvent[] {
+  return spans.flatMap((span) =>
+    span.events
+      .filter((event) => event.name === name)
+      .map((event) => ({ name: event.name, attributes: event.attributes ?? {}, on: span })),
+  );
+}

@@ -1,8 +1,8 @@
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
 import type { AgateEvent } from '../runtime/events.js';
 
-/** A guard decision as a span: its name and attributes (it has no duration of its own). */
-export interface DecisionSpan {
+/** A guard decision: recorded as an event (name and attributes) on the tick it was made in. */
+export interface DecisionEvent {
   name: string;
   attributes: Attributes;
 }
@@ -21,100 +21,100 @@ type Mappers = {
 };
 
 /**
- * Which events are guard decisions, and the attributes each one carries. The span is named
- * `agate.` + the event type with `.` for `:` (`agate.gate.activated`), a low-cardinality name;
- * what differs between two decisions of one kind is in the attributes.
+ * Which events are guard decisions, and the attributes each one carries. The span event is
+ * named `agate.` + the event type with `.` for `:` (`agate.gate.activated`), a low-cardinality
+ * name; what differs between two decisions of one kind is in the attributes (all `agate.*`).
  */
 const DECISIONS: Readonly<Mappers> = {
   'gate:activated': (e: GateEvent) => gateAttributes(e, 'active'),
   'gate:deferred': (e: GateEvent) => gateAttributes(e, 'deferred'),
   'gate:cleared': (e: GateEvent) => gateAttributes(e, 'inactive'),
   'exit:blocked': (e: EventOf<'exit:blocked'>) => ({
-    'gate.name': e.gate,
-    'gate.names': e.gates,
-    'exit.reasons': e.reasons,
-    'exit.final': e.final,
+    'agate.gate.name': e.gate,
+    'agate.gate.names': e.gates,
+    'agate.exit.reasons': e.reasons,
+    'agate.exit.final': e.final,
   }),
   'knob:changed': (e: EventOf<'knob:changed'>) =>
     defined({
-      'knob.name': e.knob,
-      'knob.value': attributeValue(e.value),
-      'knob.previous': attributeValue(e.previous),
-      'knob.by': e.by,
+      'agate.knob.name': e.knob,
+      'agate.knob.value': attributeValue(e.value),
+      'agate.knob.previous': attributeValue(e.previous),
+      'agate.knob.by': e.by,
     }),
   'continue:evaluated': (e: EventOf<'continue:evaluated'>) => ({
-    'continue.decision': e.evaluation.decision,
-    'continue.reasons': e.evaluation.reasons,
-    ...prefixed('continue.metrics.', e.evaluation.metrics),
-    'continue.step.number': e.step.stepNumber,
-    'continue.step.total_tokens': e.step.totalTokensUsed,
-    'continue.step.total_tool_calls': e.step.totalToolCalls,
-    'continue.step.rework_count': e.step.reworkCount,
-    ...prefixed('continue.budget_remaining.', e.step.budgetRemaining),
+    'agate.continue.decision': e.evaluation.decision,
+    'agate.continue.reasons': e.evaluation.reasons,
+    ...prefixed('agate.continue.metrics.', e.evaluation.metrics),
+    'agate.continue.step.number': e.step.stepNumber,
+    'agate.continue.step.total_tokens': e.step.totalTokensUsed,
+    'agate.continue.step.total_tool_calls': e.step.totalToolCalls,
+    'agate.continue.step.rework_count': e.step.reworkCount,
+    ...prefixed('agate.continue.budget_remaining.', e.step.budgetRemaining),
   }),
   'continue:throttled': (e: EventOf<'continue:throttled'>) => ({
-    'continue.cooldown_ms': e.cooldownMs,
+    'agate.continue.cooldown_ms': e.cooldownMs,
   }),
   'phase:changed': (e: EventOf<'phase:changed'>) => ({
-    'gate.understanding': e.status.understanding,
-    'gate.change': e.status.change,
-    'gate.verification': e.status.verification,
-    'gate.readiness': e.status.readiness,
-    'gate.files_read': e.status.evidence.filesRead,
-    'gate.search_used': e.status.evidence.searchUsed,
-    'gate.patches_proposed': e.status.evidence.patchesProposed,
-    'gate.verify_used': e.status.evidence.verifyUsed,
-    'gate.no_progress_yet': e.status.evidence.noProgressYet,
-    'gate.steps_taken': e.status.evidence.stepsTaken,
+    'agate.gate.understanding': e.status.understanding,
+    'agate.gate.change': e.status.change,
+    'agate.gate.verification': e.status.verification,
+    'agate.gate.readiness': e.status.readiness,
+    'agate.gate.files_read': e.status.evidence.filesRead,
+    'agate.gate.search_used': e.status.evidence.searchUsed,
+    'agate.gate.patches_proposed': e.status.evidence.patchesProposed,
+    'agate.gate.verify_used': e.status.evidence.verifyUsed,
+    'agate.gate.no_progress_yet': e.status.evidence.noProgressYet,
+    'agate.gate.steps_taken': e.status.evidence.stepsTaken,
   }),
   'phase:warning': (e: EventOf<'phase:warning'>) => ({
-    'phase.warning.kind': e.kind,
-    'phase.warning.text': e.text,
+    'agate.phase.warning.kind': e.kind,
+    'agate.phase.warning.text': e.text,
   }),
   // `<Checkpoint>` transitions; `checkpoint.state` is the state the checkpoint is in after it.
   // The submit summary is the model's text (recorded with `recordOutputs`, like tool arguments).
   'checkpoint:submitted': (e: EventOf<'checkpoint:submitted'>, record: DecisionRecording) =>
     defined({
-      'checkpoint.id': e.id,
-      'checkpoint.state': 'pending',
-      'checkpoint.cause': 'submit',
-      'checkpoint.by': 'model',
-      'checkpoint.summary': record.outputs ? e.summary : undefined,
+      'agate.checkpoint.id': e.id,
+      'agate.checkpoint.state': 'pending',
+      'agate.checkpoint.cause': 'submit',
+      'agate.checkpoint.by': 'model',
+      'agate.checkpoint.summary': record.outputs ? e.summary : undefined,
     }),
   'checkpoint:pending': (e: EventOf<'checkpoint:pending'>, record: DecisionRecording) =>
     defined({
-      'checkpoint.id': e.id,
-      'checkpoint.state': 'pending',
-      'checkpoint.cause': e.cause,
-      'checkpoint.by': e.cause === 'submit' ? 'model' : 'runtime',
+      'agate.checkpoint.id': e.id,
+      'agate.checkpoint.state': 'pending',
+      'agate.checkpoint.cause': e.cause,
+      'agate.checkpoint.by': e.cause === 'submit' ? 'model' : 'runtime',
       // A submit's reason quotes its summary; the runtime's own reasons are always recorded.
-      'checkpoint.reason': e.cause !== 'submit' || record.outputs ? e.reason : undefined,
+      'agate.checkpoint.reason': e.cause !== 'submit' || record.outputs ? e.reason : undefined,
     }),
   'checkpoint:approved': (e: EventOf<'checkpoint:approved'>) =>
     defined({
-      'checkpoint.id': e.id,
-      'checkpoint.state': 'approved',
-      'checkpoint.by': e.by,
-      'checkpoint.note': e.note,
+      'agate.checkpoint.id': e.id,
+      'agate.checkpoint.state': 'approved',
+      'agate.checkpoint.by': e.by,
+      'agate.checkpoint.note': e.note,
     }),
   'checkpoint:rejected': (e: EventOf<'checkpoint:rejected'>) => ({
-    'checkpoint.id': e.id,
+    'agate.checkpoint.id': e.id,
     // A rejection opens the checkpoint again, with the feedback for the model.
-    'checkpoint.state': 'unlocked',
-    'checkpoint.by': e.by,
-    'checkpoint.feedback': e.feedback,
+    'agate.checkpoint.state': 'unlocked',
+    'agate.checkpoint.by': e.by,
+    'agate.checkpoint.feedback': e.feedback,
   }),
   'checkpoint:saved': (e: EventOf<'checkpoint:saved'>) => ({
-    'checkpoint.step': e.step,
-    'checkpoint.snapshot_id': e.snapshotId,
+    'agate.checkpoint.step': e.step,
+    'agate.checkpoint.snapshot_id': e.snapshotId,
   }),
 };
 
-/** The span for a guard decision event, or undefined for any other event. */
-export function decisionSpan(
+/** The span event for a guard decision, or undefined for any other event. */
+export function decisionEvent(
   event: AgateEvent,
   record: DecisionRecording = { outputs: false },
-): DecisionSpan | undefined {
+): DecisionEvent | undefined {
   // Widened once here: DECISIONS pairs every key with the mapper of that event type.
   const map = DECISIONS[event.type] as
     | ((event: AgateEvent, record: DecisionRecording) => Attributes)
@@ -125,11 +125,11 @@ export function decisionSpan(
 
 function gateAttributes(e: GateEvent, state: string): Attributes {
   return defined({
-    'gate.name': e.gate,
-    'gate.state': state,
-    'gate.from': e.from,
-    'gate.by': e.by,
-    'gate.reason': e.reason,
+    'agate.gate.name': e.gate,
+    'agate.gate.state': state,
+    'agate.gate.from': e.from,
+    'agate.gate.by': e.by,
+    'agate.gate.reason': e.reason,
   });
 }
 

@@ -2,7 +2,7 @@ import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
-import { attributeValue, decisionSpan } from './decision-spans.js';
+import { attributeValue, decisionEvent } from './decision-events.js';
 import { SessionTracing } from './session-tracing.js';
 import { spanEvent } from './span-events.js';
 
@@ -33,43 +33,46 @@ const checkpointApproved: AgateEvent = {
   note: 'looks right',
 };
 
-describe('decisionSpan', () => {
-  it('maps phase-gate status to gate.* attributes', () => {
-    expect(decisionSpan(phaseChanged)).toEqual({
+describe('decisionEvent', () => {
+  it('maps phase-gate status to agate.gate.* attributes', () => {
+    expect(decisionEvent(phaseChanged)).toEqual({
       name: 'agate.phase.changed',
       attributes: {
-        'gate.understanding': true,
-        'gate.change': true,
-        'gate.verification': false,
-        'gate.readiness': false,
-        'gate.files_read': 2,
-        'gate.search_used': true,
-        'gate.patches_proposed': 1,
-        'gate.verify_used': false,
-        'gate.no_progress_yet': false,
-        'gate.steps_taken': 4,
+        'agate.gate.understanding': true,
+        'agate.gate.change': true,
+        'agate.gate.verification': false,
+        'agate.gate.readiness': false,
+        'agate.gate.files_read': 2,
+        'agate.gate.search_used': true,
+        'agate.gate.patches_proposed': 1,
+        'agate.gate.verify_used': false,
+        'agate.gate.no_progress_yet': false,
+        'agate.gate.steps_taken': 4,
       },
     });
     expect(
-      decisionSpan({ type: 'phase:warning', tick: 9, kind: 'stall', text: 'Run the tests.' }),
+      decisionEvent({ type: 'phase:warning', tick: 9, kind: 'stall', text: 'Run the tests.' }),
     ).toEqual({
       name: 'agate.phase.warning',
-      attributes: { 'phase.warning.kind': 'stall', 'phase.warning.text': 'Run the tests.' },
+      attributes: {
+        'agate.phase.warning.kind': 'stall',
+        'agate.phase.warning.text': 'Run the tests.',
+      },
     });
   });
 
   it('maps checkpoint transitions to id, state, cause and who made them', () => {
-    expect(decisionSpan(checkpointApproved)).toEqual({
+    expect(decisionEvent(checkpointApproved)).toEqual({
       name: 'agate.checkpoint.approved',
       attributes: {
-        'checkpoint.id': 'deploy',
-        'checkpoint.state': 'approved',
-        'checkpoint.by': 'alice',
-        'checkpoint.note': 'looks right',
+        'agate.checkpoint.id': 'deploy',
+        'agate.checkpoint.state': 'approved',
+        'agate.checkpoint.by': 'alice',
+        'agate.checkpoint.note': 'looks right',
       },
     });
     expect(
-      decisionSpan({
+      decisionEvent({
         type: 'checkpoint:rejected',
         tick: 7,
         id: 'deploy',
@@ -77,10 +80,10 @@ describe('decisionSpan', () => {
         feedback: 'No.',
       })?.attributes,
     ).toEqual({
-      'checkpoint.id': 'deploy',
-      'checkpoint.state': 'unlocked',
-      'checkpoint.by': 'bob',
-      'checkpoint.feedback': 'No.',
+      'agate.checkpoint.id': 'deploy',
+      'agate.checkpoint.state': 'unlocked',
+      'agate.checkpoint.by': 'bob',
+      'agate.checkpoint.feedback': 'No.',
     });
     const budget: AgateEvent = {
       type: 'checkpoint:pending',
@@ -89,12 +92,12 @@ describe('decisionSpan', () => {
       cause: 'budget',
       reason: 'open for 15 ticks',
     };
-    expect(decisionSpan(budget)?.attributes).toEqual({
-      'checkpoint.id': 'deploy',
-      'checkpoint.state': 'pending',
-      'checkpoint.cause': 'budget',
-      'checkpoint.by': 'runtime',
-      'checkpoint.reason': 'open for 15 ticks',
+    expect(decisionEvent(budget)?.attributes).toEqual({
+      'agate.checkpoint.id': 'deploy',
+      'agate.checkpoint.state': 'pending',
+      'agate.checkpoint.cause': 'budget',
+      'agate.checkpoint.by': 'runtime',
+      'agate.checkpoint.reason': 'open for 15 ticks',
     });
   });
 
@@ -113,26 +116,26 @@ describe('decisionSpan', () => {
       reason: 'submitted: Deployed to staging.',
     };
     const base = {
-      'checkpoint.id': 'deploy',
-      'checkpoint.state': 'pending',
-      'checkpoint.cause': 'submit',
-      'checkpoint.by': 'model',
+      'agate.checkpoint.id': 'deploy',
+      'agate.checkpoint.state': 'pending',
+      'agate.checkpoint.cause': 'submit',
+      'agate.checkpoint.by': 'model',
     };
-    expect(decisionSpan(submitted)?.attributes).toEqual(base);
-    expect(decisionSpan(pending)?.attributes).toEqual(base);
-    expect(decisionSpan(submitted, { outputs: true })?.attributes).toEqual({
+    expect(decisionEvent(submitted)?.attributes).toEqual(base);
+    expect(decisionEvent(pending)?.attributes).toEqual(base);
+    expect(decisionEvent(submitted, { outputs: true })?.attributes).toEqual({
       ...base,
-      'checkpoint.summary': 'Deployed to staging.',
+      'agate.checkpoint.summary': 'Deployed to staging.',
     });
-    expect(decisionSpan(pending, { outputs: true })?.attributes).toEqual({
+    expect(decisionEvent(pending, { outputs: true })?.attributes).toEqual({
       ...base,
-      'checkpoint.reason': 'submitted: Deployed to staging.',
+      'agate.checkpoint.reason': 'submitted: Deployed to staging.',
     });
   });
 
   it('maps knob changes, writing non-primitive values as JSON', () => {
     expect(
-      decisionSpan({
+      decisionEvent({
         type: 'knob:changed',
         tick: 2,
         knob: 'limits',
@@ -142,14 +145,18 @@ describe('decisionSpan', () => {
       }),
     ).toEqual({
       name: 'agate.knob.changed',
-      attributes: { 'knob.name': 'limits', 'knob.value': '{"depth":3}', 'knob.by': 'model' },
+      attributes: {
+        'agate.knob.name': 'limits',
+        'agate.knob.value': '{"depth":3}',
+        'agate.knob.by': 'model',
+      },
     });
   });
 
   it('is undefined for events that are not guard decisions', () => {
-    expect(decisionSpan({ type: 'tick:start', tick: 1 })).toBeUndefined();
-    expect(decisionSpan({ type: 'exit:attempt', tick: 1 })).toBeUndefined();
-    expect(decisionSpan({ type: 'todos:changed', tick: 1, todos: [] })).toBeUndefined();
+    expect(decisionEvent({ type: 'tick:start', tick: 1 })).toBeUndefined();
+    expect(decisionEvent({ type: 'exit:attempt', tick: 1 })).toBeUndefined();
+    expect(decisionEvent({ type: 'todos:changed', tick: 1, todos: [] })).toBeUndefined();
   });
 });
 
@@ -174,10 +181,10 @@ describe('spanEvent', () => {
       name: 'agate.todos.changed',
       on: 'tool',
       attributes: {
-        'todos.total': 4,
-        'todos.pending': 2,
-        'todos.in_progress': 1,
-        'todos.completed': 1,
+        'agate.todos.total': 4,
+        'agate.todos.pending': 2,
+        'agate.todos.in_progress': 1,
+        'agate.todos.completed': 1,
       },
     });
   });
@@ -191,14 +198,14 @@ describe('spanEvent', () => {
       evidence: { verified: true, command: 'npm test', files: ['a.ts'], tick: 5 },
     };
     const attributes = {
-      'todo.step': 2,
-      'todo.evidence.verified': true,
-      'todo.evidence.kinds': ['command', 'files'],
+      'agate.todo.step': 2,
+      'agate.todo.evidence.verified': true,
+      'agate.todo.evidence.kinds': ['command', 'files'],
     };
     expect(spanEvent(event, off)).toEqual({ name: 'agate.step.completed', on: 'tool', attributes });
     expect(spanEvent(event, { outputs: true })?.attributes).toEqual({
       ...attributes,
-      'todo.content': 'Run the tests',
+      'agate.todo.content': 'Run the tests',
     });
   });
 
@@ -221,12 +228,12 @@ describe('spanEvent', () => {
       name: 'agate.context.pruned',
       on: 'tick',
       attributes: {
-        'context.max_tokens': 1000,
-        'context.tokens_before': 1400,
-        'context.tokens_after': 950,
-        'context.dropped_messages': 3,
-        'context.dropped_elements': 1,
-        'context.recut': true,
+        'agate.context.max_tokens': 1000,
+        'agate.context.tokens_before': 1400,
+        'agate.context.tokens_after': 950,
+        'agate.context.dropped_messages': 3,
+        'agate.context.dropped_elements': 1,
+        'agate.context.recut': true,
       },
     });
     expect(spanEvent({ type: 'tick:start', tick: 1 }, off)).toBeUndefined();
@@ -249,7 +256,7 @@ describe('attributeValue', () => {
 });
 
 describe('SessionTracing on an event stream', () => {
-  it('marks a refused tool call as an error and nests checkpoint and phase decisions in the tick', () => {
+  it('marks a refused tool call as an error and records checkpoint and phase decisions as events on the tick', () => {
     const { tracer, exporter } = memoryTracing();
     let listener: EventListener = () => {};
     new SessionTracing(
@@ -262,6 +269,7 @@ describe('SessionTracing on an event stream', () => {
         },
       },
       { model: scriptedModel([]), telemetry: { tracer } },
+      'Deployer',
     );
     const events: AgateEvent[] = [
       { type: 'run:start', sessionId: 's1', tick: 6 },
@@ -299,18 +307,22 @@ describe('SessionTracing on an event stream', () => {
     ];
     for (const event of events) listener(event);
     expect(formatSpanTree(exporter.getFinishedSpans())).toMatchInlineSnapshot(`
-      "agate.run
+      "invoke_agent Deployer
         · agate.run.reason = "waiting for alice"
         · agate.run.start_tick = 6
         · agate.run.status = "paused"
         · agate.run.ticks = 1
         · agate.session.id = "s1"
+        · gen_ai.agent.name = "Deployer"
         · gen_ai.conversation.id = "s1"
-        · gen_ai.usage.input_tokens = 10
-        · gen_ai.usage.output_tokens = 2
+        · gen_ai.operation.name = "invoke_agent"
+        · gen_ai.provider.name = "agate-scripted"
+        · gen_ai.request.model = "scripted"
         agate.tick
           · agate.tick.decision = "paused"
           · agate.tick.number = 7
+          ! agate.checkpoint.approved agate.checkpoint.id="deploy" agate.checkpoint.state="approved" agate.checkpoint.by="alice" agate.checkpoint.note="looks right"
+          ! agate.phase.changed agate.gate.understanding=true agate.gate.change=true agate.gate.verification=false agate.gate.readiness=false agate.gate.files_read=2 agate.gate.search_used=true agate.gate.patches_proposed=1 agate.gate.verify_used=false agate.gate.no_progress_yet=false agate.gate.steps_taken=4
           ! agate.warning agate.warning.code="slow" agate.warning.message="took long"
           chat scripted (client)
             · agate.request.ephemeral = 0
@@ -330,23 +342,7 @@ describe('SessionTracing on an event stream', () => {
             · gen_ai.operation.name = "execute_tool"
             · gen_ai.tool.call.id = "c9"
             · gen_ai.tool.name = "deploy"
-            · gen_ai.tool.type = "function"
-          agate.checkpoint.approved
-            · checkpoint.by = "alice"
-            · checkpoint.id = "deploy"
-            · checkpoint.note = "looks right"
-            · checkpoint.state = "approved"
-          agate.phase.changed
-            · gate.change = true
-            · gate.files_read = 2
-            · gate.no_progress_yet = false
-            · gate.patches_proposed = 1
-            · gate.readiness = false
-            · gate.search_used = true
-            · gate.steps_taken = 4
-            · gate.understanding = true
-            · gate.verification = false
-            · gate.verify_used = false"
+            · gen_ai.tool.type = "function""
     `);
   });
 });
