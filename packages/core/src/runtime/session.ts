@@ -32,7 +32,7 @@ import { isCutOff, judgeReply } from './endings.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
-import { type InflightTick, InflightRecorder, inflightOf, ToolSuspended } from './inflight.js';
+import { InflightRecorder, type InflightTick, inflightOf, ToolSuspended } from './inflight.js';
 import type { ModelTurn } from './model-call.js';
 import { checkRunLimits, checkSessionOptions } from './option-checks.js';
 import { SessionProvider } from './session-context.js';

@@ -19,7 +19,10 @@ interface Started<C, O> {
   settled: boolean;
 }
 
-export async function runToolBatch<C, O>(calls: readonly C[], batch: ToolBatch<C, O>): Promise<void> {
+export async function runToolBatch<C, O>(
+  calls: readonly C[],
+  batch: ToolBatch<C, O>,
+): Promise<void> {
   const started: Started<C, O>[] = [];
   const running = new Map<string, Set<Promise<void>>>();
   let next = 0;

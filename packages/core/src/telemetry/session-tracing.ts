@@ -44,6 +44,8 @@ interface OpenRun {
   tick: { span: Span; ctx: Context; number: number } | undefined;
   model: Span | undefined;
   tool: { span: Span; failed: boolean } | undefined;
+  /** Calls running alongside others (sub-agents), by call id; `tool` is the latest started. */
+  tools: Map<string, { span: Span; failed: boolean }>;
   /** The ContinueGate's throttle wait: open from `continue:throttled` to the next event. */
   wait: Span | undefined;
   reasoning: string;
@@ -153,6 +155,8 @@ export class SessionTracing {
   };
 
   private handle(event: AgateEvent): void {
+    // A sub-agent's events (forwarded with their path) are traced by its own session.
+    if (event.path !== undefined && event.path.length > 0) return;
     const run = this.run;
     if (run === undefined) {
       if (event.type === 'run:start') this.startRun(event);
@@ -187,12 +191,14 @@ export class SessionTracing {
       case 'tool:call':
         this.startTool(run, event);
         return;
-      case 'tool:refused':
-        if (run.tool === undefined) return;
-        run.tool.span.setAttributes({ 'error.type': 'refused', 'agate.tool.refused_by': event.by });
-        run.tool.span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
-        run.tool.failed = true;
+      case 'tool:refused': {
+        const open = run.tools.get(event.toolCallId);
+        if (open === undefined) return;
+        open.span.setAttributes({ 'error.type': 'refused', 'agate.tool.refused_by': event.by });
+        open.span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+        open.failed = true;
         return;
+      }
       case 'tool:result':
         this.endTool(run, event);
         return;
@@ -255,6 +261,7 @@ export class SessionTracing {
       tick: undefined,
       model: undefined,
       tool: undefined,
+      tools: new Map(),
       wait: undefined,
       reasoning: '',
       awaitingFirstChunk: undefined,
@@ -267,7 +274,8 @@ export class SessionTracing {
 
   private endRun(run: OpenRun, event: EventOf<'run:end'>): void {
     run.model?.end();
-    run.tool?.span.end();
+    for (const open of run.tools.values()) open.span.end();
+    run.tools.clear();
     this.endTick(run, event.status);
     const reason = this.withoutSummaries(event.reason);
     run.span.setAttributes({
@@ -359,7 +367,6 @@ export class SessionTracing {
   }
 
   private startTool(run: OpenRun, event: EventOf<'tool:call'>): void {
-    run.tool?.span.end();
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': event.toolName,
@@ -375,11 +382,13 @@ export class SessionTracing {
       run.tick?.ctx ?? run.ctx,
     );
     run.tool = { span, failed: false };
+    run.tools.set(event.toolCallId, run.tool);
   }
 
   private endTool(run: OpenRun, event: EventOf<'tool:result'>): void {
-    const open = run.tool;
+    const open = run.tools.get(event.toolCallId);
     if (open === undefined) return;
+    run.tools.delete(event.toolCallId);
     if (event.isError && !open.failed) {
       open.span.setAttribute('error.type', 'tool_error');
       open.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -388,7 +397,7 @@ export class SessionTracing {
       open.span.setAttribute('gen_ai.tool.call.result', json(event.output));
     }
     open.span.end();
-    run.tool = undefined;
+    if (run.tool === open) run.tool = undefined;
   }
 
   /** Under the tool call that made it (a gate cleared by `set_knob`), else the tick, else the run. */
