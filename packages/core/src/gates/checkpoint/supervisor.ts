@@ -4,7 +4,8 @@ import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
 import { createInitialState, type SessionState } from '../../state/session-state.js';
-import { UnknownSessionError } from './errors.js';
+import { childStateAt, parsePath } from '../../subagents/path.js';
+import { UnknownCheckpointError, UnknownSessionError } from './errors.js';
 import { applyCorrections, type Decision, decide, findCorrections } from './ledger.js';
 import { resolveApprovalKey, resolveApprovalPrivateKey } from './signing.js';
 import type { ApproveInput, CheckpointLedgerEntry, RejectInput } from './types.js';
@@ -65,6 +66,27 @@ async function decideStored(
     publicKey: privateKey === undefined ? undefined : createPublicKey(privateKey),
   };
   let entry: CheckpointLedgerEntry | undefined;
+  // `reviewer#call_3 › T-1`: a checkpoint inside a running sub-agent, whose state is part of
+  // this session's; decided there, signed with the child's id, saved with the parent.
+  const nested = parsePath(checkpointId);
+  if (nested !== undefined) {
+    const found = childStateAt(state, nested.segments);
+    if (!found.ok) throw new UnknownCheckpointError(checkpointId, sessionId, [found.problem]);
+    const next = produce(state, (draft) => {
+      const at = childStateAt(draft as SessionState, nested.segments);
+      if (!at.ok) return;
+      const child = at.state;
+      const corrections = findCorrections(child, child.id, verifier).filter(
+        (c) => c.id === nested.leaf,
+      );
+      applyCorrections(child, corrections);
+      entry = decide(child, nested.leaf, decision, { sessionId: child.id, key, privateKey });
+    });
+    await store.save(
+      createSnapshot(snapshot.id, next, `${decision.kind} ${checkpointId} by ${entry!.by}`),
+    );
+    return entry!;
+  }
   // `decide` checks everything before its first change; produce discards the draft if it throws.
   const next = produce(state, (draft) => {
     // As a restored session would see it: a hand-edited "approved" is pending, so it can be
