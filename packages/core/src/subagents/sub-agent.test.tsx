@@ -188,11 +188,9 @@ describe('parallel sub-agent calls', () => {
     const results = events.filter((e) => e.type === 'tool:result' && e.path === undefined);
     expect(results.map((e) => e.type === 'tool:result' && e.toolCallId)).toEqual(['a', 'b', 'c']);
     const tool = result.timeline.find((m) => m.role === 'tool');
-    expect((tool?.content as Array<{ toolCallId: string }>).map((p) => p.toolCallId)).toEqual([
-      'a',
-      'b',
-      'c',
-    ]);
+    expect(
+      ((tool?.content ?? []) as Array<{ toolCallId: string }>).map((p) => p.toolCallId),
+    ).toEqual(['a', 'b', 'c']);
     expect(toolOutput(result.timeline, 'a')).toEqual({ type: 'text', value: 'answer for task-1' });
     expect(toolOutput(result.timeline, 'c')).toEqual({ type: 'text', value: 'answer for task-2' });
   });
