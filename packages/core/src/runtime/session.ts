@@ -527,6 +527,7 @@ export class Session {
           return { call, result, executed: false, refusedBy: refusal.by };
         }
         const saved = inflight.saved(call.toolCallId);
+        const traceContext = this.tracing.toolContext(call.toolCallId);
         try {
           return await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
             toolCallId: call.toolCallId,
@@ -535,6 +536,7 @@ export class Session {
             messages: context.messages,
             ...(saved !== undefined ? { resume: saved } : {}),
             saveProgress: (progress) => inflight.saveProgress(call.toolCallId, progress),
+            ...(traceContext !== undefined ? { traceContext } : {}),
           });
         } catch (error) {
           if (error instanceof ToolSuspended) return { suspended: error };

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { ModelMessage } from 'ai';
 import type { JsonValue } from '../state/json.js';
 
@@ -21,4 +22,6 @@ export interface ToolExecuteContext {
    * being asked again. For long, durable work (a sub-agent); most tools never need it.
    */
   saveProgress?(progress: JsonValue): void;
+  /** The OpenTelemetry context of this call's span, while the run is traced (for spans of your own). */
+  traceContext?: Context;
 }

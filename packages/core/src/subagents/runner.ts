@@ -60,25 +60,9 @@ export async function runSubAgent(
     ctx.saveProgress?.(progress as unknown as JsonValue);
   };
 
-  const options: SessionOptions = {
-    ...inherited(host.options),
-    model: config.model ?? host.options.model,
-    maxTicks: config.maxTicks,
-    signal: ctx.abortSignal,
-    id,
-    store: childStore(host, keep),
-    ...(config.context !== undefined ? { context: config.context } : {}),
-    ...(saved !== undefined ? { snapshot: createSnapshot(id, saved.state) } : {}),
-    onEvent: (event) => {
-      // A tick of the child (or of one of its own children) ended: the parent's copy of the
-      // child's state is brought up to date first, so a snapshot taken now resumes it there.
-      if (event.type === 'tick:end' && child !== undefined) keep(child.state);
-      host.emit({ ...event, path: [segment, ...(event.path ?? [])] });
-    },
-  };
-
   const telemetry = host.options.telemetry ?? {};
   const tracer = telemetry.tracer ?? trace.getTracer(TRACER_NAME);
+  // `invoke_agent <name>` under the parent's `execute_tool <name>`; the child's run under it.
   const span =
     telemetry.enabled === false
       ? undefined
@@ -95,8 +79,34 @@ export async function runSubAgent(
               'agate.subagent.path': segment,
             },
           },
-          context.active(),
+          ctx.traceContext ?? context.active(),
         );
+  const recording = span !== undefined && span.isRecording();
+
+  const options: SessionOptions = {
+    ...inherited(host.options),
+    model: config.model ?? host.options.model,
+    maxTicks: config.maxTicks,
+    signal: ctx.abortSignal,
+    id,
+    store: childStore(host, keep),
+    ...(config.context !== undefined ? { context: config.context } : {}),
+    ...(saved !== undefined ? { snapshot: createSnapshot(id, saved.state) } : {}),
+    ...(recording
+      ? {
+          telemetry: {
+            ...telemetry,
+            parentContext: trace.setSpan(ctx.traceContext ?? context.active(), span),
+          },
+        }
+      : {}),
+    onEvent: (event) => {
+      // A tick of the child (or of one of its own children) ended: the parent's copy of the
+      // child's state is brought up to date first, so a snapshot taken now resumes it there.
+      if (event.type === 'tick:end' && child !== undefined) keep(child.state);
+      host.emit({ ...event, path: [segment, ...(event.path ?? [])] });
+    },
+  };
 
   let result: RunResult;
   try {
@@ -106,8 +116,8 @@ export async function runSubAgent(
     keep(child.state);
     const session = child;
     const run = () => session.run({ maxTicks: config.maxTicks });
-    result = span?.isRecording()
-      ? await context.with(trace.setSpan(context.active(), span), run)
+    result = recording
+      ? await context.with(trace.setSpan(ctx.traceContext ?? context.active(), span), run)
       : await run();
     keep(session.state);
   } catch (error) {

@@ -136,6 +136,14 @@ export class SessionTracing {
     };
   }
 
+  /** The context of a running tool call's span (spans of the call's own work go under it). */
+  toolContext(toolCallId: string): Context | undefined {
+    const run = this.run;
+    const open = run?.tools.get(toolCallId);
+    if (run === undefined || open === undefined) return undefined;
+    return trace.setSpan(run.tick?.ctx ?? run.ctx, open.span);
+  }
+
   /** The run failed: recorded on the innermost open span (the model call, a tool, the tick). */
   failed(error: Error): void {
     const run = this.run;
@@ -241,7 +249,7 @@ export class SessionTracing {
     const pending = this.pending;
     this.pending = [];
     const tracer = this.telemetry.tracer ?? trace.getTracer(TRACER_NAME);
-    const parent = context.active();
+    const parent = this.telemetry.parentContext ?? context.active();
     const span = tracer.startSpan(
       'agate.run',
       {
