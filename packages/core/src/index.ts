@@ -244,6 +244,7 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+export { subAgentElement } from './subagents/element.js';
 // Sub-agents: a tool whose call runs a child agent
 export { SubAgentError } from './subagents/errors.js';
 export { formatPath, PATH_SEPARATOR, type SubAgentProgress } from './subagents/path.js';

@@ -11,7 +11,7 @@ export {
   type ServerTurn,
   startOpenAICompatibleServer,
 } from './openai-compatible-server.js';
-export { renderContext } from './render-context.js';
+export { type RenderContextOptions, renderContext } from './render-context.js';
 export {
   ScriptExhaustedError,
   type ScriptedCall,

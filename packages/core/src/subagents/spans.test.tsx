@@ -9,7 +9,10 @@ describe('sub-agent spans', () => {
     const { exporter, tracer } = memoryTracing();
     const child = scriptedModel(
       [
-        { toolCalls: [{ toolName: 'run_tests', input: {}, toolCallId: 'c1' }], usage: { inputTokens: 10, outputTokens: 2 } },
+        {
+          toolCalls: [{ toolName: 'run_tests', input: {}, toolCallId: 'c1' }],
+          usage: { inputTokens: 10, outputTokens: 2 },
+        },
         { text: 'Looks good.', usage: { inputTokens: 12, outputTokens: 3 } },
       ],
       { modelId: 'child-model' },

@@ -284,3 +284,22 @@ describe('a checkpoint inside a sub-agent', () => {
     expect(done.subAgents?.call_3?.checkpoints).toEqual({ 'T-1': 'approved' });
   });
 });
+
+describe('renderContext for a sub-agent', () => {
+  it("renders the child's context for a call's input", async () => {
+    const { formatContext, renderContext } = await import('@agate/testing');
+    const context = renderContext(<Parent kind="gate" />, undefined, {
+      subAgent: { name: 'reviewer', input: { task: 'review math.js' } },
+    });
+    expect(context.tools.map((t) => t.name)).toEqual(['run_tests']);
+    expect(formatContext(context)).toMatchSnapshot();
+    expect(() =>
+      renderContext(<Parent kind="gate" />, undefined, { subAgent: { name: 'nobody', input: {} } }),
+    ).toThrow('No <SubAgent name="nobody"> is rendered in this tree; rendered: "reviewer".');
+    expect(() =>
+      renderContext(<Parent kind="gate" />, undefined, {
+        subAgent: { name: 'reviewer', input: {} },
+      }),
+    ).toThrow('does not match its schema');
+  });
+});
