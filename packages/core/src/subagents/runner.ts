@@ -39,8 +39,11 @@ export async function runSubAgent(
   const id = saved?.id ?? childId(host.sessionId, config.name, ctx.toolCallId);
   let counted = { usage: saved?.state.usage ?? ZERO, toolCalls: saved?.state.toolCalls ?? 0 };
   let child: Session | undefined;
+  let kept: SessionState | undefined;
 
   const keep = (state: SessionState) => {
+    if (state === kept) return;
+    kept = state;
     // Usage and tool calls since the last save add into the parent's (its budgets see them).
     const usage = state.usage;
     const toolCalls = state.toolCalls;
@@ -119,7 +122,8 @@ export async function runSubAgent(
     result = recording
       ? await context.with(trace.setSpan(ctx.traceContext ?? context.active(), span), run)
       : await run();
-    keep(session.state);
+    // A finished call's result replaces its progress; a waiting or interrupted one keeps it.
+    if (result.status !== 'completed') keep(session.state);
   } catch (error) {
     span?.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
     span?.end();
