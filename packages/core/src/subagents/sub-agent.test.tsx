@@ -303,3 +303,32 @@ describe('renderContext for a sub-agent', () => {
     ).toThrow('does not match its schema');
   });
 });
+
+describe("the parent's budgets", () => {
+  it("count the child's tokens and tool calls: a ContinueGate token budget stops the parent", async () => {
+    const { ContinueGate } = await import('../index.js');
+    const child = scriptedModel([
+      {
+        toolCalls: [{ toolName: 'run_tests', input: {} }],
+        usage: { inputTokens: 900, outputTokens: 50 },
+      },
+      { text: 'Done reviewing.', usage: { inputTokens: 900, outputTokens: 50 } },
+    ]);
+    const parent = scriptedModel([
+      { ...delegate('review'), usage: { inputTokens: 10, outputTokens: 1 } },
+      { ...delegate('again', 'call_2'), usage: { inputTokens: 10, outputTokens: 1 } },
+    ]);
+    const result = await run(
+      <>
+        <Parent kind="plain" childModel={child} />
+        <ContinueGate budget={{ tokens: 1_000 }} />
+      </>,
+      { model: parent },
+    );
+    // 11 tokens of the parent's own, 1,900 of the child's: over budget before a second call.
+    expect(result.status).toBe('stopped');
+    expect(result.reason).toContain('token budget is exhausted');
+    expect(result.usage.totalTokens).toBe(1_911);
+    expect(parent.calls).toHaveLength(1);
+  });
+});
