@@ -25,6 +25,7 @@ import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
 import { type BenchData, type BuildRun, renderReport } from './report.js';
 import { measureSandboxSpawn } from './sandbox-spawn.js';
 import { type IdleSessionMemory, SCALE_SESSIONS, type ScaleResult } from './scale.js';
+import { measureSubAgentCost } from './sub-agent.js';
 import { measureTickOverhead, type TickOverheadResult } from './tick-overhead.js';
 import { LOOP_NAMES, type LoopName, TELEMETRY_LOOPS } from './workload.js';
 
@@ -192,6 +193,9 @@ async function main(): Promise<void> {
     ['--expose-gc'],
   );
 
+  log('<SubAgent>: a call to a one-tick sub-agent against a plain tool call, alternating...');
+  const subAgent = await measureSubAgentCost(quick ? 3 : 7, quick ? 20 : 60, log);
+
   log('<Shell>: `true` in the bubblewrap sandbox and unsandboxed, alternating...');
   const sandbox = await measureSandboxSpawn(quick ? 10 : 40);
 
@@ -244,6 +248,7 @@ async function main(): Promise<void> {
     memory,
     memoryTicks: MEMORY_TICKS,
     contextBudget,
+    subAgent,
     scale,
     idleSessions,
     phaseGates,

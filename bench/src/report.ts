@@ -15,6 +15,7 @@ import {
 } from './scale.js';
 import type { Summary } from './stats.js';
 import { mib, ms } from './stats.js';
+import { SUB_AGENT_EXTRA_TARGET_MS, type SubAgentCostResult } from './sub-agent.js';
 import { perRep, ratioToFasterPlain, type TickOverheadResult } from './tick-overhead.js';
 import { formatVerdict, judge, type Verdict } from './verdict.js';
 import { LOOPS, type LoopName, TELEMETRY_LOOPS, TOOL_COUNT } from './workload.js';
@@ -56,6 +57,7 @@ export interface BenchData {
   memory: Array<MemoryResult & { nodeEnv?: string; react?: string }>;
   memoryTicks: number;
   contextBudget?: ContextBudgetResult;
+  subAgent?: SubAgentCostResult;
   /** A thousand sessions at once against one at a time. */
   scale?: ScaleResult;
   idleSessions?: IdleSessionMemory;
@@ -194,6 +196,16 @@ export function targetRows(data: BenchData): TargetRow[] {
       verdict: judge(budget.tickRatio, BUDGET_TARGETS.tickRatio),
     });
   }
+  const sub = data.subAgent;
+  rows.push({
+    what: `\`<SubAgent>\`: a run whose one call goes to a sub-agent answering in one tick, minus the same run with a plain tool (CPU time; ${sub?.reps ?? 0} repetitions of ${sub?.runsPerRep ?? 0} alternating runs, per-repetition medians)`,
+    target: `≤ ${SUB_AGENT_EXTRA_TARGET_MS} ms`,
+    measured: sub
+      ? `+${ms(sub.extra.median)} (${ms(sub.subAgent.median)} vs ${ms(sub.plain.median)})`
+      : '—',
+    spread: sub ? range(sub.extra, signed) : '—',
+    verdict: sub ? judge(sub.extra, SUB_AGENT_EXTRA_TARGET_MS) : 'not measured',
+  });
   const sandbox = data.sandbox;
   rows.push({
     what: `\`<Shell>\`: a sandboxed \`true\` minus an unsandboxed spawn (${sandbox?.reps ?? 0} alternating pairs, wall time; spread of the medians of blocks of 8 pairs)`,

@@ -208,9 +208,11 @@ export type {
   AgateEvent,
   AgateEventType,
   EventListener,
+  EventPath,
   SubscribeOptions,
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
+export type { InflightTick } from './runtime/inflight.js';
 export type { ModelSettings } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
 export { SessionRunningElsewhereError } from './runtime/run-claim.js';
@@ -253,6 +255,17 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+export { subAgentElement } from './subagents/element.js';
+// Sub-agents: a tool whose call runs a child agent
+export { SubAgentError } from './subagents/errors.js';
+export { formatPath, PATH_SEPARATOR, type SubAgentProgress } from './subagents/path.js';
+export { SubAgent } from './subagents/sub-agent.js';
+export {
+  DEFAULT_SUBAGENT_CONCURRENCY,
+  DEFAULT_SUBAGENT_MAX_TICKS,
+  type SubAgentProps,
+  type SubAgentRun,
+} from './subagents/types.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/options.js';
 // Tick log: one bounded record per tick (agate studio)

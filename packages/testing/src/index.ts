@@ -18,7 +18,7 @@ export {
   startPostgres,
   type TestPostgres,
 } from './postgres.js';
-export { renderContext } from './render-context.js';
+export { type RenderContextOptions, renderContext } from './render-context.js';
 export {
   ScriptExhaustedError,
   type ScriptedCall,

@@ -3,9 +3,20 @@ import {
   type ContextBudgetOptions,
   createSession,
   type SessionState,
+  subAgentElement,
 } from '@agate/core';
 import type { ReactNode } from 'react';
 import { scriptedModel } from './scripted-model.js';
+
+export interface RenderContextOptions {
+  context?: ContextBudgetOptions;
+  /**
+   * Render what a call of this `<SubAgent>` (rendered in `element`) runs, with this input,
+   * instead of `element` itself: a sub-agent's context for snapshot tests. `state` seeds the
+   * sub-agent's session then.
+   */
+  subAgent?: { name: string; input: unknown };
+}
 
 /**
  * Renders an agent tree once, with optional seed state (timeline, knobs, gates...), and
@@ -15,9 +26,10 @@ import { scriptedModel } from './scripted-model.js';
 export function renderContext(
   element: ReactNode,
   state?: Partial<SessionState>,
-  options: { context?: ContextBudgetOptions } = {},
+  options: RenderContextOptions = {},
 ): CompiledContext {
-  const session = createSession(element, {
+  const tree = options.subAgent === undefined ? element : subAgentTree(element, options.subAgent);
+  const session = createSession(tree, {
     model: scriptedModel([]),
     ...(state !== undefined ? { state } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),
@@ -26,5 +38,15 @@ export function renderContext(
     return session.render();
   } finally {
     session.dispose();
+  }
+}
+
+function subAgentTree(element: ReactNode, call: { name: string; input: unknown }): ReactNode {
+  const parent = createSession(element, { model: scriptedModel([]) });
+  try {
+    parent.render();
+    return subAgentElement(parent, call.name, call.input);
+  } finally {
+    parent.dispose();
   }
 }

@@ -7,15 +7,17 @@ export function RunView(props: { view: RunViewState }) {
   const { view } = props;
   return (
     <>
-      <Static items={view.done}>{(tick) => <TickBlock key={tick.tick} tick={tick} />}</Static>
-      {view.current !== undefined && <TickBlock tick={view.current} />}
+      <Static items={view.done}>
+        {(tick) => <TickBlock key={tick.tick} tick={tick} subAgents={view.children} />}
+      </Static>
+      {view.current !== undefined && <TickBlock tick={view.current} subAgents={view.children} />}
       <StatusPanel view={view} />
     </>
   );
 }
 
-export function TickBlock(props: { tick: TickView }) {
-  const { tick } = props;
+export function TickBlock(props: { tick: TickView; subAgents?: RunViewState['children'] }) {
+  const { tick, subAgents } = props;
   return (
     <Box flexDirection="column">
       <Text dimColor>── tick {tick.tick} ──</Text>
@@ -27,7 +29,15 @@ export function TickBlock(props: { tick: TickView }) {
       )}
       {tick.entries.map((entry) =>
         entry.type === 'tool' ? (
-          <ToolCallLine key={entry.id} line={entry} />
+          <Box key={entry.id} flexDirection="column">
+            <ToolCallLine line={entry} />
+            {subAgents?.[`${entry.name}#${entry.id}`] !== undefined && (
+              <SubAgentBlock
+                segment={`${entry.name}#${entry.id}`}
+                view={subAgents[`${entry.name}#${entry.id}`] as RunViewState}
+              />
+            )}
+          </Box>
         ) : (
           <Text key={entry.id} color={NOTE_COLOR[entry.kind] ?? 'magenta'}>
             {entry.text}
@@ -36,6 +46,37 @@ export function TickBlock(props: { tick: TickView }) {
       )}
     </Box>
   );
+}
+
+/** A sub-agent's run under the call that started it: indented, with its own gates. */
+export function SubAgentBlock(props: { segment: string; view: RunViewState }) {
+  const { segment, view } = props;
+  const ticks = view.current !== undefined ? [...view.done, view.current] : view.done;
+  return (
+    <Box flexDirection="column" marginLeft={4}>
+      <Text color="blue">
+        ▸ sub-agent {segment}: {gatesLine(view)}
+        {view.end !== undefined
+          ? ` · ${view.end.status}${view.end.reason ? ` — ${view.end.reason}` : ''}`
+          : ''}
+      </Text>
+      {ticks.map((tick) => (
+        <TickBlock key={tick.tick} tick={tick} subAgents={view.children} />
+      ))}
+    </Box>
+  );
+}
+
+/** `gates: verification active (1 refused)`, or `gates: (none)`. */
+export function gatesLine(view: RunViewState): string {
+  const gates = Object.entries(view.gates);
+  return `gates: ${
+    gates.length === 0
+      ? '(none)'
+      : gates
+          .map(([name, g]) => `${name} ${g.state}${g.blocks > 0 ? ` (${g.blocks} refused)` : ''}`)
+          .join(', ')
+  }`;
 }
 
 const NOTE_COLOR: Partial<Record<TickNote['kind'], string>> = {
@@ -84,7 +125,6 @@ function ToolCallLine(props: { line: ToolLine }) {
 
 export function StatusPanel(props: { view: RunViewState }) {
   const { view } = props;
-  const gates = Object.entries(view.gates);
   const knobs = Object.entries(view.knobs);
   const checkpoints = Object.entries(view.checkpoints);
   const { usage, end } = view;
@@ -94,16 +134,7 @@ export function StatusPanel(props: { view: RunViewState }) {
         <Text bold>tick {view.tick}</Text> · tokens {usage.inputTokens} in + {usage.outputTokens}{' '}
         out
       </Text>
-      <Text>
-        gates:{' '}
-        {gates.length === 0
-          ? '(none)'
-          : gates
-              .map(
-                ([name, g]) => `${name} ${g.state}${g.blocks > 0 ? ` (${g.blocks} refused)` : ''}`,
-              )
-              .join(', ')}
-      </Text>
+      <Text>{gatesLine(view)}</Text>
       {knobs.length > 0 && (
         <Text>
           knobs: {knobs.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}

@@ -9,10 +9,31 @@ import { PREVIEW_LENGTH } from './view-state.js';
 export function createPlainPrinter(write: (text: string) => void): (event: AgateEvent) => void {
   const refused = new Set<string>();
   return (event) => {
-    if (event.type === 'tool:refused') refused.add(event.toolCallId);
-    if (event.type === 'tool:result' && refused.delete(event.toolCallId)) return;
-    for (const line of plainLines(event)) write(`${line}\n`);
+    // Keyed with the path: a sub-agent's call ids may repeat its parent's.
+    const key = (id: string) => `${(event.path ?? []).join(' › ')}|${id}`;
+    if (event.type === 'tool:refused') refused.add(key(event.toolCallId));
+    if (event.type === 'tool:result' && refused.delete(key(event.toolCallId))) return;
+    const path = event.path ?? [];
+    if (path.length === 0) {
+      for (const line of plainLines(event)) write(`${line}\n`);
+      return;
+    }
+    // A sub-agent's lines: indented one level per path segment, each naming where it runs.
+    const indent = '    '.repeat(path.length);
+    const where = path.join(' › ');
+    for (const line of subAgentLines(event)) write(`${indent}[${where}] ${line.trimStart()}\n`);
   };
+}
+
+/** A sub-agent's event: as the parent's, but its start and end say which child it is. */
+function subAgentLines(event: AgateEvent): string[] {
+  if (event.type === 'run:start') {
+    return [`sub-agent started${event.tick > 0 ? ` (resumed after tick ${event.tick})` : ''}`];
+  }
+  if (event.type === 'run:end') {
+    return [`sub-agent ended ${event.status}${event.reason ? ` — ${event.reason}` : ''}`];
+  }
+  return plainLines(event);
 }
 
 /** The lines one event prints (none for most bookkeeping events). */

@@ -90,6 +90,11 @@ export interface RunViewState {
   continueGate?: ContinueView;
   usage: UsageTotals;
   end?: RunEnd;
+  /**
+   * Sub-agents started by this run's tool calls, by path segment (`reviewer#call_3`): each a
+   * view of its own, built from the events that carry that path.
+   */
+  children?: Record<string, RunViewState>;
 }
 
 /**
@@ -124,6 +129,9 @@ const GATE_TARGET = {
 
 /** The view's whole logic: one event (or session fact) in, the next view state out. Pure. */
 export function reduceView(view: RunViewState, action: ViewAction): RunViewState {
+  if (action.type !== 'view:facts' && action.path !== undefined && action.path.length > 0) {
+    return reduceChild(view, action);
+  }
   switch (action.type) {
     case 'view:facts':
       return {
@@ -282,6 +290,17 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
     default:
       return view;
   }
+}
+
+/** An event of a sub-agent: into its own view, one level down per path segment. */
+function reduceChild(view: RunViewState, event: AgateEvent): RunViewState {
+  const [segment, ...rest] = event.path as string[];
+  const key = segment as string;
+  const child = view.children?.[key] ?? initialView();
+  const inner = { ...event } as AgateEvent;
+  if (rest.length > 0) inner.path = rest;
+  else delete inner.path;
+  return { ...view, children: { ...view.children, [key]: reduceView(child, inner) } };
 }
 
 function withCheckpoint(view: RunViewState, id: string, checkpoint: CheckpointView): RunViewState {

@@ -4,6 +4,7 @@ import { GateControl } from '../gates/control.js';
 import { EvidenceGuard } from '../gates/evidence/guard.js';
 import { OutputGuard } from '../gates/output/guard.js';
 import { PhaseGuard } from '../gates/phase/guard.js';
+import { SubAgentGuard } from '../subagents/guard.js';
 import { GuardSet } from './guard-set.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
 
@@ -19,6 +20,7 @@ export const GUARD_FAMILIES = {
   evidence: (host) => new EvidenceGuard(host),
   phase: (host) => new PhaseGuard(host),
   output: (host) => new OutputGuard(host),
+  subagents: (host) => new SubAgentGuard(host),
 } satisfies Record<string, GuardFactory>;
 
 type Families = typeof GUARD_FAMILIES;

@@ -4,6 +4,7 @@ import type { ContinueGateEvaluator } from '../gates/continue/evaluator.js';
 import type { RunResult } from '../runtime/session-options.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy } from '../state/session-state.js';
+import { isSubAgentPath } from '../subagents/path.js';
 import type { GuardInstances } from './families.js';
 import type { GuardSet } from './guard-set.js';
 
@@ -36,8 +37,27 @@ export function familyApi(families: GuardInstances): PropertyDescriptorMap {
   const api: FamilyApi = {
     setKnob: (name, value, by = 'host') => families.gates.setKnob(name, value, by),
     clearGate: (name, by = 'host') => families.gates.clearGate(name, by),
-    approve: (id, decision) => families.checkpoint.approve(id, decision),
-    reject: (id, decision) => families.checkpoint.reject(id, decision),
+    // A path (`reviewer#call_3 › T-1`) names a checkpoint inside a running sub-agent.
+    approve: (id, decision) =>
+      isSubAgentPath(id)
+        ? families.subagents.decide(
+            id,
+            {
+              kind: 'approved',
+              by: decision?.by,
+              ...(decision?.note !== undefined ? { note: decision.note } : {}),
+            },
+            decision?.privateKey,
+          )
+        : families.checkpoint.approve(id, decision),
+    reject: (id, decision) =>
+      isSubAgentPath(id)
+        ? families.subagents.decide(
+            id,
+            { kind: 'rejected', by: decision?.by, feedback: decision?.feedback },
+            decision?.privateKey,
+          )
+        : families.checkpoint.reject(id, decision),
     get continueEvaluator() {
       return families.continue.evaluator;
     },
@@ -48,7 +68,14 @@ export function familyApi(families: GuardInstances): PropertyDescriptorMap {
 /** What the families add to every `RunResult`. */
 export type FamilyReport = Pick<
   RunResult,
-  'gates' | 'knobs' | 'checkpoints' | 'checkpointLedger' | 'todos' | 'phase' | 'output'
+  | 'gates'
+  | 'knobs'
+  | 'checkpoints'
+  | 'checkpointLedger'
+  | 'todos'
+  | 'phase'
+  | 'output'
+  | 'subAgents'
 >;
 
 /** The families' report, with the fields every run result has even when nothing is rendered. */

@@ -108,6 +108,28 @@ const stateSchema = z.looseObject({
   todos: z.looseObject({ items: z.array(todoItem), blocks: count }).optional(),
   checkpoints: z.record(z.string(), checkpointRecord).optional(),
   checkpointLedger: z.array(ledgerEntry).optional(),
+  // A tick whose calls were interrupted (a running sub-agent): its calls are run from here.
+  inflight: z
+    .looseObject({
+      tick: count,
+      response: z.looseObject({
+        text: z.string(),
+        reasoning: z.string(),
+        toolCalls: z.array(z.looseObject({ toolCallId: z.string(), toolName: z.string() })),
+        finishReason: z.string(),
+        usage: z.looseObject({
+          inputTokens: nonNegative,
+          outputTokens: nonNegative,
+          totalTokens: nonNegative,
+        }),
+      }),
+      results: z.record(
+        z.string(),
+        z.looseObject({ toolCallId: z.string(), toolName: z.string(), isError: z.boolean() }),
+      ),
+      progress: z.record(z.string(), z.unknown()),
+    })
+    .optional(),
 });
 
 /** Each problem as `state.<path>: <what is wrong>`; empty when the state is well formed. */

@@ -16,6 +16,11 @@ export interface CompiledTool {
   source: 'component' | 'runtime';
   /** What guards know about the tool's calls (`<Tool category evidence writes timeoutMs>`). */
   guard?: ToolGuardProps;
+  /**
+   * Calls of this tool may run alongside the calls after them, this many at once (a
+   * sub-agent). Absent: one at a time, in the model's order (see runtime/tool-batch.ts).
+   */
+  concurrency?: number;
 }
 
 /** Content the model sees this tick only; never stored in the timeline. */

@@ -138,6 +138,11 @@ export interface RunResult<O = unknown> {
    * only when the run `completed`. Type it with `run<z.infer<typeof Schema>>(…)`.
    */
   output?: O;
+  /**
+   * `<SubAgent>`: each sub-agent call's child run (this `run()`'s calls), by tool call id. A
+   * child waiting for approval is here too, with its status.
+   */
+  subAgents?: Record<string, import('../subagents/types.js').SubAgentRun>;
 }
 
 /** What guard families add to a `RunResult` (each family fills its own fields). */

@@ -16,7 +16,11 @@ import {
 } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
-import { COMPILED_CONTEXT, type CompiledContext } from '../renderer/compiled-context.js';
+import {
+  COMPILED_CONTEXT,
+  type CompiledContext,
+  type CompiledTool,
+} from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages } from '../state/update.js';
@@ -30,12 +34,15 @@ import { isCutOff, judgeReply } from './endings.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
+import { InflightRecorder, type InflightTick, inflightOf, ToolSuspended } from './inflight.js';
+import type { ModelTurn } from './model-call.js';
 import { checkRunLimits, checkSessionOptions } from './option-checks.js';
 import { claimIsDead, claimReason, parseClaim, SessionRunningElsewhereError } from './run-claim.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import { shouldStream } from './streaming.js';
-import type { TickResult } from './tick-result.js';
+import type { TickResult, TickToolCall, TickToolResult } from './tick-result.js';
+import { runToolBatch } from './tool-batch.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
 
@@ -366,7 +373,14 @@ export class Session {
     } catch (error) {
       // A tick is atomic: an abort, or a failure before the commit, leaves the state of the last
       // completed tick. A failure after the commit (a guard's tick end) keeps the committed tick.
-      if (signal.aborted || this.currentState.tick === before.tick) this.currentState = before;
+      // A tick whose calls saved progress (a sub-agent) keeps its in-flight record instead, so
+      // that the next run continues those calls rather than starting them over.
+      if (
+        (signal.aborted || this.currentState.tick === before.tick) &&
+        inflightOf(this.currentState, before.tick + 1) === undefined
+      ) {
+        this.currentState = before;
+      }
       throw signal.aborted ? error : atTick(error, before.tick + 1);
     }
   }
@@ -378,87 +392,51 @@ export class Session {
     const context = this.render();
     const guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
 
-    const pendingVerdict = this.guards.beforeModelCall(guardTick);
-    const verdict = isThenable(pendingVerdict) ? await pendingVerdict : pendingVerdict;
-    if (verdict.kind === 'end')
-      return { done: true, status: verdict.status, reason: verdict.reason };
+    // A tick interrupted while its tools ran (a sub-agent waiting for approval, an abort)
+    // goes on from its record: the model is not asked again.
+    const resumed = inflightOf(this.currentState, tickNo);
+    let turn: ModelTurn;
+    if (resumed !== undefined) {
+      turn = resumed.response;
+    } else {
+      const pendingVerdict = this.guards.beforeModelCall(guardTick);
+      const verdict = isThenable(pendingVerdict) ? await pendingVerdict : pendingVerdict;
+      if (verdict.kind === 'end')
+        return { done: true, status: verdict.status, reason: verdict.reason };
 
-    this.emit({
-      type: 'model:request',
-      tick: tickNo,
-      messages: context.messages.length,
-      tools: context.tools.map((t) => t.name),
-      ephemeral: context.ephemeral.length,
-    });
-    const turn = await this.tracing.model(callModelUntilAborted)({
-      model: this.sdkModel,
-      context,
-      signal,
-      streaming: shouldStream(this.options.streaming, this.events),
-      ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
-      onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
-    });
-    this.emit({
-      type: 'model:response',
-      tick: tickNo,
-      text: turn.text,
-      toolCalls: turn.toolCalls,
-      finishReason: turn.finishReason,
-      usage: turn.usage,
-      ...(turn.responseId !== undefined ? { responseId: turn.responseId } : {}),
-      ...(turn.responseModel !== undefined ? { responseModel: turn.responseModel } : {}),
-    });
-
-    // Calls run one at a time, in the model's order: a knob set earlier in the tick is
-    // visible to later calls, a guard may refuse the ones after a boundary, and results are
-    // deterministic.
-    const tools = new Map(context.tools.map((t) => [t.name, t]));
-    const toolResults: TickResult['toolResults'] = [];
-    for (const call of turn.toolCalls) {
-      this.emit({ type: 'tool:call', tick: tickNo, ...call });
-      const refusal = this.guards.beforeToolCall(guardTick, call);
-      let outcome: ToolCallOutcome;
-      if (refusal.kind === 'refuse') {
-        const { toolCallId, toolName } = call;
-        const result = {
-          toolCallId,
-          toolName,
-          output: refusal.message,
-          isError: true,
-          refusedBy: refusal.by,
-        };
-        outcome = { call, result, executed: false, refusedBy: refusal.by };
-        this.emit({
-          type: 'tool:refused',
-          tick: tickNo,
-          toolCallId,
-          toolName,
-          by: refusal.by,
-          message: refusal.message,
-        });
-      } else {
-        outcome = await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
-          toolCallId: call.toolCallId,
-          abortSignal: signal,
-          tick: tickNo,
-          messages: context.messages,
-        });
-      }
-      // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
-      // one turn of the loop lets their handlers run, so an abort lands before the next step.
-      // Only after a millisecond of work since the last turn: a turn per quick call is time
-      // the tick pays for nothing, and a signal waits at most that long.
-      if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
-        await yieldToEventLoop();
-        this.lastYield = performance.now();
-      }
-      signal.throwIfAborted();
-      const after = this.guards.afterToolCall(guardTick, outcome);
-      if (isThenable(after)) await after;
-      this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result, ...truncationOf(outcome) });
-      toolResults.push(outcome.result);
+      this.emit({
+        type: 'model:request',
+        tick: tickNo,
+        messages: context.messages.length,
+        tools: context.tools.map((t) => t.name),
+        ephemeral: context.ephemeral.length,
+      });
+      turn = await this.tracing.model(callModelUntilAborted)({
+        model: this.sdkModel,
+        context,
+        signal,
+        streaming: shouldStream(this.options.streaming, this.events),
+        ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
+        onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
+      });
+      this.emit({
+        type: 'model:response',
+        tick: tickNo,
+        text: turn.text,
+        toolCalls: turn.toolCalls,
+        finishReason: turn.finishReason,
+        usage: turn.usage,
+        ...(turn.responseId !== undefined ? { responseId: turn.responseId } : {}),
+        ...(turn.responseModel !== undefined ? { responseModel: turn.responseModel } : {}),
+      });
     }
 
+    const tools = new Map(context.tools.map((t) => [t.name, t]));
+    const phase = await this.runTools(guardTick, turn, tools, resumed);
+    if (phase.suspended !== undefined) {
+      return { done: true, status: phase.suspended.status, reason: phase.suspended.reason };
+    }
+    const toolResults = phase.results;
     const result: TickResult = {
       tick: tickNo,
       toolCalls: turn.toolCalls,
@@ -519,6 +497,102 @@ export class Session {
       return { done: false };
     }
     return this.attemptExit(guardTick);
+  }
+
+  /**
+   * The response's tool calls (see runtime/tool-batch.ts for the order): each judged by the
+   * guards, run within its limits, and recorded. A call that suspends (a sub-agent waiting for
+   * approval) leaves the tick uncommitted, its record in the state for the next run.
+   */
+  private async runTools(
+    guardTick: GuardTick,
+    turn: ModelTurn,
+    tools: ReadonlyMap<string, CompiledTool>,
+    resumed: InflightTick | undefined,
+  ): Promise<{ results: TickToolResult[]; suspended?: ToolSuspended }> {
+    const { tick: tickNo, context, signal } = guardTick;
+    const inflight = new InflightRecorder(tickNo, turn, (recipe) => this.update(recipe), resumed);
+    const results: TickToolResult[] = [];
+    let suspended: ToolSuspended | undefined;
+    type Ran = ToolCallOutcome | { suspended: ToolSuspended } | { finished: TickToolResult };
+    await runToolBatch<TickToolCall, Ran>(turn.toolCalls, {
+      concurrency: (call) => {
+        if (inflight.finished(call.toolCallId) !== undefined) return undefined;
+        const limit = tools.get(call.toolName)?.concurrency;
+        return limit === undefined ? undefined : { key: call.toolName, limit };
+      },
+      start: async (call) => {
+        const finished = inflight.finished(call.toolCallId);
+        if (finished !== undefined) return { finished };
+        this.emit({ type: 'tool:call', tick: tickNo, ...call });
+        const refusal = this.guards.beforeToolCall(guardTick, call);
+        if (refusal.kind === 'refuse') {
+          const { toolCallId, toolName } = call;
+          this.emit({
+            type: 'tool:refused',
+            tick: tickNo,
+            toolCallId,
+            toolName,
+            by: refusal.by,
+            message: refusal.message,
+          });
+          const result = {
+            toolCallId,
+            toolName,
+            output: refusal.message,
+            isError: true,
+            refusedBy: refusal.by,
+          };
+          return { call, result, executed: false, refusedBy: refusal.by };
+        }
+        const saved = inflight.saved(call.toolCallId);
+        const traceContext = this.tracing.toolContext(call.toolCallId);
+        try {
+          return await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
+            toolCallId: call.toolCallId,
+            abortSignal: signal,
+            tick: tickNo,
+            messages: context.messages,
+            ...(saved !== undefined ? { resume: saved } : {}),
+            saveProgress: (progress) => inflight.saveProgress(call.toolCallId, progress),
+            ...(traceContext !== undefined ? { traceContext } : {}),
+          });
+        } catch (error) {
+          if (error instanceof ToolSuspended) return { suspended: error };
+          throw error;
+        }
+      },
+      finish: async (_call, ran) => {
+        if ('finished' in ran) {
+          results.push(ran.finished);
+          return;
+        }
+        if ('suspended' in ran) {
+          suspended ??= ran.suspended;
+          return;
+        }
+        // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
+        // one turn of the loop lets their handlers run, so an abort lands before the next step.
+        // Only after a millisecond of work since the last turn: a turn per quick call is time
+        // the tick pays for nothing, and a signal waits at most that long.
+        if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
+          await yieldToEventLoop();
+          this.lastYield = performance.now();
+        }
+        signal.throwIfAborted();
+        const after = this.guards.afterToolCall(guardTick, ran);
+        if (isThenable(after)) await after;
+        this.emit({ type: 'tool:result', tick: tickNo, ...ran.result, ...truncationOf(ran) });
+        inflight.recordResult(ran.result);
+        results.push(ran.result);
+      },
+    });
+    if (suspended !== undefined) {
+      inflight.keep();
+      return { results, suspended };
+    }
+    inflight.clear();
+    return { results };
   }
 
   /** The model replied without tool calls: it is trying to finish. Guards may refuse. */

@@ -4,6 +4,7 @@ import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { errorMessage, safeThrown } from './errors.js';
+import { ToolSuspended } from './inflight.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
 
@@ -69,6 +70,8 @@ export async function runToolCall(
     };
   } catch (thrown) {
     context.abortSignal.throwIfAborted();
+    // The call is not over: it waits (a sub-agent's checkpoint), to go on in the next run.
+    if (thrown instanceof ToolSuspended) throw thrown;
     // Kept for guards and the host; a hostile value (revoked Proxy, throwing getter) is replaced.
     const error = safeThrown(thrown);
     return {

@@ -4,6 +4,7 @@ import type { JsonValue } from '../state/json.js';
 import { untilAborted } from './abort.js';
 import { AgateError, InvalidElementError } from './errors.js';
 import { atStep } from './fault.js';
+import { ToolSuspended } from './inflight.js';
 import type { TickToolCall } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
 import { runToolCall } from './tool-execution.js';
@@ -95,6 +96,7 @@ export async function runLimitedToolCall(
     outcome = await runToolCall(call, tools, context, limited);
   } catch (error) {
     context.abortSignal.throwIfAborted();
+    if (error instanceof ToolSuspended) throw error;
     throw atStep(error, 'tool');
   }
   // Guards compare tools by identity; they see the rendered one, not the wrapper.

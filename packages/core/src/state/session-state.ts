@@ -3,6 +3,7 @@ import type { CheckpointLedgerEntry, CheckpointRecord } from '../gates/checkpoin
 import type { TodosState } from '../gates/evidence/types.js';
 import type { PhaseLedger } from '../gates/phase/ledger.js';
 import type { PhaseStatus } from '../gates/phase/types.js';
+import type { InflightTick } from '../runtime/inflight.js';
 import type { JsonValue } from './json.js';
 
 /** The three states of a gate (a knob with exit-blocking semantics). */
@@ -81,6 +82,11 @@ export interface SessionState {
   checkpointLedger: CheckpointLedgerEntry[];
   /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
   phase: PhaseSessionState | null;
+  /**
+   * A tick whose tool calls were interrupted after some saved progress (a running sub-agent):
+   * the next run continues it instead of calling the model again. Absent otherwise.
+   */
+  inflight?: InflightTick;
 }
 
 /** The phases (as `usePhaseGates()` gives them), and what they were judged from. */

@@ -1,4 +1,4 @@
-import type { Tracer } from '@opentelemetry/api';
+import type { Context, Tracer } from '@opentelemetry/api';
 
 /**
  * OpenTelemetry spans for a session's runs. On by default, and free when no tracer provider is
@@ -20,4 +20,10 @@ export interface TelemetryOptions {
   recordOutputs?: boolean;
   /** A tracer of your own; default: `trace.getTracer('@agate/core')` from the global provider. */
   tracer?: Tracer;
+  /**
+   * The context the run's span starts in (its parent). Default: the active context. A
+   * sub-agent's run gets its `invoke_agent` span here, so the nesting holds without a
+   * context manager.
+   */
+  parentContext?: Context;
 }

@@ -71,6 +71,10 @@ interface OpenRun {
   tick: { span: Span; ctx: Context; number: number } | undefined;
   model: Span | undefined;
   tool: { span: Span; failed: boolean; callId: string } | undefined;
+  /** Calls running alongside others (sub-agents), by call id; `tool` is the latest started. */
+  tools: Map<string, { span: Span; failed: boolean; callId: string }>;
+  /** The ContinueGate's throttle wait: open from `continue:throttled` to the next event. */
+  wait: Span | undefined;
   reasoning: string;
   /** When the model call started (`performance.now()`), until its first streamed chunk. */
   awaitingFirstChunk: number | undefined;
@@ -155,6 +159,14 @@ export class SessionTracing {
     };
   }
 
+  /** The context of a running tool call's span (spans of the call's own work go under it). */
+  toolContext(toolCallId: string): Context | undefined {
+    const run = this.run;
+    const open = run?.tools.get(toolCallId);
+    if (run === undefined || open === undefined) return undefined;
+    return trace.setSpan(run.tick?.ctx ?? run.ctx, open.span);
+  }
+
   /** The run failed: recorded on the innermost open span (the model call, a tool, the tick). */
   failed(error: Error): void {
     const run = this.run;
@@ -174,6 +186,8 @@ export class SessionTracing {
   };
 
   private handle(event: AgateEvent): void {
+    // A sub-agent's events (forwarded with their path) are traced by its own session.
+    if (event.path !== undefined && event.path.length > 0) return;
     const run = this.run;
     if (run === undefined) {
       if (event.type === 'run:start') this.startRun(event);
@@ -204,15 +218,17 @@ export class SessionTracing {
       case 'tool:call':
         this.startTool(run, event);
         return;
-      case 'tool:refused':
-        if (run.tool === undefined) return;
-        run.tool.span.setAttributes({
+      case 'tool:refused': {
+        const open = run.tools.get(event.toolCallId);
+        if (open === undefined) return;
+        open.span.setAttributes({
           [ATTR_ERROR_TYPE]: 'refused',
           'agate.tool.refused_by': event.by,
         });
-        run.tool.span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
-        run.tool.failed = true;
+        open.span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+        open.failed = true;
         return;
+      }
       case 'tool:result':
         this.endTool(run, event);
         return;
@@ -253,7 +269,7 @@ export class SessionTracing {
     const pending = this.pending;
     this.pending = [];
     const tracer = this.telemetry.tracer ?? trace.getTracer(TRACER_NAME, TRACER_VERSION);
-    const parent = context.active();
+    const parent = this.telemetry.parentContext ?? context.active();
     this.identity ??= modelIdentity(this.options.model);
     const span = startInvokeAgentSpan(
       tracer,
@@ -274,6 +290,8 @@ export class SessionTracing {
       tick: undefined,
       model: undefined,
       tool: undefined,
+      tools: new Map(),
+      wait: undefined,
       reasoning: '',
       awaitingFirstChunk: undefined,
     };
@@ -285,7 +303,8 @@ export class SessionTracing {
 
   private endRun(run: OpenRun, event: EventOf<'run:end'>): void {
     run.model?.end();
-    run.tool?.span.end();
+    for (const open of run.tools.values()) open.span.end();
+    run.tools.clear();
     this.endTick(run, event.status);
     const reason = this.withoutSummaries(event.reason);
     // No token usage here: it is on each `chat` span, and backends add those up themselves.
@@ -380,7 +399,6 @@ export class SessionTracing {
   }
 
   private startTool(run: OpenRun, event: EventOf<'tool:call'>): void {
-    run.tool?.span.end();
     const description = this.session.context?.tools.find(
       (t) => t.name === event.toolName,
     )?.description;
@@ -397,11 +415,13 @@ export class SessionTracing {
       run.tick?.ctx ?? run.ctx,
     );
     run.tool = { span, failed: false, callId: event.toolCallId };
+    run.tools.set(event.toolCallId, run.tool);
   }
 
   private endTool(run: OpenRun, event: EventOf<'tool:result'>): void {
-    const open = run.tool;
+    const open = run.tools.get(event.toolCallId);
     if (open === undefined) return;
+    run.tools.delete(event.toolCallId);
     if (event.isError && !open.failed) {
       open.span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
       open.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -410,7 +430,7 @@ export class SessionTracing {
       open.span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, json(event.output));
     }
     open.span.end();
-    run.tool = undefined;
+    if (run.tool === open) run.tool = undefined;
   }
 
   /**

@@ -65,6 +65,8 @@ export class TickLog {
   }
 
   observe(event: AgateEvent): void {
+    // A sub-agent's events (with a path) are its own ticks, not this session's.
+    if (event.path !== undefined && event.path.length > 0) return;
     if (event.type === 'tick:start') {
       // A tick's record ends when the next begins: the exit decision comes after `tick:end`.
       this.finish();

@@ -70,6 +70,8 @@ export function toUIMessageStream(
       for (const chunk of decidedWhileWaiting) send(chunk);
       unsubscribe = session.subscribe(
         (event) => {
+          // A sub-agent's events (with a path) are not this chat's message.
+          if (event.path !== undefined && event.path.length > 0) return;
           // A decision taken while the session waited is applied by the run, without an event.
           if (event.type !== 'model:delta')
             for (const chunk of mapper.decidedSince(session.state)) send(chunk);

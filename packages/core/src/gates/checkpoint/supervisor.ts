@@ -5,7 +5,8 @@ import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
 import { updateSession } from '../../persistence/update-session.js';
 import { createInitialState, type SessionState } from '../../state/session-state.js';
-import { UnknownSessionError } from './errors.js';
+import { childStateAt, parsePath } from '../../subagents/path.js';
+import { UnknownCheckpointError, UnknownSessionError } from './errors.js';
 import { applyCorrections, type Decision, decide, findCorrections } from './ledger.js';
 import { resolveApprovalKey, resolveApprovalPrivateKey } from './signing.js';
 import type { ApproveInput, CheckpointLedgerEntry, RejectInput } from './types.js';
@@ -68,16 +69,29 @@ async function decideStored(
     // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
     const state: SessionState = { ...createInitialState(restored.id), ...restored };
     let entry: CheckpointLedgerEntry | undefined;
+    // `reviewer#call_3 › T-1`: a checkpoint inside a running sub-agent, whose state is part of
+    // this session's; decided there, signed with the child's id, saved with the parent.
+    const nested = parsePath(checkpointId);
+    if (nested !== undefined) {
+      const found = childStateAt(state, nested.segments);
+      if (!found.ok) throw new UnknownCheckpointError(checkpointId, sessionId, [found.problem]);
+    }
     // `decide` checks everything before its first change; produce discards the draft if it throws.
     const next = produce(state, (draft) => {
+      let target: SessionState = draft as SessionState;
+      let id = checkpointId;
+      if (nested !== undefined) {
+        const at = childStateAt(draft as SessionState, nested.segments);
+        if (!at.ok) return;
+        target = at.state;
+        id = nested.leaf;
+      }
       // As a restored session would see it: a hand-edited "approved" is pending, so it can be
       // approved properly here instead of being stuck until the session runs once. Only this
       // checkpoint: the others are the session's business (judged with its own key).
-      const corrections = findCorrections(draft, state.id, verifier).filter(
-        (c) => c.id === checkpointId,
-      );
-      applyCorrections(draft, corrections);
-      entry = decide(draft, checkpointId, decision, { sessionId: state.id, key, privateKey });
+      const corrections = findCorrections(target, target.id, verifier).filter((c) => c.id === id);
+      applyCorrections(target, corrections);
+      entry = decide(target, id, decision, { sessionId: target.id, key, privateKey });
     });
     return {
       snapshot: createSnapshot(
