@@ -5,7 +5,7 @@ import { ContextBudget } from '../context/budget.js';
 import { createGuards } from '../guards/families.js';
 import { type GuardSet, isThenable } from '../guards/guard-set.js';
 import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
-import type { GuardHost, GuardTick, ToolCallOutcome } from '../guards/types.js';
+import type { GuardHost, GuardTick, ReleasedCall, ToolCallOutcome } from '../guards/types.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
 import {
@@ -15,10 +15,14 @@ import {
 } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
-import { COMPILED_CONTEXT, type CompiledContext } from '../renderer/compiled-context.js';
+import {
+  COMPILED_CONTEXT,
+  type CompiledContext,
+  type CompiledTool,
+} from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
-import { callSignature, commitTick, tickMessages } from '../state/update.js';
+import { callSignature, commitTick, tickMessages, withToolResults } from '../state/update.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
 import { TickLog } from '../ticklog/tick-log.js';
 import type { TickRecord } from '../ticklog/types.js';
@@ -32,7 +36,7 @@ import { checkRunLimits, checkSessionOptions } from './option-checks.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import { shouldStream } from './streaming.js';
-import type { TickResult } from './tick-result.js';
+import type { TickResult, TickToolCall, TickToolResult } from './tick-result.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
 
@@ -42,6 +46,7 @@ const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
 /** Work (ms of wall time) after which the tick loop lets the event loop turn (signals, I/O). */
 const YIELD_AFTER_MS = 1;
+const ALLOW = { kind: 'allow' } as const;
 
 /**
  * Run ends that wait for a person, possibly in another process: the session is saved where
@@ -358,8 +363,15 @@ export class Session {
     const tickNo = this.currentState.tick + 1;
     const startedAt = performance.now();
     this.emit({ type: 'tick:start', tick: tickNo });
-    const context = this.render();
-    const guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
+    let context = this.render();
+    let guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
+    const released = this.guards.releaseHeldCalls(guardTick);
+    if (released.length > 0) {
+      // Calls of an earlier response a person has decided on: their results go in first.
+      await this.runReleased(guardTick, released);
+      context = this.render();
+      guardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
+    }
 
     const pendingVerdict = this.guards.beforeModelCall(guardTick);
     const verdict = isThenable(pendingVerdict) ? await pendingVerdict : pendingVerdict;
@@ -397,47 +409,8 @@ export class Session {
     const toolResults: TickResult['toolResults'] = [];
     for (const call of turn.toolCalls) {
       this.emit({ type: 'tool:call', tick: tickNo, ...call });
-      const refusal = this.guards.beforeToolCall(guardTick, call);
-      let outcome: ToolCallOutcome;
-      if (refusal.kind === 'refuse') {
-        const { toolCallId, toolName } = call;
-        const result = {
-          toolCallId,
-          toolName,
-          output: refusal.message,
-          isError: true,
-          refusedBy: refusal.by,
-        };
-        outcome = { call, result, executed: false, refusedBy: refusal.by };
-        this.emit({
-          type: 'tool:refused',
-          tick: tickNo,
-          toolCallId,
-          toolName,
-          by: refusal.by,
-          message: refusal.message,
-        });
-      } else {
-        outcome = await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
-          toolCallId: call.toolCallId,
-          abortSignal: signal,
-          tick: tickNo,
-          messages: context.messages,
-        });
-      }
-      // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
-      // one turn of the loop lets their handlers run, so an abort lands before the next step.
-      // Only after a millisecond of work since the last turn: a turn per quick call is time
-      // the tick pays for nothing, and a signal waits at most that long.
-      if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
-        await yieldToEventLoop();
-        this.lastYield = performance.now();
-      }
-      signal.throwIfAborted();
-      const after = this.guards.afterToolCall(guardTick, outcome);
-      if (isThenable(after)) await after;
-      this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result, ...truncationOf(outcome) });
-      toolResults.push(outcome.result);
+      const result = await this.callTool(guardTick, call, tools);
+      if (result !== undefined) toolResults.push(result);
     }
 
     const result: TickResult = {
@@ -500,6 +473,93 @@ export class Session {
       return { done: false };
     }
     return this.attemptExit(guardTick);
+  }
+
+  /**
+   * One tool call through the guards: refused (the guard's message), held (no result this tick:
+   * undefined), answered (`answer`, a released call a person denied) or run within the limits.
+   */
+  private async callTool(
+    guardTick: GuardTick,
+    call: TickToolCall,
+    tools: ReadonlyMap<string, CompiledTool>,
+    answer?: ReleasedCall['answer'],
+  ): Promise<TickToolResult | undefined> {
+    const { tick: tickNo, context, signal } = guardTick;
+    const { toolCallId, toolName } = call;
+    let outcome: ToolCallOutcome;
+    const pendingVerdict =
+      answer === undefined ? this.guards.beforeToolCall(guardTick, call) : ALLOW;
+    const verdict = isThenable(pendingVerdict) ? await pendingVerdict : pendingVerdict;
+    if (verdict.kind === 'hold') {
+      this.emit({
+        type: 'tool:held',
+        tick: tickNo,
+        toolCallId,
+        toolName,
+        input: call.input,
+        by: verdict.by,
+        reason: verdict.reason,
+      });
+      return undefined;
+    }
+    if (answer !== undefined) {
+      const tool = tools.get(toolName);
+      outcome = {
+        call,
+        ...(tool !== undefined ? { tool } : {}),
+        result: { toolCallId, toolName, output: answer.output, isError: answer.isError },
+        executed: false,
+      };
+    } else if (verdict.kind === 'refuse') {
+      const result = {
+        toolCallId,
+        toolName,
+        output: verdict.message,
+        isError: true,
+        refusedBy: verdict.by,
+      };
+      outcome = { call, result, executed: false, refusedBy: verdict.by };
+      this.emit({
+        type: 'tool:refused',
+        tick: tickNo,
+        toolCallId,
+        toolName,
+        by: verdict.by,
+        message: verdict.message,
+      });
+    } else {
+      outcome = await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
+        toolCallId,
+        abortSignal: signal,
+        tick: tickNo,
+        messages: context.messages,
+      });
+    }
+    // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
+    // one turn of the loop lets their handlers run, so an abort lands before the next step.
+    // Only after a millisecond of work since the last turn: a turn per quick call is time
+    // the tick pays for nothing, and a signal waits at most that long.
+    if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
+      await yieldToEventLoop();
+      this.lastYield = performance.now();
+    }
+    signal.throwIfAborted();
+    const after = this.guards.afterToolCall(guardTick, outcome);
+    if (isThenable(after)) await after;
+    this.emit({ type: 'tool:result', tick: tickNo, ...outcome.result, ...truncationOf(outcome) });
+    return outcome.result;
+  }
+
+  /** Released held calls: run (or answered) in order, their results put in the timeline. */
+  private async runReleased(guardTick: GuardTick, released: ReleasedCall[]): Promise<void> {
+    const tools = new Map(guardTick.context.tools.map((t) => [t.name, t]));
+    const results: TickToolResult[] = [];
+    for (const { call, answer } of released) {
+      const result = await this.callTool(guardTick, call, tools, answer);
+      if (result !== undefined) results.push(result);
+    }
+    if (results.length > 0) this.currentState = withToolResults(this.currentState, results);
   }
 
   /** The model replied without tool calls: it is trying to finish. Guards may refuse. */
