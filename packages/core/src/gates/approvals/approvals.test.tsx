@@ -1,13 +1,11 @@
 import { scriptedModel } from '@agate/testing';
 import { tool } from 'ai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type AgateEvent,
   Checkpoint,
   createMemoryStore,
-  System,
-  Timeline,
   Tool,
   ToolApprovalDecisionError,
   ToolCallNotPendingError,
