@@ -9,6 +9,7 @@ import type {
   ToolCallVerdict,
 } from '../../guards/types.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
+import { untilAborted } from '../../runtime/abort.js';
 import { errorMessage } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickToolCall } from '../../runtime/tick-result.js';
@@ -164,13 +165,20 @@ export class ApprovalGuard implements Guard {
     let note: string | undefined;
     if (typeof needs === 'function') {
       try {
-        const asked = await needs(parsed.value, {
-          toolCallId: call.toolCallId,
-          tick: tick.tick,
-          messages: tick.context.messages,
-        });
+        // A check that never settles must not hold the run past an abort.
+        const asked = await untilAborted(
+          Promise.resolve(
+            needs(parsed.value, {
+              toolCallId: call.toolCallId,
+              tick: tick.tick,
+              messages: tick.context.messages,
+            }),
+          ),
+          tick.signal,
+        );
         if (!asked) return ALLOW;
       } catch (error) {
+        tick.signal.throwIfAborted();
         // Failing closed: a check that cannot answer must not let a dangerous call through.
         note = `its needsApproval function threw (${errorMessage(error)}), so a person decides`;
         this.host.emit({
