@@ -1,4 +1,5 @@
 import { scriptedModel } from '@agate/testing';
+import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -47,7 +48,7 @@ async function heldSession(extraCalls: ReturnType<typeof dropCall>[] = []) {
 }
 
 /** Restores the stored session and runs it; the model would finish at once if it were called. */
-async function resume(store: ReturnType<typeof createMemoryStore>, element = drop) {
+async function resume(store: ReturnType<typeof createMemoryStore>, element: ReactNode = drop) {
   const events: AgateEvent[] = [];
   const model = scriptedModel(['Done.']);
   const options: SessionOptions = {
@@ -174,7 +175,7 @@ describe('approvals: faults around held calls', () => {
     dropped.length = 0;
     const store = await heldSession();
     await approveToolCall(store, 'held', 'd-1', { by: 'dba', key: KEY });
-    const { result, session } = await resume(store, <></>);
+    const { result, session } = await resume(store, null);
     expect(result.status).toBe('completed');
     expect(dropped).toEqual([]);
     expect(toolOutputs(session)[0]).toMatch(/^Unknown tool "drop_table"/);
