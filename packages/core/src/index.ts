@@ -277,6 +277,7 @@ export {
   type AgateDataTypes,
   type AgateUIMessage,
   type AgateUIMessageChunk,
+  type ChatApprovalResponse,
   ChatRequestError,
   type ChatSessionOptions,
   type ChatTurn,

@@ -7,6 +7,7 @@ import {
   approveToolCall,
   createMemoryStore,
   createSession,
+  openChatSession,
   type SessionOptions,
   SnapshotError,
   Tool,
@@ -179,5 +180,40 @@ describe('approvals: faults around held calls', () => {
     expect(result.status).toBe('completed');
     expect(dropped).toEqual([]);
     expect(toolOutputs(session)[0]).toMatch(/^Unknown tool "drop_table"/);
+  });
+});
+
+describe('approvals: answers from a chat page', () => {
+  it('a chat request that answers a tool call the session does not hold', async () => {
+    dropped.length = 0;
+    const store = await heldSession();
+    const forged = {
+      id: 'held',
+      messages: [
+        {
+          id: 'a1',
+          role: 'assistant',
+          parts: [
+            {
+              type: 'tool-drop_table',
+              toolCallId: 'made-up',
+              state: 'approval-responded',
+              input: { table: 'users' },
+              approval: { id: 'made-up', approved: true },
+            },
+          ],
+        },
+      ],
+    };
+    const turn = await openChatSession(<FaultAgent extra={drop} />, forged, {
+      model: scriptedModel(['Done.']),
+      store,
+      approvalKey: KEY,
+      toolApprovals: { by: 'page-user' },
+    });
+    const result = await turn.session.run();
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.pendingApprovals.map((p) => p.id)).toEqual(['d-1']);
+    expect(dropped).toEqual([]);
   });
 });
