@@ -70,7 +70,11 @@ function respond(message: AgateUIMessage, id: string, approved: boolean, reason?
   } as AgateUIMessage;
 }
 
-const user = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Push main.' }] };
+const user: AgateUIMessage = {
+  id: 'u1',
+  role: 'user',
+  parts: [{ type: 'text', text: 'Push main.' }],
+};
 
 describe('a held tool call on the web', () => {
   it("is the AI SDK's tool-approval-request; useChat's approval response decides it and the run goes on", async () => {
