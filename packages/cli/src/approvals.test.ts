@@ -73,12 +73,35 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+describe('agate run with a tool that needs approval', () => {
+  it('shows the held call and the approve command, saves the session, and goes on after agate approve', {
+    timeout: 120_000,
+  }, async () => {
+    const agent = fileURLToPath(new URL('./__fixtures__/approval-agent.tsx', import.meta.url));
+    const script = fileURLToPath(new URL('./__fixtures__/drop-old-logs.json', import.meta.url));
+    const first = await agate(['run', agent, '--scripted', script, '--plain', '--id', 'run-1']);
+    expect(first.code).toBe(ExitCode.waiting);
+    expect(first.stdout).toContain('⏸ drop_table awaiting approval (call call_drop)');
+    expect(first.stdout).toContain(
+      `drop_table {"table":"old_logs"} awaits approval: agate approve run-1 call_drop --by <name> --store ${dir}`,
+    );
+    expect((await agate(['approve', 'run-1', 'call_drop', '--by', 'ana'])).code).toBe(0);
+    // The resumed run's model: the rest of the script (the first turn was answered before).
+    const rest = fileURLToPath(new URL('./__fixtures__/dropped.json', import.meta.url));
+    const second = await agate(['run', agent, '--scripted', rest, '--plain', '--resume', 'run-1']);
+    // (stderr carries the shared-secret warning: this test runs with AGATE_APPROVAL_KEY.)
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('← drop_table: dropped old_logs');
+  });
+});
+
 describe('agate approve / deny <session> <callId>', () => {
-  it('lists held calls, approves one and denies the other (signed); the next run executes only the approved one', async () => {
-    const shown = await agate(['show', 'held']);
+  it('lists held calls, approves one and denies the other (signed); the next run executes only the approved one', {
+    timeout: 120_000,
+  }, async () => {
+    const [shown, listed] = await Promise.all([agate(['show', 'held']), agate(['sessions'])]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/d-1\s+drop_table\s+pending\s+1\s+\{"table":"old_logs"\}/);
-    const listed = await agate(['sessions']);
     expect(listed.stdout).toMatch(/held\s+awaiting-approval\s+2 tool calls pending/);
 
     const approved = await agate(['approve', 'held', 'd-1', '--by', 'dba', '--reason', 'unused']);
@@ -126,7 +149,9 @@ describe('agate approve / deny <session> <callId>', () => {
     expect(sent).toContain('users is live data');
   });
 
-  it('tells a call id from a checkpoint id, and refuses bad requests with their exit codes', async () => {
+  it('tells a call id from a checkpoint id, and refuses bad requests with their exit codes', {
+    timeout: 120_000,
+  }, async () => {
     await waiting('held-2');
     const [unknown, denyCheckpoint, noReason, noBy] = await Promise.all([
       agate(['approve', 'held-2', 'd-9', '--by', 'dba']),
