@@ -1,6 +1,9 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { scriptedModel } from '@agate/testing';
 import { tool } from 'ai';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type AgateEvent,
@@ -316,6 +319,26 @@ describe('<Tool needsApproval>', () => {
     release?.();
     expect((await next).status).toBe('completed');
     expect(JSON.stringify(slow.state.timeline)).toContain('finished');
+  });
+});
+
+describe('saving a session that waits', () => {
+  it('goes to the default file store when no store is given', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agate-approvals-default-'));
+    // The default store is .agate/sessions under the working directory, resolved at first save.
+    const cwd = vi.spyOn(process, 'cwd').mockReturnValue(dir);
+    try {
+      const session = createSession(<ApprovalAgent />, { model: approvalModel(), id: 'no-store' });
+      expect((await session.run()).status).toBe('awaiting-approval');
+      const saved = JSON.parse(
+        await readFile(join(dir, '.agate', 'sessions', 'no-store.json'), 'utf8'),
+      );
+      expect(saved.state.status).toBe('awaiting-approval');
+      expect(saved.state.toolApprovals).toMatchObject([{ id: 'c-drop', state: 'pending' }]);
+    } finally {
+      cwd.mockRestore();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
