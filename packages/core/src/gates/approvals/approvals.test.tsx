@@ -7,8 +7,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type AgateEvent,
+  ApprovalKeyError,
   Checkpoint,
   createMemoryStore,
+  generateApprovalKeyPair,
   Tool,
   ToolApprovalDecisionError,
   ToolCallNotPendingError,
@@ -319,6 +321,38 @@ describe('<Tool needsApproval>', () => {
     release?.();
     expect((await next).status).toBe('completed');
     expect(JSON.stringify(slow.state.timeline)).toContain('finished');
+  });
+});
+
+describe('with an Ed25519 key pair', () => {
+  it('the run holds only the public key: decisions need the private key, and verify where the session runs', async () => {
+    const keys = generateApprovalKeyPair();
+    const other = generateApprovalKeyPair();
+    const store = createMemoryStore();
+    const options = {
+      store,
+      id: 'paired',
+      approvalKey: undefined,
+      approvalPublicKey: keys.publicKey,
+    };
+    const a = start(options);
+    expect((await a.session.run()).status).toBe('awaiting-approval');
+    // The live session cannot sign: a decision must bring the private key.
+    expect(() => a.session.approveToolCall('c-drop', { by: 'ana' })).toThrow(ApprovalKeyError);
+    await expect(
+      approveToolCall(store, 'paired', 'c-drop', { by: 'eve', privateKey: other.privateKey }),
+    ).rejects.toThrow(ApprovalKeyError);
+    const entry = await approveToolCall(store, 'paired', 'c-drop', {
+      by: 'ana',
+      privateKey: keys.privateKey,
+    });
+    expect(entry).toMatchObject({ alg: 'ed25519', keyId: keys.keyId });
+    const b = start(
+      { ...options, snapshot: (await store.load('paired'))!, id: undefined },
+      approvalModel(true),
+    );
+    expect((await b.session.run()).status).toBe('completed');
+    expect(executed).toContain('drop_table:users');
   });
 });
 
