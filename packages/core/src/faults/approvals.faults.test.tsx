@@ -217,3 +217,26 @@ describe('approvals: answers from a chat page', () => {
     expect(dropped).toEqual([]);
   });
 });
+
+describe('approvals: a removed record', () => {
+  it('the record of a held call deleted from the session file', async () => {
+    dropped.length = 0;
+    const store = await heldSession();
+    const file = structuredClone((await store.load('held'))!);
+    const state = file.state as { status: string; toolApprovals: unknown[] };
+    state.toolApprovals = [];
+    state.status = 'idle';
+    await store.save(file);
+    const { result, warnings, modelCalls } = await resume(store);
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.pendingApprovals).toEqual([
+      { id: 'd-1', toolName: 'drop_table', input: { table: 'users' }, tick: 1 },
+    ]);
+    expect(warnings.join('\n')).toContain('the session file has no record of it');
+    expect([dropped, modelCalls]).toEqual([[], 0]);
+    // It can be decided from the store as it is, and then runs.
+    await approveToolCall(store, 'held', 'd-1', { by: 'dba', key: KEY });
+    expect((await resume(store)).result.status).toBe('completed');
+    expect(dropped).toEqual(['users']);
+  });
+});

@@ -27,6 +27,7 @@ import {
   approvalsOf,
   decideToolCall,
   findApprovalCorrections,
+  findOrphanedRequests,
   inCallOrder,
   pendingApprovals,
   requestApproval,
@@ -270,9 +271,24 @@ export class ApprovalGuard implements Guard {
     if (this.verified) return;
     this.verified = true;
     const state = this.host.state();
-    if (approvalsOf(state).length === 0) return;
+    const orphans = findOrphanedRequests(state);
+    if (orphans.length > 0) {
+      this.host.update((draft) => {
+        if (!Array.isArray(draft.toolApprovals)) draft.toolApprovals = [];
+        draft.toolApprovals.push(...orphans);
+      });
+      for (const o of orphans) {
+        this.host.emit({
+          type: 'warning',
+          tick: state.tick,
+          code: 'tool-approval-unverified',
+          message: `Tool call "${o.id}" counts as pending: the ledger holds its approval request and the timeline its call without a result, but the session file has no record of it (it was removed). A person must decide it.`,
+        });
+      }
+    }
+    if (approvalsOf(this.host.state()).length === 0) return;
     const key = resolveApprovalKey(this.host.options.approvalKey);
-    const corrections = findApprovalCorrections(state, this.host.sessionId, {
+    const corrections = findApprovalCorrections(this.host.state(), this.host.sessionId, {
       key: key !== undefined && key.trim() !== '' ? key : undefined,
       publicKey: this.publicKey(),
     });

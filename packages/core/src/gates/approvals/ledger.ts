@@ -222,6 +222,39 @@ function decisionProblem(
   return undefined;
 }
 
+/**
+ * Held calls whose record is gone (deleted from the session file) while the ledger still has
+ * their request and the timeline their call without a result: they are pending again, rebuilt
+ * from the timeline, so the call is neither run unapproved nor left without a result.
+ */
+export function findOrphanedRequests(
+  state: Pick<SessionState, 'checkpointLedger' | 'toolApprovals' | 'timeline'>,
+): ToolApprovalRecord[] {
+  const known = new Set(approvalsOf(state).map((r) => r.id));
+  const answered = new Set<string>();
+  const calls = new Map<string, { toolName: string; input: unknown; index: number }>();
+  for (const message of state.timeline) {
+    if (!Array.isArray(message.content)) continue;
+    let index = 0;
+    for (const part of message.content) {
+      if (part.type === 'tool-result') answered.add(part.toolCallId);
+      if (part.type === 'tool-call') {
+        calls.set(part.toolCallId, { toolName: part.toolName, input: part.input, index: index++ });
+      }
+    }
+  }
+  const orphans: ToolApprovalRecord[] = [];
+  for (const entry of ledgerOf(state)) {
+    const id = entry.checkpoint;
+    if (entry.kind !== 'tool-approval-request' || known.has(id) || answered.has(id)) continue;
+    const call = calls.get(id);
+    if (call === undefined) continue;
+    known.add(id);
+    orphans.push({ id, ...call, tick: entry.tick, state: 'pending' });
+  }
+  return orphans;
+}
+
 /** Applies corrections to a draft: each call is pending again. */
 export function applyApprovalCorrections(
   state: ApprovalState,

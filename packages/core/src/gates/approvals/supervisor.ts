@@ -11,6 +11,7 @@ import {
   applyApprovalCorrections,
   decideToolCall,
   findApprovalCorrections,
+  findOrphanedRequests,
   type ToolCallDecision,
 } from './ledger.js';
 import type { ToolApprovalInput, ToolDenialInput } from './types.js';
@@ -72,6 +73,8 @@ async function decideStored(
   };
   let entry: CheckpointLedgerEntry | undefined;
   const next = produce(state, (draft) => {
+    // A held call whose record was removed from the file is pending again (as the session sees it).
+    draft.toolApprovals.push(...findOrphanedRequests(state).filter((o) => o.id === toolCallId));
     // As the restored session would see it: an unproven decision on this call is pending again,
     // so it can be decided properly here.
     const corrections = findApprovalCorrections(draft, state.id, verifier).filter(
