@@ -43,7 +43,7 @@ export const CLI_VERSION: string = (
 export function createProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('agate')
     .description(
-      'Run Agate agents, list and inspect stored sessions, approve or reject checkpoints.',
+      'Run Agate agents, list and inspect stored sessions, approve or reject checkpoints and held tool calls.',
     )
     .version(CLI_VERSION, '-v, --version', 'print the agate version')
     .exitOverride()
@@ -138,12 +138,13 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
   program
     .command('approve')
     .description(
-      'approve a pending checkpoint of a stored session (signed with --key-file, AGATE_APPROVAL_KEY_FILE or AGATE_APPROVAL_KEY when set)',
+      'approve a pending checkpoint, or a tool call held for approval, of a stored session (signed with --key-file, AGATE_APPROVAL_KEY_FILE or AGATE_APPROVAL_KEY when set)',
     )
     .argument('<session>', 'session id')
-    .argument('<checkpoint>', 'checkpoint id')
+    .argument('<checkpoint>', 'checkpoint id, or the id of a tool call held for approval')
     .requiredOption('--by <name>', 'who approves (recorded in the ledger)')
-    .option('--note <text>', 'a note the model reads in its next request')
+    .option('--note <text>', 'a note the model reads in its next request (checkpoints)')
+    .option('--reason <text>', 'why (tool calls; recorded in the ledger)')
     .option(
       '--key-file <file>',
       'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
@@ -180,6 +181,25 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .action(async (options) => {
       const { migrateCommand } = await import('./commands/db.js');
       setExit(await migrateCommand(io, options));
+    });
+
+  program
+    .command('deny')
+    .description(
+      'deny a tool call held for approval: it is not executed, and the model reads who denied it and why',
+    )
+    .argument('<session>', 'session id')
+    .argument('<callId>', 'the tool call id (RunResult.pendingApprovals, agate show)')
+    .requiredOption('--by <name>', 'who denies (recorded in the ledger)')
+    .requiredOption('--reason <text>', 'why; the model reads it in place of the result')
+    .option(
+      '--key-file <file>',
+      'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
+    )
+    .addOption(storeOption())
+    .action(async (session: string, callId: string, options) => {
+      const { decideCommand } = await import('./commands/decide.js');
+      setExit(await decideCommand(io, 'deny', session, callId, options));
     });
 
   program

@@ -17,6 +17,23 @@ export {
 } from './context/errors.js';
 export { type ContextBudgetOptions, estimateTokens, type Tokenizer } from './context/options.js';
 export type { ContextBudgetReport, DroppedCounts } from './context/report.js';
+// Human approval of single tool calls (<Tool needsApproval>)
+export {
+  APPROVALS_FAMILY,
+  approveToolCall,
+  denyToolCall,
+  hasToolApproval,
+  type NeedsApproval,
+  type NeedsApprovalContext,
+  type PendingToolApproval,
+  ToolApprovalDecisionError,
+  type ToolApprovalInput,
+  type ToolApprovalRecord,
+  type ToolApprovalState,
+  ToolCallNotPendingError,
+  type ToolDenialInput,
+  UnknownToolCallError,
+} from './gates/approvals/index.js';
 // Checkpoints
 export {
   APPROVAL_KEY_ENV,
@@ -284,6 +301,7 @@ export {
   type AgateDataTypes,
   type AgateUIMessage,
   type AgateUIMessageChunk,
+  type ChatApprovalResponse,
   ChatRequestError,
   type ChatSessionOptions,
   type ChatTurn,

@@ -4,14 +4,21 @@ import {
   APPROVAL_KEY_FILE_ENV,
   ApprovalKeyError,
   approveCheckpoint,
+  approveToolCall,
   CheckpointDecisionError,
   type CheckpointLedgerEntry,
   CheckpointNotPendingError,
+  denyToolCall,
+  hasToolApproval,
   InvalidSessionIdError,
   rejectCheckpoint,
+  type SessionState,
   SnapshotError,
+  ToolApprovalDecisionError,
+  ToolCallNotPendingError,
   UnknownCheckpointError,
   UnknownSessionError,
+  UnknownToolCallError,
 } from '@agate/core';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -24,18 +31,22 @@ export interface DecideOptions {
   keyFile?: string;
   note?: string;
   feedback?: string;
+  /** `agate deny`: why the call is denied (the model reads it). */
+  reason?: string;
 }
 
 /**
- * `agate approve` / `agate reject`: a supervisor's decision on a pending checkpoint of a
- * stored session, signed with `AGATE_APPROVAL_KEY` when it is set. On any error nothing in
- * the store changes (`approveCheckpoint` checks everything before it writes).
+ * `agate approve` / `agate reject` / `agate deny`: a decision on a pending checkpoint or on a
+ * tool call held for approval (`needsApproval`) of a stored session, signed with
+ * `--key-file`, `AGATE_APPROVAL_KEY_FILE` or `AGATE_APPROVAL_KEY` when set. The id says which:
+ * a tool call id the session holds for approval, else a checkpoint id. On any error nothing in
+ * the store changes (the core checks everything before it writes).
  */
 export async function decideCommand(
   io: CliIo,
-  kind: 'approve' | 'reject',
+  kind: 'approve' | 'reject' | 'deny',
   sessionId: string,
-  checkpointId: string,
+  id: string,
   options: DecideOptions,
 ): Promise<number> {
   const ref = openStore(options.store);
@@ -43,34 +54,78 @@ export async function decideCommand(
   // A private key wins: the shared secret (HMAC) is the older, weaker mode.
   const key = keyFile === undefined ? nonEmpty(io.env[APPROVAL_KEY_ENV]) : undefined;
   const privateKey = keyFile === undefined ? undefined : readPrivateKey(keyFile);
+  const keys = {
+    ...(key !== undefined ? { key } : {}),
+    ...(privateKey !== undefined ? { privateKey } : {}),
+  };
   let entry: CheckpointLedgerEntry;
+  let what: string;
   try {
-    entry =
-      kind === 'approve'
-        ? await approveCheckpoint(ref.store, sessionId, checkpointId, {
-            by: options.by,
-            ...(options.note !== undefined ? { note: options.note } : {}),
-            ...(key !== undefined ? { key } : {}),
-            ...(privateKey !== undefined ? { privateKey } : {}),
-          })
-        : await rejectCheckpoint(ref.store, sessionId, checkpointId, {
-            by: options.by,
-            feedback: options.feedback ?? '',
-            ...(key !== undefined ? { key } : {}),
-            ...(privateKey !== undefined ? { privateKey } : {}),
-          });
+    const toolCall = await isToolCall(ref.store, sessionId, id);
+    if (kind === 'deny' && !toolCall) {
+      throw new CliError(
+        `Session "${sessionId}" holds no tool call "${id}" for approval. To send a pending checkpoint back, use \`agate reject ${sessionId} ${id} --by NAME --feedback TEXT\`.`,
+        ExitCode.notFound,
+      );
+    }
+    if (toolCall) {
+      what = `tool call ${id}`;
+      entry =
+        kind === 'approve'
+          ? await approveToolCall(ref.store, sessionId, id, {
+              by: options.by,
+              ...(options.reason !== undefined ? { reason: options.reason } : {}),
+              ...keys,
+            })
+          : await denyToolCall(ref.store, sessionId, id, {
+              by: options.by,
+              // `agate reject` on a call id denies it with its feedback as the reason.
+              reason: options.reason ?? options.feedback ?? '',
+              ...keys,
+            });
+    } else {
+      what = `checkpoint ${id}`;
+      entry =
+        kind === 'approve'
+          ? await approveCheckpoint(ref.store, sessionId, id, {
+              by: options.by,
+              ...(options.note !== undefined ? { note: options.note } : {}),
+              ...keys,
+            })
+          : await rejectCheckpoint(ref.store, sessionId, id, {
+              by: options.by,
+              feedback: options.feedback ?? '',
+              ...keys,
+            });
+    }
   } catch (error) {
     throw decisionError(error, sessionId, ref.dir);
   } finally {
     await ref.close?.();
   }
   const signed = entry.signature !== undefined ? `signed with key ${entry.keyId}` : 'unsigned';
+  const verb =
+    entry.kind === 'approved' || entry.kind === 'tool-approved'
+      ? 'Approved'
+      : entry.kind === 'tool-denied'
+        ? 'Denied'
+        : 'Rejected';
   io.out(
-    `${kind === 'approve' ? 'Approved' : 'Rejected'} checkpoint ${checkpointId} of session ${sessionId} ` +
-      `by ${entry.by} (ledger entry #${entry.seq}, ${signed}).\n` +
+    `${verb} ${what} of session ${sessionId} by ${entry.by} (ledger entry #${entry.seq}, ${signed}).\n` +
       `Continue the run: agate run <agent-file> --store ${ref.dir} --resume ${sessionId}\n`,
   );
   return ExitCode.ok;
+}
+
+/** Whether `id` names a tool call the stored session holds for approval (else a checkpoint). */
+async function isToolCall(
+  store: ReturnType<typeof openStore>['store'],
+  sessionId: string,
+  id: string,
+): Promise<boolean> {
+  const snapshot = await store.load(sessionId);
+  if (snapshot === undefined) return false;
+  return hasToolApproval(snapshot.state as Pick<SessionState, 'toolApprovals'>, id);
 }
 
 /** The key file's PEM text; a file that cannot be read is the user's to fix (exit code 5). */
@@ -97,10 +152,19 @@ function decisionError(error: unknown, sessionId: string, dir: string): unknown 
       `No session "${sessionId}" in ${dir}. Run \`agate sessions --store ${dir}\` to list the stored sessions.`,
     );
   }
-  if (error instanceof UnknownCheckpointError) return wrap(ExitCode.notFound);
-  if (error instanceof CheckpointNotPendingError) return wrap(ExitCode.notPending);
+  if (error instanceof CliError) return error;
+  if (error instanceof UnknownCheckpointError || error instanceof UnknownToolCallError) {
+    return wrap(ExitCode.notFound);
+  }
+  if (error instanceof CheckpointNotPendingError || error instanceof ToolCallNotPendingError) {
+    return wrap(ExitCode.notPending);
+  }
   if (error instanceof ApprovalKeyError) return wrap(ExitCode.badKey);
-  if (error instanceof CheckpointDecisionError || error instanceof InvalidSessionIdError) {
+  if (
+    error instanceof CheckpointDecisionError ||
+    error instanceof ToolApprovalDecisionError ||
+    error instanceof InvalidSessionIdError
+  ) {
     return wrap(ExitCode.usage);
   }
   if (error instanceof SnapshotError) return wrap(ExitCode.corrupt);

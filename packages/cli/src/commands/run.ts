@@ -13,6 +13,7 @@ import {
   serializeSnapshot,
 } from '@agate/core';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
+import { preview } from '../format/table.js';
 import { type CliIo, type InterruptSignal, SIGNAL_EXIT } from '../io.js';
 import { chooseModel } from '../run/choose-model.js';
 import { loadAgentFile } from '../run/load-agent.js';
@@ -275,6 +276,10 @@ function nextSteps(
     ...pending.map(
       (checkpoint) =>
         `approve: agate approve ${id} ${checkpoint} --by <name>${store}   (reject: agate reject ${id} ${checkpoint} --by <name> --feedback <text>${store})`,
+    ),
+    ...result.pendingApprovals.map(
+      (call) =>
+        `${call.toolName} ${preview(JSON.stringify(call.input) ?? '', 80)} awaits approval: agate approve ${id} ${call.id} --by <name>${store}   (deny: agate deny ${id} ${call.id} --by <name> --reason <text>${store})`,
     ),
     `session ${id} saved; continue it with: agate run ${file}${store} --resume ${id}`,
   ];

@@ -17,7 +17,11 @@ function ledgerOf(state: SessionState): CheckpointLedgerEntry[] {
 export function checkpointCell(state: SessionState): string {
   const records = recordsOf(state);
   const pending = records.filter(([, r]) => r.state === 'pending');
-  if (pending.length > 0) return pending.map(([id]) => `${id} pending`).join(', ');
+  const calls = (state.toolApprovals ?? []).filter((r) => r.state === 'pending').length;
+  const held = calls > 0 ? [`${calls} tool call${calls === 1 ? '' : 's'} pending`] : [];
+  if (pending.length > 0 || calls > 0) {
+    return [...pending.map(([id]) => `${id} pending`), ...held].join(', ');
+  }
   const open = records.find(([, r]) => r.state === 'unlocked');
   if (open !== undefined) return `${open[0]} open`;
   const approved = records.filter(([, r]) => r.state === 'approved').length;
@@ -28,7 +32,9 @@ export function checkpointCell(state: SessionState): string {
 export function checkpointSection(state: SessionState): string[] {
   const records = recordsOf(state);
   const ledger = ledgerOf(state);
-  if (records.length === 0 && ledger.length === 0) return ['', 'Checkpoints', '  (none)'];
+  if (records.length === 0 && ledger.length === 0 && (state.toolApprovals ?? []).length === 0) {
+    return ['', 'Checkpoints', '  (none)'];
+  }
   const lines = ['', 'Checkpoints'];
   lines.push(
     indent(
@@ -44,6 +50,24 @@ export function checkpointSection(state: SessionState): string[] {
       ),
     ),
   );
+  const held = state.toolApprovals ?? [];
+  if (held.length > 0) {
+    lines.push('', 'Tool calls held for approval (agate approve / agate deny <session> <call id>)');
+    lines.push(
+      indent(
+        formatTable(
+          ['call id', 'tool', 'state', 'tick', 'input'],
+          held.map((r) => [
+            r.id,
+            r.toolName,
+            r.state === 'pending' ? 'pending' : `${r.state} by ${r.by ?? '?'}`,
+            String(r.tick),
+            preview(JSON.stringify(r.input) ?? '', 60),
+          ]),
+        ),
+      ),
+    );
+  }
   lines.push('', `Checkpoint ledger (${ledger.length} entr${ledger.length === 1 ? 'y' : 'ies'})`);
   for (const entry of ledger) lines.push(`  ${ledgerLine(entry)}`);
   return lines;

@@ -84,8 +84,14 @@ const NOTE_COLOR: Partial<Record<TickNote['kind'], string>> = {
   warning: 'red',
 };
 
-const TOOL_MARK = { running: '…', ok: '←', error: '✗', refused: '⊘' } as const;
-const TOOL_COLOR = { running: 'gray', ok: 'green', error: 'red', refused: 'yellow' } as const;
+const TOOL_MARK = { running: '…', ok: '←', error: '✗', refused: '⊘', held: '⏸' } as const;
+const TOOL_COLOR = {
+  running: 'gray',
+  ok: 'green',
+  error: 'red',
+  refused: 'yellow',
+  held: 'magenta',
+} as const;
 
 /** How long the tool has been running, counted from when its line appeared (updated each second). */
 function RunningFor() {

@@ -55,6 +55,10 @@ export function plainLines(event: AgateEvent): string[] {
       ];
     case 'tool:refused':
       return [`  ⊘ ${event.toolName} refused by ${event.by}: ${event.message}`];
+    case 'tool:held':
+      return [
+        `  ⏸ ${event.toolName} awaiting approval (call ${event.toolCallId}): ${event.reason}`,
+      ];
     case 'gate:activated':
     case 'gate:deferred':
     case 'gate:cleared': {

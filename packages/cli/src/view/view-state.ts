@@ -13,7 +13,8 @@ import { asText, preview } from '../format/table.js';
 /** Longest tool input or output kept for display, in characters. */
 export const PREVIEW_LENGTH = 160;
 
-export type ToolStatus = 'running' | 'ok' | 'error' | 'refused';
+/** `held`: waiting for a person's approval (`<Tool needsApproval>`); not executed. */
+export type ToolStatus = 'running' | 'ok' | 'error' | 'refused' | 'held';
 
 export interface ToolLine {
   type: 'tool';
@@ -177,6 +178,12 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
         status: 'refused',
         output: preview(action.message, PREVIEW_LENGTH),
         refusedBy: action.by,
+      }));
+    case 'tool:held':
+      return updateTool(view, action.toolCallId, (line) => ({
+        ...line,
+        status: 'held',
+        output: `awaiting approval (call ${action.toolCallId}): ${action.reason}`,
       }));
     case 'tool:result':
       return updateTool(view, action.toolCallId, (line) =>

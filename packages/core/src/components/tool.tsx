@@ -1,6 +1,7 @@
 import type { Tool as SdkTool } from 'ai';
 import { createElement, type ReactNode } from 'react';
 import type { ZodType, z } from 'zod';
+import type { NeedsApproval } from '../gates/approvals/types.js';
 import type { EvidenceSpec } from '../gates/evidence/spec.js';
 import type { ToolCategoryProp } from '../gates/phase/category.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
@@ -17,6 +18,13 @@ export interface ToolGuardProps<I = never, O = never> {
   writes?: (input: I) => readonly string[];
   /** A call that runs longer becomes a tool error; overrides the session's `toolTimeoutMs`. */
   timeoutMs?: number;
+  /**
+   * A person approves each call before it runs (see docs/approvals.md): `true`, or a function
+   * of the validated input. The run ends `awaiting-approval` with the call in
+   * `RunResult.pendingApprovals`. For a ready AI SDK `tool`, its own `needsApproval` is used
+   * when this is not given.
+   */
+  needsApproval?: NeedsApproval<I>;
 }
 
 export type ToolProps<S extends ZodType = ZodType, O = unknown> =

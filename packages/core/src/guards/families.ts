@@ -1,3 +1,4 @@
+import { ApprovalGuard } from '../gates/approvals/guard.js';
 import { CheckpointGuard } from '../gates/checkpoint/guard.js';
 import { ContinueGuard } from '../gates/continue/guard.js';
 import { GateControl } from '../gates/control.js';
@@ -21,6 +22,8 @@ export const GUARD_FAMILIES = {
   phase: (host) => new PhaseGuard(host),
   output: (host) => new OutputGuard(host),
   subagents: (host) => new SubAgentGuard(host),
+  // Last: a call another family refuses is refused, never put up for a person's approval.
+  approvals: (host) => new ApprovalGuard(host),
 } satisfies Record<string, GuardFactory>;
 
 type Families = typeof GUARD_FAMILIES;

@@ -10,9 +10,11 @@ import type {
   Guard,
   GuardContribution,
   GuardTick,
+  ReleasedCall,
   RunStartInfo,
   TickEndInfo,
   ToolCallOutcome,
+  ToolCallVerdict,
 } from './types.js';
 
 const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
@@ -28,7 +30,12 @@ export function isThenable<T>(value: unknown): value is PromiseLike<T> {
   );
 }
 
-export type MergedToolVerdict = { kind: 'allow' } | { kind: 'refuse'; message: string; by: string };
+export type MergedToolVerdict =
+  | { kind: 'allow' }
+  | { kind: 'refuse'; message: string; by: string }
+  | { kind: 'hold'; reason: string; by: string };
+
+const NONE: ReleasedCall[] = [];
 
 /**
  * Calls every guard family at one point of the tick, in registration order, and merges the
@@ -49,6 +56,7 @@ export class GuardSet {
       check: having('check'),
       beforeModelCall: having('beforeModelCall'),
       beforeToolCall: having('beforeToolCall'),
+      releaseHeldCalls: having('releaseHeldCalls'),
       afterToolCall: having('afterToolCall'),
       tickEnd: having('tickEnd'),
       finishRequested: having('finishRequested'),
@@ -113,12 +121,40 @@ export class GuardSet {
     return PROCEED;
   }
 
-  beforeToolCall(tick: GuardTick, call: TickToolCall): MergedToolVerdict {
-    for (const g of this.hooks.beforeToolCall) {
+  /** The first family that refuses or holds the call decides; synchronous while every answer is. */
+  beforeToolCall(tick: GuardTick, call: TickToolCall): MaybePromise<MergedToolVerdict> {
+    const hooks = this.hooks.beforeToolCall;
+    for (let i = 0; i < hooks.length; i++) {
+      const g = hooks[i]!;
       const verdict = g.beforeToolCall?.(tick, call);
-      if (verdict?.kind === 'refuse') return { ...verdict, by: g.name };
+      if (isThenable(verdict)) return this.beforeToolCallFrom(tick, call, i, verdict);
+      if (verdict !== undefined && verdict.kind !== 'allow') return { ...verdict, by: g.name };
     }
     return ALLOW;
+  }
+
+  private async beforeToolCallFrom(
+    tick: GuardTick,
+    call: TickToolCall,
+    at: number,
+    pending: PromiseLike<ToolCallVerdict>,
+  ): Promise<MergedToolVerdict> {
+    const hooks = this.hooks.beforeToolCall;
+    const first = await pending;
+    if (first !== undefined && first.kind !== 'allow') return { ...first, by: hooks[at]!.name };
+    for (let i = at + 1; i < hooks.length; i++) {
+      const verdict = await hooks[i]!.beforeToolCall?.(tick, call);
+      if (verdict !== undefined && verdict.kind !== 'allow')
+        return { ...verdict, by: hooks[i]!.name };
+    }
+    return ALLOW;
+  }
+
+  /** Every family's released calls, in family order. */
+  releaseHeldCalls(tick: GuardTick): ReleasedCall[] {
+    const hooks = this.hooks.releaseHeldCalls;
+    if (hooks.length === 0) return NONE;
+    return hooks.flatMap((g) => g.releaseHeldCalls?.(tick) ?? []);
   }
 
   afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): MaybePromise<void> {

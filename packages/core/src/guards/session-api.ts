@@ -28,6 +28,20 @@ export interface FamilyApi {
     id: string,
     decision: { by: string; feedback: string; privateKey?: string | KeyObject },
   ): CheckpointLedgerEntry;
+  /**
+   * A person approves a tool call held for approval (`needsApproval`; its id is the tool call's
+   * id): the next `run()` executes it before calling the model. The AI SDK's tool approval
+   * response with `approved: true`.
+   */
+  approveToolCall(
+    id: string,
+    decision: { by: string; reason?: string; privateKey?: string | KeyObject },
+  ): CheckpointLedgerEntry;
+  /** A person denies a held tool call: the next `run()` answers it with the denial (who, why). */
+  denyToolCall(
+    id: string,
+    decision: { by: string; reason: string; privateKey?: string | KeyObject },
+  ): CheckpointLedgerEntry;
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
   readonly continueEvaluator: ContinueGateEvaluator | undefined;
 }
@@ -58,6 +72,8 @@ export function familyApi(families: GuardInstances): PropertyDescriptorMap {
             decision?.privateKey,
           )
         : families.checkpoint.reject(id, decision),
+    approveToolCall: (id, decision) => families.approvals.approveToolCall(id, decision),
+    denyToolCall: (id, decision) => families.approvals.denyToolCall(id, decision),
     get continueEvaluator() {
       return families.continue.evaluator;
     },
@@ -72,6 +88,7 @@ export type FamilyReport = Pick<
   | 'knobs'
   | 'checkpoints'
   | 'checkpointLedger'
+  | 'pendingApprovals'
   | 'todos'
   | 'phase'
   | 'output'
@@ -80,5 +97,12 @@ export type FamilyReport = Pick<
 
 /** The families' report, with the fields every run result has even when nothing is rendered. */
 export function familyReport(guards: GuardSet): FamilyReport {
-  return { gates: {}, knobs: {}, checkpoints: {}, checkpointLedger: [], ...guards.report() };
+  return {
+    gates: {},
+    knobs: {},
+    checkpoints: {},
+    checkpointLedger: [],
+    pendingApprovals: [],
+    ...guards.report(),
+  };
 }

@@ -13,6 +13,7 @@ import type { AgateEvent } from '../runtime/events.js';
 import type { RunReport, SessionOptions } from '../runtime/session-options.js';
 import type { TickResult, TickToolCall, TickToolResult } from '../runtime/tick-result.js';
 import type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+import type { JsonValue } from '../state/json.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
 
 /**
@@ -22,7 +23,8 @@ import type { RunStatus, SessionState } from '../state/session-state.js';
  * refusal reason is shown). The tick loop itself knows no family by name.
  *
  * Order inside one tick:
- *   runStart (once per run) → render → beforeModelCall → [model] →
+ *   runStart (once per run) → render → releaseHeldCalls (each released call as below) →
+ *   beforeModelCall → [model] →
  *   for each tool call: beforeToolCall → [execute] → afterToolCall →
  *   [commit] → tickEnd → exitAttempt (only when the model made no tool call)
  */
@@ -45,8 +47,23 @@ export interface Guard {
   /** Before the model call. May end the run (stop, pause, awaiting approval) or delay it. */
   beforeModelCall?(tick: GuardTick): BeforeModelVerdict | Promise<BeforeModelVerdict>;
 
-  /** Before a tool's `execute`. A refusal becomes the tool error the model sees; `execute` never runs. */
-  beforeToolCall?(tick: GuardTick, call: TickToolCall): ToolCallVerdict;
+  /**
+   * Before a tool's `execute`. A refusal becomes the tool error the model sees; `execute` never
+   * runs. A hold keeps the call without running it or answering it this tick (a person must
+   * decide): the family that holds a call must release it (`releaseHeldCalls`). Families are
+   * asked in order and the first refusal or hold decides, so a call one family refuses is never
+   * held by a later one. May be async (a `needsApproval` function).
+   */
+  beforeToolCall?(tick: GuardTick, call: TickToolCall): ToolCallVerdict | Promise<ToolCallVerdict>;
+
+  /**
+   * At the start of a tick, after render and before `beforeModelCall`: held calls (of earlier
+   * ticks) that may go on now, in call order. The runtime runs each one that has no `answer`
+   * through the usual path (every family's `beforeToolCall`, `execute`, `afterToolCall`), answers
+   * the others with `answer` (`afterToolCall` sees them, not executed), puts the results in the
+   * timeline after the calls' assistant message, in call order, and renders again.
+   */
+  releaseHeldCalls?(tick: GuardTick): ReleasedCall[];
 
   /**
    * After a tool call ran (or was refused). May be async (a file fingerprint). A refusal here
@@ -138,7 +155,18 @@ export type BeforeModelVerdict =
   | { kind: 'proceed' }
   | { kind: 'end'; status: RunStatus; reason: string };
 
-export type ToolCallVerdict = { kind: 'allow' } | { kind: 'refuse'; message: string };
+export type ToolCallVerdict =
+  | { kind: 'allow' }
+  | { kind: 'refuse'; message: string }
+  /** Not executed and not answered now; `reason` goes into the `tool:held` event. */
+  | { kind: 'hold'; reason: string };
+
+/** A held call given back to the runtime (`Guard.releaseHeldCalls`). */
+export interface ReleasedCall {
+  call: TickToolCall;
+  /** The result the model sees instead of running the call (a denial); absent: run it. */
+  answer?: { output: JsonValue; isError: boolean };
+}
 
 /** One tool call as it happened. */
 export interface ToolCallOutcome {

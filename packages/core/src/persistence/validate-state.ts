@@ -50,10 +50,30 @@ const checkpointRecord = z.looseObject({
   reason: z.string().optional(),
 });
 
+const toolApproval = z.looseObject({
+  id: z.string().min(1),
+  toolName: z.string().min(1),
+  tick: count,
+  index: count,
+  state: z.enum(['pending', 'approved', 'denied']),
+  by: z.string().optional(),
+  reason: z.string().optional(),
+});
+
 const ledgerEntry = z.looseObject({
   seq: z.number().int().positive(),
   checkpoint: z.string().min(1),
-  kind: z.enum(['submitted', 'budget', 'file', 'finish', 'approved', 'rejected']),
+  kind: z.enum([
+    'submitted',
+    'budget',
+    'file',
+    'finish',
+    'approved',
+    'rejected',
+    'tool-approval-request',
+    'tool-approved',
+    'tool-denied',
+  ]),
   by: z.string(),
   at: z.string(),
   tick: count,
@@ -130,6 +150,7 @@ const stateSchema = z.looseObject({
       progress: z.record(z.string(), z.unknown()),
     })
     .optional(),
+  toolApprovals: z.array(toolApproval).optional(),
 });
 
 /** Each problem as `state.<path>: <what is wrong>`; empty when the state is well formed. */

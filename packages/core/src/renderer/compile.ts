@@ -279,7 +279,14 @@ function compileTool(node: HostElement): CompiledTool {
   }
   const run = (execute ?? tool?.execute) as CompiledTool['execute'] | undefined;
   const text = (description ?? tool?.description) as string | undefined;
-  const guard = guardProps(name, node.props);
+  // An AI SDK tool's own `needsApproval` is honoured as the prop is (the prop wins).
+  const sdkApproval = (tool as { needsApproval?: unknown } | undefined)?.needsApproval;
+  const guard = guardProps(
+    name,
+    node.props.needsApproval === undefined && sdkApproval !== undefined
+      ? { ...node.props, needsApproval: sdkApproval }
+      : node.props,
+  );
   return {
     name,
     ...(text !== undefined ? { description: text } : {}),
@@ -290,7 +297,14 @@ function compileTool(node: HostElement): CompiledTool {
   };
 }
 
-const GUARD_PROPS = ['category', 'shellCommand', 'evidence', 'writes', 'timeoutMs'] as const;
+const GUARD_PROPS = [
+  'category',
+  'shellCommand',
+  'evidence',
+  'writes',
+  'timeoutMs',
+  'needsApproval',
+] as const;
 
 /** The `<Tool>` props guards read, checked where they are written. */
 function guardProps(name: string, props: Record<string, unknown>): ToolGuardProps | undefined {
@@ -306,6 +320,12 @@ function guardProps(name: string, props: Record<string, unknown>): ToolGuardProp
   if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) {
     throw new InvalidElementError(
       `<Tool name="${name}" timeoutMs=${JSON.stringify(timeout)}> needs a number of milliseconds > 0.`,
+    );
+  }
+  const approval = guard.needsApproval;
+  if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function') {
+    throw new InvalidElementError(
+      `<Tool name="${name}"> needsApproval must be true, false or a function of the input (got ${JSON.stringify(approval)}).`,
     );
   }
   for (const key of ['shellCommand', 'writes'] as const) {

@@ -61,6 +61,24 @@ export type AgateEvent = EventPath &
         by: string;
         message: string;
       }
+    | {
+        /**
+         * A guard held the call: not executed and not answered this tick, because a person must
+         * decide first (`needsApproval`). The run ends `awaiting-approval` at the tick's end.
+         */
+        type: 'tool:held';
+        tick: number;
+        toolCallId: string;
+        toolName: string;
+        input: unknown;
+        /** The guard family that held it (`approvals`). */
+        by: string;
+        reason: string;
+      }
+    /** A person approved a held call (`session.approveToolCall`); the next run executes it. */
+    | { type: 'tool:approved'; tick: number; toolCallId: string; by: string; reason?: string }
+    /** A person denied a held call; the next run answers it with the denial. */
+    | { type: 'tool:denied'; tick: number; toolCallId: string; by: string; reason: string }
     | { type: 'tick:end'; tick: number; result: TickResult }
     | {
         type: 'knob:changed';

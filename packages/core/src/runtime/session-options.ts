@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import type { ContextBudgetOptions } from '../context/options.js';
+import type { PendingToolApproval } from '../gates/approvals/types.js';
 import type { CheckpointLedgerEntry, CheckpointStatus } from '../gates/checkpoint/types.js';
 import type { TodoItem } from '../gates/evidence/types.js';
 import type { PhaseStatus } from '../gates/phase/types.js';
@@ -124,6 +125,11 @@ export interface RunResult<O = unknown> {
   checkpoints: Record<string, CheckpointStatus>;
   /** Every checkpoint submission, trip, approval and rejection (see `SessionState.checkpointLedger`). */
   checkpointLedger: CheckpointLedgerEntry[];
+  /**
+   * Tool calls waiting for a person's decision (`<Tool needsApproval>`), in call order: the run
+   * ended `awaiting-approval` (or was aborted while they waited). Empty when none waits.
+   */
+  pendingApprovals: PendingToolApproval[];
   /** The most recent events (capped by `maxEvents`). */
   events: AgateEvent[];
   /**

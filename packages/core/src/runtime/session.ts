@@ -5,7 +5,7 @@ import { ContextBudget } from '../context/budget.js';
 import { createGuards } from '../guards/families.js';
 import { type GuardSet, isThenable } from '../guards/guard-set.js';
 import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
-import type { GuardHost, GuardTick, ToolCallOutcome } from '../guards/types.js';
+import type { GuardHost, GuardTick, ReleasedCall, ToolCallOutcome } from '../guards/types.js';
 import { StaleSessionError } from '../persistence/errors.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
@@ -23,7 +23,7 @@ import {
 } from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
-import { callSignature, commitTick, tickMessages } from '../state/update.js';
+import { callSignature, commitTick, tickMessages, withToolResults } from '../state/update.js';
 import { agentName } from '../telemetry/agent-name.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
 import { TickLog } from '../ticklog/tick-log.js';
@@ -43,6 +43,7 @@ import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './sessi
 import { shouldStream } from './streaming.js';
 import type { TickResult, TickToolCall, TickToolResult } from './tick-result.js';
 import { runToolBatch } from './tool-batch.js';
+import type { ToolExecuteContext } from './tool-context.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
 
@@ -52,6 +53,7 @@ const DEFAULT_MAX_TICKS = 25;
 const RECENT_TICKS_CAP = 50;
 /** Work (ms of wall time) after which the tick loop lets the event loop turn (signals, I/O). */
 const YIELD_AFTER_MS = 1;
+const ALLOW = { kind: 'allow' } as const;
 
 /**
  * Run ends that wait for a person, possibly in another process: the session is saved where
@@ -389,8 +391,15 @@ export class Session {
     const tickNo = this.currentState.tick + 1;
     const startedAt = performance.now();
     this.emit({ type: 'tick:start', tick: tickNo });
-    const context = this.render();
-    const guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
+    let context = this.render();
+    let guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
+    const released = this.guards.releaseHeldCalls(guardTick);
+    if (released.length > 0) {
+      // Calls of an earlier response a person has decided on: their results go in first.
+      await this.runReleased(guardTick, released);
+      context = this.render();
+      guardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
+    }
 
     // A tick interrupted while its tools ran (a sub-agent waiting for approval, an abort)
     // goes on from its record: the model is not asked again.
@@ -502,7 +511,8 @@ export class Session {
   /**
    * The response's tool calls (see runtime/tool-batch.ts for the order): each judged by the
    * guards, run within its limits, and recorded. A call that suspends (a sub-agent waiting for
-   * approval) leaves the tick uncommitted, its record in the state for the next run.
+   * approval) leaves the tick uncommitted, its record in the state for the next run; a call a
+   * guard holds (a person must approve it) gets no result this tick.
    */
   private async runTools(
     guardTick: GuardTick,
@@ -510,11 +520,15 @@ export class Session {
     tools: ReadonlyMap<string, CompiledTool>,
     resumed: InflightTick | undefined,
   ): Promise<{ results: TickToolResult[]; suspended?: ToolSuspended }> {
-    const { tick: tickNo, context, signal } = guardTick;
+    const { tick: tickNo } = guardTick;
     const inflight = new InflightRecorder(tickNo, turn, (recipe) => this.update(recipe), resumed);
     const results: TickToolResult[] = [];
     let suspended: ToolSuspended | undefined;
-    type Ran = ToolCallOutcome | { suspended: ToolSuspended } | { finished: TickToolResult };
+    type Ran =
+      | ToolCallOutcome
+      | { suspended: ToolSuspended }
+      | { finished: TickToolResult }
+      | { held: true };
     await runToolBatch<TickToolCall, Ran>(turn.toolCalls, {
       concurrency: (call) => {
         if (inflight.finished(call.toolCallId) !== undefined) return undefined;
@@ -525,38 +539,13 @@ export class Session {
         const finished = inflight.finished(call.toolCallId);
         if (finished !== undefined) return { finished };
         this.emit({ type: 'tool:call', tick: tickNo, ...call });
-        const refusal = this.guards.beforeToolCall(guardTick, call);
-        if (refusal.kind === 'refuse') {
-          const { toolCallId, toolName } = call;
-          this.emit({
-            type: 'tool:refused',
-            tick: tickNo,
-            toolCallId,
-            toolName,
-            by: refusal.by,
-            message: refusal.message,
-          });
-          const result = {
-            toolCallId,
-            toolName,
-            output: refusal.message,
-            isError: true,
-            refusedBy: refusal.by,
-          };
-          return { call, result, executed: false, refusedBy: refusal.by };
-        }
         const saved = inflight.saved(call.toolCallId);
-        const traceContext = this.tracing.toolContext(call.toolCallId);
         try {
-          return await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
-            toolCallId: call.toolCallId,
-            abortSignal: signal,
-            tick: tickNo,
-            messages: context.messages,
+          const outcome = await this.startToolCall(guardTick, call, tools, undefined, {
             ...(saved !== undefined ? { resume: saved } : {}),
             saveProgress: (progress) => inflight.saveProgress(call.toolCallId, progress),
-            ...(traceContext !== undefined ? { traceContext } : {}),
           });
+          return outcome ?? { held: true };
         } catch (error) {
           if (error instanceof ToolSuspended) return { suspended: error };
           throw error;
@@ -571,20 +560,10 @@ export class Session {
           suspended ??= ran.suspended;
           return;
         }
-        // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
-        // one turn of the loop lets their handlers run, so an abort lands before the next step.
-        // Only after a millisecond of work since the last turn: a turn per quick call is time
-        // the tick pays for nothing, and a signal waits at most that long.
-        if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
-          await yieldToEventLoop();
-          this.lastYield = performance.now();
-        }
-        signal.throwIfAborted();
-        const after = this.guards.afterToolCall(guardTick, ran);
-        if (isThenable(after)) await after;
-        this.emit({ type: 'tool:result', tick: tickNo, ...ran.result, ...truncationOf(ran) });
-        inflight.recordResult(ran.result);
-        results.push(ran.result);
+        if ('held' in ran) return;
+        const result = await this.finishToolCall(guardTick, ran);
+        inflight.recordResult(result);
+        results.push(result);
       },
     });
     if (suspended !== undefined) {
@@ -593,6 +572,109 @@ export class Session {
     }
     inflight.clear();
     return { results };
+  }
+
+  /**
+   * One tool call through the guards, up to its execution: refused (the guard's message), held
+   * (undefined: no result this tick), answered (`answer`, a released call a person denied) or
+   * run within the limits.
+   */
+  private async startToolCall(
+    guardTick: GuardTick,
+    call: TickToolCall,
+    tools: ReadonlyMap<string, CompiledTool>,
+    answer?: ReleasedCall['answer'],
+    extra?: Pick<ToolExecuteContext, 'resume' | 'saveProgress'>,
+  ): Promise<ToolCallOutcome | undefined> {
+    const { tick: tickNo, context, signal } = guardTick;
+    const { toolCallId, toolName } = call;
+    const pendingVerdict =
+      answer === undefined ? this.guards.beforeToolCall(guardTick, call) : ALLOW;
+    const verdict = isThenable(pendingVerdict) ? await pendingVerdict : pendingVerdict;
+    if (verdict.kind === 'hold') {
+      this.emit({
+        type: 'tool:held',
+        tick: tickNo,
+        toolCallId,
+        toolName,
+        input: call.input,
+        by: verdict.by,
+        reason: verdict.reason,
+      });
+      return undefined;
+    }
+    if (answer !== undefined) {
+      const tool = tools.get(toolName);
+      return {
+        call,
+        ...(tool !== undefined ? { tool } : {}),
+        result: { toolCallId, toolName, output: answer.output, isError: answer.isError },
+        executed: false,
+      };
+    }
+    if (verdict.kind === 'refuse') {
+      this.emit({
+        type: 'tool:refused',
+        tick: tickNo,
+        toolCallId,
+        toolName,
+        by: verdict.by,
+        message: verdict.message,
+      });
+      const result = {
+        toolCallId,
+        toolName,
+        output: verdict.message,
+        isError: true,
+        refusedBy: verdict.by,
+      };
+      return { call, result, executed: false, refusedBy: verdict.by };
+    }
+    const traceContext = this.tracing.toolContext(toolCallId);
+    return this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
+      toolCallId,
+      abortSignal: signal,
+      tick: tickNo,
+      messages: context.messages,
+      ...extra,
+      ...(traceContext !== undefined ? { traceContext } : {}),
+    });
+  }
+
+  /** After a call ran (or was refused or answered): the guards see it, its result is emitted. */
+  private async finishToolCall(
+    guardTick: GuardTick,
+    outcome: ToolCallOutcome,
+  ): Promise<TickToolResult> {
+    // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
+    // one turn of the loop lets their handlers run, so an abort lands before the next step.
+    // Only after a millisecond of work since the last turn: a turn per quick call is time
+    // the tick pays for nothing, and a signal waits at most that long.
+    if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
+      await yieldToEventLoop();
+      this.lastYield = performance.now();
+    }
+    guardTick.signal.throwIfAborted();
+    const after = this.guards.afterToolCall(guardTick, outcome);
+    if (isThenable(after)) await after;
+    this.emit({
+      type: 'tool:result',
+      tick: guardTick.tick,
+      ...outcome.result,
+      ...truncationOf(outcome),
+    });
+    return outcome.result;
+  }
+
+  /** Released held calls: run (or answered) in order, their results put in the timeline. */
+  private async runReleased(guardTick: GuardTick, released: ReleasedCall[]): Promise<void> {
+    const tools = new Map(guardTick.context.tools.map((t) => [t.name, t]));
+    const results: TickToolResult[] = [];
+    for (const { call, answer } of released) {
+      const outcome = await this.startToolCall(guardTick, call, tools, answer);
+      if (outcome !== undefined) results.push(await this.finishToolCall(guardTick, outcome));
+    }
+    if (results.length > 0) this.currentState = withToolResults(this.currentState, results);
   }
 
   /** The model replied without tool calls: it is trying to finish. Guards may refuse. */

@@ -89,9 +89,9 @@ export async function runToolCall(
   }
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
-async function validateInput(tool: CompiledTool, input: unknown): Promise<Parsed> {
+export async function validateInput(tool: CompiledTool, input: unknown): Promise<Parsed> {
   if (typeof input === 'string') {
     // The SDK hands back the raw text when the model's arguments were not JSON.
     return {

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { ToolApprovalRecord } from '../gates/approvals/types.js';
 import type { CheckpointLedgerEntry, CheckpointRecord } from '../gates/checkpoint/types.js';
 import type { TodosState } from '../gates/evidence/types.js';
 import type { PhaseLedger } from '../gates/phase/ledger.js';
@@ -78,8 +79,13 @@ export interface SessionState {
   todos: TodosState;
   /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
   checkpoints: Record<string, CheckpointRecord>;
-  /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
+  /**
+   * Every submission, budget trip, file trigger, approval and rejection, oldest first; and every
+   * tool call put up for approval (`needsApproval`) with its decision.
+   */
   checkpointLedger: CheckpointLedgerEntry[];
+  /** Tool calls held for a person's approval (`needsApproval`), until their result is in the timeline. */
+  toolApprovals: ToolApprovalRecord[];
   /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
   phase: PhaseSessionState | null;
   /**
@@ -122,6 +128,7 @@ export function createInitialState(id: string): SessionState {
     todos: { items: [], blocks: 0 },
     checkpoints: {},
     checkpointLedger: [],
+    toolApprovals: [],
     phase: null,
   };
 }

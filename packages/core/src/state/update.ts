@@ -80,6 +80,45 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * The state with results of calls made in an earlier tick (held for approval, then decided):
+ * each goes into the tool message right after the assistant message that made the call (a new
+ * one when that message has none), ordered as the calls are. A result whose call is no longer in
+ * the timeline (trimmed) is left out: a result without its call would fail the provider.
+ */
+export function withToolResults(
+  state: SessionState,
+  results: readonly TickToolResult[],
+): SessionState {
+  const timeline = state.timeline.slice();
+  for (const result of results) {
+    const at = timeline.findLastIndex(
+      (m) =>
+        m.role === 'assistant' &&
+        Array.isArray(m.content) &&
+        m.content.some((p) => p.type === 'tool-call' && p.toolCallId === result.toolCallId),
+    );
+    if (at < 0) continue;
+    const assistant = timeline[at] as Extract<ModelMessage, { role: 'assistant' }>;
+    const order = (assistant.content as Array<{ type: string; toolCallId?: string }>)
+      .filter((p) => p.type === 'tool-call')
+      .map((p) => p.toolCallId);
+    const next = timeline[at + 1];
+    const part = toToolResultPart(result);
+    if (next?.role === 'tool') {
+      const content = [...next.content, part].sort(
+        (a, b) =>
+          order.indexOf('toolCallId' in a ? a.toolCallId : undefined) -
+          order.indexOf('toolCallId' in b ? b.toolCallId : undefined),
+      );
+      timeline[at + 1] = deepFreeze(attachRequestForm({ ...next, content }));
+    } else {
+      timeline.splice(at + 1, 0, deepFreeze(attachRequestForm({ role: 'tool', content: [part] })));
+    }
+  }
+  return Object.freeze({ ...state, timeline: Object.freeze(timeline) as ModelMessage[] });
+}
+
 const NO_NOTICES: string[] = Object.freeze([]) as unknown as string[];
 
 /**

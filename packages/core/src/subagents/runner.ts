@@ -93,9 +93,7 @@ export async function runSubAgent(
     // continues this child instead of asking the parent's model again.
     keep(child.state);
     const session = child;
-    result = await context.with(parentContext, () =>
-      session.run({ maxTicks: config.maxTicks }),
-    );
+    result = await context.with(parentContext, () => session.run({ maxTicks: config.maxTicks }));
     // A finished call's result replaces its progress; a waiting or interrupted one keeps it.
     if (result.status !== 'completed') keep(session.state);
   } finally {

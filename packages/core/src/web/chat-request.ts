@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
 import { assertValidSessionId } from '../persistence/snapshot.js';
@@ -22,7 +23,24 @@ export interface ChatSessionOptions
   store: SessionStore;
   /** Characters of one user message accepted (default 20,000); a longer one is refused. */
   maxMessageChars?: number;
+  /**
+   * Takes useChat's tool approval responses (`addToolApprovalResponse`) for tool calls held for
+   * approval (`<Tool needsApproval>`), decided as `by` — the person this request is from, as
+   * your server authenticated them — and signed with `privateKey` in the key-pair mode. Without
+   * it, a request carrying approval responses is refused: the client alone cannot approve.
+   */
+  toolApprovals?: { by: string; privateKey?: string | KeyObject };
 }
+
+/** One of useChat's tool approval responses, as the request carried it (untrusted). */
+export interface ChatApprovalResponse {
+  id: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/** At most this many approval responses are read from one request. */
+const MAX_APPROVAL_RESPONSES = 100;
 
 export interface ChatTurn {
   /** The chat's session: loaded from the store (or new), with the user's message appended. */
@@ -46,8 +64,18 @@ export async function openChatSession(
   body: unknown,
   options: ChatSessionOptions,
 ): Promise<ChatTurn> {
-  const { store, maxMessageChars = DEFAULT_MAX_CHAT_MESSAGE_CHARS, ...sessionOptions } = options;
+  const {
+    store,
+    maxMessageChars = DEFAULT_MAX_CHAT_MESSAGE_CHARS,
+    toolApprovals,
+    ...sessionOptions
+  } = options;
   const request = readRequest(body, maxMessageChars);
+  if (request.approvals !== undefined && toolApprovals === undefined) {
+    throw new ChatRequestError(
+      'This chat takes no tool approvals from the page: the request answers held tool calls, but openChatSession was given no `toolApprovals: { by }`.',
+    );
+  }
   const stored = await store.load(request.chatId);
   const append: ModelMessage[] =
     request.userText !== undefined ? [{ role: 'user', content: request.userText }] : [];
@@ -70,6 +98,9 @@ export async function openChatSession(
             },
           },
         });
+  if (request.approvals !== undefined && toolApprovals !== undefined) {
+    decideFromChat(session, request.approvals, toolApprovals);
+  }
   return {
     session,
     ...(request.userText !== undefined ? { userText: request.userText } : {}),
@@ -80,6 +111,55 @@ export async function openChatSession(
 interface ChatRequest {
   chatId: string;
   userText?: string;
+  /** useChat's approval responses in the last (assistant) message, when it has any. */
+  approvals?: ChatApprovalResponse[];
+}
+
+/**
+ * Applies the page's answers to the calls the session holds: only calls that are pending (an
+ * answer to anything else — decided, unknown, made up — changes nothing), as `by`.
+ */
+function decideFromChat(
+  session: Session,
+  approvals: readonly ChatApprovalResponse[],
+  decider: NonNullable<ChatSessionOptions['toolApprovals']>,
+): void {
+  const pending = new Set(
+    session.state.toolApprovals.filter((r) => r.state === 'pending').map((r) => r.id),
+  );
+  const keys = decider.privateKey !== undefined ? { privateKey: decider.privateKey } : {};
+  for (const answer of approvals) {
+    if (!pending.delete(answer.id)) continue;
+    if (answer.approved) {
+      session.approveToolCall(answer.id, {
+        by: decider.by,
+        ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+        ...keys,
+      });
+    } else {
+      session.denyToolCall(answer.id, {
+        by: decider.by,
+        reason: answer.reason ?? 'Denied in the chat.',
+        ...keys,
+      });
+    }
+  }
+}
+
+/** The approval responses of a message's parts (`state: 'approval-responded'`), bounded. */
+function approvalResponses(parts: unknown, maxChars: number): ChatApprovalResponse[] {
+  if (!Array.isArray(parts)) return [];
+  const out: ChatApprovalResponse[] = [];
+  for (const part of parts) {
+    if (out.length >= MAX_APPROVAL_RESPONSES) break;
+    if (!isRecord(part) || part.state !== 'approval-responded' || !isRecord(part.approval))
+      continue;
+    const { id, approved, reason } = part.approval;
+    if (typeof id !== 'string' || typeof approved !== 'boolean') continue;
+    const text = typeof reason === 'string' ? reason.trim().slice(0, maxChars) : '';
+    out.push({ id, approved, ...(text !== '' ? { reason: text } : {}) });
+  }
+  return out;
 }
 
 /** Checks the request's shape and bounds; everything in it is untrusted. */
@@ -102,7 +182,10 @@ export function readRequest(body: unknown, maxMessageChars: number): ChatRequest
       'A chat request needs `messages` (or `message`) with a last message.',
     );
   }
-  if (last.role === 'assistant') return { chatId };
+  if (last.role === 'assistant') {
+    const approvals = approvalResponses(last.parts, maxMessageChars);
+    return approvals.length > 0 ? { chatId, approvals } : { chatId };
+  }
   if (last.role !== 'user') {
     throw new ChatRequestError(
       `The last message must be the user's (or the assistant's, to go on); got role ${JSON.stringify(last.role)}.`,

@@ -1,4 +1,5 @@
 export {
+  type ChatApprovalResponse,
   ChatRequestError,
   type ChatSessionOptions,
   type ChatTurn,

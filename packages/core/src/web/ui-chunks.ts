@@ -23,6 +23,8 @@ export class UIChunkMapper {
   private parts = 0;
   private readonly summaries = new Map<string, string>();
   private readonly pending = new Map<string, AgateDataTypesCheckpoint>();
+  /** Held tool calls a person denied before this run: their answer is `tool-output-denied`. */
+  private readonly denied = new Set<string>();
 
   constructor(private readonly sessionId: string) {}
 
@@ -63,6 +65,10 @@ export class UIChunkMapper {
         });
         break;
       case 'tool:result':
+        if (this.denied.delete(event.toolCallId)) {
+          out.push({ type: 'tool-output-denied', toolCallId: event.toolCallId });
+          break;
+        }
         out.push(
           event.isError
             ? {
@@ -72,6 +78,16 @@ export class UIChunkMapper {
               }
             : { type: 'tool-output-available', toolCallId: event.toolCallId, output: event.output },
         );
+        break;
+      case 'tool:held':
+        // The AI SDK's own approval request: useChat shows the part as `approval-requested`
+        // and its `addToolApprovalResponse` answers it (openChatSession reads the answer).
+        out.push({
+          type: 'tool-approval-request',
+          approvalId: event.toolCallId,
+          toolCallId: event.toolCallId,
+          reason: event.reason,
+        });
         break;
       case 'tool:refused':
         out.push({
@@ -189,6 +205,11 @@ export class UIChunkMapper {
         break;
     }
     return out;
+  }
+
+  /** Held tool calls denied before the run began (the run answers them first). */
+  seedDenied(ids: Iterable<string>): void {
+    for (const id of ids) this.denied.add(id);
   }
 
   /** Checkpoints still pending when the run began (a resumed session awaiting approval). */

@@ -20,6 +20,7 @@ const STREAMED: readonly AgateEventType[] = [
   'tool:call',
   'tool:result',
   'tool:refused',
+  'tool:held',
   'tick:end',
   'exit:blocked',
   'checkpoint:submitted',
@@ -58,6 +59,7 @@ export function toUIMessageStream(
       });
     }
   }
+  mapper.seedDenied(state.toolApprovals.filter((r) => r.state === 'denied').map((r) => r.id));
   const decidedWhileWaiting = mapper.decidedSince(state);
   let unsubscribe: (() => void) | undefined;
   return new ReadableStream<AgateUIMessageChunk>({

@@ -22,6 +22,7 @@ import {
   type CheckpointRecord,
   type CheckpointStatus,
   isPendingCause,
+  isToolApprovalKind,
 } from './types.js';
 
 /**
@@ -76,6 +77,13 @@ export function ledgerOf(state: Pick<SessionState, 'checkpointLedger'>): Checkpo
       typeof (e as CheckpointLedgerEntry).checkpoint === 'string' &&
       typeof (e as CheckpointLedgerEntry).kind === 'string',
   );
+}
+
+/** The entries about checkpoints (the ledger also records single tool-call approvals). */
+export function checkpointEntries(
+  ledger: readonly CheckpointLedgerEntry[],
+): CheckpointLedgerEntry[] {
+  return ledger.filter((e) => !isToolApprovalKind(e.kind));
 }
 
 /**
@@ -205,7 +213,9 @@ export function decide(
   const ledger = ledgerOf(state);
   const record = records[id];
   if (record === undefined) {
-    const known = [...new Set([...Object.keys(records), ...ledger.map((e) => e.checkpoint)])];
+    const known = [
+      ...new Set([...Object.keys(records), ...checkpointEntries(ledger).map((e) => e.checkpoint)]),
+    ];
     throw new UnknownCheckpointError(id, state.id, known);
   }
   if (record.state !== 'pending') {
@@ -274,7 +284,7 @@ export function lastDecision(
  * A supervisor's key must be usable: not empty, and the same key that signed the session's
  * earlier entries (a decision signed with another key would not verify where the session runs).
  */
-function checkKey(
+export function checkKey(
   ledger: readonly CheckpointLedgerEntry[],
   signing: SigningContext,
   sessionId: string,
@@ -316,11 +326,12 @@ function checkKey(
 
 /** What the ledger alone says a checkpoint is, with the reason when it overrules an approval. */
 export function ledgerStatus(
-  ledger: readonly CheckpointLedgerEntry[],
+  entries: readonly CheckpointLedgerEntry[],
   id: string,
   sessionId: string,
   verifier: ApprovalVerifier,
 ): { status: CheckpointStatus | undefined; why?: string } {
+  const ledger = checkpointEntries(entries);
   let last: CheckpointLedgerEntry | undefined;
   let lastIndex = -1;
   for (let i = ledger.length - 1; i >= 0; i--) {
@@ -372,7 +383,10 @@ export function findCorrections(
 ): Correction[] {
   const records = recordsOf(state);
   const ledger = ledgerOf(state);
-  const ids = new Set([...Object.keys(records), ...ledger.map((e) => e.checkpoint)]);
+  const ids = new Set([
+    ...Object.keys(records),
+    ...checkpointEntries(ledger).map((e) => e.checkpoint),
+  ]);
   const corrections: Correction[] = [];
   for (const id of ids) {
     const recorded = records[id]?.state ?? 'unlocked';

@@ -11,7 +11,7 @@ import {
 } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApprovalKeyError } from './errors.js';
-import type { CheckpointLedgerEntry } from './types.js';
+import { type CheckpointLedgerEntry, isToolApprovalKind } from './types.js';
 
 /** Environment variable read when no `approvalKey` / `key` is given (shared secret, HMAC). */
 export const APPROVAL_KEY_ENV = 'AGATE_APPROVAL_KEY';
@@ -215,6 +215,8 @@ function fieldsOf(entry: CheckpointLedgerEntry): unknown[] {
     entry.note ?? null,
     entry.feedback ?? null,
     entry.answers ?? null,
+    // Only tool-call approvals carry these; checkpoint entries keep their version-1 payload.
+    ...(isToolApprovalKind(entry.kind) ? [entry.toolName ?? null, entry.inputHash ?? null] : []),
   ];
 }
 

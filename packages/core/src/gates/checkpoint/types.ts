@@ -61,14 +61,32 @@ export interface CheckpointRecord {
   baseline?: FileBaseline;
 }
 
-/** What a ledger entry records. The first three make a checkpoint pending; the last two decide. */
+/**
+ * What a ledger entry records. The first four make a checkpoint pending; `approved` and
+ * `rejected` decide. The `tool-*` kinds are single tool calls put up for approval (`needsApproval`,
+ * see gates/approvals): the request the runtime records, and a person's decision on it.
+ */
 export type CheckpointLedgerKind =
   | 'submitted'
   | 'budget'
   | 'file'
   | 'finish'
   | 'approved'
-  | 'rejected';
+  | 'rejected'
+  | 'tool-approval-request'
+  | 'tool-approved'
+  | 'tool-denied';
+
+/** The ledger kinds of single tool-call approvals (the checkpoint family skips them). */
+export const TOOL_APPROVAL_KINDS: readonly CheckpointLedgerKind[] = [
+  'tool-approval-request',
+  'tool-approved',
+  'tool-denied',
+];
+
+export function isToolApprovalKind(kind: CheckpointLedgerKind): boolean {
+  return kind === 'tool-approval-request' || kind === 'tool-approved' || kind === 'tool-denied';
+}
 
 /**
  * One line of the checkpoint ledger (`SessionState.checkpointLedger`), append-only. With an
@@ -78,6 +96,7 @@ export type CheckpointLedgerKind =
 export interface CheckpointLedgerEntry {
   /** 1-based position in the ledger. */
   seq: number;
+  /** The checkpoint's id; for the `tool-*` kinds, the tool call's id. */
   checkpoint: string;
   kind: CheckpointLedgerKind;
   /** `model` (submissions), `runtime` (budget and file trips) or the supervisor's name. */
@@ -94,6 +113,10 @@ export interface CheckpointLedgerEntry {
   note?: string;
   /** `rejected`: what to change, shown to the model. */
   feedback?: string;
+  /** `tool-approval-request`: the tool the call is for (signed with the decision that answers it). */
+  toolName?: string;
+  /** `tool-approval-request`: sha256 of the call's input (canonical JSON), so an edited input is caught. */
+  inputHash?: string;
   /** Decisions: `seq` of the submission or trip they answer. */
   answers?: number;
   /**

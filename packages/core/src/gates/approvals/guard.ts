@@ -1,0 +1,306 @@
+import type { KeyObject } from 'node:crypto';
+import type {
+  BeforeModelVerdict,
+  Guard,
+  GuardHost,
+  GuardTick,
+  ReleasedCall,
+  ToolCallOutcome,
+  ToolCallVerdict,
+} from '../../guards/types.js';
+import type { CompiledTool } from '../../renderer/compiled-context.js';
+import { untilAborted } from '../../runtime/abort.js';
+import { errorMessage } from '../../runtime/errors.js';
+import type { RunReport } from '../../runtime/session-options.js';
+import type { TickToolCall } from '../../runtime/tick-result.js';
+import { validateInput } from '../../runtime/tool-execution.js';
+import type { SigningContext } from '../checkpoint/ledger.js';
+import {
+  resolveApprovalKey,
+  resolveApprovalPublicKey,
+  toPrivateKey,
+} from '../checkpoint/signing.js';
+import type { CheckpointLedgerEntry } from '../checkpoint/types.js';
+import { awaitingApprovalReason, deniedResult } from './instructions.js';
+import {
+  applyApprovalCorrections,
+  approvalsOf,
+  decideToolCall,
+  findApprovalCorrections,
+  findOrphanedRequests,
+  inCallOrder,
+  pendingApprovals,
+  requestApproval,
+  type ToolCallDecision,
+} from './ledger.js';
+import {
+  APPROVALS_FAMILY,
+  type NeedsApproval,
+  type PendingToolApproval,
+  type ToolApprovalInput,
+  type ToolDenialInput,
+} from './types.js';
+
+const ALLOW: ToolCallVerdict = { kind: 'allow' };
+const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
+
+/**
+ * Human approval of single tool calls (`<Tool needsApproval>`), on the guard seam:
+ *   beforeToolCall   holds a call whose tool needs approval (after every other family let it
+ *                    through: a refused call is refused, not put up for approval)
+ *   tickEnd          ends the run `awaiting-approval` when the tick held a call
+ *   beforeModelCall  no model call while any call waits for a decision
+ *   releaseHeldCalls once every held call is decided: approved ones run, denied ones are answered
+ *   afterToolCall    a released call's result is in: its record is done
+ * Requests and decisions are entries of the checkpoint ledger, signed with the same key.
+ */
+export class ApprovalGuard implements Guard {
+  readonly name = APPROVALS_FAMILY;
+  private verified = false;
+  private publicKeyCache: { value: KeyObject | undefined } | undefined;
+
+  constructor(private readonly host: GuardHost) {}
+
+  // ---- the person's API (session.approveToolCall / session.denyToolCall) -------------------
+
+  approveToolCall(id: string, input: Omit<ToolApprovalInput, 'key'>): CheckpointLedgerEntry {
+    const reason = input?.reason;
+    const entry = this.decideLive(
+      id,
+      { approved: true, by: input?.by, ...(reason !== undefined ? { reason } : {}) },
+      input?.privateKey,
+    );
+    this.host.emit({
+      type: 'tool:approved',
+      tick: entry.tick,
+      toolCallId: id,
+      by: entry.by,
+      ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
+    });
+    return entry;
+  }
+
+  denyToolCall(id: string, input: Omit<ToolDenialInput, 'key'>): CheckpointLedgerEntry {
+    const entry = this.decideLive(
+      id,
+      { approved: false, by: input?.by, reason: input?.reason },
+      input?.privateKey,
+    );
+    this.host.emit({
+      type: 'tool:denied',
+      tick: entry.tick,
+      toolCallId: id,
+      by: entry.by,
+      reason: entry.reason ?? '',
+    });
+    return entry;
+  }
+
+  /** The calls waiting for a decision, in call order. */
+  pending(): PendingToolApproval[] {
+    this.verify();
+    return pendingApprovals(this.host.state());
+  }
+
+  // ---- guard hooks ------------------------------------------------------------------------
+
+  runStart(): void {
+    this.verify();
+  }
+
+  releaseHeldCalls(): ReleasedCall[] {
+    this.verify();
+    const records = approvalsOf(this.host.state());
+    if (records.length === 0 || records.some((r) => r.state === 'pending')) return [];
+    return inCallOrder(records).map((r) => {
+      const call: TickToolCall = { toolCallId: r.id, toolName: r.toolName, input: r.input };
+      return r.state === 'denied'
+        ? { call, answer: { output: deniedResult(r), isError: true } }
+        : { call };
+    });
+  }
+
+  beforeModelCall(): BeforeModelVerdict {
+    return this.endIfPending();
+  }
+
+  beforeToolCall(tick: GuardTick, call: TickToolCall): ToolCallVerdict | Promise<ToolCallVerdict> {
+    const record = approvalsOf(this.host.state()).find((r) => r.id === call.toolCallId);
+    // A released call (approved): it runs now.
+    if (record !== undefined) return ALLOW;
+    const tool = tick.context.tools.find((t) => t.name === call.toolName);
+    const needs = tool?.guard?.needsApproval as NeedsApproval<unknown> | undefined;
+    if (tool === undefined || needs === undefined || needs === false) return ALLOW;
+    return this.judge(tick, call, tool, needs);
+  }
+
+  afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): void {
+    const id = outcome.call.toolCallId;
+    const state = this.host.state();
+    if (!approvalsOf(state).some((r) => r.id === id && r.state !== 'pending')) return;
+    this.host.update((draft) => {
+      draft.toolApprovals = draft.toolApprovals.filter((r) => r.id !== id);
+    });
+  }
+
+  tickEnd(): BeforeModelVerdict {
+    // The tick is committed with the held calls unanswered; the run ends here.
+    return this.endIfPending();
+  }
+
+  report(): RunReport {
+    return { pendingApprovals: pendingApprovals(this.host.state()) };
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  /** Holds the call when its tool says so; invalid arguments are left to the runtime's error. */
+  private async judge(
+    tick: GuardTick,
+    call: TickToolCall,
+    tool: CompiledTool,
+    needs: NeedsApproval<unknown>,
+  ): Promise<ToolCallVerdict> {
+    const parsed = await validateInput(tool, call.input);
+    if (!parsed.ok) return ALLOW;
+    let note: string | undefined;
+    if (typeof needs === 'function') {
+      try {
+        // A check that never settles must not hold the run past an abort.
+        const asked = await untilAborted(
+          Promise.resolve(
+            needs(parsed.value, {
+              toolCallId: call.toolCallId,
+              tick: tick.tick,
+              messages: tick.context.messages,
+            }),
+          ),
+          tick.signal,
+        );
+        if (!asked) return ALLOW;
+      } catch (error) {
+        tick.signal.throwIfAborted();
+        // Failing closed: a check that cannot answer must not let a dangerous call through.
+        note = `its needsApproval function threw (${errorMessage(error)}), so a person decides`;
+        this.host.emit({
+          type: 'warning',
+          tick: tick.tick,
+          code: 'needs-approval-failed',
+          message: `needsApproval of tool "${tool.name}" threw: ${errorMessage(error)}. The call (${call.toolCallId}) is held for approval.`,
+        });
+      }
+    }
+    const index = approvalsOf(this.host.state()).filter((r) => r.tick === tick.tick).length;
+    const signing = this.signing();
+    this.host.update((draft) => {
+      requestApproval(
+        draft,
+        {
+          id: call.toolCallId,
+          toolName: call.toolName,
+          input: call.input,
+          tick: tick.tick,
+          index,
+          ...(note !== undefined ? { reason: note } : {}),
+        },
+        signing,
+      );
+    });
+    return {
+      kind: 'hold',
+      reason: note ?? `tool "${tool.name}" needs approval`,
+    };
+  }
+
+  private endIfPending(): BeforeModelVerdict {
+    const pending = this.pending();
+    if (pending.length === 0) return PROCEED;
+    return {
+      kind: 'end',
+      status: 'awaiting-approval',
+      reason: awaitingApprovalReason(this.host.sessionId, pending),
+    };
+  }
+
+  private decideLive(
+    id: string,
+    decision: ToolCallDecision,
+    privateKey: ToolApprovalInput['privateKey'],
+  ): CheckpointLedgerEntry {
+    this.verify();
+    const signing = this.signing();
+    // In the key-pair mode the session holds no private key: a decision must bring one.
+    const key = privateKey === undefined ? undefined : toPrivateKey(privateKey);
+    const context = key === undefined ? signing : { ...signing, key: undefined, privateKey: key };
+    let entry: CheckpointLedgerEntry | undefined;
+    this.host.update((draft) => {
+      entry = decideToolCall(draft, id, decision, context);
+    });
+    return entry!;
+  }
+
+  /** As the checkpoint family signs: stamped with the public key, or HMAC with the shared secret. */
+  private signing(): SigningContext {
+    const publicKey = this.publicKey();
+    if (publicKey !== undefined)
+      return { sessionId: this.host.sessionId, key: undefined, publicKey };
+    const key = resolveApprovalKey(this.host.options.approvalKey);
+    if (key !== undefined && key.trim() === '') {
+      this.host.warnOnce(
+        'checkpoint-empty-key',
+        'checkpoint-empty-key',
+        'The approvalKey option is empty, so approvals are unsigned. Pass a secret key (or set AGATE_APPROVAL_KEY) to sign them.',
+      );
+      return { sessionId: this.host.sessionId, key: undefined };
+    }
+    return { sessionId: this.host.sessionId, key };
+  }
+
+  private publicKey(): KeyObject | undefined {
+    this.publicKeyCache ??= {
+      value: resolveApprovalPublicKey(this.host.options.approvalPublicKey),
+    };
+    return this.publicKeyCache.value;
+  }
+
+  /**
+   * Once per session, before anything reads the held calls: a restored decision the ledger does
+   * not prove (edited, copied, unsigned where a key is set) is pending again, with a warning.
+   */
+  private verify(): void {
+    if (this.verified) return;
+    this.verified = true;
+    const state = this.host.state();
+    const orphans = findOrphanedRequests(state);
+    if (orphans.length > 0) {
+      this.host.update((draft) => {
+        if (!Array.isArray(draft.toolApprovals)) draft.toolApprovals = [];
+        draft.toolApprovals.push(...orphans);
+      });
+      for (const o of orphans) {
+        this.host.emit({
+          type: 'warning',
+          tick: state.tick,
+          code: 'tool-approval-unverified',
+          message: `Tool call "${o.id}" counts as pending: the ledger holds its approval request and the timeline its call without a result, but the session file has no record of it (it was removed). A person must decide it.`,
+        });
+      }
+    }
+    if (approvalsOf(this.host.state()).length === 0) return;
+    const key = resolveApprovalKey(this.host.options.approvalKey);
+    const corrections = findApprovalCorrections(this.host.state(), this.host.sessionId, {
+      key: key !== undefined && key.trim() !== '' ? key : undefined,
+      publicKey: this.publicKey(),
+    });
+    if (corrections.length === 0) return;
+    this.host.update((draft) => applyApprovalCorrections(draft, corrections));
+    for (const c of corrections) {
+      this.host.emit({
+        type: 'warning',
+        tick: state.tick,
+        code: 'tool-approval-unverified',
+        message: `Tool call "${c.id}" counts as pending: the restored session records it as ${c.from}, but ${c.why}. A person must decide it (again).`,
+      });
+    }
+  }
+}

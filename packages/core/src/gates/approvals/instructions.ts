@@ -1,0 +1,22 @@
+import type { PendingToolApproval, ToolApprovalRecord } from './types.js';
+
+/** What the model sees for a denied call, in place of its result. */
+export function deniedResult(
+  record: Pick<ToolApprovalRecord, 'toolName' | 'by' | 'reason'>,
+): string {
+  return `The call to ${record.toolName} was denied by ${record.by ?? 'a person'} and was not executed. Reason: ${record.reason ?? '(none given)'}`;
+}
+
+/** The run's reason while calls wait: which, and how to decide them. */
+export function awaitingApprovalReason(
+  sessionId: string,
+  pending: readonly PendingToolApproval[],
+): string {
+  const calls = pending.map((p) => `${p.toolName} (${p.id})`).join(', ');
+  const first = pending[0]!.id;
+  return (
+    `Awaiting approval of ${pending.length === 1 ? 'a tool call' : `${pending.length} tool calls`}: ${calls}. ` +
+    `Decide with session.approveToolCall(id, { by }) / denyToolCall(id, { by, reason }), or ` +
+    `agate approve ${sessionId} ${first} --by NAME / agate deny ${sessionId} ${first} --by NAME --reason TEXT; then run() again.`
+  );
+}

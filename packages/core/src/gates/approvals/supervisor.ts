@@ -1,0 +1,91 @@
+import { createPublicKey } from 'node:crypto';
+import { produce } from 'immer';
+import { restoreSnapshotState } from '../../persistence/restore.js';
+import { createSnapshot } from '../../persistence/snapshot.js';
+import type { SessionStore } from '../../persistence/store.js';
+import { createInitialState, type SessionState } from '../../state/session-state.js';
+import { UnknownSessionError } from '../checkpoint/errors.js';
+import { resolveApprovalKey, resolveApprovalPrivateKey } from '../checkpoint/signing.js';
+import type { CheckpointLedgerEntry } from '../checkpoint/types.js';
+import {
+  applyApprovalCorrections,
+  decideToolCall,
+  findApprovalCorrections,
+  findOrphanedRequests,
+  type ToolCallDecision,
+} from './ledger.js';
+import type { ToolApprovalInput, ToolDenialInput } from './types.js';
+
+/**
+ * Approves a tool call held for approval in a stored session (from any process: the session
+ * need not be running). Signed as checkpoint decisions are: with `privateKey` (default the file
+ * named by `AGATE_APPROVAL_KEY_FILE`), else `key` (default `AGATE_APPROVAL_KEY`). Throws
+ * `UnknownSessionError`, `UnknownToolCallError`, `ToolCallNotPendingError`, `ApprovalKeyError`,
+ * `ToolApprovalDecisionError` or a `SnapshotError`; on any error nothing in the store changes.
+ * The session's next `run()` (restored from the store) executes the call, then calls the model.
+ */
+export async function approveToolCall(
+  store: SessionStore,
+  sessionId: string,
+  toolCallId: string,
+  input: ToolApprovalInput,
+): Promise<CheckpointLedgerEntry> {
+  const decision: ToolCallDecision = {
+    approved: true,
+    by: input?.by,
+    ...(input?.reason !== undefined ? { reason: input.reason } : {}),
+  };
+  return decideStored(store, sessionId, toolCallId, decision, input);
+}
+
+/** Denies a held tool call of a stored session: the model is told who denied it and why. */
+export async function denyToolCall(
+  store: SessionStore,
+  sessionId: string,
+  toolCallId: string,
+  input: ToolDenialInput,
+): Promise<CheckpointLedgerEntry> {
+  const decision: ToolCallDecision = { approved: false, by: input?.by, reason: input?.reason };
+  return decideStored(store, sessionId, toolCallId, decision, input);
+}
+
+/** True when the stored session holds a tool call with this id put up for approval. */
+export function hasToolApproval(state: Pick<SessionState, 'toolApprovals'>, id: string): boolean {
+  return Array.isArray(state.toolApprovals) && state.toolApprovals.some((r) => r?.id === id);
+}
+
+async function decideStored(
+  store: SessionStore,
+  sessionId: string,
+  toolCallId: string,
+  decision: ToolCallDecision,
+  keys: Pick<ToolApprovalInput, 'key' | 'privateKey'> | undefined,
+): Promise<CheckpointLedgerEntry> {
+  const snapshot = await store.load(sessionId);
+  if (snapshot === undefined) throw new UnknownSessionError(sessionId);
+  const restored = restoreSnapshotState<SessionState>(snapshot);
+  const state: SessionState = { ...createInitialState(restored.id), ...restored };
+  const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
+  const key = privateKey === undefined ? resolveApprovalKey(keys?.key) : undefined;
+  const verifier = {
+    key,
+    publicKey: privateKey === undefined ? undefined : createPublicKey(privateKey),
+  };
+  let entry: CheckpointLedgerEntry | undefined;
+  const next = produce(state, (draft) => {
+    // A held call whose record was removed from the file is pending again (as the session sees it).
+    draft.toolApprovals.push(...findOrphanedRequests(state).filter((o) => o.id === toolCallId));
+    // As the restored session would see it: an unproven decision on this call is pending again,
+    // so it can be decided properly here.
+    const corrections = findApprovalCorrections(draft, state.id, verifier).filter(
+      (c) => c.id === toolCallId,
+    );
+    applyApprovalCorrections(draft, corrections);
+    entry = decideToolCall(draft, toolCallId, decision, { sessionId: state.id, key, privateKey });
+  });
+  const verb = decision.approved ? 'approved' : 'denied';
+  await store.save(
+    createSnapshot(snapshot.id, next, `${verb} tool call ${toolCallId} by ${entry!.by}`),
+  );
+  return entry!;
+}
