@@ -8,7 +8,12 @@ export {
 } from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
-export { Tool, type ToolProps } from './components/tool.js';
+export {
+  Tool,
+  type ToolApprovalContext,
+  type ToolGuardProps,
+  type ToolProps,
+} from './components/tool.js';
 // Context budgets
 export {
   type BudgetHolding,

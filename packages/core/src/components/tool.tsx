@@ -1,4 +1,4 @@
-import type { Tool as SdkTool } from 'ai';
+import type { ModelMessage, Tool as SdkTool } from 'ai';
 import { createElement, type ReactNode } from 'react';
 import type { ZodType, z } from 'zod';
 import type { EvidenceSpec } from '../gates/evidence/spec.js';
@@ -17,6 +17,22 @@ export interface ToolGuardProps<I = never, O = never> {
   writes?: (input: I) => readonly string[];
   /** A call that runs longer becomes a tool error; overrides the session's `toolTimeoutMs`. */
   timeoutMs?: number;
+  /**
+   * Whether a call must be approved by a person before it runs (`true`, or decided per call).
+   * `<Tools>` and `<McpServer>` fill it from `toolOptions` or the AI SDK tool's own `needsApproval`.
+   */
+  needsApproval?:
+    | boolean
+    | ((input: I, context: ToolApprovalContext) => boolean | Promise<boolean>);
+}
+
+/** What a `needsApproval` function is told about the call besides its input. */
+export interface ToolApprovalContext {
+  toolCallId: string;
+  /** The tick of the call (1-based, over the session's life). */
+  tick: number;
+  /** The timeline as it was when the model was called. */
+  messages: readonly ModelMessage[];
 }
 
 export type ToolProps<S extends ZodType = ZodType, O = unknown> =

@@ -279,18 +279,33 @@ function compileTool(node: HostElement): CompiledTool {
   }
   const run = (execute ?? tool?.execute) as CompiledTool['execute'] | undefined;
   const text = (description ?? tool?.description) as string | undefined;
-  const guard = guardProps(name, node.props);
+  // An AI SDK tool's own `needsApproval` holds unless the element says otherwise.
+  const own = tool?.needsApproval;
+  const props =
+    own !== undefined && node.props.needsApproval === undefined
+      ? { ...node.props, needsApproval: own }
+      : node.props;
+  const guard = guardProps(name, props);
+  const toModelOutput = input === undefined ? tool?.toModelOutput : undefined;
   return {
     name,
     ...(text !== undefined ? { description: text } : {}),
     inputSchema,
     ...(run !== undefined ? { execute: run } : {}),
+    ...(toModelOutput !== undefined ? { toModelOutput } : {}),
     source: 'component',
     ...(guard !== undefined ? { guard } : {}),
   };
 }
 
-const GUARD_PROPS = ['category', 'shellCommand', 'evidence', 'writes', 'timeoutMs'] as const;
+const GUARD_PROPS = [
+  'category',
+  'shellCommand',
+  'evidence',
+  'writes',
+  'timeoutMs',
+  'needsApproval',
+] as const;
 
 /** The `<Tool>` props guards read, checked where they are written. */
 function guardProps(name: string, props: Record<string, unknown>): ToolGuardProps | undefined {
@@ -306,6 +321,12 @@ function guardProps(name: string, props: Record<string, unknown>): ToolGuardProp
   if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) {
     throw new InvalidElementError(
       `<Tool name="${name}" timeoutMs=${JSON.stringify(timeout)}> needs a number of milliseconds > 0.`,
+    );
+  }
+  const approval = guard.needsApproval;
+  if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function') {
+    throw new InvalidElementError(
+      `<Tool name="${name}"> needsApproval must be true, false or a function of the input.`,
     );
   }
   for (const key of ['shellCommand', 'writes'] as const) {

@@ -29,6 +29,7 @@ import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
 import { checkRunLimits, checkSessionOptions } from './option-checks.js';
+import { SessionResources } from './resources.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import { shouldStream } from './streaming.js';
@@ -69,6 +70,8 @@ export class Session {
   private readonly events: EventLog;
   private readonly recentTicks: TickResult[] = [];
   private readonly warned = new Set<string>();
+  /** What components open for the run (MCP connections): see runtime/resources.ts. */
+  private readonly openResources = new SessionResources();
   private readonly guards: GuardSet;
   private running = false;
   private disposed = false;
@@ -161,6 +164,7 @@ export class Session {
   /** Renders the tree with the current state and compiles it; no model call. */
   render(): CompiledContext {
     this.assertUsable();
+    this.openResources.beginRender();
     const element = createElement(
       SessionProvider,
       { value: { session: this, state: this.currentState, registry: this.registry } },
@@ -233,6 +237,8 @@ export class Session {
     } finally {
       this.running = false;
     }
+    // Nothing a component opened outlives the run (child processes, sockets).
+    await this.closeResources();
 
     const { status, error } = end;
     let { reason } = end;
@@ -299,6 +305,20 @@ export class Session {
     if (this.disposed) return;
     this.root.unmount();
     this.disposed = true;
+    void this.closeResources();
+  }
+
+  /**
+   * Closes what components opened (MCP connections) without ending the session: for callers
+   * of `tick()`, since `run()` closes them itself when it ends. The next tick opens them again.
+   */
+  async close(): Promise<void> {
+    await this.closeResources();
+  }
+
+  /** Where components keep what they open for a run (`<McpServer>`'s connection). */
+  get resources(): SessionResources {
+    return this.openResources;
   }
 
   /**
@@ -358,7 +378,11 @@ export class Session {
     const tickNo = this.currentState.tick + 1;
     const startedAt = performance.now();
     this.emit({ type: 'tick:start', tick: tickNo });
-    const context = this.render();
+    let context = this.render();
+    // A component's connection opens at the first tick that renders it; its tools then render.
+    if (this.openResources.active && (await this.openResources.prepare(signal))) {
+      context = this.render();
+    }
     const guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
 
     const pendingVerdict = this.guards.beforeModelCall(guardTick);
@@ -544,6 +568,17 @@ export class Session {
   private store(): SessionStore {
     this.sessionStore ??= storeAtStep(this.options.store ?? createFileStore());
     return this.sessionStore;
+  }
+
+  private async closeResources(): Promise<void> {
+    for (const error of await this.openResources.close()) {
+      this.emit({
+        type: 'warning',
+        tick: this.currentState.tick,
+        code: 'resource-close-failed',
+        message: `Closing a connection at the end of the run failed: ${errorMessage(error)}`,
+      });
+    }
   }
 
   private warnOnce(key: string, code: string, message: string): void {
