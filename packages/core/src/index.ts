@@ -14,6 +14,12 @@ export {
   type ToolGuardProps,
   type ToolProps,
 } from './components/tool.js';
+export {
+  type ToolOptions,
+  ToolResultError,
+  Tools,
+  type ToolsProps,
+} from './components/tools.js';
 // Context budgets
 export {
   type BudgetHolding,
@@ -161,6 +167,17 @@ export {
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
+// MCP servers
+export {
+  DEFAULT_MCP_CONNECT_TIMEOUT_MS,
+  DEFAULT_MCP_TIMEOUT_MS,
+  McpConfigError,
+  type McpHttpServerProps,
+  McpServer,
+  McpServerError,
+  type McpServerProps,
+  type McpStdioServerProps,
+} from './mcp/index.js';
 // Persistence
 export {
   createFileStore,

@@ -1,3 +1,5 @@
+import { InvalidElementError } from './errors.js';
+
 /**
  * Something a component needs opened before the model is called (an MCP server connection):
  * opened at the first tick that renders it, kept for the run, closed when the run ends.
@@ -25,6 +27,11 @@ export class SessionResources {
   use<R extends SessionResource>(key: string, create: () => R, matches?: (open: R) => boolean): R {
     let resource = this.byKey.get(key) as R | undefined;
     if (resource !== undefined && matches !== undefined && !matches(resource)) {
+      if (this.wanted.has(key)) {
+        throw new InvalidElementError(
+          `Two components in one render ask for "${key}" with different settings. Give each its own name.`,
+        );
+      }
       // Its configuration changed: the old one is closed, the new one opens at the next prepare.
       void resource.close().catch(() => {});
       resource = undefined;
@@ -35,6 +42,11 @@ export class SessionResources {
     }
     this.wanted.add(key);
     return resource;
+  }
+
+  /** The resource under `key`, if one is open or opening (for tests and diagnostics). */
+  get(key: string): SessionResource | undefined {
+    return this.byKey.get(key);
   }
 
   /** A render starts: what it asks for replaces what the last one asked for. */
