@@ -33,6 +33,10 @@ function toolResults(timeline: readonly ModelMessage[]) {
   );
 }
 
+function valueOf(part: { output: unknown } | undefined): unknown {
+  return (part?.output as { value?: unknown } | undefined)?.value;
+}
+
 describe('<McpServer> over stdio (server-everything)', () => {
   it('lists the tools, calls echo and get-sum, and closes the server when run() ends', async () => {
     let pid: number | undefined;
@@ -81,10 +85,10 @@ describe('<McpServer> over stdio (server-everything)', () => {
     expect(result.status).toBe('completed');
     const [image, failed] = toolResults(result.timeline);
     expect(image?.output.type).toBe('content');
-    const parts = (image?.output as { value: { type: string; mediaType?: string }[] }).value;
+    const parts = valueOf(image) as { type: string; mediaType?: string }[];
     expect(parts.some((p) => p.type === 'file' && p.mediaType === 'image/png')).toBe(true);
     expect(failed?.output.type).toBe('error-text');
-    expect(String(failed?.output.value)).toMatch(/get-sum.*failed.*expected number/s);
+    expect(String(valueOf(failed))).toMatch(/get-sum.*failed.*expected number/s);
     // The model saw the image as a file part of the tool result.
     const second = JSON.stringify(model.calls[1]?.prompt);
     expect(second).toContain('image/png');
@@ -125,7 +129,7 @@ describe('<McpServer> over stdio (server-everything)', () => {
     expect(result.status).toBe('completed');
     expect(JSON.stringify(done?.output)).toContain('Long running operation completed');
     expect(late?.output.type).toBe('error-text');
-    expect(String(late?.output.value)).toMatch(/timed out after 400 ms/);
+    expect(String(valueOf(late))).toMatch(/timed out after 400 ms/);
     expect(JSON.stringify(echo?.output)).toContain('still here');
   });
 
