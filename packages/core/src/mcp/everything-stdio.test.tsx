@@ -33,7 +33,7 @@ function toolResults(timeline: readonly ModelMessage[]) {
   );
 }
 
-function valueOf(part: { output: unknown } | undefined): unknown {
+function outputValue(part: { output: unknown } | undefined): unknown {
   return (part?.output as { value?: unknown } | undefined)?.value;
 }
 
@@ -85,10 +85,10 @@ describe('<McpServer> over stdio (server-everything)', () => {
     expect(result.status).toBe('completed');
     const [image, failed] = toolResults(result.timeline);
     expect(image?.output.type).toBe('content');
-    const parts = valueOf(image) as { type: string; mediaType?: string }[];
+    const parts = outputValue(image) as { type: string; mediaType?: string }[];
     expect(parts.some((p) => p.type === 'file' && p.mediaType === 'image/png')).toBe(true);
     expect(failed?.output.type).toBe('error-text');
-    expect(String(valueOf(failed))).toMatch(/get-sum.*failed.*expected number/s);
+    expect(String(outputValue(failed))).toMatch(/get-sum.*failed.*expected number/s);
     // The model saw the image as a file part of the tool result.
     const second = JSON.stringify(model.calls[1]?.prompt);
     expect(second).toContain('image/png');
@@ -129,7 +129,7 @@ describe('<McpServer> over stdio (server-everything)', () => {
     expect(result.status).toBe('completed');
     expect(JSON.stringify(done?.output)).toContain('Long running operation completed');
     expect(late?.output.type).toBe('error-text');
-    expect(String(valueOf(late))).toMatch(/timed out after 400 ms/);
+    expect(String(outputValue(late))).toMatch(/timed out after 400 ms/);
     expect(JSON.stringify(echo?.output)).toContain('still here');
   });
 
