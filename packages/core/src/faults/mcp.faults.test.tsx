@@ -24,9 +24,7 @@ function outputs(session: Parameters<typeof toolOutputs>[0]): string[] {
 const FIXTURE = fixture('fixture-server.mjs');
 
 function server(props: Partial<McpStdioServerProps> = {}) {
-  return (
-    <McpServer name="fixture" command={process.execPath} args={[FIXTURE]} {...props} />
-  );
+  return <McpServer name="fixture" command={process.execPath} args={[FIXTURE]} {...props} />;
 }
 
 /** The pids of live processes whose command line names `script`. */
@@ -49,7 +47,9 @@ describe('MCP server faults', () => {
     const result = await session.run();
     expect(result.status).toBe('error');
     expect(result.error).toBeInstanceOf(McpServerError);
-    expect(result.reason).toMatch(/^Tick 1, tool: MCP server "fixture" \(.*exits-at-startup\.mjs\)/);
+    expect(result.reason).toMatch(
+      /^Tick 1, tool: MCP server "fixture" \(.*exits-at-startup\.mjs\)/,
+    );
     expect(result.reason).toContain('exited during startup (exit code 3)');
     expect(result.reason).toContain('fatal: FIXTURE_TOKEN is not set');
     expect(model.calls).toHaveLength(0);
@@ -106,10 +106,7 @@ describe('MCP server faults', () => {
 
   it('an MCP server that stops answering mid-run', async () => {
     const model = scriptedModel([call({}, 'pid'), call({}, 'freeze'), 'Done.']);
-    const session = createSession(
-      <FaultAgent extra={server({ timeoutMs: 300 })} />,
-      { model },
-    );
+    const session = createSession(<FaultAgent extra={server({ timeoutMs: 300 })} />, { model });
     const result = await session.run();
     const pid = Number(outputs(session)[0]);
     expect(result.status).toBe('error');
@@ -122,11 +119,7 @@ describe('MCP server faults', () => {
   });
 
   it('an MCP tool call past its timeoutMs on a server that still answers', async () => {
-    const model = scriptedModel([
-      call({ ms: 5_000 }, 'slow'),
-      call({ ms: 1 }, 'slow'),
-      'Done.',
-    ]);
+    const model = scriptedModel([call({ ms: 5_000 }, 'slow'), call({ ms: 1 }, 'slow'), 'Done.']);
     const session = createSession(
       <FaultAgent extra={server({ toolOptions: { slow: { timeoutMs: 200 } } })} />,
       { model },

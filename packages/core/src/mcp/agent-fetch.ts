@@ -1,12 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 
 /** A `fetch` whose sockets all belong to one connection and end with it. */
 export interface ClosableFetch {
   fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
-  /** Destroys every socket this fetch opened (kept-alive ones included). */
-  close(): void;
+  /** Destroys every socket this fetch opened (kept-alive ones included); resolves once closed. */
+  close(): Promise<void>;
 }
 
 /**
@@ -19,6 +20,7 @@ export function closableFetch(): ClosableFetch {
     'http:': new http.Agent({ keepAlive: true }),
     'https:': new https.Agent({ keepAlive: true }),
   };
+  const sockets = new Set<Socket>();
   const fetch = (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -59,6 +61,11 @@ export function closableFetch(): ClosableFetch {
         },
       );
       request.once('error', reject);
+      request.once('socket', (socket: Socket) => {
+        if (sockets.has(socket)) return;
+        sockets.add(socket);
+        socket.once('close', () => sockets.delete(socket));
+      });
       const body = init.body;
       if (body === undefined || body === null) request.end();
       else if (typeof body === 'string' || body instanceof Uint8Array) request.end(body);
@@ -72,9 +79,20 @@ export function closableFetch(): ClosableFetch {
   };
   return {
     fetch,
-    close() {
+    async close() {
       agents['http:'].destroy();
       agents['https:'].destroy();
+      // Wait for every socket's 'close': a destroyed socket's handle is released only then.
+      const open = [...sockets];
+      await Promise.all(
+        open.map(
+          (socket) =>
+            new Promise<void>((resolve) => {
+              socket.once('close', () => resolve());
+              socket.destroy();
+            }),
+        ),
+      );
     },
   };
 }

@@ -112,7 +112,7 @@ export class McpConnection implements SessionResource {
       }
     } finally {
       await this.stdio?.close();
-      this.fetcher?.close();
+      await this.fetcher?.close();
     }
   }
 
@@ -155,7 +155,7 @@ export class McpConnection implements SessionResource {
       }
     } catch (error) {
       await this.stdio?.close();
-      this.fetcher?.close();
+      await this.fetcher?.close();
       signal.throwIfAborted();
       throw this.startupError(error);
     }

@@ -24,8 +24,8 @@ afterAll(async () => {
 function resultTexts(timeline: readonly { role: string; content: unknown }[]): string[] {
   return timeline.flatMap((m) =>
     m.role === 'tool' && Array.isArray(m.content)
-      ? (m.content as { type: string; output: { type: string; value: unknown } }[]).map((p) =>
-          `${p.output.type}: ${JSON.stringify(p.output.value)}`,
+      ? (m.content as { type: string; output: { type: string; value: unknown } }[]).map(
+          (p) => `${p.output.type}: ${JSON.stringify(p.output.value)}`,
         )
       : [],
   );
@@ -38,7 +38,10 @@ describe('<McpServer> with server-filesystem', () => {
         toolCalls: [
           { toolName: 'fs_list_directory', input: { path: dir } },
           { toolName: 'fs_read_text_file', input: { path: join(dir, 'notes.txt') } },
-          { toolName: 'fs_write_file', input: { path: join(dir, 'todo.txt'), content: 'call mum\n' } },
+          {
+            toolName: 'fs_write_file',
+            input: { path: join(dir, 'todo.txt'), content: 'call mum\n' },
+          },
           {
             toolName: 'fs_move_file',
             input: { source: join(dir, 'notes.txt'), destination: join(dir, 'shopping.txt') },
@@ -75,7 +78,9 @@ describe('<McpServer> with server-filesystem', () => {
     expect(written).toContain('Successfully wrote');
     expect(moved).toContain('Successfully moved');
     // The server refused, and the model reads its words as a tool error.
-    expect(denied).toMatch(/^error-text: .*fs_read_text_file.*failed.*(Access denied|outside allowed)/);
+    expect(denied).toMatch(
+      /^error-text: .*fs_read_text_file.*failed.*(Access denied|outside allowed)/,
+    );
     expect(await readFile(join(dir, 'todo.txt'), 'utf8')).toBe('call mum\n');
     expect(await readFile(join(dir, 'shopping.txt'), 'utf8')).toBe('buy milk\n');
     expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
@@ -87,7 +92,11 @@ describe('<McpServer> with server-filesystem', () => {
     });
     // toolOptions reach the compiled tool as a <Tool>'s props would (approval works on them).
     const move = session.context?.tools.find((t) => t.name === 'fs_move_file');
-    expect(move?.guard).toMatchObject({ needsApproval: true, category: 'patch', timeoutMs: 60_000 });
+    expect(move?.guard).toMatchObject({
+      needsApproval: true,
+      category: 'patch',
+      timeoutMs: 60_000,
+    });
     session.dispose();
   });
 
@@ -100,7 +109,11 @@ describe('<McpServer> with server-filesystem', () => {
     const result = await createSession(
       <>
         <User>Go.</User>
-        <McpServer name="fixture" command={process.execPath} args={[fixture('fixture-server.mjs')]} />
+        <McpServer
+          name="fixture"
+          command={process.execPath}
+          args={[fixture('fixture-server.mjs')]}
+        />
         <Timeline />
       </>,
       { model },

@@ -8,7 +8,9 @@ import { z } from 'zod';
 const server = new McpServer({ name: 'fixture', version: '1.0.0' });
 const text = (value) => ({ content: [{ type: 'text', text: String(value) }] });
 
-server.registerTool('pid', { description: "The server's process id" }, async () => text(process.pid));
+server.registerTool('pid', { description: "The server's process id" }, async () =>
+  text(process.pid),
+);
 server.registerTool('unlock', { description: 'Adds the tool `secret`' }, async () => {
   server.registerTool('secret', { description: 'Tells the secret' }, async () => text('42'));
   return text('unlocked');
