@@ -17,6 +17,7 @@ import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
+import { measureMcpCall } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
 import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { loadedReactBuild } from './react-build.js';
@@ -194,6 +195,9 @@ async function main(): Promise<void> {
   log('<Shell>: `true` in the bubblewrap sandbox and unsandboxed, alternating...');
   const sandbox = await measureSandboxSpawn(quick ? 10 : 40);
 
+  log('<McpServer>: echo over stdio, Agate ticks and a plain generateText loop, alternating...');
+  const mcpCall = await measureMcpCall(quick ? 4 : 12, 50);
+
   log('agate run: cold start to the first tick of the demo (child processes)...');
   const coldStart = await measureColdStart(quick ? 3 : 9);
 
@@ -244,6 +248,7 @@ async function main(): Promise<void> {
     idleSessions,
     phaseGates,
     ...(sandbox ? { sandbox } : {}),
+    mcpCall,
     coldStart,
     warmup,
     quick,

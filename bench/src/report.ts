@@ -2,6 +2,7 @@ import { COLD_START_TARGET_MS, type ColdStartResult } from './cold-start.js';
 import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
 import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
+import { MCP_CALL_TARGET, type McpCallResult } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
 import { type EffectivenessRow, renderEffectivenessTable } from './phase/effectiveness.js';
 import type { RenderCost } from './render-cost.js';
@@ -62,6 +63,8 @@ export interface BenchData {
   phaseGates?: EffectivenessRow[];
   /** `<Shell>`: a sandboxed `true` against an unsandboxed one (absent without bubblewrap). */
   sandbox?: SandboxSpawnResult;
+  /** `<McpServer>` (stdio, echo) against a plain generateText loop over the MCP client's tools. */
+  mcpCall?: McpCallResult;
   /** `agate run` on the demo: process start to the first tick. */
   coldStart?: ColdStartResult;
   warmup: number;
@@ -200,6 +203,16 @@ export function targetRows(data: BenchData): TargetRow[] {
       : '— (bubblewrap cannot start here)',
     spread: sandbox ? range(sandbox.blocks, signed) : '—',
     verdict: sandbox ? judge(sandbox.blocks, SANDBOX_EXTRA_TARGET_MS) : 'not measured',
+  });
+  const mcp = data.mcpCall;
+  rows.push({
+    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} alternating repetitions of ${mcp?.calls ?? 0} calls, wall time per tick, per repetition)`,
+    target: `≤ ${MCP_CALL_TARGET}×`,
+    measured: mcp
+      ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)})`
+      : '—',
+    spread: mcp ? range(mcp.ratio, x) : '—',
+    verdict: judge(mcp?.ratio, MCP_CALL_TARGET),
   });
   const cold = data.coldStart;
   rows.push({

@@ -121,8 +121,11 @@ export class StdioTransport implements MCPTransport {
     if (stdin === undefined || stdin === null || !stdin.writable) {
       return Promise.reject(new Error('the server process is not running'));
     }
-    return new Promise((resolve, reject) => {
-      stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+    // Resolved once written, or once the pipe drains (as the AI SDK's transport does): the
+    // write callback would wait for the kernel, a turn of the event loop per message.
+    return new Promise((resolve) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once('drain', () => resolve());
     });
   }
 
