@@ -132,6 +132,25 @@ describe('MCP server faults', () => {
     session.dispose();
   });
 
+  it('an MCP server that writes garbage to stdout', async () => {
+    const model = scriptedModel([
+      call({}, 'garbage'),
+      {
+        toolCalls: [
+          { toolName: 'a_b', input: {} },
+          { toolName: 'a_b_2', input: {} },
+        ],
+      },
+      'Done.',
+    ]);
+    const session = createSession(<FaultAgent extra={server()} />, { model });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    // Junk lines and a reply to no request are skipped; the call's own answer arrives.
+    expect(outputs(session)).toEqual(['answered anyway', 'dotted', 'plain']);
+    session.dispose();
+  });
+
   it('an MCP run aborted during the handshake', async () => {
     const silent = fixture('silent-server.mjs');
     const controller = new AbortController();

@@ -249,7 +249,13 @@ export class McpConnection implements SessionResource {
     const mounted: ToolSet = {};
     for (const [name, tool] of Object.entries(made)) {
       if (!isSelected(name, this.config)) continue;
-      mounted[mountedName(name, this.config.prefix)] = this.guarded(tool as SdkTool);
+      // Two server names may map to one mounted name ("a.b", "a_b"): the later gets a suffix.
+      const base = mountedName(name, this.config.prefix);
+      let mountedAs = base;
+      for (let n = 2; Object.hasOwn(mounted, mountedAs); n++) {
+        mountedAs = `${base.slice(0, 60)}_${n}`;
+      }
+      mounted[mountedAs] = this.guarded(tool as SdkTool);
     }
     this.mounted = mounted;
   }

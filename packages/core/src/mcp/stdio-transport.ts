@@ -112,7 +112,13 @@ export class StdioTransport implements MCPTransport {
         this.stderr = `${this.stderr}[stdout] ${line.slice(0, 200)}\n`.slice(-STDERR_TAIL_CHARS);
         continue;
       }
-      this.onmessage?.(message);
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        // A message the client cannot place (a reply to no request): reported, never thrown
+        // out of the stream's data handler, where it would take the whole process down.
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
     }
   }
 

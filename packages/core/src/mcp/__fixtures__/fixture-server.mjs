@@ -40,5 +40,22 @@ server.registerTool(
   },
 );
 
+server.registerTool(
+  'garbage',
+  { description: 'Writes junk to stdout before answering' },
+  async () => {
+    process.stdout.write('this is not JSON-RPC\n');
+    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: 424242, result: {} })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/unknown' })}\n`,
+    );
+    return text('answered anyway');
+  },
+);
+server.registerTool('a.b', { description: 'A name providers refuse' }, async () => text('dotted'));
+server.registerTool('a_b', { description: 'The name the other one maps to' }, async () =>
+  text('plain'),
+);
+
 await server.connect(new StdioServerTransport());
 process.stderr.write('fixture server ready\n');
