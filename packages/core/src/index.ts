@@ -168,6 +168,7 @@ export {
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
 // MCP servers
+export type { SessionResource, SessionResources } from './runtime/resources.js';
 export {
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,
   DEFAULT_MCP_TIMEOUT_MS,
