@@ -167,8 +167,6 @@ export {
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
-// MCP servers
-export type { SessionResource, SessionResources } from './runtime/resources.js';
 export {
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,
   DEFAULT_MCP_TIMEOUT_MS,
@@ -225,6 +223,8 @@ export type {
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
 export type { ModelSettings } from './runtime/model-call.js';
+// MCP servers
+export type { SessionResource, SessionResources } from './runtime/resources.js';
 export { run } from './runtime/run.js';
 export {
   createSession,
