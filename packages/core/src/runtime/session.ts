@@ -313,6 +313,11 @@ export class Session {
    * of `tick()`, since `run()` closes them itself when it ends. The next tick opens them again.
    */
   async close(): Promise<void> {
+    if (this.running) {
+      throw new SessionStateError(
+        'close() was called while a run is in progress; abort the run (its end closes them) or await it.',
+      );
+    }
     await this.closeResources();
   }
 
