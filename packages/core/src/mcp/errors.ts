@@ -25,7 +25,9 @@ export class McpServerError extends AgateError {
     super(
       `MCP server "${server}" (${endpoint}) ${what}.` +
         (stderrTail !== '' ? `\nIts stderr ended with:\n${indent(stderrTail)}` : '') +
-        '\nCheck that the command runs on its own; run() again starts a new connection.',
+        (/^https?:/.test(endpoint)
+          ? '\nCheck that the server answers at that URL; run() again starts a new connection.'
+          : '\nCheck that the command runs on its own; run() again starts a new connection.'),
       options,
     );
     this.step = 'tool';

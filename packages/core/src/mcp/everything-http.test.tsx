@@ -113,6 +113,38 @@ describe('<McpServer url> (server-everything over HTTP)', () => {
     expect(sockets()).toBe(before);
   });
 
+  it('ends the run with an error naming the URL when the server dies mid-run', async () => {
+    const port = await start('streamableHttp');
+    const child = servers.at(-1) as ChildProcess;
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'echo', input: { message: 'one' } }] },
+      { toolCalls: [{ toolName: 'echo', input: { message: 'two' } }] },
+      'Done.',
+    ]);
+    const result = await run(
+      <>
+        <User>Go.</User>
+        <McpServer name="web" url={url} include={['echo']} />
+        <Timeline />
+      </>,
+      {
+        model,
+        onEvent: (event) => {
+          if (event.type === 'tool:result' && event.tick === 1) child.kill('SIGKILL');
+        },
+      },
+    );
+    expect(result.status).toBe('error');
+    // Found at the next tick's re-listing (the server announced a tool list change) or by the
+    // next call, whichever comes first: either way before the model hears more from it.
+    expect(result.reason).toMatch(
+      new RegExp(`^Tick 2, tool: MCP server "web" \\(${url.replace(/\./g, '\\.')}\\) failed`),
+    );
+    expect(result.reason).toContain('Check that the server answers at that URL');
+    expect(outputs(result.timeline)[0]).toContain('Echo: one');
+  });
+
   it('names the URL when nothing listens there', async () => {
     const port = await freePort();
     const result = await run(
