@@ -1,4 +1,10 @@
 import { renderContext, scriptedModel } from '@agate/testing';
+import { SpanStatusCode } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { jsonSchema, type ToolSet, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -106,6 +112,31 @@ describe('<Tools>', () => {
       type: 'error-text',
       value: 'Tool "mcpStyle" failed: quota exceeded',
     });
+  });
+
+  it('traces each call as an execute_tool span, failed ones with an error status', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'weather', input: { city: 'Oslo' } },
+          { toolName: 'mcpStyle', input: {} },
+        ],
+      },
+      'Done.',
+    ]);
+    const result = await createSession(<Agent />, {
+      model,
+      telemetry: { tracer: provider.getTracer('tools-test') },
+    }).run();
+    expect(result.status).toBe('completed');
+    const spans = exporter.getFinishedSpans().filter((s) => s.name.startsWith('execute_tool'));
+    expect(spans.map((s) => s.name)).toEqual(['execute_tool weather', 'execute_tool mcpStyle']);
+    expect(spans[0]?.status.code).not.toBe(SpanStatusCode.ERROR);
+    expect(spans[1]?.status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it('refuses toolOptions for a tool the set does not have', () => {
