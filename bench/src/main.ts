@@ -196,7 +196,7 @@ async function main(): Promise<void> {
   const sandbox = await measureSandboxSpawn(quick ? 10 : 40);
 
   log('<McpServer>: echo over stdio, Agate ticks and a plain generateText loop, alternating...');
-  const mcpCall = await measureMcpCall(quick ? 4 : 12, 50);
+  const mcpCall = await measureMcpCall(quick ? 3 : 8, 50);
 
   log('agate run: cold start to the first tick of the demo (child processes)...');
   const coldStart = await measureColdStart(quick ? 3 : 9);
