@@ -17,6 +17,7 @@ import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
+import { measureMcpCall } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
 import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { measurePostgresSave } from './postgres-save.js';
@@ -201,6 +202,8 @@ async function main(): Promise<void> {
 
   log('@agate/postgres: saving tick 2,000 against tick 10 (private server, fsync on)...');
   const postgresSave = await measurePostgresSave(quick ? 8 : 40);
+  log('<McpServer>: echo over stdio, Agate ticks and a plain generateText loop, alternating...');
+  const mcpCall = await measureMcpCall(quick ? 3 : 8, 50);
 
   log('agate run: cold start to the first tick of the demo (child processes)...');
   const coldStart = await measureColdStart(quick ? 3 : 9);
@@ -254,6 +257,7 @@ async function main(): Promise<void> {
     phaseGates,
     ...(sandbox ? { sandbox } : {}),
     ...(postgresSave ? { postgresSave } : {}),
+    mcpCall,
     coldStart,
     warmup,
     quick,

@@ -2,6 +2,7 @@ import { COLD_START_TARGET_MS, type ColdStartResult } from './cold-start.js';
 import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
 import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
+import { MCP_CALL_TARGET, type McpCallResult } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
 import { type EffectivenessRow, renderEffectivenessTable } from './phase/effectiveness.js';
 import { POSTGRES_SAVE_RATIO_TARGET, type PostgresSaveResult } from './postgres-save.js';
@@ -67,6 +68,8 @@ export interface BenchData {
   sandbox?: SandboxSpawnResult;
   /** `@agate/postgres`: saving tick 2,000 against tick 10 (absent without PostgreSQL). */
   postgresSave?: PostgresSaveResult;
+  /** `<McpServer>` (stdio, echo) against a plain generateText loop over the MCP client's tools. */
+  mcpCall?: McpCallResult;
   /** `agate run` on the demo: process start to the first tick. */
   coldStart?: ColdStartResult;
   warmup: number;
@@ -225,6 +228,16 @@ export function targetRows(data: BenchData): TargetRow[] {
       : '— (PostgreSQL is not installed here)',
     spread: pgSave ? range(pgSave.blocks, x) : '—',
     verdict: pgSave ? judge(pgSave.blocks, POSTGRES_SAVE_RATIO_TARGET) : 'not measured',
+  });
+  const mcp = data.mcpCall;
+  rows.push({
+    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} alternating repetitions of ${mcp?.calls ?? 0} calls, fastest of 3 runs each, CPU time of this process per tick, per repetition)`,
+    target: `≤ ${MCP_CALL_TARGET}×`,
+    measured: mcp
+      ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)})`
+      : '—',
+    spread: mcp ? range(mcp.ratio, x) : '—',
+    verdict: judge(mcp?.ratio, MCP_CALL_TARGET),
   });
   const cold = data.coldStart;
   rows.push({

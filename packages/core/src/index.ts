@@ -8,7 +8,17 @@ export {
 } from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
-export { Tool, type ToolProps } from './components/tool.js';
+export {
+  Tool,
+  type ToolGuardProps,
+  type ToolProps,
+} from './components/tool.js';
+export {
+  type ToolOptions,
+  ToolResultError,
+  Tools,
+  type ToolsProps,
+} from './components/tools.js';
 // Context budgets
 export {
   type BudgetHolding,
@@ -173,6 +183,16 @@ export {
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
+export {
+  DEFAULT_MCP_CONNECT_TIMEOUT_MS,
+  DEFAULT_MCP_TIMEOUT_MS,
+  McpConfigError,
+  type McpHttpServerProps,
+  McpServer,
+  McpServerError,
+  type McpServerProps,
+  type McpStdioServerProps,
+} from './mcp/index.js';
 // Persistence
 export {
   createFileStore,
@@ -231,6 +251,8 @@ export type {
 export { RunError } from './runtime/fault.js';
 export type { InflightTick } from './runtime/inflight.js';
 export type { ModelSettings } from './runtime/model-call.js';
+// MCP servers
+export type { SessionResource, SessionResources } from './runtime/resources.js';
 export { run } from './runtime/run.js';
 export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 export {

@@ -287,11 +287,13 @@ function compileTool(node: HostElement): CompiledTool {
       ? { ...node.props, needsApproval: sdkApproval }
       : node.props,
   );
+  const toModelOutput = input === undefined ? tool?.toModelOutput : undefined;
   return {
     name,
     ...(text !== undefined ? { description: text } : {}),
     inputSchema,
     ...(run !== undefined ? { execute: run } : {}),
+    ...(toModelOutput !== undefined ? { toModelOutput } : {}),
     source: 'component',
     ...(guard !== undefined ? { guard } : {}),
   };

@@ -12,6 +12,8 @@ export interface CompiledTool {
   /** A zod schema or an AI SDK schema (`jsonSchema()`, `zodSchema()`). */
   inputSchema: SdkTool['inputSchema'];
   execute?: (input: never, context: ToolExecuteContext) => unknown;
+  /** An AI SDK tool's `toModelOutput`: what the model sees of a result (an MCP image, say). */
+  toModelOutput?: SdkTool['toModelOutput'];
   /** `component` for `<Tool>`, `runtime` for tools Agate adds itself (set_knob). */
   source: 'component' | 'runtime';
   /** What guards know about the tool's calls (`<Tool category evidence writes timeoutMs>`). */

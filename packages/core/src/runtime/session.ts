@@ -37,6 +37,7 @@ import { atTick, runFault, storeAtStep } from './fault.js';
 import { InflightRecorder, type InflightTick, inflightOf, ToolSuspended } from './inflight.js';
 import type { ModelTurn } from './model-call.js';
 import { checkRunLimits, checkSessionOptions } from './option-checks.js';
+import { SessionResources } from './resources.js';
 import { claimIsDead, claimReason, parseClaim, SessionRunningElsewhereError } from './run-claim.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
@@ -81,6 +82,8 @@ export class Session {
   private readonly events: EventLog;
   private readonly recentTicks: TickResult[] = [];
   private readonly warned = new Set<string>();
+  /** What components open for the run (MCP connections): see runtime/resources.ts. */
+  private readonly openResources = new SessionResources();
   private readonly guards: GuardSet;
   private running = false;
   private disposed = false;
@@ -179,6 +182,7 @@ export class Session {
   /** Renders the tree with the current state and compiles it; no model call. */
   render(): CompiledContext {
     this.assertUsable();
+    this.openResources.beginRender();
     const element = createElement(
       SessionProvider,
       { value: { session: this, state: this.currentState, registry: this.registry } },
@@ -258,6 +262,8 @@ export class Session {
     } finally {
       this.running = false;
     }
+    // Nothing a component opened outlives the run (child processes, sockets).
+    await this.closeResources();
 
     const { status, error } = end;
     let { reason } = end;
@@ -325,6 +331,25 @@ export class Session {
     if (this.disposed) return;
     this.root.unmount();
     this.disposed = true;
+    void this.closeResources();
+  }
+
+  /**
+   * Closes what components opened (MCP connections) without ending the session: for callers
+   * of `tick()`, since `run()` closes them itself when it ends. The next tick opens them again.
+   */
+  async close(): Promise<void> {
+    if (this.running) {
+      throw new SessionStateError(
+        'close() was called while a run is in progress; abort the run (its end closes them) or await it.',
+      );
+    }
+    await this.closeResources();
+  }
+
+  /** Where components keep what they open for a run (`<McpServer>`'s connection). */
+  get resources(): SessionResources {
+    return this.openResources;
   }
 
   /**
@@ -392,6 +417,10 @@ export class Session {
     const startedAt = performance.now();
     this.emit({ type: 'tick:start', tick: tickNo });
     let context = this.render();
+    // A component's connection opens at the first tick that renders it; its tools then render.
+    if (this.openResources.active && (await this.openResources.prepare(signal))) {
+      context = this.render();
+    }
     let guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
     const released = this.guards.releaseHeldCalls(guardTick);
     if (released.length > 0) {
@@ -771,6 +800,17 @@ export class Session {
   private store(): SessionStore {
     this.sessionStore ??= storeAtStep(this.options.store ?? createFileStore());
     return this.sessionStore;
+  }
+
+  private async closeResources(): Promise<void> {
+    for (const error of await this.openResources.close()) {
+      this.emit({
+        type: 'warning',
+        tick: this.currentState.tick,
+        code: 'resource-close-failed',
+        message: `Closing a connection at the end of the run failed: ${errorMessage(error)}`,
+      });
+    }
   }
 
   private warnOnce(key: string, code: string, message: string): void {

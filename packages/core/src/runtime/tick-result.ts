@@ -14,6 +14,11 @@ export interface TickToolResult {
   isError: boolean;
   /** Set when a guard refused the call (`tool:refused`): its `execute` never ran. */
   refusedBy?: string;
+  /**
+   * What the model sees instead of `output`, when the tool converts its results itself (an AI
+   * SDK tool's `toModelOutput`, such as an MCP tool's image): an AI SDK tool-result output.
+   */
+  modelOutput?: JsonValue;
 }
 
 /** What one finished tick did; gates' `activateWhen` / `clearWhen` read this. */

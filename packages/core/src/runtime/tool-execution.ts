@@ -60,13 +60,24 @@ export async function runToolCall(
   const input = parsed.value;
   try {
     const output = await tool.execute(input as never, context);
+    const modelOutput =
+      tool.toModelOutput === undefined
+        ? undefined
+        : toJsonValue(
+            await tool.toModelOutput({ toolCallId: call.toolCallId, input, output } as never),
+          );
     return {
       call,
       tool,
       input,
       output,
       executed: true,
-      result: { ...base, isError: false, output: toJsonValue(output) },
+      result: {
+        ...base,
+        isError: false,
+        output: toJsonValue(output),
+        ...(modelOutput !== undefined ? { modelOutput } : {}),
+      },
     };
   } catch (thrown) {
     context.abortSignal.throwIfAborted();

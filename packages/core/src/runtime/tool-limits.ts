@@ -104,6 +104,17 @@ export async function runLimitedToolCall(
   if (outcome.error instanceof ToolTimeoutError) {
     outcome = { ...outcome, result: { ...outcome.result, output: outcome.error.message } };
   }
+  const { modelOutput } = outcome.result;
+  if (modelOutput !== undefined) {
+    // The model sees the converted output: that is what the cap is about (media parts aside).
+    const boundedModel = boundModelOutput(modelOutput, limits.maxOutputChars);
+    if (boundedModel === undefined) return outcome;
+    return {
+      ...outcome,
+      result: { ...outcome.result, modelOutput: boundedModel.output },
+      truncated: { ...boundedModel.truncated, fullOutput: outcome.result.output },
+    };
+  }
   const bounded = boundOutput(outcome.result.output, limits.maxOutputChars);
   if (bounded === undefined) return outcome;
   return {
@@ -142,6 +153,39 @@ function withinLimits(tool: CompiledTool, timeoutMs: number | undefined): Execut
     } finally {
       clearTimeout(handle);
     }
+  };
+}
+
+/**
+ * A converted output (an AI SDK `ToolResultOutput`) cut to `max` characters of text: the text
+ * parts of a `content` output are measured together and cut to one, media parts stay whole.
+ * Undefined when it fits.
+ */
+export function boundModelOutput(
+  output: JsonValue,
+  max: number,
+): { output: JsonValue; truncated: ToolOutputTruncation } | undefined {
+  if (typeof output !== 'object' || output === null || Array.isArray(output)) return undefined;
+  const { type, value } = output;
+  if (type === 'text' || type === 'json') {
+    const bounded = boundOutput(value ?? null, max);
+    return (
+      bounded && { output: { type: 'text', value: bounded.output }, truncated: bounded.truncated }
+    );
+  }
+  if (type !== 'content' || !Array.isArray(value)) return undefined;
+  const isText = (part: JsonValue) =>
+    typeof part === 'object' && part !== null && !Array.isArray(part) && part.type === 'text';
+  const text = value
+    .filter(isText)
+    .map((part) => String((part as { text?: JsonValue }).text ?? ''))
+    .join('\n');
+  const bounded = boundOutput(text, max);
+  if (bounded === undefined) return undefined;
+  const media = value.filter((part) => !isText(part));
+  return {
+    output: { type: 'content', value: [{ type: 'text', text: bounded.output }, ...media] },
+    truncated: bounded.truncated,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolResultPart } from 'ai';
 import { attachRequestForm } from '../runtime/request-messages.js';
 import type { TickResult, TickToolResult } from '../runtime/tick-result.js';
 import type { JsonValue } from './json.js';
@@ -41,19 +41,27 @@ function replayableInput(input: unknown): unknown {
 }
 
 function toToolResultPart(result: TickToolResult) {
-  const output = result.isError
-    ? typeof result.output === 'string'
-      ? { type: 'error-text' as const, value: result.output }
-      : { type: 'error-json' as const, value: result.output }
-    : typeof result.output === 'string'
-      ? { type: 'text' as const, value: result.output }
-      : { type: 'json' as const, value: result.output };
   return {
     type: 'tool-result' as const,
     toolCallId: result.toolCallId,
     toolName: result.toolName,
-    output,
+    output: resultOutput(result),
   };
+}
+
+function resultOutput(result: TickToolResult): ToolResultPart['output'] {
+  // The tool's own conversion (an MCP image), as the AI SDK would have sent it.
+  if (result.modelOutput !== undefined && !result.isError) {
+    return result.modelOutput as unknown as ToolResultPart['output'];
+  }
+  if (result.isError) {
+    return typeof result.output === 'string'
+      ? { type: 'error-text', value: result.output }
+      : { type: 'error-json', value: result.output };
+  }
+  return typeof result.output === 'string'
+    ? { type: 'text', value: result.output }
+    : { type: 'json', value: result.output };
 }
 
 export function addUsage(total: UsageTotals, add: UsageTotals): UsageTotals {

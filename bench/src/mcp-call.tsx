@@ -1,0 +1,171 @@
+import { fileURLToPath } from 'node:url';
+import { createSession, McpServer, System, Timeline, User } from '@agate/core';
+import { createMCPClient } from '@ai-sdk/mcp';
+import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
+import { generateText, isStepCount, type ModelMessage } from 'ai';
+import { cpuMs, type Summary, summarize } from './stats.js';
+
+/** A tool call through `<McpServer>` may cost at most this much of the plain AI SDK loop's. */
+export const MCP_CALL_TARGET = 1.1;
+
+export interface McpCallResult {
+  reps: number;
+  /** Calls per repetition (one per tick / step). */
+  calls: number;
+  /** CPU ms (this process) per tick: `<McpServer>` (stdio, echo) in `session.tick()`s. */
+  agate: Summary;
+  /** CPU ms (this process) per step: `generateText` over the AI SDK MCP client's tools. */
+  plain: Summary;
+  /** Wall ms per tick / step (includes the server's answer; on a shared machine, its scheduling). */
+  agateWall: Summary;
+  plainWall: Summary;
+  /** Agate / plain, per repetition. */
+  ratio: Summary;
+}
+
+const EVERYTHING = fileURLToPath(
+  import.meta.resolve('@modelcontextprotocol/server-everything/dist/index.js'),
+);
+const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+/** Runs of each side per repetition; the repetition's figure is the fastest. */
+const INNER = 3;
+const SYSTEM = 'Echo what you are asked to.';
+const MESSAGES: ModelMessage[] = [{ role: 'user', content: 'Echo the numbers, one call each.' }];
+
+const USAGE: LanguageModelV4Usage = {
+  inputTokens: { total: 100, noCache: 100, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 20, text: 20, reasoning: undefined },
+};
+
+/** A model that calls `echo` on every call (nothing kept per call, like the tick benchmark's). */
+function echoModel(): LanguageModelV4 {
+  let calls = 0;
+  return {
+    specificationVersion: 'v4',
+    provider: 'agate-bench',
+    modelId: 'echo',
+    supportedUrls: {},
+    async doGenerate(options: LanguageModelV4CallOptions) {
+      options.abortSignal?.throwIfAborted();
+      const index = calls++;
+      return {
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `call-${index}`,
+            toolName: 'echo',
+            input: JSON.stringify({ message: `call ${index}` }),
+          },
+        ],
+        finishReason: { unified: 'tool-calls', raw: undefined },
+        usage: USAGE,
+        warnings: [],
+      };
+    },
+    async doStream() {
+      throw new Error('the MCP benchmark model does not stream');
+    },
+  };
+}
+
+function Agent() {
+  return (
+    <>
+      <System>{SYSTEM}</System>
+      <User>{MESSAGES[0]!.content as string}</User>
+      <McpServer name="everything" {...SERVER} include={['echo']} />
+      <Timeline />
+    </>
+  );
+}
+
+interface Timing {
+  cpu: number;
+  wall: number;
+}
+
+async function timed(calls: number, work: () => Promise<void>): Promise<Timing> {
+  const wall = performance.now();
+  const cpu = cpuMs();
+  await work();
+  return { cpu: (cpuMs() - cpu) / calls, wall: (performance.now() - wall) / calls };
+}
+
+/** Per tick of `calls` ticks on a session whose server is already connected. */
+async function agateRep(calls: number): Promise<Timing> {
+  const session = createSession(<Agent />, { model: echoModel(), streaming: false });
+  try {
+    await session.tick(); // connects (not measured: the plain side connects once, too)
+    return await timed(calls, async () => {
+      for (let i = 0; i < calls; i++) await session.tick();
+    });
+  } finally {
+    await session.close();
+    session.dispose();
+  }
+}
+
+/**
+ * A tool call through `<McpServer>` (stdio, the reference server's `echo`) against the same
+ * call in a plain `generateText` loop over the AI SDK MCP client's tools: alternating
+ * repetitions, each side with its server started and connected before the clock starts,
+ * CPU time of this process per tick (as the tick benchmark: wall time on a shared machine
+ * is mostly other processes' scheduling, the server's included), the fastest of three runs of
+ * each side per repetition; wall time is reported beside it.
+ */
+export async function measureMcpCall(reps: number, calls: number): Promise<McpCallResult> {
+  const client = await createMCPClient({ transport: new StdioMCPTransport(SERVER) });
+  try {
+    const { echo } = await client.tools();
+    if (echo === undefined) throw new Error('server-everything has no echo tool');
+    const tools = { echo };
+    const plainRep = (): Promise<Timing> =>
+      timed(calls, async () => {
+        const result = await generateText({
+          model: echoModel(),
+          instructions: SYSTEM,
+          messages: MESSAGES,
+          tools,
+          stopWhen: isStepCount(calls),
+        });
+        if (result.steps.length !== calls) throw new Error('plain MCP loop stopped early');
+      });
+    await agateRep(5);
+    await plainRep();
+    const a: Timing[] = [];
+    const p: Timing[] = [];
+    const faster = (x: Timing | undefined, y: Timing) => (x === undefined || y.cpu < x.cpu ? y : x);
+    for (let i = 0; i < reps; i++) {
+      // The fastest of a few runs of each per repetition: noise on a shared machine only adds.
+      let bestA: Timing | undefined;
+      let bestP: Timing | undefined;
+      for (let round = 0; round < INNER; round++) {
+        if ((i + round) % 2 === 0) {
+          bestA = faster(bestA, await agateRep(calls));
+          bestP = faster(bestP, await plainRep());
+        } else {
+          bestP = faster(bestP, await plainRep());
+          bestA = faster(bestA, await agateRep(calls));
+        }
+      }
+      a.push(bestA as Timing);
+      p.push(bestP as Timing);
+    }
+    return {
+      reps,
+      calls,
+      agate: summarize(a.map((t) => t.cpu)),
+      plain: summarize(p.map((t) => t.cpu)),
+      agateWall: summarize(a.map((t) => t.wall)),
+      plainWall: summarize(p.map((t) => t.wall)),
+      ratio: summarize(a.map((t, i) => t.cpu / p[i]!.cpu)),
+    };
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scriptedModel } from '@agate/testing';
+import { describe, expect, it } from 'vitest';
+import { createSession, McpServer, McpServerError, type McpStdioServerProps } from '../index.js';
+import { alive, fixture } from '../mcp/__fixtures__/servers.js';
+import { call, FaultAgent, toolOutputs } from './harness.js';
+
+/** The tool results as text: an MCP result's text parts joined. */
+function outputs(session: Parameters<typeof toolOutputs>[0]): string[] {
+  return toolOutputs(session).map((value) =>
+    Array.isArray(value)
+      ? value.map((part) => String((part as { text?: unknown }).text ?? '')).join('\n')
+      : String(value),
+  );
+}
+
+// MCP servers that misbehave: each is a real child process (fixtures written with the official
+// MCP SDK, or plain scripts); the run must end with a reason that names the server, its
+// command and its stderr, keep the state, leave no process behind, and reconnect on run().
+
+const FIXTURE = fixture('fixture-server.mjs');
+
+function server(props: Partial<McpStdioServerProps> = {}) {
+  return <McpServer name="fixture" command={process.execPath} args={[FIXTURE]} {...props} />;
+}
+
+/** The pids of live processes whose command line names `script`. */
+function processesOf(script: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(script) && !line.includes(' ps '))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
+
+describe('MCP server faults', () => {
+  it('an MCP server that exits at startup', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agate-mcp-fault-'));
+    const flag = join(dir, 'fail');
+    await writeFile(flag, '');
+    const props = { args: [fixture('exits-at-startup.mjs')], env: { FIXTURE_FAIL_FILE: flag } };
+    const model = scriptedModel([call({ n: 1 }), 'Done.']);
+    const session = createSession(<FaultAgent extra={server(props)} />, { model });
+    const result = await session.run();
+    expect(result.status).toBe('error');
+    expect(result.error).toBeInstanceOf(McpServerError);
+    expect(result.reason).toMatch(
+      /^Tick 1, tool: MCP server "fixture" \(.*exits-at-startup\.mjs\)/,
+    );
+    expect(result.reason).toContain('exited during startup (exit code 3)');
+    expect(result.reason).toContain('fatal: FIXTURE_TOKEN is not set');
+    expect(model.calls).toHaveLength(0);
+    expect(session.state.tick).toBe(0);
+    // Once fixed, run() again connects and completes.
+    await rm(dir, { recursive: true });
+    expect((await session.run()).status).toBe('completed');
+    session.dispose();
+  });
+
+  it('an MCP server killed in the middle of a call', async () => {
+    let pid = 0;
+    const model = scriptedModel([
+      call({}, 'pid'),
+      call({}, 'die'),
+      // After run() again: a new server process answers.
+      call({}, 'pid'),
+      'Done.',
+    ]);
+    const session = createSession(<FaultAgent extra={server()} />, { model });
+    const result = await session.run();
+    pid = Number(outputs(session)[0]);
+    expect(result.status).toBe('error');
+    expect(result.reason).toMatch(/^Tick 3, tool: MCP server "fixture" .* exited \(exit code 9\)/s);
+    expect(result.reason).toContain('fixture: out of memory (simulated)');
+    // The cut-off call is a tool error the model will read, and tick 2 is kept.
+    expect(session.state.tick).toBe(2);
+    expect(String(outputs(session)[1])).toMatch(/Tool "die" failed: MCP server "fixture"/);
+    expect(model.calls).toHaveLength(2);
+    expect(alive(pid)).toBe(false);
+    const again = await session.run();
+    expect(again.status).toBe('completed');
+    const newPid = Number(outputs(session)[2]);
+    expect(newPid).not.toBe(pid);
+    expect(alive(newPid)).toBe(false);
+    session.dispose();
+  });
+
+  it('an MCP server that never answers', async () => {
+    const silent = fixture('silent-server.mjs');
+    const model = scriptedModel(['Done.']);
+    const session = createSession(
+      <FaultAgent extra={server({ args: [silent], connectTimeoutMs: 2_000 })} />,
+      { model },
+    );
+    const result = await session.run();
+    expect(result.status).toBe('error');
+    expect(result.reason).toContain('did not answer the MCP handshake within 2000 ms');
+    expect(result.reason).toContain('silent server up, answering nothing');
+    expect(model.calls).toHaveLength(0);
+    expect(processesOf('silent-server.mjs')).toEqual([]);
+    session.dispose();
+  });
+
+  it('an MCP server that stops answering mid-run', async () => {
+    const model = scriptedModel([call({}, 'pid'), call({}, 'freeze'), 'Done.']);
+    const session = createSession(<FaultAgent extra={server({ timeoutMs: 300 })} />, { model });
+    const result = await session.run();
+    const pid = Number(outputs(session)[0]);
+    expect(result.status).toBe('error');
+    expect(result.reason).toContain('stopped answering');
+    expect(result.reason).toContain('fixture: stuck in a loop');
+    expect(String(outputs(session)[1])).toMatch(/Tool "freeze" timed out after 300 ms/);
+    expect(session.state.tick).toBe(2);
+    expect(alive(pid)).toBe(false);
+    session.dispose();
+  });
+
+  it('an MCP tool call past its timeoutMs on a server that still answers', async () => {
+    const model = scriptedModel([call({ ms: 5_000 }, 'slow'), call({ ms: 1 }, 'slow'), 'Done.']);
+    const session = createSession(
+      <FaultAgent extra={server({ toolOptions: { slow: { timeoutMs: 200 } } })} />,
+      { model },
+    );
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    const [late, quick] = outputs(session);
+    expect(String(late)).toMatch(/Tool "slow" timed out after 200 ms/);
+    expect(JSON.stringify(quick)).toContain('slept 1');
+    session.dispose();
+  });
+
+  it('an MCP server that writes garbage to stdout', async () => {
+    const model = scriptedModel([
+      call({}, 'garbage'),
+      {
+        toolCalls: [
+          { toolName: 'a_b', input: {} },
+          { toolName: 'a_b_2', input: {} },
+        ],
+      },
+      'Done.',
+    ]);
+    const session = createSession(<FaultAgent extra={server()} />, { model });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    // Junk lines and a reply to no request are skipped; the call's own answer arrives.
+    expect(outputs(session)).toEqual(['answered anyway', 'dotted', 'plain']);
+    session.dispose();
+  });
+
+  it('an MCP run aborted during the handshake', async () => {
+    const silent = fixture('silent-server.mjs');
+    const controller = new AbortController();
+    const session = createSession(<FaultAgent extra={server({ args: [silent] })} />, {
+      model: scriptedModel(['Done.']),
+    });
+    setTimeout(() => controller.abort(), 300);
+    const result = await session.run({ signal: controller.signal });
+    expect(result.status).toBe('aborted');
+    expect(processesOf('silent-server.mjs')).toEqual([]);
+    session.dispose();
+  });
+});

@@ -1,0 +1,166 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { JSONRPCMessage, MCPTransport } from '@ai-sdk/mcp';
+
+/** How a stdio server is started (the `<McpServer command args env cwd>` props). */
+export interface StdioServerConfig {
+  command: string;
+  args?: readonly string[];
+  /** Added to the few variables every server inherits (PATH, HOME, ...): nothing else leaks. */
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+}
+
+/** How the server's process ended, when it has. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const STDERR_TAIL_CHARS = 2_000;
+/** After SIGTERM, how long a server has to exit before SIGKILL. */
+const TERM_GRACE_MS = 1_500;
+/** Variables a server inherits, as the AI SDK's own stdio transport does (no secrets by default). */
+const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'TMPDIR', 'LANG'];
+
+/**
+ * The MCP stdio transport for the AI SDK's MCP client, as `@ai-sdk/mcp`'s own but with what
+ * the run's lifecycle needs: the tail of the server's stderr is kept for error messages, the
+ * server runs in its own process group so a wrapper (`npx`, a shell) cannot leave children
+ * behind, and `close()` resolves only once the whole group has exited (SIGTERM, then SIGKILL).
+ */
+export class StdioTransport implements MCPTransport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private buffer = '';
+  private stderr = '';
+  private exited: Promise<void> = Promise.resolve();
+  /** Set once the process has exited. */
+  exit: ProcessExit | undefined;
+
+  constructor(private readonly config: StdioServerConfig) {}
+
+  /** The last lines the server wrote to stderr. */
+  get stderrTail(): string {
+    return this.stderr.trimEnd();
+  }
+
+  /** The process id while the server runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const env: Record<string, string> = {};
+      for (const key of INHERITED_ENV) {
+        const value = process.env[key];
+        if (value !== undefined && !value.startsWith('()')) env[key] = value;
+      }
+      Object.assign(env, this.config.env);
+      const child = spawn(this.config.command, [...(this.config.args ?? [])], {
+        env,
+        ...(this.config.cwd !== undefined ? { cwd: this.config.cwd } : {}),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // Its own process group: close() ends the server and anything it started.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
+      this.child = child;
+      this.exited = new Promise((done) => {
+        child.once('close', (code, signal) => {
+          this.exit = { code, signal };
+          this.child = undefined;
+          done();
+          this.onclose?.();
+        });
+      });
+      child.once('spawn', () => resolve());
+      child.once('error', (error) => {
+        // Spawning failed (ENOENT, EACCES): no 'close' follows on every platform.
+        this.exit ??= { code: null, signal: null };
+        this.child = undefined;
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (chunk: string) => this.read(chunk));
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL_CHARS);
+      });
+      // A write to a server that just died: the 'close' handler reports it.
+      child.stdin?.on('error', () => {});
+    });
+  }
+
+  private read(chunk: string): void {
+    this.buffer += chunk;
+    let newline = this.buffer.indexOf('\n');
+    while (newline !== -1) {
+      const line = this.buffer.slice(0, newline).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(newline + 1);
+      newline = this.buffer.indexOf('\n');
+      if (line.trim() === '') continue;
+      let message: JSONRPCMessage;
+      try {
+        message = JSON.parse(line) as JSONRPCMessage;
+      } catch {
+        // Servers that print logs to stdout: not a message, and not worth failing over.
+        this.stderr = `${this.stderr}[stdout] ${line.slice(0, 200)}\n`.slice(-STDERR_TAIL_CHARS);
+        continue;
+      }
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        // A message the client cannot place (a reply to no request): reported, never thrown
+        // out of the stream's data handler, where it would take the whole process down.
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || stdin === null || !stdin.writable) {
+      return Promise.reject(new Error('the server process is not running'));
+    }
+    // Resolved once written, or once the pipe drains (as the AI SDK's transport does): the
+    // write callback would wait for the kernel, a turn of the event loop per message.
+    return new Promise((resolve) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once('drain', () => resolve());
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.pid === undefined) return;
+    child.stdin?.end();
+    this.kill(child.pid, 'SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), TERM_GRACE_MS);
+    });
+    const ended = await Promise.race([this.exited, graceOver]);
+    clearTimeout(timer);
+    if (ended === 'late') {
+      this.kill(child.pid, 'SIGKILL');
+      await this.exited;
+    } else {
+      // The leader exited; whatever it started in its group goes with it.
+      this.kill(child.pid, 'SIGKILL');
+    }
+  }
+
+  private kill(pid: number, signal: NodeJS.Signals): void {
+    try {
+      if (process.platform === 'win32') process.kill(pid, signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
