@@ -17,127 +17,111 @@ export interface EventPath {
 }
 
 /** Everything a run reports, in order. `onEvent` and `session.subscribe` receive these. */
-export type AgateEvent = EventPath &
-  (
-    | { type: 'run:start'; sessionId: string; tick: number }
-    | { type: 'tick:start'; tick: number }
-    | {
-        type: 'model:request';
-        tick: number;
-        messages: number;
-        tools: string[];
-        ephemeral: number;
-      }
-    | { type: 'model:delta'; tick: number; kind: 'text' | 'reasoning'; delta: string }
-    | {
-        type: 'model:response';
-        tick: number;
-        text: string;
-        toolCalls: TickToolCall[];
-        finishReason: string;
-        usage: UsageTotals;
-      }
-    | { type: 'tool:call'; tick: number; toolCallId: string; toolName: string; input: unknown }
-    | {
-        type: 'tool:result';
-        tick: number;
-        toolCallId: string;
-        toolName: string;
-        output: JsonValue;
-        isError: boolean;
-        /** Set when `output` (what the model sees) was cut to `maxToolOutputChars`. */
-        truncated?: ToolOutputTruncation;
-      }
-    | {
-        /** A guard refused the call before `execute` (a pending checkpoint, ...); it never ran. */
-        type: 'tool:refused';
-        tick: number;
-        toolCallId: string;
-        toolName: string;
-        /** The guard family that refused it. */
-        by: string;
-        message: string;
-      }
-    | { type: 'tick:end'; tick: number; result: TickResult }
-    | {
-        type: 'knob:changed';
-        tick: number;
-        knob: string;
-        value: JsonValue;
-        previous: JsonValue | undefined;
-        by: ChangedBy;
-      }
-    | {
-        type: 'gate:activated' | 'gate:deferred' | 'gate:cleared';
-        tick: number;
-        gate: string;
-        from: GateStatus;
-        by: ChangedBy;
-        reason?: string;
-      }
-    | { type: 'exit:attempt'; tick: number }
-    | {
-        type: 'exit:blocked';
-        tick: number;
-        /** The first refusing gate (by name); `gates` lists every one. */
-        gate: string;
-        gates: string[];
-        reasons: string[];
-        /** The runtime refuses exits; no one else can. */
-        by: 'runtime';
-        /** True when this refusal ends the run (`blocked`); false when the loop goes on. */
-        final: boolean;
-      }
-    | {
-        type: 'continue:evaluated';
-        tick: number;
-        evaluation: ContinueEvaluation;
-        step: StepContext;
-      }
-    | { type: 'continue:throttled'; tick: number; cooldownMs: number }
-    | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
-    /** `<Checkpoint>` events (`checkpoint:saved` above is the ContinueGate's restore point). */
-    | { type: 'checkpoint:submitted'; tick: number; id: string; summary: string }
-    | {
-        type: 'checkpoint:pending';
-        tick: number;
-        id: string;
-        cause: CheckpointCause;
-        reason: string;
-      }
-    | { type: 'checkpoint:approved'; tick: number; id: string; by: string; note?: string }
-    | { type: 'checkpoint:rejected'; tick: number; id: string; by: string; feedback: string }
-    | { type: 'timeline:trimmed'; tick: number; dropped: number }
-    /** `todo_write` replaced the todo list (a rejected write changes nothing and emits nothing). */
-    | { type: 'todos:changed'; tick: number; todos: TodoItem[] }
-    /** `complete_step` signed off item `step` (1-based) against this turn's receipts. */
-    | {
-        type: 'step:completed';
-        tick: number;
-        step: number;
-        content: string;
-        evidence: TodoEvidence;
-      }
-    | {
-        /** The request was pruned to `context.maxTokens` (every tick where anything is left out). */
-        type: 'context:pruned';
-        tick: number;
-        maxTokens: number;
-        tokensBefore: number;
-        tokensAfter: number;
-        droppedMessages: number;
-        /** Prioritized system sections and ephemeral blocks left out. */
-        droppedElements: number;
-        /** True when the cut moved this tick (the budget was reached); false while it is kept. */
-        recut: boolean;
-      }
-    /** `<PhaseGates>`: the phases changed (emitted at tick end). */
-    | { type: 'phase:changed'; tick: number; status: PhaseStatus }
-    /** `<PhaseGates>`: a warning goes into the next request. */
-    | { type: 'phase:warning'; tick: number; kind: PhaseWarningKind; text: string }
-    | { type: 'warning'; tick: number; code: string; message: string }
-    | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number }
-  );
+export type AgateEvent = EventPath & AgateEventBody;
+
+/** The events themselves (`AgateEvent` adds where each came from). */
+type AgateEventBody =
+  | { type: 'run:start'; sessionId: string; tick: number }
+  | { type: 'tick:start'; tick: number }
+  | {
+      type: 'model:request';
+      tick: number;
+      messages: number;
+      tools: string[];
+      ephemeral: number;
+    }
+  | { type: 'model:delta'; tick: number; kind: 'text' | 'reasoning'; delta: string }
+  | {
+      type: 'model:response';
+      tick: number;
+      text: string;
+      toolCalls: TickToolCall[];
+      finishReason: string;
+      usage: UsageTotals;
+    }
+  | { type: 'tool:call'; tick: number; toolCallId: string; toolName: string; input: unknown }
+  | {
+      type: 'tool:result';
+      tick: number;
+      toolCallId: string;
+      toolName: string;
+      output: JsonValue;
+      isError: boolean;
+      /** Set when `output` (what the model sees) was cut to `maxToolOutputChars`. */
+      truncated?: ToolOutputTruncation;
+    }
+  | {
+      /** A guard refused the call before `execute` (a pending checkpoint, ...); it never ran. */
+      type: 'tool:refused';
+      tick: number;
+      toolCallId: string;
+      toolName: string;
+      /** The guard family that refused it. */
+      by: string;
+      message: string;
+    }
+  | { type: 'tick:end'; tick: number; result: TickResult }
+  | {
+      type: 'knob:changed';
+      tick: number;
+      knob: string;
+      value: JsonValue;
+      previous: JsonValue | undefined;
+      by: ChangedBy;
+    }
+  | {
+      type: 'gate:activated' | 'gate:deferred' | 'gate:cleared';
+      tick: number;
+      gate: string;
+      from: GateStatus;
+      by: ChangedBy;
+      reason?: string;
+    }
+  | { type: 'exit:attempt'; tick: number }
+  | {
+      type: 'exit:blocked';
+      tick: number;
+      /** The first refusing gate (by name); `gates` lists every one. */
+      gate: string;
+      gates: string[];
+      reasons: string[];
+      /** The runtime refuses exits; no one else can. */
+      by: 'runtime';
+      /** True when this refusal ends the run (`blocked`); false when the loop goes on. */
+      final: boolean;
+    }
+  | { type: 'continue:evaluated'; tick: number; evaluation: ContinueEvaluation; step: StepContext }
+  | { type: 'continue:throttled'; tick: number; cooldownMs: number }
+  | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
+  /** `<Checkpoint>` events (`checkpoint:saved` above is the ContinueGate's restore point). */
+  | { type: 'checkpoint:submitted'; tick: number; id: string; summary: string }
+  | { type: 'checkpoint:pending'; tick: number; id: string; cause: CheckpointCause; reason: string }
+  | { type: 'checkpoint:approved'; tick: number; id: string; by: string; note?: string }
+  | { type: 'checkpoint:rejected'; tick: number; id: string; by: string; feedback: string }
+  | { type: 'timeline:trimmed'; tick: number; dropped: number }
+  /** `todo_write` replaced the todo list (a rejected write changes nothing and emits nothing). */
+  | { type: 'todos:changed'; tick: number; todos: TodoItem[] }
+  /** `complete_step` signed off item `step` (1-based) against this turn's receipts. */
+  | { type: 'step:completed'; tick: number; step: number; content: string; evidence: TodoEvidence }
+  | {
+      /** The request was pruned to `context.maxTokens` (every tick where anything is left out). */
+      type: 'context:pruned';
+      tick: number;
+      maxTokens: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      droppedMessages: number;
+      /** Prioritized system sections and ephemeral blocks left out. */
+      droppedElements: number;
+      /** True when the cut moved this tick (the budget was reached); false while it is kept. */
+      recut: boolean;
+    }
+  /** `<PhaseGates>`: the phases changed (emitted at tick end). */
+  | { type: 'phase:changed'; tick: number; status: PhaseStatus }
+  /** `<PhaseGates>`: a warning goes into the next request. */
+  | { type: 'phase:warning'; tick: number; kind: PhaseWarningKind; text: string }
+  | { type: 'warning'; tick: number; code: string; message: string }
+  | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
 
 export type AgateEventType = AgateEvent['type'];
 
