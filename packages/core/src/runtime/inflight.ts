@@ -49,6 +49,7 @@ export function inflightOf(state: SessionState, tick: number): InflightTick | un
  */
 export class InflightRecorder {
   private written: boolean;
+  private closed = false;
   private readonly results: Record<string, TickToolResult>;
   private readonly progress: Record<string, JsonValue>;
 
@@ -73,6 +74,9 @@ export class InflightRecorder {
   }
 
   saveProgress(toolCallId: string, progress: JsonValue): void {
+    // A call whose result is in (a timeout answered it), or a tick already committed, ignores
+    // what its work still saves on the way out.
+    if (this.closed || this.results[toolCallId] !== undefined) return;
     this.progress[toolCallId] = progress;
     this.write((inflight) => {
       inflight.progress[toolCallId] = progress;
@@ -92,10 +96,12 @@ export class InflightRecorder {
   /** Makes sure the record is in the state (a call suspended). */
   keep(): void {
     this.write(() => {});
+    this.closed = true;
   }
 
   /** The tick is committed: the record goes. */
   clear(): void {
+    this.closed = true;
     if (!this.written) return;
     this.written = false;
     this.update((draft) => {

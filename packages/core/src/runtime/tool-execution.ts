@@ -81,10 +81,10 @@ export async function runToolCall(
     };
   } catch (thrown) {
     context.abortSignal.throwIfAborted();
-    // The call is not over: it waits (a sub-agent's checkpoint), to go on in the next run.
-    if (thrown instanceof ToolSuspended) throw thrown;
     // Kept for guards and the host; a hostile value (revoked Proxy, throwing getter) is replaced.
     const error = safeThrown(thrown);
+    // The call is not over: it waits (a sub-agent's checkpoint), to go on in the next run.
+    if (error instanceof ToolSuspended) throw error;
     return {
       call,
       tool,

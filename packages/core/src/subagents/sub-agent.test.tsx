@@ -332,3 +332,22 @@ describe("the parent's budgets", () => {
     expect(parent.calls).toHaveLength(1);
   });
 });
+
+describe('a sub-agent call over toolTimeoutMs', () => {
+  it('is a tool error; the child is told to stop and leaves nothing in flight', async () => {
+    const child = scriptedModel([{ text: 'too slow', delayMs: 2_000 }]);
+    const parent = scriptedModel([delegate('review'), 'Gave up on the review.']);
+    const session = createSession(<Parent kind="plain" childModel={child} />, {
+      model: parent,
+      toolTimeoutMs: 50,
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    expect(JSON.stringify(toolOutput(result.timeline, 'call_1'))).toContain(
+      'timed out after 50 ms',
+    );
+    // The child's run ends aborted on its own; nothing it saves on the way out sticks.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(session.state.inflight).toBeUndefined();
+  });
+});
