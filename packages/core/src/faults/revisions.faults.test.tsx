@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import { postgresBinDir, requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path, not by package name: @agate/postgres depends on @agate/core.
 import { createPostgresStore } from '../../../postgres/src/index.js';
@@ -142,7 +142,7 @@ describe('revision faults', () => {
 describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision faults', () => {
   let server: TestPostgres;
   beforeAll(async () => {
-    server = await startPostgres({ private: true });
+    server = await startPostgres();
   }, 60_000);
   afterAll(() => server?.stop());
 
@@ -155,7 +155,12 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
     }
   });
 
-  it('Postgres restarted mid-save', { timeout: 60_000 }, async () => {
+  // A server of its own, which the test can restart (never the one DATABASE_URL names).
+  it('Postgres restarted mid-save', {
+    timeout: 60_000,
+    skip: postgresBinDir() === undefined,
+  }, async () => {
+    const server = await startPostgres({ private: true });
     const store = createPostgresStore({ connectionString: server.url }, { schema: 'restart' });
     const snapshot = (n: number) =>
       createSnapshot('restarted', {
@@ -195,9 +200,10 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
       // Nothing lost: the last save that returned is what is stored, whole.
       const loaded = await store.load('restarted');
       expect(loaded?.revision).toBe(revision);
-      expect((loaded?.state as { timeline: unknown[] } | undefined)?.timeline).toHaveLength(saved);
+      expect((loaded!.state as { timeline: unknown[] }).timeline).toHaveLength(saved);
     } finally {
       await store.close();
+      await server.stop();
     }
   });
 });

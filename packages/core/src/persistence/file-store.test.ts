@@ -254,6 +254,22 @@ describe('createFileStore', () => {
     await expect(store.load('copy')).rejects.toThrow(/holds session "s1", not "copy"/);
   });
 
+  it('a file written before revisions loads as revision 1, and a conditional save goes over it', async () => {
+    const store = createFileStore(dir);
+    const old = JSON.stringify({
+      format: 'agate.session',
+      version: 1,
+      id: 'old',
+      savedAt: '2024-01-01T00:00:00.000Z',
+      state: { n: 1 },
+    });
+    await writeFile(join(dir, 'old.json'), old);
+    const loaded = await store.load('old');
+    expect(loaded?.revision).toBe(1);
+    await store.save(createSnapshot('old', { n: 2 }), { expectedRevision: 1 });
+    expect(await store.load('old')).toMatchObject({ revision: 2, state: { n: 2 } });
+  });
+
   it('list() skips corrupt files, temp files and foreign names but keeps good ones', async () => {
     const store = createFileStore(dir);
     await store.save(snapshotAt('good', '2024-01-01T00:00:00.000Z'));

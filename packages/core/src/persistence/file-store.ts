@@ -221,7 +221,9 @@ export function createFileStore(dir?: string): SessionStore {
         if (hasCode(error, 'ENOENT')) return undefined;
         throw error;
       }
-      return checkedSnapshot(parseSnapshot(text, path), id, path);
+      const snapshot = checkedSnapshot(parseSnapshot(text, path), id, path);
+      // A file from before revisions counts as revision 1, as the save's compare counts it.
+      return snapshot.revision === undefined ? { ...snapshot, revision: 1 } : snapshot;
     },
 
     /**

@@ -43,6 +43,31 @@ describe('a run of a stored session claims it', () => {
     expect(await store.load('job')).toMatchObject({ revision: 3, state: { status: 'completed' } });
   });
 
+  it('session.save() during a run saves over the revision the run holds', async () => {
+    const memory = createMemoryStore();
+    const snapshot = await stored(memory, 'ticking');
+    // Slow, like a database: a tick-end save is still in flight when the run ends.
+    const store: SessionStore = {
+      ...memory,
+      save: async (s, o) => {
+        await new Promise((r) => setTimeout(r, 20));
+        return memory.save(s, o);
+      },
+    };
+    const session = createSession(agent, { model: model(), store, snapshot });
+    const saves: Array<Promise<void>> = [];
+    session.subscribe(() => saves.push(session.save('tick end')), { types: ['tick:end'] });
+    const result = await session.run();
+    await Promise.all(saves);
+    expect(result.status).toBe('completed');
+    // Claim (2), two tick ends (3, 4), the end (5): none of them stale.
+    expect(await memory.load('ticking')).toMatchObject({
+      revision: 5,
+      state: { status: 'completed' },
+    });
+    expect(session.revision).toBe(5);
+  });
+
   it('a second run() from the same stored revision fails instead of overwriting it', async () => {
     const store = createMemoryStore();
     const snapshot = await stored(store, 'twice');

@@ -95,6 +95,7 @@ export class Session {
    * saves; undefined for a session not from a store that keeps revisions.
    */
   private storedRevision: number | undefined;
+  private saves: Promise<void> = Promise.resolve();
   private readonly limits: ToolLimits;
   private readonly budget: ContextBudget;
   private readonly tracing: SessionTracing;
@@ -158,6 +159,16 @@ export class Session {
 
   get state(): SessionState {
     return this.currentState;
+  }
+
+  /**
+   * The store revision the session knows: the `revision` of the snapshot it was created from,
+   * then of its own saves (a claimed run's start and end). Undefined when it was not loaded
+   * from a store that keeps revisions. Save over it: `store.save(session.snapshot(),
+   * { expectedRevision: session.revision })`.
+   */
+  get revision(): number | undefined {
+    return this.storedRevision;
   }
 
   /** The context compiled by the latest render (undefined before the first). */
@@ -358,6 +369,17 @@ export class Session {
    */
   snapshot(label?: string, id: string = this.id): SessionSnapshot<SessionState> {
     return createSnapshot(id, this.currentState, label);
+  }
+
+  /**
+   * Saves the session to its store (`options.store`, else the default file store) over the
+   * revision it knows (`revision`), and then knows the next one: the way to save a session
+   * between or during runs (at every tick end, say) without breaking its run's claim. Throws
+   * `StaleSessionError` when another process saved it in between (nothing is written).
+   */
+  async save(label?: string): Promise<void> {
+    this.assertUsable();
+    await this.saveToStore(this.snapshot(label));
   }
 
   /** Declarations registry for the hooks and components that declare guards. */
@@ -787,14 +809,23 @@ export class Session {
     return true;
   }
 
-  /** Saves over the revision this session knows, when it knows one; then knows the next. */
-  private async saveToStore(snapshot: SessionSnapshot): Promise<void> {
-    const expectedRevision = this.storedRevision;
-    await this.store().save(
-      snapshot,
-      expectedRevision === undefined ? undefined : { expectedRevision },
-    );
-    if (expectedRevision !== undefined) this.storedRevision = expectedRevision + 1;
+  /**
+   * Saves over the revision this session knows, when it knows one; then knows the next.
+   * One at a time (a tick-end save still in flight when the run ends), so each save is made
+   * over the revision the one before it left.
+   */
+  private saveToStore(snapshot: SessionSnapshot): Promise<void> {
+    const save = async () => {
+      const expectedRevision = this.storedRevision;
+      await this.store().save(
+        snapshot,
+        expectedRevision === undefined ? undefined : { expectedRevision },
+      );
+      if (expectedRevision !== undefined) this.storedRevision = expectedRevision + 1;
+    };
+    const done = this.saves.then(save, save);
+    this.saves = done.catch(() => {});
+    return done;
   }
 
   private store(): SessionStore {
