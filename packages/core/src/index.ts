@@ -156,6 +156,27 @@ export {
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
+// Guards anyone can write: defineGuard (docs/guards.md)
+export { defineGuard } from './guards/define/define-guard.js';
+export {
+  GuardDefinitionError,
+  GuardHookError,
+  GuardStateError,
+} from './guards/define/errors.js';
+export type {
+  GuardComponent,
+  GuardContext,
+  GuardDefinition,
+  GuardEnd,
+  GuardRefusal,
+  GuardRenderContext,
+  GuardResultReplacement,
+  GuardTickEndContext,
+  GuardToolCall,
+  GuardToolCallContext,
+  GuardToolResult,
+  GuardToolResultContext,
+} from './guards/define/types.js';
 // Persistence
 export {
   createFileStore,

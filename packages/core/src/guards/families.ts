@@ -4,6 +4,7 @@ import { GateControl } from '../gates/control.js';
 import { EvidenceGuard } from '../gates/evidence/guard.js';
 import { OutputGuard } from '../gates/output/guard.js';
 import { PhaseGuard } from '../gates/phase/guard.js';
+import { DefinedGuards } from './define/family.js';
 import { GuardSet } from './guard-set.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
 
@@ -19,6 +20,8 @@ export const GUARD_FAMILIES = {
   evidence: (host) => new EvidenceGuard(host),
   phase: (host) => new PhaseGuard(host),
   output: (host) => new OutputGuard(host),
+  // Guards made with `defineGuard`, after every built-in family, in mount order.
+  defined: (host) => new DefinedGuards(host),
 } satisfies Record<string, GuardFactory>;
 
 type Families = typeof GUARD_FAMILIES;

@@ -13,6 +13,8 @@ import type {
   RunStartInfo,
   TickEndInfo,
   ToolCallOutcome,
+  ToolCallReplacement,
+  ToolCallVerdict,
 } from './types.js';
 
 const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
@@ -113,19 +115,43 @@ export class GuardSet {
     return PROCEED;
   }
 
-  beforeToolCall(tick: GuardTick, call: TickToolCall): MergedToolVerdict {
-    for (const g of this.hooks.beforeToolCall) {
+  /** The first family that refuses decides. Synchronous while every family answers so. */
+  beforeToolCall(tick: GuardTick, call: TickToolCall): MaybePromise<MergedToolVerdict> {
+    const hooks = this.hooks.beforeToolCall;
+    for (let i = 0; i < hooks.length; i++) {
+      const g = hooks[i]!;
       const verdict = g.beforeToolCall?.(tick, call);
-      if (verdict?.kind === 'refuse') return { ...verdict, by: g.name };
+      if (isThenable(verdict)) return this.beforeToolCallFrom(tick, call, i, verdict);
+      if (verdict?.kind === 'refuse') return { ...verdict, by: verdict.by ?? g.name };
     }
     return ALLOW;
   }
 
+  private async beforeToolCallFrom(
+    tick: GuardTick,
+    call: TickToolCall,
+    at: number,
+    pending: PromiseLike<ToolCallVerdict>,
+  ): Promise<MergedToolVerdict> {
+    const hooks = this.hooks.beforeToolCall;
+    for (let i = at; i < hooks.length; i++) {
+      const g = hooks[i]!;
+      const verdict = i === at ? await pending : await g.beforeToolCall?.(tick, call);
+      if (verdict?.kind === 'refuse') return { ...verdict, by: verdict.by ?? g.name };
+    }
+    return ALLOW;
+  }
+
+  /**
+   * Every family sees the call; a replacement changes `outcome.result` (what the model sees)
+   * for the families after it and for the timeline.
+   */
   afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): MaybePromise<void> {
     const hooks = this.hooks.afterToolCall;
     for (let i = 0; i < hooks.length; i++) {
       const done = hooks[i]!.afterToolCall?.(tick, outcome);
       if (isThenable(done)) return this.afterToolCallFrom(tick, outcome, i + 1, done);
+      if (done) replaceResult(outcome, done);
     }
   }
 
@@ -133,11 +159,16 @@ export class GuardSet {
     tick: GuardTick,
     outcome: ToolCallOutcome,
     from: number,
-    pending: PromiseLike<void>,
+    // biome-ignore lint/suspicious/noConfusingVoidType: the families' afterToolCall mostly returns nothing.
+    pending: PromiseLike<void | ToolCallReplacement>,
   ): Promise<void> {
-    await pending;
+    const first = await pending;
+    if (first) replaceResult(outcome, first);
     const hooks = this.hooks.afterToolCall;
-    for (let i = from; i < hooks.length; i++) await hooks[i]!.afterToolCall?.(tick, outcome);
+    for (let i = from; i < hooks.length; i++) {
+      const done = await hooks[i]!.afterToolCall?.(tick, outcome);
+      if (done) replaceResult(outcome, done);
+    }
   }
 
   /** Every family updates; the first one that ends the run decides the status. */
@@ -205,4 +236,10 @@ export class GuardSet {
   report(): RunReport {
     return Object.assign({}, ...this.hooks.report.map((g) => g.report?.()));
   }
+}
+
+/** What the model sees becomes the replacement; the cut-off note no longer applies to it. */
+function replaceResult(outcome: ToolCallOutcome, replacement: ToolCallReplacement): void {
+  outcome.result = { ...outcome.result, output: replacement.output };
+  delete outcome.truncated;
 }

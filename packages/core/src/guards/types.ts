@@ -13,6 +13,7 @@ import type { AgateEvent } from '../runtime/events.js';
 import type { RunReport, SessionOptions } from '../runtime/session-options.js';
 import type { TickResult, TickToolCall, TickToolResult } from '../runtime/tick-result.js';
 import type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+import type { JsonValue } from '../state/json.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
 
 /**
@@ -46,14 +47,19 @@ export interface Guard {
   beforeModelCall?(tick: GuardTick): BeforeModelVerdict | Promise<BeforeModelVerdict>;
 
   /** Before a tool's `execute`. A refusal becomes the tool error the model sees; `execute` never runs. */
-  beforeToolCall?(tick: GuardTick, call: TickToolCall): ToolCallVerdict;
+  beforeToolCall?(tick: GuardTick, call: TickToolCall): ToolCallVerdict | Promise<ToolCallVerdict>;
 
   /**
    * After a tool call ran (or was refused). May be async (a file fingerprint). A refusal here
    * does not undo the call; a guard that must stop the calls after it (a checkpoint that just
-   * went pending) refuses those in `beforeToolCall`.
+   * went pending) refuses those in `beforeToolCall`. A replacement changes what the model sees
+   * (and what the families after this one see in `outcome.result`).
    */
-  afterToolCall?(tick: GuardTick, outcome: ToolCallOutcome): void | Promise<void>;
+  afterToolCall?(
+    tick: GuardTick,
+    outcome: ToolCallOutcome,
+    // biome-ignore lint/suspicious/noConfusingVoidType: most families' afterToolCall returns nothing.
+  ): void | ToolCallReplacement | Promise<void | ToolCallReplacement>;
 
   /**
    * After the tick was committed to the state: update the family's own state from what it did.
@@ -138,7 +144,15 @@ export type BeforeModelVerdict =
   | { kind: 'proceed' }
   | { kind: 'end'; status: RunStatus; reason: string };
 
-export type ToolCallVerdict = { kind: 'allow' } | { kind: 'refuse'; message: string };
+export type ToolCallVerdict =
+  | { kind: 'allow' }
+  /** `by`: who refused, when not the family itself (a guard made with `defineGuard`). */
+  | { kind: 'refuse'; message: string; by?: string };
+
+/** A new tool result for the model (JSON), from `afterToolCall`. */
+export interface ToolCallReplacement {
+  output: JsonValue;
+}
 
 /** One tool call as it happened. */
 export interface ToolCallOutcome {

@@ -397,7 +397,8 @@ export class Session {
     const toolResults: TickResult['toolResults'] = [];
     for (const call of turn.toolCalls) {
       this.emit({ type: 'tool:call', tick: tickNo, ...call });
-      const refusal = this.guards.beforeToolCall(guardTick, call);
+      const pendingRefusal = this.guards.beforeToolCall(guardTick, call);
+      const refusal = isThenable(pendingRefusal) ? await pendingRefusal : pendingRefusal;
       let outcome: ToolCallOutcome;
       if (refusal.kind === 'refuse') {
         const { toolCallId, toolName } = call;

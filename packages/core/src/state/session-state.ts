@@ -81,6 +81,10 @@ export interface SessionState {
   checkpointLedger: CheckpointLedgerEntry[];
   /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
   phase: PhaseSessionState | null;
+  /** Each `defineGuard` guard's own state, by guard name (JSON; absent until its first `setState`). */
+  guards: Record<string, JsonValue>;
+  /** Exit attempts each `defineGuard` guard has refused in a row (absent: none). */
+  guardRefusals: Record<string, number>;
 }
 
 /** The phases (as `usePhaseGates()` gives them), and what they were judged from. */
@@ -117,5 +121,7 @@ export function createInitialState(id: string): SessionState {
     checkpoints: {},
     checkpointLedger: [],
     phase: null,
+    guards: {},
+    guardRefusals: {},
   };
 }
