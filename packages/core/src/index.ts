@@ -128,6 +128,8 @@ export {
   replayPhaseGates,
   UnmappedToolsError,
 } from './gates/phase/replay.js';
+// State
+export type { PhaseSessionState } from './gates/phase/session-state.js';
 export {
   type ClassifyOptions,
   classifyShellCommand,
@@ -232,7 +234,7 @@ export {
   type SessionOptions,
   type TickOutcome,
 } from './runtime/session.js';
-export { useSession, useTick, useTimeline } from './runtime/session-context.js';
+export { useTick, useTimeline } from './runtime/session-context.js';
 export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
@@ -242,6 +244,7 @@ export {
   type ToolOutputTruncation,
   ToolTimeoutError,
 } from './runtime/tool-limits.js';
+export { useSession } from './runtime/use-session.js';
 // Shell: commands in a bubblewrap sandbox
 export { SandboxUnavailableError } from './shell/errors.js';
 export { looksSecret, type SandboxOptions } from './shell/policy.js';
@@ -252,13 +255,11 @@ export {
   Shell,
   type ShellProps,
 } from './shell/shell.js';
-// State
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
 export type {
   ChangedBy,
   GateRecord,
   GateStatus,
-  PhaseSessionState,
   RunStatus,
   SessionState,
   UsageTotals,

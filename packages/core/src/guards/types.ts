@@ -11,8 +11,8 @@ import type {
 import type { DeclarationRegistry } from '../runtime/declarations.js';
 import type { AgateEvent } from '../runtime/events.js';
 import type { RunReport, SessionOptions } from '../runtime/session-options.js';
-import type { TickResult, TickToolCall, TickToolResult } from '../runtime/tick-result.js';
-import type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
+import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import type { JsonValue } from '../state/json.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
 
@@ -154,26 +154,8 @@ export interface ToolCallReplacement {
   output: JsonValue;
 }
 
-/** One tool call as it happened. */
-export interface ToolCallOutcome {
-  call: TickToolCall;
-  /** The rendered tool, when the name matched one. */
-  tool?: CompiledTool;
-  /** What the model sees (and the timeline records). */
-  result: TickToolResult;
-  /** True when `execute` was called. False: unknown tool, invalid arguments, or refused. */
-  executed: boolean;
-  /** The validated arguments (when validation passed). */
-  input?: unknown;
-  /** What `execute` returned, before it was made JSON (when it returned). */
-  output?: unknown;
-  /** What `execute` threw (when it threw). */
-  error?: unknown;
-  /** Set when a guard refused the call: its name. */
-  refusedBy?: string;
-  /** Set when `result.output` was cut to `maxToolOutputChars`: the full value, for the host. */
-  truncated?: ToolOutputTruncation;
-}
+/** One tool call as it happened (defined with the runtime that makes it). */
+export type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 
 export type ExitVerdict =
   | { kind: 'allow' }
