@@ -8,7 +8,7 @@ export {
 } from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
-export { Tool, type ToolProps } from './components/tool.js';
+export { Tool, type ToolGuardProps, type ToolProps } from './components/tool.js';
 // Context budgets
 export {
   type BudgetHolding,
@@ -221,6 +221,9 @@ export type {
   AgateEvent,
   AgateEventType,
   EventListener,
+  GuardEvent,
+  GuardEventMap,
+  RuntimeEvent,
   SubscribeOptions,
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
@@ -235,6 +238,7 @@ export {
   type TickOutcome,
 } from './runtime/session.js';
 export { useTick, useTimeline } from './runtime/session-context.js';
+export type { GuardRunReport } from './runtime/session-options.js';
 export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
@@ -260,6 +264,7 @@ export type {
   ChangedBy,
   GateRecord,
   GateStatus,
+  GuardStates,
   RunStatus,
   SessionState,
   UsageTotals,

@@ -357,6 +357,54 @@ describe('state', () => {
   });
 });
 
+declare module '../../runtime/events.js' {
+  interface GuardEventMap {
+    'counted:call': { tick: number; toolName: string; count: number };
+  }
+}
+
+describe('events', () => {
+  it('a guard reports its declared events: they reach onEvent and RunResult.events', async () => {
+    const Counted = defineGuard({
+      name: 'counted',
+      initialState: 0,
+      afterToolCall: ({ call, state, setState, emit, tick }) => {
+        setState(state + 1);
+        emit({ type: 'counted:call', tick, toolName: call.toolName, count: state + 1 });
+      },
+    });
+    const { session, events } = start(
+      <Agent>
+        <Counted />
+      </Agent>,
+      [shell('a'), shell('b'), 'Done.'],
+    );
+    const result = await session.run();
+    const counted = [
+      { type: 'counted:call', tick: 1, toolName: 'shell', count: 1 },
+      { type: 'counted:call', tick: 2, toolName: 'shell', count: 2 },
+    ];
+    expect(events.filter((e) => e.type === 'counted:call')).toEqual(counted);
+    expect(result.events.filter((e) => e.type === 'counted:call')).toEqual(counted);
+  });
+
+  it("a guard cannot emit the tick loop's own events", async () => {
+    const Liar = defineGuard({
+      name: 'liar',
+      tickEnd: ({ emit }) => emit({ type: 'run:end', status: 'completed', ticks: 1 } as never),
+    });
+    const { session } = start(
+      <Agent>
+        <Liar />
+      </Agent>,
+      ['Done.'],
+    );
+    const result = await session.run();
+    expect(result.status).toBe('error');
+    expect(result.reason).toContain('Guard "liar": emit threw: an event needs a type of its own');
+  });
+});
+
 let asked = 0;
 const Counting = defineGuard({
   name: 'counting',

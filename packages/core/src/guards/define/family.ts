@@ -1,4 +1,5 @@
 import type { CompiledTree } from '../../renderer/compile.js';
+import type { AgateEvent, GuardEvent } from '../../runtime/events.js';
 import type { TickResult, TickToolResult } from '../../runtime/tick-result.js';
 import { isThenable, type MaybePromise } from '../guard-set.js';
 import type {
@@ -22,7 +23,13 @@ const ALLOW: ToolCallVerdict = { kind: 'allow' };
 const NONE: readonly GuardMount[] = [];
 const END_STATUSES = new Set(['stopped', 'paused']);
 
-type Hook = 'beforeModelCall' | 'beforeToolCall' | 'afterToolCall' | 'tickEnd' | 'exitAttempt';
+type Hook =
+  | 'beforeModelCall'
+  | 'beforeToolCall'
+  | 'afterToolCall'
+  | 'tickEnd'
+  | 'exitAttempt'
+  | 'emit';
 
 /**
  * The guards made with `defineGuard`, on the guard seam: the runtime asks this family after the
@@ -167,6 +174,9 @@ export class DefinedGuards implements Guard {
       get timeline() {
         return host.state().timeline;
       },
+      emit(event) {
+        host.emit(checkedEvent(name, event));
+      },
       setState(next) {
         const value =
           typeof next === 'function' ? (next as (p: unknown) => unknown)(context.state) : next;
@@ -308,6 +318,39 @@ export class DefinedGuards implements Guard {
     }
     return replacement;
   }
+}
+
+/** The tick loop's own event types: a guard cannot pretend to be the runtime. */
+const RUNTIME_EVENTS = new Set([
+  'run:start',
+  'run:end',
+  'tick:start',
+  'tick:end',
+  'model:request',
+  'model:delta',
+  'model:response',
+  'tool:call',
+  'tool:result',
+  'tool:refused',
+  'exit:attempt',
+  'exit:blocked',
+  'timeline:trimmed',
+  'context:pruned',
+  'warning',
+]);
+
+function checkedEvent(guard: string, event: GuardEvent): AgateEvent {
+  const type = (event as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || type === '' || RUNTIME_EVENTS.has(type)) {
+    throw new GuardHookError(
+      guard,
+      'emit',
+      new Error(
+        `an event needs a type of its own, declared in GuardEventMap (such as "${guard}:spent"); got ${JSON.stringify(type)}`,
+      ),
+    );
+  }
+  return event;
 }
 
 type GuardToolCallInput = { toolCallId: string; toolName: string; input: unknown };

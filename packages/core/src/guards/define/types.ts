@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
 import type { ZodType } from 'zod';
+import type { GuardEvent } from '../../runtime/events.js';
 import type { JsonValue } from '../../state/json.js';
 import type { UsageTotals } from '../../state/session-state.js';
 
@@ -45,10 +46,15 @@ export interface GuardContext<P, S> {
   readonly modelId: string | undefined;
   /** The session's timeline so far (finished ticks). */
   readonly timeline: readonly ModelMessage[];
+  /**
+   * Reports one of the events declared in `GuardEventMap` (see docs/guards.md): it reaches
+   * `onEvent`, `session.subscribe`, `RunResult.events`, the tick log and spans.
+   */
+  emit(event: GuardEvent): void;
 }
 
-/** `render` sees the props and the state; it cannot change state (rendering must be pure). */
-export type GuardRenderContext<P, S> = Omit<GuardContext<P, S>, 'setState'>;
+/** `render` sees the props and the state; it cannot change state or report (rendering must be pure). */
+export type GuardRenderContext<P, S> = Omit<GuardContext<P, S>, 'setState' | 'emit'>;
 
 export interface GuardToolCallContext<P, S> extends GuardContext<P, S> {
   readonly call: GuardToolCall;
