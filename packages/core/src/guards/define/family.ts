@@ -43,9 +43,18 @@ export class DefinedGuards implements Guard {
 
   constructor(private readonly host: GuardHost) {}
 
+  /** The registry version at which no guard was mounted: until it changes, every hook returns at once. */
+  private idleAt = -1;
+
   private mounted(): readonly GuardMount[] {
-    const declared = this.host.registry.ofFamily(DEFINED_FAMILY);
-    if (declared.length === 0) return NONE;
+    const { registry } = this.host;
+    if (registry.version === this.idleAt) return NONE;
+    const declared = registry.ofFamily(DEFINED_FAMILY);
+    if (declared.length === 0) {
+      this.idleAt = registry.version;
+      return NONE;
+    }
+    // Read each time while any is mounted: a mount's props are this render's.
     return declared.map((d) => d.config as GuardMount);
   }
 
