@@ -2,7 +2,7 @@
  * The agent of the version-1 fixture snapshots: a gate, a knob, `<Todos requireComplete>`,
  * `<PhaseGates mode="block">`, a `<ContinueGate>` and a `<Checkpoint>`. The snapshots in this
  * folder were written by `make-v1-snapshots.tsx` with the code of that time (snapshot version 1);
- * `v1-migration.test.tsx` restores them with today's code and goes on.
+ * `../v1-snapshot.test.tsx` restores them with today's code and goes on.
  */
 import type { ScriptedTurn } from '@agate/testing';
 import { z } from 'zod';
