@@ -155,6 +155,8 @@ export {
   replayPhaseGates,
   UnmappedToolsError,
 } from './gates/phase/replay.js';
+// State
+export type { PhaseSessionState } from './gates/phase/session-state.js';
 export {
   type ClassifyOptions,
   classifyShellCommand,
@@ -183,6 +185,27 @@ export {
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
+// Guards anyone can write: defineGuard (docs/guards.md)
+export { defineGuard } from './guards/define/define-guard.js';
+export {
+  GuardDefinitionError,
+  GuardHookError,
+  GuardStateError,
+} from './guards/define/errors.js';
+export type {
+  GuardComponent,
+  GuardContext,
+  GuardDefinition,
+  GuardEnd,
+  GuardRefusal,
+  GuardRenderContext,
+  GuardResultReplacement,
+  GuardTickEndContext,
+  GuardToolCall,
+  GuardToolCallContext,
+  GuardToolResult,
+  GuardToolResultContext,
+} from './guards/define/types.js';
 export {
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,
   DEFAULT_MCP_TIMEOUT_MS,
@@ -246,6 +269,9 @@ export type {
   AgateEventType,
   EventListener,
   EventPath,
+  GuardEvent,
+  GuardEventMap,
+  RuntimeEvent,
   SubscribeOptions,
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
@@ -263,7 +289,8 @@ export {
   type SessionOptions,
   type TickOutcome,
 } from './runtime/session.js';
-export { useSession, useTick, useTimeline } from './runtime/session-context.js';
+export { useTick, useTimeline } from './runtime/session-context.js';
+export type { GuardRunReport } from './runtime/session-options.js';
 export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
@@ -273,6 +300,7 @@ export {
   type ToolOutputTruncation,
   ToolTimeoutError,
 } from './runtime/tool-limits.js';
+export { useSession } from './runtime/use-session.js';
 // Shell: commands in a bubblewrap sandbox
 export { SandboxUnavailableError } from './shell/errors.js';
 export { looksSecret, type SandboxOptions } from './shell/policy.js';
@@ -283,13 +311,12 @@ export {
   Shell,
   type ShellProps,
 } from './shell/shell.js';
-// State
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
 export type {
   ChangedBy,
   GateRecord,
   GateStatus,
-  PhaseSessionState,
+  GuardStates,
   RunStatus,
   SessionState,
   UsageTotals,

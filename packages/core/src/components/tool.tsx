@@ -1,30 +1,25 @@
 import type { Tool as SdkTool } from 'ai';
 import { createElement, type ReactNode } from 'react';
 import type { ZodType, z } from 'zod';
-import type { NeedsApproval } from '../gates/approvals/types.js';
-import type { EvidenceSpec } from '../gates/evidence/spec.js';
-import type { ToolCategoryProp } from '../gates/phase/category.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
 
-/** What guards know about a tool's calls, besides its schema and `execute`. */
+/**
+ * What guards know about a tool's calls, besides its schema and `execute`: the one extension
+ * point for `<Tool>` props. Each guard family declares the props it reads by augmenting this
+ * interface beside its code (`category` and `shellCommand` for phase gates, `evidence` for
+ * todos, `writes` for checkpoints), so `<Tool>` itself names no family. `I` is the validated
+ * input, `O` what `execute` returns. A guard of your own can add one the same way:
+ *
+ *   declare module '@agate/core' {
+ *     interface ToolGuardProps<I, O> {
+ *       costly?: boolean;
+ *     }
+ *   }
+ */
+// biome-ignore lint/correctness/noUnusedVariables: the families' declarations of this interface use I and O.
 export interface ToolGuardProps<I = never, O = never> {
-  /** What kind of work each call is, for `<PhaseGates>`. Default `'other'`. */
-  category?: ToolCategoryProp<I>;
-  /** With `category="shell"`: where the command is when it is not `input.command`. */
-  shellCommand?: (input: I) => string;
-  /** What a successful call is evidence of, for `complete_step` receipts. */
-  evidence?: EvidenceSpec<I, O>;
-  /** Paths a call writes (relative to the workspace); lets file triggers skip a full scan. */
-  writes?: (input: I) => readonly string[];
   /** A call that runs longer becomes a tool error; overrides the session's `toolTimeoutMs`. */
   timeoutMs?: number;
-  /**
-   * A person approves each call before it runs (see docs/approvals.md): `true`, or a function
-   * of the validated input. The run ends `awaiting-approval` with the call in
-   * `RunResult.pendingApprovals`. For a ready AI SDK `tool`, its own `needsApproval` is used
-   * when this is not given.
-   */
-  needsApproval?: NeedsApproval<I>;
 }
 
 export type ToolProps<S extends ZodType = ZodType, O = unknown> =

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { CompiledTool, EphemeralBlock } from '../renderer/compiled-context.js';
 
 /**
  * What compile records for the budget, per element, besides the compiled text: priorities,
@@ -35,3 +36,12 @@ export type MessageSegment =
       /** The newest messages that are never dropped. */
       keepLast: number;
     };
+
+/** What pruning works on: the compiled parts and the layout they were recorded in. */
+export interface PruneInput {
+  system: string;
+  tools: readonly CompiledTool[];
+  /** The tree's blocks first (as many as `layout.ephemeral`), then the guards' and the runtime's. */
+  ephemeral: readonly EphemeralBlock[];
+  layout: ContextLayout;
+}

@@ -1,21 +1,14 @@
 import type { ModelMessage } from 'ai';
-import type { CompiledTool, EphemeralBlock } from '../renderer/compiled-context.js';
+import type { EphemeralBlock } from '../renderer/compiled-context.js';
 import { assemble, MARKER_ESTIMATE, type Plan } from './assemble.js';
 import { ContextBudgetError } from './errors.js';
 import { holdings } from './holdings.js';
-import type { ContextLayout, MessageSegment } from './layout.js';
+import type { ContextLayout, MessageSegment, PruneInput } from './layout.js';
 import type { ResolvedBudget } from './options.js';
 import type { ContextBudgetReport } from './report.js';
 import { MESSAGE_OVERHEAD, type TokenCounter } from './tokens.js';
 
 /** What the budget prunes: the compiled context and the layout compile recorded for it. */
-export interface PruneInput {
-  system: string;
-  tools: readonly CompiledTool[];
-  /** The tree's blocks first (as many as `layout.ephemeral`), then the guards' and the runtime's. */
-  ephemeral: readonly EphemeralBlock[];
-  layout: ContextLayout;
-}
 
 /**
  * Where the last pruning cut, kept from tick to tick: the elements left out (by their host
@@ -28,6 +21,8 @@ export interface Cut {
 }
 
 export const NO_CUT: Cut = { dropped: new Set(), timelines: new Map() };
+
+export type { PruneInput } from './layout.js';
 
 export interface PruneResult {
   system: string;

@@ -1,9 +1,12 @@
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   ContinueGate,
   createSession,
+  defineGuard,
   GatePredicateError,
+  GuardHookError,
   gate,
   RenderError,
   useGate,
@@ -38,6 +41,27 @@ function Flaky() {
   if (useTick() === 2) throw new Error('config file vanished');
   return null;
 }
+
+/** A guard made with defineGuard whose beforeToolCall throws while `guardThrows` is set. */
+let guardThrows = true;
+const Policy = defineGuard({
+  name: 'policy',
+  beforeToolCall: () => {
+    if (guardThrows) throw new TypeError('policy file unreadable');
+  },
+});
+const Counter = defineGuard({
+  name: 'counter',
+  initialState: { calls: 0 },
+  stateSchema: z.object({ calls: z.number().int().nonnegative() }),
+  afterToolCall: ({ setState }) => setState((previous) => ({ calls: previous.calls + 1 })),
+});
+let answer: unknown = { end: { status: 'done', reason: 'finished' } };
+const Answering = defineGuard({ name: 'answering', tickEnd: () => answer as undefined });
+const NotJson = defineGuard({
+  name: 'not-json',
+  afterToolCall: () => ({ result: { at: new Date(0) } as never }),
+});
 
 describe('guard and observer faults', () => {
   it('a gate predicate that throws', async () => {
@@ -184,5 +208,84 @@ describe('guard and observer faults', () => {
     );
     expect((await session.run()).status).toBe('error'); // the script is used up: a real error
     expect(w.ofType('warning')).toHaveLength(1);
+  });
+
+  it('a defineGuard hook that throws', async () => {
+    guardThrows = true;
+    const model = scriptedModel([step(1), step(2), 'Done.']);
+    let calls = 0;
+    const session = createSession(<FaultAgent extra={<Policy />} />, {
+      model,
+      onEvent: (e) => {
+        // The first call goes through: the policy throws from the second one on.
+        if (e.type === 'tool:result') calls++;
+      },
+    });
+    guardThrows = false;
+    const w = watch(session);
+    const first = await session.run({ maxTicks: 1 });
+    expect(first.status).toBe('max-ticks');
+    guardThrows = true;
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      'Tick 2, guard: Guard "policy": beforeToolCall threw: policy file unreadable. Fix the hook; the run ended because a guard that fails cannot be trusted to guard anything.',
+    );
+    expect(failed.error).toBeInstanceOf(GuardHookError);
+    expect(failed.error).toMatchObject({ guard: 'policy', hook: 'beforeToolCall', tick: 2 });
+    // The call never ran and tick 2 left no trace.
+    expect(calls).toBe(1);
+    w.expectStateAfterTick(1);
+
+    guardThrows = false;
+    // The script's third turn finishes: tick 2 again, now completed.
+    expect((await session.run()).status).toBe('completed');
+    expect(session.state.tick).toBe(2);
+  });
+
+  it('a defineGuard state restored that does not fit its stateSchema', async () => {
+    const first = createSession(<FaultAgent extra={<Counter />} />, {
+      model: scriptedModel([step(1), 'Done.']),
+    });
+    await first.run();
+    const snapshot = first.snapshot();
+    (snapshot.state as { guards: Record<string, unknown> }).guards.counter = { calls: -3 };
+    const model = scriptedModel(['Done.']);
+    const session = createSession(<FaultAgent extra={<Counter />} />, { model, snapshot });
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toContain(
+      'Tick 3, render: A component threw while rendering the agent: Guard "counter": the state restored at state.guards.counter.calls is invalid: ',
+    );
+    expect(model.calls).toHaveLength(0);
+    expect(session.state.tick).toBe(2);
+    expect(session.state.guards.counter).toEqual({ calls: -3 });
+  });
+
+  it('a defineGuard hook that answers something that is not an answer', async () => {
+    answer = { end: { status: 'done', reason: 'finished' } };
+    const model = scriptedModel([step(1), 'Done.']);
+    const session = createSession(<FaultAgent extra={<Answering />} />, { model });
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toBe(
+      'Tick 1, guard: Guard "answering": tickEnd threw: it answered {"end":{"status":"done","reason":"finished"}}; tickEnd answers undefined (go on) or { end: { status: \'stopped\' | \'paused\', reason: string } }. Fix the hook; the run ended because a guard that fails cannot be trusted to guard anything.',
+    );
+    // tickEnd runs after the commit: tick 1 is kept.
+    expect(session.state.tick).toBe(1);
+    answer = undefined;
+    expect((await session.run()).status).toBe('completed');
+  });
+
+  it('a defineGuard afterToolCall result that is not JSON', async () => {
+    const model = scriptedModel([step(1), 'Done.']);
+    const session = createSession(<FaultAgent extra={<NotJson />} />, { model });
+    const w = watch(session);
+    const failed = await session.run();
+    expect(failed.status).toBe('error');
+    expect(failed.reason).toContain(
+      'Tick 1, guard: Guard "not-json": afterToolCall threw: its result at at is a Date, not plain JSON.',
+    );
+    w.expectStateAfterTick(0);
   });
 });

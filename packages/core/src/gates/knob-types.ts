@@ -20,3 +20,12 @@ export interface KnobInfo {
   options?: readonly JsonPrimitive[];
   schema?: ZodType;
 }
+
+/**
+ * The session's knob and gate methods (`session.setKnob`, `session.clearGate`), as the gates'
+ * hooks call them. The session the provider gives components always has them (guards/session-api.ts).
+ */
+export interface KnobControls {
+  setKnob(name: string, value: JsonValue, by?: 'host' | 'supervisor' | 'runtime'): void;
+  clearGate(name: string, by?: 'host' | 'supervisor'): void;
+}

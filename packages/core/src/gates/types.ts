@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { TickResult } from '../runtime/tick-result.js';
+import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus } from '../state/session-state.js';
 
 /** Who may clear a gate. `set_knob` refuses to clear host and supervisor gates. */
@@ -47,4 +48,28 @@ export interface GateInfo {
   blocks: number;
   maxBlocks: number;
   changedBy?: ChangedBy;
+}
+
+/** What a gate event says (the gates family's events are declared here: the runtime names no family). */
+export interface GateChange {
+  tick: number;
+  gate: string;
+  from: GateStatus;
+  by: ChangedBy;
+  reason?: string;
+}
+
+declare module '../runtime/events.js' {
+  interface GuardEventMap {
+    'knob:changed': {
+      tick: number;
+      knob: string;
+      value: JsonValue;
+      previous: JsonValue | undefined;
+      by: ChangedBy;
+    };
+    'gate:activated': GateChange;
+    'gate:deferred': GateChange;
+    'gate:cleared': GateChange;
+  }
 }

@@ -2,6 +2,7 @@ import { type ReactElement, useCallback } from 'react';
 import { Ephemeral } from '../components/text.js';
 import { useSessionContext } from '../runtime/session-context.js';
 import { clearerOf, validateGateDescriptor } from './descriptor.js';
+import type { KnobControls } from './knob-types.js';
 import { validateKnobName } from './knob-values.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
 import type { GateDescriptor } from './types.js';
@@ -27,7 +28,8 @@ export interface GateState {
 export function useGate(name: string, descriptor: GateDescriptor): GateState {
   validateKnobName(name, 'useGate()');
   validateGateDescriptor(descriptor, `useGate("${name}")`);
-  const { session } = useDeclaration('useGate()', { kind: 'gate', name, descriptor });
+  const session = useDeclaration('useGate()', { kind: 'gate', name, descriptor })
+    .session as unknown as KnobControls;
   const { state } = useSessionContext('useGate()');
   const status = state.gates[name]?.state ?? descriptor.initial ?? 'inactive';
   const clear = useCallback(() => session.clearGate(name, 'host'), [session, name]);

@@ -1,7 +1,7 @@
 import { useCallback } from 'react';
 import { useSessionContext } from '../runtime/session-context.js';
 import type { JsonValue } from '../state/json.js';
-import type { KnobOptions } from './knob-types.js';
+import type { KnobControls, KnobOptions } from './knob-types.js';
 import { validateKnobOptions } from './knob-values.js';
 import { useDeclaration } from './use-declaration.js';
 
@@ -14,11 +14,11 @@ export function useKnob<T extends JsonValue>(
   options: KnobOptions<T>,
 ): [T, (value: T) => void] {
   validateKnobOptions(name, options as unknown as KnobOptions, 'useKnob()');
-  const { session } = useDeclaration('useKnob()', {
+  const session = useDeclaration('useKnob()', {
     kind: 'knob',
     name,
     options: options as unknown as KnobOptions,
-  });
+  }).session as unknown as KnobControls;
   const { state } = useSessionContext('useKnob()');
   const value = (state.knobs[name] ?? options.initial) as T;
   const set = useCallback((next: T) => session.setKnob(name, next, 'host'), [session, name]);

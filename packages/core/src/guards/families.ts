@@ -6,6 +6,7 @@ import { EvidenceGuard } from '../gates/evidence/guard.js';
 import { OutputGuard } from '../gates/output/guard.js';
 import { PhaseGuard } from '../gates/phase/guard.js';
 import { SubAgentGuard } from '../subagents/guard.js';
+import { DefinedGuards } from './define/family.js';
 import { GuardSet } from './guard-set.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
 
@@ -22,7 +23,10 @@ export const GUARD_FAMILIES = {
   phase: (host) => new PhaseGuard(host),
   output: (host) => new OutputGuard(host),
   subagents: (host) => new SubAgentGuard(host),
-  // Last: a call another family refuses is refused, never put up for a person's approval.
+  // Guards made with `defineGuard`, after every built-in family, in mount order.
+  defined: (host) => new DefinedGuards(host),
+  // Last: a call another family (or a defined guard) refuses is refused, never put up for a
+  // person's approval.
   approvals: (host) => new ApprovalGuard(host),
 } satisfies Record<string, GuardFactory>;
 

@@ -14,6 +14,7 @@ import type {
   RunStartInfo,
   TickEndInfo,
   ToolCallOutcome,
+  ToolCallReplacement,
   ToolCallVerdict,
 } from './types.js';
 
@@ -128,7 +129,7 @@ export class GuardSet {
       const g = hooks[i]!;
       const verdict = g.beforeToolCall?.(tick, call);
       if (isThenable(verdict)) return this.beforeToolCallFrom(tick, call, i, verdict);
-      if (verdict !== undefined && verdict.kind !== 'allow') return { ...verdict, by: g.name };
+      if (verdict !== undefined && verdict.kind !== 'allow') return merged(verdict, g.name);
     }
     return ALLOW;
   }
@@ -140,12 +141,10 @@ export class GuardSet {
     pending: PromiseLike<ToolCallVerdict>,
   ): Promise<MergedToolVerdict> {
     const hooks = this.hooks.beforeToolCall;
-    const first = await pending;
-    if (first !== undefined && first.kind !== 'allow') return { ...first, by: hooks[at]!.name };
-    for (let i = at + 1; i < hooks.length; i++) {
-      const verdict = await hooks[i]!.beforeToolCall?.(tick, call);
-      if (verdict !== undefined && verdict.kind !== 'allow')
-        return { ...verdict, by: hooks[i]!.name };
+    for (let i = at; i < hooks.length; i++) {
+      const g = hooks[i]!;
+      const verdict = i === at ? await pending : await g.beforeToolCall?.(tick, call);
+      if (verdict !== undefined && verdict.kind !== 'allow') return merged(verdict, g.name);
     }
     return ALLOW;
   }
@@ -157,11 +156,16 @@ export class GuardSet {
     return hooks.flatMap((g) => g.releaseHeldCalls?.(tick) ?? []);
   }
 
+  /**
+   * Every family sees the call; a replacement changes `outcome.result` (what the model sees)
+   * for the families after it and for the timeline.
+   */
   afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): MaybePromise<void> {
     const hooks = this.hooks.afterToolCall;
     for (let i = 0; i < hooks.length; i++) {
       const done = hooks[i]!.afterToolCall?.(tick, outcome);
       if (isThenable(done)) return this.afterToolCallFrom(tick, outcome, i + 1, done);
+      if (done) replaceResult(outcome, done);
     }
   }
 
@@ -169,11 +173,16 @@ export class GuardSet {
     tick: GuardTick,
     outcome: ToolCallOutcome,
     from: number,
-    pending: PromiseLike<void>,
+    // biome-ignore lint/suspicious/noConfusingVoidType: the families' afterToolCall mostly returns nothing.
+    pending: PromiseLike<void | ToolCallReplacement>,
   ): Promise<void> {
-    await pending;
+    const first = await pending;
+    if (first) replaceResult(outcome, first);
     const hooks = this.hooks.afterToolCall;
-    for (let i = from; i < hooks.length; i++) await hooks[i]!.afterToolCall?.(tick, outcome);
+    for (let i = from; i < hooks.length; i++) {
+      const done = await hooks[i]!.afterToolCall?.(tick, outcome);
+      if (done) replaceResult(outcome, done);
+    }
   }
 
   /** Every family updates; the first one that ends the run decides the status. */
@@ -241,4 +250,20 @@ export class GuardSet {
   report(): RunReport {
     return Object.assign({}, ...this.hooks.report.map((g) => g.report?.()));
   }
+}
+
+/** What the model sees becomes the replacement; the cut-off note no longer applies to it. */
+function replaceResult(outcome: ToolCallOutcome, replacement: ToolCallReplacement): void {
+  outcome.result = { ...outcome.result, output: replacement.output };
+  delete outcome.truncated;
+}
+
+/** A refusal names who refused (a defined guard names itself); a hold, the family. */
+function merged(
+  verdict: Exclude<ToolCallVerdict, { kind: 'allow' }>,
+  family: string,
+): MergedToolVerdict {
+  return verdict.kind === 'refuse'
+    ? { ...verdict, by: verdict.by ?? family }
+    : { ...verdict, by: family };
 }

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { KnobInfo } from '../gates/knob-types.js';
 import type { GateInfo } from '../gates/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
@@ -10,9 +11,14 @@ import type {
 } from '../renderer/compiled-context.js';
 import type { DeclarationRegistry } from '../runtime/declarations.js';
 import type { AgateEvent } from '../runtime/events.js';
-import type { RunReport, SessionOptions } from '../runtime/session-options.js';
-import type { TickResult, TickToolCall, TickToolResult } from '../runtime/tick-result.js';
-import type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+import type {
+  RunOptions,
+  RunReport,
+  RunResult,
+  SessionOptions,
+} from '../runtime/session-options.js';
+import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
+import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import type { JsonValue } from '../state/json.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
 
@@ -68,9 +74,14 @@ export interface Guard {
   /**
    * After a tool call ran (or was refused). May be async (a file fingerprint). A refusal here
    * does not undo the call; a guard that must stop the calls after it (a checkpoint that just
-   * went pending) refuses those in `beforeToolCall`.
+   * went pending) refuses those in `beforeToolCall`. A replacement changes what the model sees
+   * (and what the families after this one see in `outcome.result`).
    */
-  afterToolCall?(tick: GuardTick, outcome: ToolCallOutcome): void | Promise<void>;
+  afterToolCall?(
+    tick: GuardTick,
+    outcome: ToolCallOutcome,
+    // biome-ignore lint/suspicious/noConfusingVoidType: most families' afterToolCall returns nothing.
+  ): void | ToolCallReplacement | Promise<void | ToolCallReplacement>;
 
   /**
    * After the tick was committed to the state: update the family's own state from what it did.
@@ -117,6 +128,18 @@ export interface GuardHost {
   store(): SessionStore;
   /** The current state as a snapshot (what `session.snapshot()` returns). */
   snapshot(label?: string, id?: string): SessionSnapshot<SessionState>;
+  /**
+   * A new session on `element` (a sub-agent's child run). Given to families by the host so
+   * that a family that runs sessions does not import the session it is part of.
+   */
+  createSession(element: ReactNode, options: SessionOptions): ChildSession;
+}
+
+/** A session a family started (`GuardHost.createSession`), as the family uses it. */
+export interface ChildSession {
+  readonly state: SessionState;
+  run(options?: RunOptions): Promise<RunResult>;
+  dispose(): void;
 }
 
 /** A family is registered as a factory: each session gets its own instance. */
@@ -157,7 +180,7 @@ export type BeforeModelVerdict =
 
 export type ToolCallVerdict =
   | { kind: 'allow' }
-  | { kind: 'refuse'; message: string }
+  | { kind: 'refuse'; message: string; by?: string }
   /** Not executed and not answered now; `reason` goes into the `tool:held` event. */
   | { kind: 'hold'; reason: string };
 
@@ -168,26 +191,13 @@ export interface ReleasedCall {
   answer?: { output: JsonValue; isError: boolean };
 }
 
-/** One tool call as it happened. */
-export interface ToolCallOutcome {
-  call: TickToolCall;
-  /** The rendered tool, when the name matched one. */
-  tool?: CompiledTool;
-  /** What the model sees (and the timeline records). */
-  result: TickToolResult;
-  /** True when `execute` was called. False: unknown tool, invalid arguments, or refused. */
-  executed: boolean;
-  /** The validated arguments (when validation passed). */
-  input?: unknown;
-  /** What `execute` returned, before it was made JSON (when it returned). */
-  output?: unknown;
-  /** What `execute` threw (when it threw). */
-  error?: unknown;
-  /** Set when a guard refused the call: its name. */
-  refusedBy?: string;
-  /** Set when `result.output` was cut to `maxToolOutputChars`: the full value, for the host. */
-  truncated?: ToolOutputTruncation;
+/** A new tool result for the model (JSON), from `afterToolCall`. */
+export interface ToolCallReplacement {
+  output: JsonValue;
 }
+
+/** One tool call as it happened (defined with the runtime that makes it). */
+export type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 
 export type ExitVerdict =
   | { kind: 'allow' }

@@ -62,6 +62,7 @@ export class DeclarationRegistry {
   private byName: Entry[] | undefined;
   private byMount: Entry[] | undefined;
   private duplicated: string[] | undefined;
+  private changes = 0;
 
   /** `get` returns the latest declaration so closures (activateWhen, ...) are never stale. */
   register(name: string, get: () => Declaration): () => void {
@@ -88,7 +89,13 @@ export class DeclarationRegistry {
     };
   }
 
+  /** Grows with every mount and unmount: a reader may keep what it derived while it is the same. */
+  get version(): number {
+    return this.changes;
+  }
+
   private changed(): void {
+    this.changes++;
     this.byName = undefined;
     this.byMount = undefined;
     this.duplicated = undefined;

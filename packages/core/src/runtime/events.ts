@@ -1,12 +1,29 @@
-import type { CheckpointCause } from '../gates/checkpoint/types.js';
-import type { ContinueEvaluation, StepContext } from '../gates/continue/types.js';
-import type { TodoEvidence, TodoItem } from '../gates/evidence/types.js';
-import type { PhaseStatus, PhaseWarningKind } from '../gates/phase/types.js';
 import type { JsonValue } from '../state/json.js';
-import type { ChangedBy, GateStatus, RunStatus, UsageTotals } from '../state/session-state.js';
+import type { RunStatus, UsageTotals } from '../state/session-state.js';
 import { errorMessage } from './errors.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
-import type { ToolOutputTruncation } from './tool-limits.js';
+import type { ToolOutputTruncation } from './tool-outcome.js';
+
+/**
+ * The events guard families declare, by type: each family adds its own by augmenting this
+ * interface (`declare module`), beside its code, so this floor names no family:
+ *
+ *   declare module '@agate/core' {
+ *     interface GuardEventMap {
+ *       'budget:spent': { tick: number; dollars: number };
+ *     }
+ *   }
+ *
+ * Every declared event is an `AgateEvent` (`{ type: 'budget:spent', tick, dollars }`): it
+ * reaches `onEvent`, `session.subscribe`, `RunResult.events`, the tick log and spans.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
+export interface GuardEventMap {}
+
+/** One event of every type declared in `GuardEventMap`. */
+export type GuardEvent = {
+  [K in keyof GuardEventMap]: { type: K } & GuardEventMap[K];
+}[keyof GuardEventMap];
 
 /**
  * Where an event comes from: absent (or `[]`) for the session's own, `['reviewer#call_3']` for
@@ -17,148 +34,82 @@ export interface EventPath {
 }
 
 /** Everything a run reports, in order. `onEvent` and `session.subscribe` receive these. */
-export type AgateEvent = EventPath &
-  (
-    | { type: 'run:start'; sessionId: string; tick: number }
-    | { type: 'tick:start'; tick: number }
-    | {
-        type: 'model:request';
-        tick: number;
-        messages: number;
-        tools: string[];
-        ephemeral: number;
-      }
-    | { type: 'model:delta'; tick: number; kind: 'text' | 'reasoning'; delta: string }
-    | {
-        type: 'model:response';
-        tick: number;
-        text: string;
-        toolCalls: TickToolCall[];
-        finishReason: string;
-        usage: UsageTotals;
-        /** The provider's id of the answer and the model that gave it, when it said. */
-        responseId?: string;
-        responseModel?: string;
-      }
-    | { type: 'tool:call'; tick: number; toolCallId: string; toolName: string; input: unknown }
-    | {
-        type: 'tool:result';
-        tick: number;
-        toolCallId: string;
-        toolName: string;
-        output: JsonValue;
-        isError: boolean;
-        /** Set when `output` (what the model sees) was cut to `maxToolOutputChars`. */
-        truncated?: ToolOutputTruncation;
-      }
-    | {
-        /** A guard refused the call before `execute` (a pending checkpoint, ...); it never ran. */
-        type: 'tool:refused';
-        tick: number;
-        toolCallId: string;
-        toolName: string;
-        /** The guard family that refused it. */
-        by: string;
-        message: string;
-      }
-    | {
-        /**
-         * A guard held the call: not executed and not answered this tick, because a person must
-         * decide first (`needsApproval`). The run ends `awaiting-approval` at the tick's end.
-         */
-        type: 'tool:held';
-        tick: number;
-        toolCallId: string;
-        toolName: string;
-        input: unknown;
-        /** The guard family that held it (`approvals`). */
-        by: string;
-        reason: string;
-      }
-    /** A person approved a held call (`session.approveToolCall`); the next run executes it. */
-    | { type: 'tool:approved'; tick: number; toolCallId: string; by: string; reason?: string }
-    /** A person denied a held call; the next run answers it with the denial. */
-    | { type: 'tool:denied'; tick: number; toolCallId: string; by: string; reason: string }
-    | { type: 'tick:end'; tick: number; result: TickResult }
-    | {
-        type: 'knob:changed';
-        tick: number;
-        knob: string;
-        value: JsonValue;
-        previous: JsonValue | undefined;
-        by: ChangedBy;
-      }
-    | {
-        type: 'gate:activated' | 'gate:deferred' | 'gate:cleared';
-        tick: number;
-        gate: string;
-        from: GateStatus;
-        by: ChangedBy;
-        reason?: string;
-      }
-    | { type: 'exit:attempt'; tick: number }
-    | {
-        type: 'exit:blocked';
-        tick: number;
-        /** The first refusing gate (by name); `gates` lists every one. */
-        gate: string;
-        gates: string[];
-        reasons: string[];
-        /** The runtime refuses exits; no one else can. */
-        by: 'runtime';
-        /** True when this refusal ends the run (`blocked`); false when the loop goes on. */
-        final: boolean;
-      }
-    | {
-        type: 'continue:evaluated';
-        tick: number;
-        evaluation: ContinueEvaluation;
-        step: StepContext;
-      }
-    | { type: 'continue:throttled'; tick: number; cooldownMs: number }
-    | { type: 'checkpoint:saved'; tick: number; step: number; snapshotId: string }
-    /** `<Checkpoint>` events (`checkpoint:saved` above is the ContinueGate's restore point). */
-    | { type: 'checkpoint:submitted'; tick: number; id: string; summary: string }
-    | {
-        type: 'checkpoint:pending';
-        tick: number;
-        id: string;
-        cause: CheckpointCause;
-        reason: string;
-      }
-    | { type: 'checkpoint:approved'; tick: number; id: string; by: string; note?: string }
-    | { type: 'checkpoint:rejected'; tick: number; id: string; by: string; feedback: string }
-    | { type: 'timeline:trimmed'; tick: number; dropped: number }
-    /** `todo_write` replaced the todo list (a rejected write changes nothing and emits nothing). */
-    | { type: 'todos:changed'; tick: number; todos: TodoItem[] }
-    /** `complete_step` signed off item `step` (1-based) against this turn's receipts. */
-    | {
-        type: 'step:completed';
-        tick: number;
-        step: number;
-        content: string;
-        evidence: TodoEvidence;
-      }
-    | {
-        /** The request was pruned to `context.maxTokens` (every tick where anything is left out). */
-        type: 'context:pruned';
-        tick: number;
-        maxTokens: number;
-        tokensBefore: number;
-        tokensAfter: number;
-        droppedMessages: number;
-        /** Prioritized system sections and ephemeral blocks left out. */
-        droppedElements: number;
-        /** True when the cut moved this tick (the budget was reached); false while it is kept. */
-        recut: boolean;
-      }
-    /** `<PhaseGates>`: the phases changed (emitted at tick end). */
-    | { type: 'phase:changed'; tick: number; status: PhaseStatus }
-    /** `<PhaseGates>`: a warning goes into the next request. */
-    | { type: 'phase:warning'; tick: number; kind: PhaseWarningKind; text: string }
-    | { type: 'warning'; tick: number; code: string; message: string }
-    | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number }
-  );
+export type AgateEvent = (RuntimeEvent | GuardEvent) & EventPath;
+
+/** The events of the tick loop itself. */
+export type RuntimeEvent =
+  | { type: 'run:start'; sessionId: string; tick: number }
+  | { type: 'tick:start'; tick: number }
+  | {
+      type: 'model:request';
+      tick: number;
+      messages: number;
+      tools: string[];
+      ephemeral: number;
+    }
+  | { type: 'model:delta'; tick: number; kind: 'text' | 'reasoning'; delta: string }
+  | {
+      type: 'model:response';
+      tick: number;
+      text: string;
+      toolCalls: TickToolCall[];
+      finishReason: string;
+      usage: UsageTotals;
+      /** The provider's id of the answer and the model that gave it, when it said. */
+      responseId?: string;
+      responseModel?: string;
+    }
+  | { type: 'tool:call'; tick: number; toolCallId: string; toolName: string; input: unknown }
+  | {
+      type: 'tool:result';
+      tick: number;
+      toolCallId: string;
+      toolName: string;
+      output: JsonValue;
+      isError: boolean;
+      /** Set when `output` (what the model sees) was cut to `maxToolOutputChars`. */
+      truncated?: ToolOutputTruncation;
+    }
+  | {
+      /** A guard refused the call before `execute` (a pending checkpoint, ...); it never ran. */
+      type: 'tool:refused';
+      tick: number;
+      toolCallId: string;
+      toolName: string;
+      /** The guard family that refused it. */
+      by: string;
+      message: string;
+    }
+  | { type: 'tick:end'; tick: number; result: TickResult }
+  | { type: 'exit:attempt'; tick: number }
+  | {
+      type: 'exit:blocked';
+      tick: number;
+      /** The first refusing gate (by name); `gates` lists every one. */
+      gate: string;
+      gates: string[];
+      reasons: string[];
+      /** The runtime refuses exits; no one else can. */
+      by: 'runtime';
+      /** True when this refusal ends the run (`blocked`); false when the loop goes on. */
+      final: boolean;
+    }
+  | { type: 'timeline:trimmed'; tick: number; dropped: number }
+  | {
+      /** The request was pruned to `context.maxTokens` (every tick where anything is left out). */
+      type: 'context:pruned';
+      tick: number;
+      maxTokens: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      droppedMessages: number;
+      /** Prioritized system sections and ephemeral blocks left out. */
+      droppedElements: number;
+      /** True when the cut moved this tick (the budget was reached); false while it is kept. */
+      recut: boolean;
+    }
+  | { type: 'warning'; tick: number; code: string; message: string }
+  | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
 
 export type AgateEventType = AgateEvent['type'];
 

@@ -126,3 +126,14 @@ export class InflightRecorder {
     });
   }
 }
+
+declare module '../state/session-state.js' {
+  interface GuardStates {
+    /**
+     * A tick whose tool calls were interrupted after some saved progress (a running sub-agent):
+     * the next run continues it instead of calling the model again. Absent otherwise. Declared
+     * here, beside the record, so that the state's module imports nothing of the tick loop.
+     */
+    inflight?: InflightTick;
+  }
+}

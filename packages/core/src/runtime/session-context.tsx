@@ -1,18 +1,31 @@
+import type { LanguageModel } from 'ai';
 import { createContext, type ReactNode, useContext, useMemo } from 'react';
 import type { SessionState } from '../state/session-state.js';
 import type { DeclarationRegistry } from './declarations.js';
 import { SessionStateError } from './errors.js';
-import type { Session } from './session.js';
+import type { SessionResources } from './resources.js';
+
+/**
+ * The session rendering the tree, as components below the provider see it. The full `Session`
+ * is what `useSession()` (runtime/use-session.ts) returns; naming it here would make the session
+ * and the provider it renders import each other.
+ */
+export interface RenderingSession {
+  readonly id: string;
+  readonly model: LanguageModel;
+  /** Where components keep what they open for a run (`<McpServer>`'s connection). */
+  readonly resources: SessionResources;
+}
 
 export interface SessionContextValue {
-  session: Session;
+  session: RenderingSession;
   state: SessionState;
   registry: DeclarationRegistry;
 }
 
 /** What never changes during a session's life: read by components that only declare things. */
 export interface SessionHandles {
-  session: Session;
+  session: RenderingSession;
   registry: DeclarationRegistry;
 }
 
@@ -52,11 +65,6 @@ export function useSessionContext(hook: string): SessionContextValue {
   const current = useContext(StateContext);
   if (current === null) throw outside(hook);
   return { ...handles, state: current.state };
-}
-
-/** The session rendering this tree (for host actions: setKnob, clearGate, snapshot...). */
-export function useSession(): Session {
-  return useSessionContext('useSession()').session;
 }
 
 /** The number of the tick being rendered (1-based, over the session's life). */

@@ -1,9 +1,5 @@
 import type { LanguageModel } from 'ai';
 import type { ContextBudgetOptions } from '../context/options.js';
-import type { PendingToolApproval } from '../gates/approvals/types.js';
-import type { CheckpointLedgerEntry, CheckpointStatus } from '../gates/checkpoint/types.js';
-import type { TodoItem } from '../gates/evidence/types.js';
-import type { PhaseStatus } from '../gates/phase/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
@@ -100,7 +96,15 @@ export interface RunOptions {
   takeOver?: boolean;
 }
 
-export interface RunResult<O = unknown> {
+/**
+ * Fields guard families add to every `RunResult` (`todos`, `checkpoints`, `phase`, ...): each
+ * family declares its own by augmenting this interface beside its code, so this floor names no
+ * family.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
+export interface GuardRunReport {}
+
+export interface RunResult<O = unknown> extends GuardRunReport {
   status: RunStatus;
   /** Why the run ended, when it is not a plain completion. */
   reason?: string;
@@ -119,17 +123,6 @@ export interface RunResult<O = unknown> {
   gates: Record<string, GateStatus>;
   knobs: Record<string, JsonValue>;
   usage: SessionState['usage'];
-  /** The todo list of `<Todos>` at the end of the run (`session.state.todos.items`). */
-  todos?: TodoItem[];
-  /** Each `<Checkpoint>`'s state, in render order. */
-  checkpoints: Record<string, CheckpointStatus>;
-  /** Every checkpoint submission, trip, approval and rejection (see `SessionState.checkpointLedger`). */
-  checkpointLedger: CheckpointLedgerEntry[];
-  /**
-   * Tool calls waiting for a person's decision (`<Tool needsApproval>`), in call order: the run
-   * ended `awaiting-approval` (or was aborted while they waited). Empty when none waits.
-   */
-  pendingApprovals: PendingToolApproval[];
   /** The most recent events (capped by `maxEvents`). */
   events: AgateEvent[];
   /**
@@ -137,18 +130,11 @@ export interface RunResult<O = unknown> {
    * names both). Provider failures are a `ModelCallError` with `statusCode` and `attempts`.
    */
   error?: AgateError;
-  /** `<PhaseGates>`: the phases at the end of the run (absent without phase gates). */
-  phase?: PhaseStatus;
   /**
    * `<Output schema>`: the value the model gave `final_answer`, checked against the schema; set
    * only when the run `completed`. Type it with `run<z.infer<typeof Schema>>(…)`.
    */
   output?: O;
-  /**
-   * `<SubAgent>`: each sub-agent call's child run (this `run()`'s calls), by tool call id. A
-   * child waiting for approval is here too, with its status.
-   */
-  subAgents?: Record<string, import('../subagents/types.js').SubAgentRun>;
 }
 
 /** What guard families add to a `RunResult` (each family fills its own fields). */

@@ -4,6 +4,7 @@ import { createElement, type ReactNode } from 'react';
 import { ContextBudget } from '../context/budget.js';
 import { createGuards } from '../guards/families.js';
 import { type GuardSet, isThenable } from '../guards/guard-set.js';
+import { createInitialState } from '../guards/initial-state.js';
 import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
 import type { GuardHost, GuardTick, ReleasedCall, ToolCallOutcome } from '../guards/types.js';
 import { StaleSessionError } from '../persistence/errors.js';
@@ -22,7 +23,7 @@ import {
   type CompiledTool,
 } from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
-import { createInitialState, type RunStatus, type SessionState } from '../state/session-state.js';
+import type { RunStatus, SessionState } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages, withToolResults } from '../state/update.js';
 import { agentName } from '../telemetry/agent-name.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
@@ -147,6 +148,7 @@ export class Session {
       warnOnce: (key, code, message) => this.warnOnce(key, code, message),
       store: () => this.store(),
       snapshot: (label, id) => this.snapshot(label, id),
+      createSession: (child, childOptions) => createSession(child, childOptions),
     };
     const { set, families } = createGuards(host);
     this.guards = set;

@@ -1,12 +1,12 @@
 import { asSchema } from 'ai';
 import { type ZodType, z } from 'zod';
-import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { errorMessage, safeThrown } from './errors.js';
 import { ToolSuspended } from './inflight.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
+import type { ToolCallOutcome } from './tool-outcome.js';
 
 /**
  * Runs one tool call the way the model should experience it: unknown tools, invalid

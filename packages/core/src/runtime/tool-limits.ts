@@ -1,4 +1,3 @@
-import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { untilAborted } from './abort.js';
@@ -8,6 +7,7 @@ import { ToolSuspended } from './inflight.js';
 import type { TickToolCall } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
 import { runToolCall } from './tool-execution.js';
+import type { ToolCallOutcome, ToolOutputTruncation } from './tool-outcome.js';
 
 /** What the model sees of one tool result, at most (`SessionOptions.maxToolOutputChars`). */
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 100_000;
@@ -35,13 +35,7 @@ export interface ToolLimits {
   maxOutputChars: number;
 }
 
-/** What the host still gets when the model saw a cut-down result (in the `tool:result` event). */
-export interface ToolOutputTruncation {
-  /** Characters of the full result (its JSON text, when it is not a string). */
-  originalChars: number;
-  /** The whole result, as it would have been stored. */
-  fullOutput: JsonValue;
-}
+export type { ToolOutputTruncation } from './tool-outcome.js';
 
 /** Reads and checks the session's tool limits; a bad value throws before any run starts. */
 export function toolLimits(options: {

@@ -1,10 +1,4 @@
 import type { ModelMessage } from 'ai';
-import type { ToolApprovalRecord } from '../gates/approvals/types.js';
-import type { CheckpointLedgerEntry, CheckpointRecord } from '../gates/checkpoint/types.js';
-import type { TodosState } from '../gates/evidence/types.js';
-import type { PhaseLedger } from '../gates/phase/ledger.js';
-import type { PhaseStatus } from '../gates/phase/types.js';
-import type { InflightTick } from '../runtime/inflight.js';
 import type { JsonValue } from './json.js';
 
 /** The three states of a gate (a knob with exit-blocking semantics). */
@@ -56,10 +50,18 @@ export interface ProgressState {
 }
 
 /**
+ * The state fields of the built-in guard families (`todos`, `checkpoints`, `phase`, ...): each
+ * family declares its own by augmenting this interface beside its code, so this floor names no
+ * family. Guards made with `defineGuard` keep theirs in `guards` instead.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
+export interface GuardStates {}
+
+/**
  * Everything a session is. Plain JSON (immer keeps it immutable) so that `session.snapshot()`
  * can hand it to another process and the run continues there.
  */
-export interface SessionState {
+export interface SessionState extends GuardStates {
   id: string;
   /** Completed ticks over the session's whole life (all runs). */
   tick: number;
@@ -75,37 +77,20 @@ export interface SessionState {
   status: RunStatus | 'idle' | 'running';
   reason?: string;
   progress: ProgressState;
-  /** `<Todos>`: the list and each item's evidence summary (never the turn's receipts). */
-  todos: TodosState;
-  /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
-  checkpoints: Record<string, CheckpointRecord>;
-  /**
-   * Every submission, budget trip, file trigger, approval and rejection, oldest first; and every
-   * tool call put up for approval (`needsApproval`) with its decision.
-   */
-  checkpointLedger: CheckpointLedgerEntry[];
-  /** Tool calls held for a person's approval (`needsApproval`), until their result is in the timeline. */
-  toolApprovals: ToolApprovalRecord[];
-  /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
-  phase: PhaseSessionState | null;
-  /**
-   * A tick whose tool calls were interrupted after some saved progress (a running sub-agent):
-   * the next run continues it instead of calling the model again. Absent otherwise.
-   */
-  inflight?: InflightTick;
-}
-
-/** The phases (as `usePhaseGates()` gives them), and what they were judged from. */
-export interface PhaseSessionState extends PhaseStatus {
-  ledger: PhaseLedger;
-  /** Warnings shown (ephemeral) in the next request. */
-  pending: string[];
+  /** Each `defineGuard` guard's own state, by guard name (JSON; absent until its first `setState`). */
+  guards: Record<string, JsonValue>;
+  /** Exit attempts each `defineGuard` guard has refused in a row (absent: none). */
+  guardRefusals: Record<string, number>;
 }
 
 export const STEP_TOKENS_CAP = 50;
 export const CALL_SIGNATURES_CAP = 2_000;
 
-export function createInitialState(id: string): SessionState {
+/** The session state without the families' fields (`guards/initial-state.ts` adds them). */
+export type CoreState = Omit<SessionState, keyof GuardStates>;
+
+/** A new session's state, less what the guard families add (see `createInitialState` in guards/). */
+export function createCoreState(id: string): CoreState {
   return {
     id,
     tick: 0,
@@ -125,10 +110,7 @@ export function createInitialState(id: string): SessionState {
       callSignatures: [],
       elapsedMs: 0,
     },
-    todos: { items: [], blocks: 0 },
-    checkpoints: {},
-    checkpointLedger: [],
-    toolApprovals: [],
-    phase: null,
+    guards: {},
+    guardRefusals: {},
   };
 }

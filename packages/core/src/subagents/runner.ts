@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { context } from '@opentelemetry/api';
 import { awaitingReason } from '../gates/checkpoint/instructions.js';
-import type { GuardHost } from '../guards/types.js';
+import type { ChildSession, GuardHost } from '../guards/types.js';
 import { createSnapshot } from '../persistence/snapshot.js';
 import { ToolSuspended } from '../runtime/inflight.js';
-import { createSession, type Session } from '../runtime/session.js';
 import type { RunResult, SessionOptions } from '../runtime/session-options.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
 import type { JsonValue } from '../state/json.js';
@@ -37,7 +36,7 @@ export async function runSubAgent(
   const saved = isSubAgentProgress(ctx.resume) ? ctx.resume : undefined;
   const id = saved?.id ?? childId(host.sessionId, config.name, ctx.toolCallId);
   let counted = { usage: saved?.state.usage ?? ZERO, toolCalls: saved?.state.toolCalls ?? 0 };
-  let child: Session | undefined;
+  let child: ChildSession | undefined;
   let kept: SessionState | undefined;
 
   const keep = (state: SessionState) => {
@@ -88,7 +87,7 @@ export async function runSubAgent(
 
   let result: RunResult;
   try {
-    child = createSession(config.agent(input), options);
+    child = host.createSession(config.agent(input), options);
     // From its first moment the call is part of the parent's state: an interruption now
     // continues this child instead of asking the parent's model again.
     keep(child.state);

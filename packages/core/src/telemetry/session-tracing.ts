@@ -9,12 +9,12 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import { errorMessage } from '../runtime/errors.js';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { type ModelCallOptions, toRequestMessages } from '../runtime/model-call.js';
 import type { SessionOptions } from '../runtime/session-options.js';
+import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import { type DecisionEvent, type DecisionRecording, decisionEvent } from './decision-events.js';
 import {
   chatResponseAttributes,

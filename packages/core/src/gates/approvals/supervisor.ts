@@ -1,9 +1,10 @@
 import { createPublicKey } from 'node:crypto';
 import { produce } from 'immer';
+import { createInitialState } from '../../guards/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
-import { createInitialState, type SessionState } from '../../state/session-state.js';
+import type { SessionState } from '../../state/session-state.js';
 import { UnknownSessionError } from '../checkpoint/errors.js';
 import { resolveApprovalKey, resolveApprovalPrivateKey } from '../checkpoint/signing.js';
 import type { CheckpointLedgerEntry } from '../checkpoint/types.js';

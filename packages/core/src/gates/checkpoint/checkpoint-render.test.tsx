@@ -2,8 +2,9 @@ import { agateSerializer, renderContext } from '@agate/testing';
 import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createInitialState } from '../../guards/initial-state.js';
 import { Checkpoint, RenderError, System, Timeline, Tool, User } from '../../index.js';
-import { createInitialState, type SessionState } from '../../state/session-state.js';
+import type { SessionState } from '../../state/session-state.js';
 import { CheckpointDeclarationError } from './errors.js';
 import { decide, markPending } from './ledger.js';
 

@@ -1,6 +1,7 @@
 import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { createInitialState, type SessionState } from '../../state/session-state.js';
+import { createInitialState } from '../../guards/initial-state.js';
+import type { SessionState } from '../../state/session-state.js';
 import {
   ApprovalKeyError,
   CheckpointDecisionError,

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { produce } from 'immer';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createInitialState } from '../../guards/initial-state.js';
 import { SnapshotError } from '../../persistence/errors.js';
 import { createFileStore } from '../../persistence/file-store.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
-import { createInitialState } from '../../state/session-state.js';
 import {
   ApprovalKeyError,
   CheckpointDecisionError,

@@ -1,10 +1,11 @@
 import { createPublicKey } from 'node:crypto';
 import { produce } from 'immer';
+import { createInitialState } from '../../guards/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
 import { updateSession } from '../../persistence/update-session.js';
-import { createInitialState, type SessionState } from '../../state/session-state.js';
+import type { SessionState } from '../../state/session-state.js';
 import { childStateAt, parsePath } from '../../subagents/path.js';
 import { UnknownCheckpointError, UnknownSessionError } from './errors.js';
 import { applyCorrections, type Decision, decide, findCorrections } from './ledger.js';

@@ -165,3 +165,46 @@ export interface RejectInput {
   /** As for `ApproveInput.privateKey`. */
   privateKey?: string | import('node:crypto').KeyObject;
 }
+
+/** `<Checkpoint>` events (declared here: the runtime's event list names no family). */
+declare module '../../runtime/events.js' {
+  interface GuardEventMap {
+    'checkpoint:submitted': { tick: number; id: string; summary: string };
+    'checkpoint:pending': { tick: number; id: string; cause: CheckpointCause; reason: string };
+    'checkpoint:approved': { tick: number; id: string; by: string; note?: string };
+    'checkpoint:rejected': { tick: number; id: string; by: string; feedback: string };
+  }
+}
+
+declare module '../../runtime/session-options.js' {
+  interface GuardRunReport {
+    /** Each `<Checkpoint>`'s state, in render order. */
+    checkpoints: Record<string, CheckpointStatus>;
+    /** Every checkpoint submission, trip, approval and rejection (see `SessionState.checkpointLedger`). */
+    checkpointLedger: CheckpointLedgerEntry[];
+  }
+}
+
+declare module '../../state/session-state.js' {
+  interface GuardStates {
+    /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
+    checkpoints: Record<string, CheckpointRecord>;
+    /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
+    checkpointLedger: CheckpointLedgerEntry[];
+  }
+}
+
+/** The checkpoint family's fields of a new session's state. */
+export function initialCheckpointState(): {
+  checkpoints: Record<string, CheckpointRecord>;
+  checkpointLedger: CheckpointLedgerEntry[];
+} {
+  return { checkpoints: {}, checkpointLedger: [] };
+}
+
+declare module '../../components/tool.js' {
+  interface ToolGuardProps<I, O> {
+    /** Paths a call writes (relative to the workspace); lets file triggers skip a full scan. */
+    writes?: (input: I) => readonly string[];
+  }
+}

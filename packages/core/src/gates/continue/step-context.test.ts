@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createInitialState, type SessionState } from '../../state/session-state.js';
+import { createInitialState } from '../../guards/initial-state.js';
+import type { SessionState } from '../../state/session-state.js';
 import { checkContinueProps } from './props.js';
 import { buildStepContext } from './step-context.js';
 import { DEFAULT_CONTINUE_CONFIG, InvalidContinueConfigError } from './types.js';

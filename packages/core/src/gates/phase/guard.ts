@@ -12,7 +12,6 @@ import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult } from '../../runtime/tick-result.js';
-import type { PhaseSessionState } from '../../state/session-state.js';
 import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerprint.js';
 import { isToolCategory, type ToolCategory } from './category.js';
 import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
@@ -20,6 +19,7 @@ import { createPhaseLedger, type PhaseLedger, recordStep } from './ledger.js';
 import { commandOf } from './parts.js';
 import { fillPhasePrompt } from './prompt.js';
 import type { PhaseGatesProps } from './props.js';
+import type { PhaseSessionState } from './session-state.js';
 import { type CallResult, verificationPassed, verificationRan } from './shell/ran.js';
 import {
   type CallCategory,

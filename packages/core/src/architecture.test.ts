@@ -1,0 +1,73 @@
+/**
+ * The layering of packages/core/src, checked by dependency-cruiser (not a hand-written scanner):
+ * no import circle (type imports included: a circle of types is still a circle of knowledge),
+ * and the lower floors (state, events, session options, components) import nothing from the guard
+ * families in gates/.
+ */
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const SRC = 'packages/core/src';
+
+let result: ICruiseResult;
+
+const describeViolation = (v: IViolation) =>
+  v.cycle && v.cycle.length > 0
+    ? [v.from, ...v.cycle.map((step) => (typeof step === 'string' ? step : step.name))].join(' → ')
+    : `${v.from} → ${v.to}`;
+
+beforeAll(async () => {
+  const previous = process.cwd();
+  process.chdir(ROOT);
+  try {
+    const cruised = await cruise([SRC], {
+      validate: true,
+      ruleSet: {
+        forbidden: [
+          {
+            name: 'no-circular',
+            severity: 'error',
+            from: { path: `^${SRC}` },
+            to: { circular: true },
+          },
+          {
+            name: 'lower-floors-know-no-family',
+            severity: 'error',
+            from: {
+              path: `^${SRC}/(state/|components/|runtime/events\\.ts|runtime/session-options\\.ts)`,
+            },
+            to: { path: `^${SRC}/gates/` },
+          },
+        ],
+      },
+      tsPreCompilationDeps: true,
+      doNotFollow: { path: 'node_modules' },
+      exclude: { path: '(\\.test\\.tsx?$|/__fixtures__/|node_modules)' },
+      tsConfig: { fileName: 'tsconfig.json' },
+    });
+    result = cruised.output as ICruiseResult;
+  } finally {
+    process.chdir(previous);
+  }
+}, 120_000);
+
+describe('packages/core/src', () => {
+  it('was cruised whole', () => {
+    expect(result.summary.totalCruised).toBeGreaterThan(150);
+    expect(result.modules.some((m) => m.source === `${SRC}/runtime/session.ts`)).toBe(true);
+  });
+
+  it('has no import circle', () => {
+    const circles = result.summary.violations.filter((v) => v.rule.name === 'no-circular');
+    expect(circles.map(describeViolation)).toEqual([]);
+  });
+
+  it('has lower floors (state, events, session options, components) that import nothing from gates/', () => {
+    const leaks = result.summary.violations.filter(
+      (v) => v.rule.name === 'lower-floors-know-no-family',
+    );
+    expect(leaks.map(describeViolation)).toEqual([]);
+  });
+});

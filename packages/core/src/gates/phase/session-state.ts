@@ -1,0 +1,21 @@
+import type { PhaseLedger } from './ledger.js';
+import type { PhaseStatus } from './types.js';
+
+/** The phases (as `usePhaseGates()` gives them), and what they were judged from. */
+export interface PhaseSessionState extends PhaseStatus {
+  ledger: PhaseLedger;
+  /** Warnings shown (ephemeral) in the next request. */
+  pending: string[];
+}
+
+declare module '../../state/session-state.js' {
+  interface GuardStates {
+    /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
+    phase: PhaseSessionState | null;
+  }
+}
+
+/** The phase family's fields of a new session's state. */
+export function initialPhaseState(): { phase: PhaseSessionState | null } {
+  return { phase: null };
+}
