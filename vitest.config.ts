@@ -16,6 +16,8 @@ export default defineConfig({
       'examples/*/src/**/*.test.{ts,tsx}',
       'docs/check/**/*.test.ts',
     ],
+    // The headless-Chromium tests run on their own afterwards (vitest.browser.config.ts).
+    exclude: ['**/node_modules/**', '**/*.browser.test.{ts,tsx}'],
     environment: 'node',
     globalSetup: ['./vitest.global-setup.ts'],
     testTimeout: 20_000,

@@ -46,6 +46,7 @@ beforeAll(() => {
     overrides: {
       '@agate/core': local('core'),
       '@agate/testing': local('testing'),
+      '@agate/postgres': local('postgres'),
       'create-agate': local('create-agate'),
     },
   };

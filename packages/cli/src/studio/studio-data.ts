@@ -92,7 +92,11 @@ export class StudioData {
 
   async summaries(sessionId: string): Promise<TickSummary[]> {
     const records = await this.ticks(sessionId);
-    this.listed = { sessionId, records };
+    // The page opens a tick of the list it shows next: the deltas are replayed now, with the
+    // list, so that opening a tick only lays out and diffs two requests.
+    this.listed = this.isLive(sessionId)
+      ? { sessionId, records }
+      : { sessionId, records, whole: materializeTicks(records) };
     return records.map(summarize);
   }
 

@@ -9,6 +9,7 @@ export const PACKAGES_DIR = fileURLToPath(new URL('../../../', import.meta.url))
 export const PUBLISHED = {
   core: '@agate/core',
   testing: '@agate/testing',
+  postgres: '@agate/postgres',
   cli: '@agate/cli',
   'create-agate': 'create-agate',
 } as const;
