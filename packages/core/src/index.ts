@@ -201,7 +201,7 @@ export type {
   SubscribeOptions,
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
-export type { ModelSettings } from './runtime/model-call.js';
+export type { ModelSettings, ModelTurn } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
 export {
   createSession,
@@ -215,6 +215,7 @@ export { useSession, useTick, useTimeline } from './runtime/session-context.js';
 export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
+export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export {
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   InvalidOptionError,

@@ -24,6 +24,7 @@ import { TickLog } from '../ticklog/tick-log.js';
 import type { TickRecord } from '../ticklog/types.js';
 import { abortedReason, callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
+import { modelStep, toolStep } from './durable-steps.js';
 import { isCutOff, judgeReply } from './endings.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
@@ -373,14 +374,16 @@ export class Session {
       tools: context.tools.map((t) => t.name),
       ephemeral: context.ephemeral.length,
     });
-    const turn = await this.tracing.model(callModelUntilAborted)({
-      model: this.sdkModel,
-      context,
-      signal,
-      streaming: shouldStream(this.options.streaming, this.events),
-      ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
-      onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
-    });
+    const turn = await modelStep(this.options.steps, tickNo, () =>
+      this.tracing.model(callModelUntilAborted)({
+        model: this.sdkModel,
+        context,
+        signal,
+        streaming: shouldStream(this.options.streaming, this.events),
+        ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
+        onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
+      }),
+    );
     this.emit({
       type: 'model:response',
       tick: tickNo,
@@ -418,12 +421,14 @@ export class Session {
           message: refusal.message,
         });
       } else {
-        outcome = await this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
-          toolCallId: call.toolCallId,
-          abortSignal: signal,
-          tick: tickNo,
-          messages: context.messages,
-        });
+        outcome = await toolStep(this.options.steps, tickNo, call, tools, () =>
+          this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
+            toolCallId: call.toolCallId,
+            abortSignal: signal,
+            tick: tickNo,
+            messages: context.messages,
+          }),
+        );
       }
       // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
       // one turn of the loop lets their handlers run, so an abort lands before the next step.
