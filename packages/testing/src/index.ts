@@ -11,6 +11,13 @@ export {
   type ServerTurn,
   startOpenAICompatibleServer,
 } from './openai-compatible-server.js';
+export {
+  postgresBinDir,
+  requirePostgres,
+  type StartPostgresOptions,
+  startPostgres,
+  type TestPostgres,
+} from './postgres.js';
 export { renderContext } from './render-context.js';
 export {
   ScriptExhaustedError,

@@ -1,0 +1,193 @@
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { requireSystem } from './system-requirements.js';
+
+const run = promisify(execFile);
+
+/**
+ * A PostgreSQL server for tests: `DATABASE_URL` when it is set, otherwise a private server
+ * started from the Debian `postgresql` package in a temp directory (about 1 s).
+ */
+export interface TestPostgres {
+  /** A connection string: `postgres://agate@127.0.0.1:PORT/postgres`. */
+  readonly url: string;
+  /** True when the server came from `DATABASE_URL` (stop and restart then do nothing). */
+  readonly external: boolean;
+  /** Stops a private server and removes its directory; safe to call twice. */
+  stop(): Promise<void>;
+  /**
+   * Stops a private server (fast shutdown: open connections are cut) and starts it again on
+   * the same port and data, for tests of a database that restarts under a running client.
+   * `downForMs` keeps it down that long before the start.
+   */
+  restart(options?: { downForMs?: number }): Promise<void>;
+}
+
+export interface StartPostgresOptions {
+  /**
+   * Keep fsync on (and synchronous commits). Default false: tests are faster without it;
+   * benchmarks of durability cost must pass true.
+   */
+  fsync?: boolean;
+  /** Ignore `DATABASE_URL` and always start a private server. */
+  private?: boolean;
+}
+
+/** The directory of the newest installed PostgreSQL's binaries, or undefined. */
+export function postgresBinDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0] !== undefined) return join(root, versions[0], 'bin');
+  }
+  const onPath = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
+  const found = onPath.status === 0 ? onPath.stdout.trim() : '';
+  return found === '' ? undefined : join(found, '..');
+}
+
+/**
+ * True when `startPostgres` can give a server (`DATABASE_URL` set or PostgreSQL installed);
+ * otherwise records the one skip line and returns false. Use as
+ * `describe.skipIf(!requirePostgres('postgres store tests'))`.
+ */
+export function requirePostgres(tests: string): boolean {
+  if (process.env.DATABASE_URL) return true;
+  return requireSystem({
+    tests,
+    needs: 'PostgreSQL (initdb, pg_ctl)',
+    enable: 'apt-get install -y postgresql, or set DATABASE_URL',
+    probe: () => postgresBinDir() !== undefined,
+  });
+}
+
+/**
+ * Starts (or takes from `DATABASE_URL`) a PostgreSQL server. Throws when neither is possible;
+ * guard the suite with `requirePostgres` first. The role is `agate`, a superuser with trust
+ * authentication on loopback only.
+ */
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
+  const external = process.env.DATABASE_URL;
+  if (external && options.private !== true) {
+    return {
+      url: external,
+      external: true,
+      stop: async () => {},
+      restart: async () => {},
+    };
+  }
+  const bin = postgresBinDir();
+  if (bin === undefined) {
+    throw new Error(
+      'PostgreSQL is not installed: apt-get install -y postgresql (or set DATABASE_URL).',
+    );
+  }
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'agate-pg-'));
+  if (asRoot) {
+    // initdb refuses root; the server runs as the package's `postgres` user.
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const pg = (tool: string, args: string[]) => {
+    const file = join(bin, tool);
+    return asRoot
+      ? run('runuser', ['-u', 'postgres', '--', file, ...args], { cwd: dir })
+      : run(file, args, { cwd: dir });
+  };
+  const data = join(dir, 'data');
+  const fsync = options.fsync === true ? 'on' : 'off';
+  let stopped = false;
+  let port = 0;
+
+  const start = async () => {
+    await pg('pg_ctl', [
+      '-D',
+      data,
+      '-w',
+      '-t',
+      '30',
+      '-l',
+      join(dir, 'log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c synchronous_commit=${fsync} -c full_page_writes=${fsync} -c max_connections=200`,
+      'start',
+    ]);
+  };
+  const stopServer = async () => {
+    await pg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => {});
+  };
+  // A test process that dies without calling stop() must not leave a server behind.
+  const onExit = () => {
+    if (stopped) return;
+    const file = join(bin, 'pg_ctl');
+    const args = ['-D', data, '-m', 'immediate', 'stop'];
+    spawnSync(asRoot ? 'runuser' : file, asRoot ? ['-u', 'postgres', '--', file, ...args] : args, {
+      stdio: 'ignore',
+      cwd: dir,
+    });
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'agate', '--no-sync', '-E', 'UTF8']);
+    // The free port can be taken between the probe and the start; try a few.
+    for (let attempt = 0; ; attempt++) {
+      port = await freePort();
+      try {
+        await start();
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`Could not start a private PostgreSQL in ${dir}: ${describe(error)}`);
+  }
+  process.once('exit', onExit);
+
+  return {
+    url: `postgres://agate@127.0.0.1:${port}/postgres`,
+    external: false,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      process.off('exit', onExit);
+      await stopServer();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async restart({ downForMs = 0 } = {}) {
+      if (stopped) throw new Error('This PostgreSQL was stopped; start a new one.');
+      await stopServer();
+      if (downForMs > 0) await new Promise((r) => setTimeout(r, downForMs));
+      await start();
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const stderr = (error as { stderr?: unknown }).stderr;
+    return typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim() : error.message;
+  }
+  return String(error);
+}
