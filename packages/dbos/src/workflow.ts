@@ -1,0 +1,169 @@
+import {
+  AgateError,
+  createSession,
+  type DurableSteps,
+  type RunResult,
+  type Session,
+  type SessionSnapshot,
+  type SessionStore,
+} from '@agate/core';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type pg from 'pg';
+import { deferredStore } from './deferred-store.js';
+import { UnknownAgentError } from './errors.js';
+import {
+  type DurableAgents,
+  type DurableRunResult,
+  NAMES,
+  type RunRequest,
+  type WakeMessage,
+} from './options.js';
+import { toDurableResult } from './result.js';
+import { cancelRequested, SCHEMA } from './tables.js';
+
+/** What the workflow needs from the worker of this process. */
+export interface WorkflowHost {
+  agents: DurableAgents;
+  store: SessionStore;
+  pool: pg.Pool;
+  approvalTimeoutMs: number;
+}
+
+/** The reason of a run's signal when `cancelRun` stopped it. */
+export class RunCancelledError extends AgateError {
+  constructor() {
+    super('cancelRun() was called for this run; it stopped at a step boundary.');
+  }
+}
+
+let host: WorkflowHost | undefined;
+
+export function setWorkflowHost(next: WorkflowHost | undefined): void {
+  host = next;
+}
+
+type Checked<T> = { cancelled: true } | { cancelled: false; value: T };
+
+/**
+ * One durable run (a DBOS workflow). DBOS runs this function again from the top after a crash;
+ * every call that must not be repeated is a step, whose recorded answer is returned instead:
+ * the session's start snapshot, each tick's model call, each tool call, and the saves. The tick
+ * loop between them is Agate's own and replays the same way from the same answers.
+ */
+export async function durableRun(request: RunRequest): Promise<DurableRunResult> {
+  const worker = host;
+  if (worker === undefined) throw new AgateError('No Agate worker runs in this process.');
+  const agent = worker.agents[request.agent];
+  if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
+  const workflowId = DBOS.workflowID as string;
+  const { store, pool } = worker;
+
+  /** A step that first looks for a cancellation; "cancelled" is recorded like any answer. */
+  const checkedStep = <T>(name: string, work: () => Promise<T>): Promise<Checked<T>> =>
+    DBOS.runStep(
+      async (): Promise<Checked<T>> =>
+        (await cancelRequested(pool, workflowId))
+          ? { cancelled: true }
+          : { cancelled: false, value: await work() },
+      { name },
+    );
+
+  const start = await checkedStep('agate:start', async () => {
+    const found = await store.load(request.sessionId);
+    return found ?? null;
+  });
+  let snapshot: SessionSnapshot | null = start.cancelled ? null : start.value;
+  let cancelled = start.cancelled;
+  if (cancelled) snapshot = await DBOS.runStep(() => loadOrNull(store, request.sessionId), { name: 'agate:load' });
+  let ticks = 0;
+
+  for (;;) {
+    const controller = new AbortController();
+    if (cancelled) controller.abort(new RunCancelledError());
+    const deferred = deferredStore(store);
+    let session: Session | undefined;
+    const stop = (): never => {
+      controller.abort(new RunCancelledError());
+      throw controller.signal.reason;
+    };
+    const steps: DurableSteps = {
+      // The state before this tick's model call is the last tick's end: saved here, in a step.
+      model: async (call) => {
+        const out = await checkedStep('agate:model', async () => {
+          if (session !== undefined) await store.save(session.snapshot());
+          return call();
+        });
+        return out.cancelled ? stop() : out.value;
+      },
+      tool: async (call) => {
+        const out = await checkedStep('agate:tool', async () => {
+          await deferred.flush();
+          return call();
+        });
+        return out.cancelled ? stop() : out.value;
+      },
+    };
+    session = createSession(agent.element(request.input), {
+      ...agent.options,
+      id: request.sessionId,
+      ...(snapshot !== null ? { snapshot } : {}),
+      store: deferred,
+      steps,
+    });
+    let result: RunResult;
+    try {
+      result = await session.run({ ...request.runOptions, signal: controller.signal });
+    } finally {
+      session.dispose();
+    }
+    ticks += result.ticks;
+    const end = session.snapshot();
+    const waiting = result.status === 'awaiting-approval';
+    await DBOS.runStep(
+      async () => {
+        await store.save(end);
+        if (waiting) await recordWait(pool, workflowId, request.sessionId, fingerprint(end));
+      },
+      { name: 'agate:end' },
+    );
+    if (!waiting) return toDurableResult(result, ticks);
+
+    // Waits inside the workflow: no process is needed meanwhile, and a restart waits again.
+    const now = await DBOS.now();
+    const message = await DBOS.recv<WakeMessage>(NAMES.topic, {
+      deadlineEpochMS: now + worker.approvalTimeoutMs,
+    });
+    snapshot = await DBOS.runStep(
+      async () => {
+        await pool.query(`DELETE FROM ${SCHEMA}.waits WHERE workflow_id = $1`, [workflowId]);
+        return loadOrNull(store, request.sessionId);
+      },
+      { name: 'agate:resume' },
+    );
+    if (message === null) return toDurableResult(result, ticks);
+    cancelled = message.kind === 'cancel';
+  }
+}
+
+async function loadOrNull(store: SessionStore, id: string): Promise<SessionSnapshot | null> {
+  return (await store.load(id)) ?? null;
+}
+
+/** What tells a decided session from the one the run saved: its revision, or its save time. */
+export function fingerprint(snapshot: SessionSnapshot): string {
+  const revision = (snapshot as { revision?: unknown }).revision;
+  return revision !== undefined ? `r${String(revision)}` : `t${snapshot.savedAt}`;
+}
+
+async function recordWait(
+  pool: pg.Pool,
+  workflowId: string,
+  sessionId: string,
+  print: string,
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO ${SCHEMA}.waits (workflow_id, session_id, fingerprint) VALUES ($1, $2, $3)
+     ON CONFLICT (workflow_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, since = now()`,
+    [workflowId, sessionId, print],
+  );
+}
