@@ -20,7 +20,7 @@ export function countingAgents(logDir: string, delayMs = 40): DurableAgents {
       ({ options }) => {
         const user = options.prompt.find((m) => m.role === 'user');
         const text = user?.content.map((p) => (p.type === 'text' ? p.text : '')).join('') ?? '';
-        const key = /run (\S+)/.exec(text)?.[1] ?? 'unknown';
+        const key = /run ([\w-]+)/.exec(text)?.[1] ?? 'unknown';
         const done = options.prompt
           .filter((m) => m.role === 'tool')
           .reduce((n, m) => n + m.content.filter((p) => p.type === 'tool-result').length, 0);
