@@ -160,18 +160,28 @@ export { useKnob } from './gates/use-knob.js';
 export {
   createFileStore,
   createMemoryStore,
+  createSnapshot,
   DEFAULT_SESSIONS_DIR,
   InvalidSessionIdError,
+  type ListOptions,
   parseRestorePointRef,
+  parseSnapshot,
   RESTORE_POINTS_DIR,
   type RestorePointSummary,
   restorePointRef,
+  type SaveOptions,
+  SessionLockError,
   type SessionSnapshot,
   type SessionStore,
   type SessionSummary,
+  type SessionUpdate,
+  SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
   SnapshotError,
+  StaleSessionError,
   serializeSnapshot,
+  type UpdateSessionOptions,
+  updateSession,
 } from './persistence/index.js';
 export { restoreSnapshotState } from './persistence/restore.js';
 export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidSessionIdError, SnapshotError } from './errors.js';
+import { InvalidSessionIdError, SnapshotError, StaleSessionError } from './errors.js';
 import { createFileStore, DEFAULT_SESSIONS_DIR } from './file-store.js';
 import { createSnapshot, type SessionSnapshot } from './snapshot.js';
 import { createMemoryStore, type SessionStore } from './store.js';
@@ -65,7 +65,74 @@ describe.each(stores)('%s', (_name, makeStore) => {
     const store = makeStore();
     const snapshot = createSnapshot('s1', { timeline: ['a'], knobs: { k: 1 } }, 'after tick 1');
     await store.save(snapshot);
-    expect(await store.load('s1')).toEqual(snapshot);
+    expect(await store.load('s1')).toEqual({ ...snapshot, revision: 1 });
+  });
+
+  it('counts a revision on every save; a save over another revision is refused', async () => {
+    const store = makeStore();
+    await store.save(createSnapshot('r', { n: 1 }), { expectedRevision: 0 });
+    const first = await store.load('r');
+    expect(first?.revision).toBe(1);
+    await store.save(createSnapshot('r', { n: 2 }), { expectedRevision: 1 });
+    expect((await store.load('r'))?.revision).toBe(2);
+    // A second writer that loaded revision 1 loses: nothing is written, and it says why.
+    const stale = store.save(createSnapshot('r', { n: 3 }), { expectedRevision: 1 });
+    await expect(stale).rejects.toBeInstanceOf(StaleSessionError);
+    await expect(stale).rejects.toThrow(/expected revision 1, found 2/);
+    expect((await store.load('r'))?.state).toEqual({ n: 2 });
+    // "0": only if not stored yet.
+    await expect(
+      store.save(createSnapshot('r', { n: 4 }), { expectedRevision: 0 }),
+    ).rejects.toBeInstanceOf(StaleSessionError);
+    // Without options: last write wins, still counted.
+    await store.save(createSnapshot('r', { n: 5 }));
+    expect(await store.load('r')).toMatchObject({ revision: 3, state: { n: 5 } });
+  });
+
+  it('of many conditional saves from one revision, exactly one wins', async () => {
+    const store = makeStore();
+    await store.save(createSnapshot('race', { n: 0 }));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        store.save(createSnapshot('race', { n: i + 1 }), { expectedRevision: 1 }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const losers = results.filter((r) => r.status === 'rejected');
+    expect(losers.every((r) => r.reason instanceof StaleSessionError)).toBe(true);
+    expect((await store.load('race'))?.revision).toBe(2);
+  });
+
+  it('deletes a session with its restore points and tick log', async () => {
+    const store = makeStore();
+    await store.save(createSnapshot('gone', { n: 1 }));
+    await store.saveRestorePoint?.('gone', 1, createSnapshot('gone', { n: 0 }));
+    await store.appendTicks?.('gone', [{ tick: 1 } as never]);
+    expect(await store.delete?.('gone')).toBe(true);
+    expect(await store.load('gone')).toBeUndefined();
+    expect(await store.listRestorePoints?.('gone')).toEqual([]);
+    expect(await store.loadTicks?.('gone')).toEqual([]);
+    expect(await store.delete?.('gone')).toBe(false);
+    // Saved again from nothing, it starts at revision 1.
+    await store.save(createSnapshot('gone', { n: 2 }), { expectedRevision: 0 });
+    expect((await store.load('gone'))?.revision).toBe(1);
+  });
+
+  it('pages list() by id, after a cursor, by status', async () => {
+    const store = makeStore();
+    for (const [id, status] of [
+      ['s3', 'completed'],
+      ['s1', 'running'],
+      ['s2', 'completed'],
+      ['s4', 'completed'],
+    ] as const) {
+      await store.save(createSnapshot(id, { status }));
+    }
+    const ids = (list: { id: string }[]) => list.map((s) => s.id);
+    expect(ids(await store.list({ limit: 2 }))).toEqual(['s1', 's2']);
+    expect(ids(await store.list({ limit: 2, after: 's2' }))).toEqual(['s3', 's4']);
+    expect(ids(await store.list({ status: 'completed', after: 's2' }))).toEqual(['s3', 's4']);
+    expect((await store.list({ limit: 1 }))[0]).toMatchObject({ status: 'running', revision: 1 });
   });
 
   it('returns undefined for a missing id', async () => {
@@ -91,9 +158,9 @@ describe.each(stores)('%s', (_name, makeStore) => {
     await store.save(snapshotAt('a', '2024-01-03T00:00:00.000Z'));
     await store.save(snapshotAt('c', '2024-01-01T00:00:00.000Z'));
     expect(await store.list()).toEqual([
-      { id: 'c', savedAt: '2024-01-01T00:00:00.000Z' },
-      { id: 'b', savedAt: '2024-01-02T00:00:00.000Z', label: 'second' },
-      { id: 'a', savedAt: '2024-01-03T00:00:00.000Z' },
+      { id: 'c', savedAt: '2024-01-01T00:00:00.000Z', revision: 1 },
+      { id: 'b', savedAt: '2024-01-02T00:00:00.000Z', label: 'second', revision: 1 },
+      { id: 'a', savedAt: '2024-01-03T00:00:00.000Z', revision: 1 },
     ]);
   });
 
@@ -195,7 +262,9 @@ describe('createFileStore', () => {
     await writeFile(join(dir, 'good.json.123.abcdef.tmp'), '{"partial');
     await writeFile(join(dir, 'notes.txt'), 'hello');
     await writeFile(join(dir, '.hidden.json'), '{}');
-    expect(await store.list()).toEqual([{ id: 'good', savedAt: '2024-01-01T00:00:00.000Z' }]);
+    expect(await store.list()).toEqual([
+      { id: 'good', savedAt: '2024-01-01T00:00:00.000Z', revision: 1 },
+    ]);
     // A stray temp file from a crashed write does not shadow the real one.
     expect((await store.load('good'))?.id).toBe('good');
   });

@@ -7,12 +7,15 @@ import {
   readdir,
   readFile,
   rename,
+  rm,
+  stat,
   unlink,
 } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../runtime/errors.js';
 import type { TickRecord } from '../ticklog/types.js';
-import { SnapshotError } from './errors.js';
+import { SessionLockError, SnapshotError } from './errors.js';
 import {
   assertValidSessionId,
   isValidSessionId,
@@ -22,6 +25,8 @@ import {
 } from './snapshot.js';
 import {
   assertRestorePoint,
+  checkRevision,
+  pageSummaries,
   type RestorePointSummary,
   restorePointRef,
   type SessionStore,
@@ -50,6 +55,8 @@ export function createFileStore(dir?: string): SessionStore {
   // Resolved now, so a later process.chdir() cannot move the sessions.
   const root = resolve(process.cwd(), dir ?? DEFAULT_SESSIONS_DIR);
   const fileFor = (id: string) => join(root, `${id}.json`);
+  // Not `.json`: list() and readers never take a lock file for a session.
+  const lockFor = (id: string) => join(root, `${id}.lock`);
   // Session ids never start with ".", so this folder can never be (or hold) a session file.
   const pointsRoot = join(root, RESTORE_POINTS_DIR);
   const pointFile = (id: string, tick: number) => join(pointsRoot, id, `tick-${tick}.json`);
@@ -153,21 +160,55 @@ export function createFileStore(dir?: string): SessionStore {
       return sortRestorePoints(found);
     },
 
-    async save(snapshot) {
+    async save(snapshot, options) {
       // Serialize first: a snapshot that cannot be written must not touch the disk at all.
-      const text = serializeSnapshot(snapshot);
+      serializeSnapshot(snapshot);
       const target = fileFor(snapshot.id);
       try {
         await mkdir(root, { recursive: true });
-        await writeAtomically(target, text);
       } catch (error) {
         throw new SnapshotError(
-          `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}. ` +
-            'The previous save, if any, is untouched.',
+          `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}.`,
           { path: target, cause: error },
         );
       }
+      // The compare (which revision is stored) and the write happen under the session's lock
+      // file, so no other process can save between them.
+      await withLockFile(lockFor(snapshot.id), async () => {
+        const stored = await storedRevision(target);
+        checkRevision(snapshot.id, options, stored);
+        const text = serializeSnapshot(snapshot, stored + 1);
+        try {
+          await writeAtomically(target, text);
+        } catch (error) {
+          throw new SnapshotError(
+            `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}. ` +
+              'The previous save, if any, is untouched.',
+            { path: target, cause: error },
+          );
+        }
+      });
       await syncDirectory(root);
+    },
+
+    async delete(id) {
+      assertValidSessionId(id);
+      const target = fileFor(id);
+      let existed = false;
+      await withLockFile(lockFor(id), async () => {
+        try {
+          await unlink(target);
+          existed = true;
+        } catch (error) {
+          if (!hasCode(error, 'ENOENT')) throw error;
+        }
+      }).catch((error: unknown) => {
+        // No directory yet: nothing is stored.
+        if (!hasCode(error, 'ENOENT')) throw error;
+      });
+      await rm(join(pointsRoot, id), { recursive: true, force: true });
+      await rm(ticksFile(id), { force: true });
+      return existed;
     },
 
     async load(id) {
@@ -187,7 +228,7 @@ export function createFileStore(dir?: string): SessionStore {
      * Skips files it cannot read or parse (and stray temp files) instead of failing: one damaged
      * file should not hide every other session. `load(id)` reports exactly what is wrong with it.
      */
-    async list() {
+    async list(options) {
       let names: string[];
       try {
         names = await readdir(root);
@@ -210,9 +251,109 @@ export function createFileStore(dir?: string): SessionStore {
           // Unreadable or corrupt: see the doc comment above.
         }
       }
-      return sortSummaries(summaries);
+      return options === undefined ? sortSummaries(summaries) : pageSummaries(summaries, options);
     },
   };
+}
+
+/** The revision stored in `path`: 0 when there is no file, 1 for a file from before revisions. */
+async function storedRevision(path: string): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return 0;
+    throw error;
+  }
+  try {
+    const revision = (JSON.parse(text) as { revision?: unknown }).revision;
+    return typeof revision === 'number' && Number.isSafeInteger(revision) && revision >= 0
+      ? revision
+      : 1;
+  } catch {
+    // A corrupt file still counts as a stored revision: a conditional save must not replace it
+    // unnoticed; an unconditional one may (that is how a damaged session is overwritten).
+    return 1;
+  }
+}
+
+/** How long a save waits for another process's lock before giving up. */
+const LOCK_WAIT_MS = 10_000;
+/** A lock older than this is left over from a crash: no save holds it nearly this long. */
+const LOCK_STALE_MS = 30_000;
+
+/**
+ * Runs `fn` holding `path` as a lock file (created with O_EXCL, so only one process holds it).
+ * A lock left by a process that died (its pid is gone on this host, or it is older than
+ * LOCK_STALE_MS) is broken; any other is waited for, up to LOCK_WAIT_MS.
+ */
+async function withLockFile<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const mine = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')}\n`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      const handle = await open(path, 'wx');
+      try {
+        await handle.writeFile(mine, 'utf8');
+      } finally {
+        await handle.close();
+      }
+      break;
+    } catch (error) {
+      if (!hasCode(error, 'EEXIST')) throw error;
+    }
+    if (await breakIfStale(path)) continue;
+    if (Date.now() > deadline) {
+      const holder = await readFile(path, 'utf8').catch(() => '');
+      throw new SessionLockError(
+        `Could not save: the lock file ${path} has been held for over ${LOCK_WAIT_MS / 1000} s ` +
+          `(holder: ${holder.trim() || 'unknown'}). If no Agate process is saving this session, delete the file.`,
+        path,
+      );
+    }
+    await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+  }
+  try {
+    return await fn();
+  } finally {
+    // Only our own lock: never one another process took after ours was broken as stale.
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text === mine) await unlink(path).catch(() => {});
+  }
+}
+
+async function breakIfStale(path: string): Promise<boolean> {
+  let text: string;
+  let age: number;
+  try {
+    text = await readFile(path, 'utf8');
+    age = Date.now() - (await stat(path)).mtimeMs;
+  } catch {
+    return true; // Gone already: try again at once.
+  }
+  const [pid, host] = text.trim().split(' ');
+  const dead = host === hostname() && pid !== undefined && !processAlive(Number(pid));
+  // A lock being written is empty for a moment: only its age can make it stale.
+  if (!(dead || age > LOCK_STALE_MS)) return false;
+  // Renamed away first, so of two processes breaking it at once only one succeeds.
+  const aside = `${path}.${randomBytes(6).toString('hex')}.stale`;
+  try {
+    await rename(path, aside);
+  } catch {
+    return true;
+  }
+  await unlink(aside).catch(() => {});
+  return true;
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return hasCode(error, 'EPERM');
+  }
 }
 
 /** A file renamed or copied by hand could hold another session; loading it under this id would mix them up. */

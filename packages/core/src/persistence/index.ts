@@ -1,4 +1,9 @@
-export { InvalidSessionIdError, SnapshotError } from './errors.js';
+export {
+  InvalidSessionIdError,
+  SessionLockError,
+  SnapshotError,
+  StaleSessionError,
+} from './errors.js';
 export { createFileStore, DEFAULT_SESSIONS_DIR, RESTORE_POINTS_DIR } from './file-store.js';
 export {
   assertValidSessionId,
@@ -12,9 +17,16 @@ export {
 } from './snapshot.js';
 export {
   createMemoryStore,
+  type ListOptions,
   parseRestorePointRef,
   type RestorePointSummary,
   restorePointRef,
+  type SaveOptions,
   type SessionStore,
   type SessionSummary,
 } from './store.js';
+export {
+  type SessionUpdate,
+  type UpdateSessionOptions,
+  updateSession,
+} from './update-session.js';

@@ -13,6 +13,12 @@ export interface SessionSnapshot<S = unknown> {
   /** ISO 8601. */
   savedAt: string;
   label?: string;
+  /**
+   * Set by a store's `load`: the stored revision, which grows by one on every save. Pass it
+   * back as `save(snapshot, { expectedRevision })` to save only if nobody saved in between.
+   * Stores written before revisions existed leave it unset (their saves: last write wins).
+   */
+  revision?: number;
   state: S;
 }
 
@@ -46,8 +52,11 @@ export function createSnapshot<S>(id: string, state: S, label?: string): Session
   };
 }
 
-/** The text stores write. Checks the snapshot again, since it may not come from `createSnapshot`. */
-export function serializeSnapshot(snapshot: SessionSnapshot): string {
+/**
+ * The text stores write. Checks the snapshot again, since it may not come from `createSnapshot`.
+ * `revision`: the store-assigned revision to write with it (the snapshot's own is ignored).
+ */
+export function serializeSnapshot(snapshot: SessionSnapshot, revision?: number): string {
   assertValidSessionId(snapshot.id);
   const problems = fieldProblems(snapshot as unknown as Record<string, unknown>);
   if (snapshot.format !== SNAPSHOT_FORMAT || snapshot.version !== SNAPSHOT_VERSION) {
@@ -59,7 +68,7 @@ export function serializeSnapshot(snapshot: SessionSnapshot): string {
   assertJson(snapshot.state);
   const { format, version, id, savedAt, label, state } = snapshot;
   // Fixed key order keeps files diffable.
-  return `${JSON.stringify({ format, version, id, savedAt, label, state }, null, 2)}\n`;
+  return `${JSON.stringify({ format, version, id, savedAt, label, revision, state }, null, 2)}\n`;
 }
 
 /** Reads snapshot text, refusing anything that is not a complete snapshot of this version. */
@@ -114,8 +123,14 @@ export function parseSnapshot(text: string, source?: string): SessionSnapshot {
     id: record.id as string,
     savedAt: record.savedAt as string,
     ...(record.label === undefined ? {} : { label: record.label as string }),
+    ...(isRevision(record.revision) ? { revision: record.revision } : {}),
     state: record.state,
   };
+}
+
+/** A store revision: a whole number >= 0. */
+export function isRevision(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 function fieldProblems(record: Record<string, unknown>): string[] {
@@ -128,6 +143,9 @@ function fieldProblems(record: Record<string, unknown>): string[] {
   }
   if (record.label !== undefined && typeof record.label !== 'string') {
     problems.push('field "label" is not a string');
+  }
+  if (record.revision !== undefined && !isRevision(record.revision)) {
+    problems.push('field "revision" is not a whole number >= 0');
   }
   if (!('state' in record) || record.state === undefined) problems.push('field "state" is missing');
   return problems;

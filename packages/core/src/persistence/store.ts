@@ -1,5 +1,5 @@
 import type { TickRecord } from '../ticklog/types.js';
-import { SnapshotError } from './errors.js';
+import { SnapshotError, StaleSessionError } from './errors.js';
 import {
   assertValidSessionId,
   isValidSessionId,
@@ -12,6 +12,31 @@ export interface SessionSummary {
   id: string;
   savedAt: string;
   label?: string;
+  /** The session's status when it was saved (`running`, `completed`, ...), where the store knows it. */
+  status?: string;
+  /** The stored revision, where the store keeps revisions. */
+  revision?: number;
+}
+
+export interface SaveOptions {
+  /**
+   * Save only if the stored revision is this one (the `revision` of the snapshot `load`
+   * returned; 0: only if no session with that id is stored). Otherwise nothing is written and
+   * the save throws `StaleSessionError`. The compare and the write are one atomic step, also
+   * across processes. On success the stored revision is `expectedRevision + 1`.
+   * Without it the save is unconditional (last write wins) and still counts a revision.
+   */
+  expectedRevision?: number;
+}
+
+/** `list({ limit, after, status })`: one page of sessions. Stores may ignore it (all in one page). */
+export interface ListOptions {
+  /** At most this many. */
+  limit?: number;
+  /** The `id` of the last session of the previous page: the page starts after it. */
+  after?: string;
+  /** Only sessions saved with this status. */
+  status?: string;
 }
 
 /** A restore point: a session as it was at the end of one tick (a ContinueGate checkpoint). */
@@ -24,13 +49,29 @@ export interface RestorePointSummary {
   label?: string;
 }
 
-/** Where sessions are kept between runs. One snapshot per id; saving again replaces it. */
+/**
+ * Where sessions are kept between runs. One snapshot per id; saving again replaces it.
+ *
+ * Revisions: a store that keeps them returns each snapshot from `load` with a `revision` that
+ * grows by one on every save, and honours `save(snapshot, { expectedRevision })` (throwing
+ * `StaleSessionError` when another revision is stored). A store written before revisions
+ * existed (its `load` sets no `revision`, its `save` ignores the options) keeps working:
+ * every save then simply replaces what is stored (last write wins).
+ */
 export interface SessionStore {
-  save(snapshot: SessionSnapshot): Promise<void>;
+  save(snapshot: SessionSnapshot, options?: SaveOptions): Promise<void>;
   /** `undefined` when no session has that id. */
   load(id: string): Promise<SessionSnapshot | undefined>;
-  /** Oldest save first. */
-  list(): Promise<SessionSummary[]>;
+  /**
+   * Oldest save first. With `options`, a page of them ordered by id (see `ListOptions`);
+   * a store that ignores the options returns every session.
+   */
+  list(options?: ListOptions): Promise<SessionSummary[]>;
+  /**
+   * Removes the session with its restore points and tick log; true when it was stored.
+   * Optional for stores written before it existed.
+   */
+  delete?(id: string): Promise<boolean>;
   /**
    * Restore points live in their own key space, apart from session ids, so that no restore
    * point can overwrite a session (or a session one). Optional for stores written before they
@@ -103,7 +144,7 @@ export function summarizeRestorePoint(
  * unserializable state fails at save time, not later in another process.
  */
 export function createMemoryStore(): SessionStore {
-  const texts = new Map<string, string>();
+  const texts = new Map<string, { text: string; revision: number }>();
   // Keyed by [session id, tick]: a key space of its own, so no restore point meets a session.
   const points = new Map<string, Map<number, string>>();
   const ticks = new Map<string, string[]>();
@@ -142,28 +183,75 @@ export function createMemoryStore(): SessionStore {
       assertValidSessionId(sessionId);
       return (ticks.get(sessionId) ?? []).map((text) => JSON.parse(text) as TickRecord);
     },
-    async save(snapshot) {
-      texts.set(snapshot.id, serializeSnapshot(snapshot));
+    async save(snapshot, options) {
+      const text = serializeSnapshot(snapshot);
+      // Synchronous from the compare to the write: no other save can come in between.
+      const stored = texts.get(snapshot.id)?.revision ?? 0;
+      checkRevision(snapshot.id, options, stored);
+      texts.set(snapshot.id, { text, revision: stored + 1 });
     },
     async load(id) {
       assertValidSessionId(id);
-      const text = texts.get(id);
-      return text === undefined ? undefined : parseSnapshot(text, `memory:${id}`);
+      const stored = texts.get(id);
+      return stored === undefined
+        ? undefined
+        : { ...parseSnapshot(stored.text, `memory:${id}`), revision: stored.revision };
     },
-    async list() {
-      return sortSummaries(
-        [...texts].map(([id, text]) => summarize(parseSnapshot(text, `memory:${id}`))),
-      );
+    async list(options) {
+      const all = [...texts].map(([id, { text, revision }]) => ({
+        ...summarize(parseSnapshot(text, `memory:${id}`)),
+        revision,
+      }));
+      return options === undefined ? sortSummaries(all) : pageSummaries(all, options);
+    },
+    async delete(id) {
+      assertValidSessionId(id);
+      points.delete(id);
+      ticks.delete(id);
+      return texts.delete(id);
     },
   };
 }
 
 export function summarize(snapshot: SessionSnapshot): SessionSummary {
+  const status = (snapshot.state as { status?: unknown } | null)?.status;
   return {
     id: snapshot.id,
     savedAt: snapshot.savedAt,
     ...(snapshot.label === undefined ? {} : { label: snapshot.label }),
+    ...(typeof status === 'string' ? { status } : {}),
+    ...(snapshot.revision === undefined ? {} : { revision: snapshot.revision }),
   };
+}
+
+/** Throws `StaleSessionError` when a conditional save meets another stored revision. */
+export function checkRevision(
+  sessionId: string,
+  options: SaveOptions | undefined,
+  stored: number,
+): void {
+  const expected = options?.expectedRevision;
+  if (expected === undefined) return;
+  if (!Number.isSafeInteger(expected) || expected < 0) {
+    throw new SnapshotError(
+      `expectedRevision must be a whole number >= 0 (the revision load() returned), got ${String(expected)}.`,
+    );
+  }
+  if (expected !== stored) throw new StaleSessionError(sessionId, expected, stored);
+}
+
+/** `list(options)` for stores that hold every summary at hand: by id, after `after`, `limit` of them. */
+export function pageSummaries(all: SessionSummary[], options: ListOptions): SessionSummary[] {
+  const { limit, after, status } = options;
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
+    throw new SnapshotError(`list({ limit }) must be a whole number >= 1, got ${String(limit)}.`);
+  }
+  const page = all
+    .filter(
+      (s) => (after === undefined || s.id > after) && (status === undefined || s.status === status),
+    )
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return limit === undefined ? page : page.slice(0, limit);
 }
 
 /** By session, then tick. */

@@ -30,15 +30,35 @@ export class UnknownCheckpointError extends AgateError {
 export class CheckpointNotPendingError extends AgateError {
   readonly checkpointId: string;
   readonly state: string;
-  constructor(checkpointId: string, state: string, detail?: string) {
+  /** Who made the latest decision on it (`approved` or `rejected`), when there was one. */
+  readonly decidedBy?: string;
+  /** That decision: `approved` or `rejected`. */
+  readonly decision?: string;
+  constructor(
+    checkpointId: string,
+    state: string,
+    detail?: string,
+    decided?: { kind: string; by: string; at?: string; seq?: number },
+  ) {
+    // Who decided comes first: after a race it is what the losing supervisor needs to know.
+    const who =
+      decided === undefined
+        ? ''
+        : `Checkpoint "${checkpointId}" was already ${decided.kind} by ${decided.by}` +
+          `${decided.at === undefined ? '' : ` at ${decided.at}`}` +
+          `${decided.seq === undefined ? '' : ` (ledger entry #${decided.seq})`}. `;
     super(
-      `Checkpoint "${checkpointId}" is ${state}, not pending: only a pending checkpoint (one the ` +
+      `${who}Checkpoint "${checkpointId}" is ${state}, not pending: only a pending checkpoint (one the ` +
         `agent submitted, or whose budget or file trigger fired) can be approved or rejected.${
           detail === undefined ? '' : ` ${detail}`
         }`,
     );
     this.checkpointId = checkpointId;
     this.state = state;
+    if (decided !== undefined) {
+      this.decidedBy = decided.by;
+      this.decision = decided.kind;
+    }
   }
 }
 

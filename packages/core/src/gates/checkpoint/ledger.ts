@@ -208,7 +208,10 @@ export function decide(
     const known = [...new Set([...Object.keys(records), ...ledger.map((e) => e.checkpoint)])];
     throw new UnknownCheckpointError(id, state.id, known);
   }
-  if (record.state !== 'pending') throw new CheckpointNotPendingError(id, record.state);
+  if (record.state !== 'pending') {
+    const last = lastDecision(ledger, id);
+    throw new CheckpointNotPendingError(id, record.state, undefined, last);
+  }
   const request = latestRequest(ledger, id);
   if (request === undefined) {
     throw new CheckpointNotPendingError(
@@ -251,6 +254,20 @@ export function decide(
     state.reason = `Checkpoint "${id}" was ${decision.kind} by ${by}; run() goes on.`;
   }
   return entry;
+}
+
+/** The latest approval or rejection of checkpoint `id`, if any. */
+export function lastDecision(
+  ledger: readonly CheckpointLedgerEntry[],
+  id: string,
+): CheckpointLedgerEntry | undefined {
+  for (let i = ledger.length - 1; i >= 0; i--) {
+    const entry = ledger[i]!;
+    if (entry.checkpoint === id && (entry.kind === 'approved' || entry.kind === 'rejected')) {
+      return entry;
+    }
+  }
+  return undefined;
 }
 
 /**

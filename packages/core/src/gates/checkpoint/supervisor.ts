@@ -3,6 +3,7 @@ import { produce } from 'immer';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
+import { updateSession } from '../../persistence/update-session.js';
 import { createInitialState, type SessionState } from '../../state/session-state.js';
 import { UnknownSessionError } from './errors.js';
 import { applyCorrections, type Decision, decide, findCorrections } from './ledger.js';
@@ -52,11 +53,6 @@ async function decideStored(
   decision: Decision,
   keys: Pick<ApproveInput, 'key' | 'privateKey'> | undefined,
 ): Promise<CheckpointLedgerEntry> {
-  const snapshot = await store.load(sessionId);
-  if (snapshot === undefined) throw new UnknownSessionError(sessionId);
-  const restored = restoreSnapshotState<SessionState>(snapshot);
-  // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
-  const state: SessionState = { ...createInitialState(restored.id), ...restored };
   // The private key (key-pair mode) wins; the shared secret is the version-1 mode.
   const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
   const key = privateKey === undefined ? resolveApprovalKey(keys?.key) : undefined;
@@ -64,20 +60,32 @@ async function decideStored(
     key,
     publicKey: privateKey === undefined ? undefined : createPublicKey(privateKey),
   };
-  let entry: CheckpointLedgerEntry | undefined;
-  // `decide` checks everything before its first change; produce discards the draft if it throws.
-  const next = produce(state, (draft) => {
-    // As a restored session would see it: a hand-edited "approved" is pending, so it can be
-    // approved properly here instead of being stuck until the session runs once. Only this
-    // checkpoint: the others are the session's business (judged with its own key).
-    const corrections = findCorrections(draft, state.id, verifier).filter(
-      (c) => c.id === checkpointId,
-    );
-    applyCorrections(draft, corrections);
-    entry = decide(draft, checkpointId, decision, { sessionId: state.id, key, privateKey });
+  // A decision racing another (approve against reject, two supervisors) saves only over the
+  // revision it read; the loser reloads once, finds the checkpoint decided, and is told by whom.
+  return updateSession(store, sessionId, (snapshot) => {
+    if (snapshot === undefined) throw new UnknownSessionError(sessionId);
+    const restored = restoreSnapshotState<SessionState>(snapshot);
+    // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
+    const state: SessionState = { ...createInitialState(restored.id), ...restored };
+    let entry: CheckpointLedgerEntry | undefined;
+    // `decide` checks everything before its first change; produce discards the draft if it throws.
+    const next = produce(state, (draft) => {
+      // As a restored session would see it: a hand-edited "approved" is pending, so it can be
+      // approved properly here instead of being stuck until the session runs once. Only this
+      // checkpoint: the others are the session's business (judged with its own key).
+      const corrections = findCorrections(draft, state.id, verifier).filter(
+        (c) => c.id === checkpointId,
+      );
+      applyCorrections(draft, corrections);
+      entry = decide(draft, checkpointId, decision, { sessionId: state.id, key, privateKey });
+    });
+    return {
+      snapshot: createSnapshot(
+        snapshot.id,
+        next,
+        `${decision.kind} ${checkpointId} by ${entry!.by}`,
+      ),
+      result: entry!,
+    };
   });
-  await store.save(
-    createSnapshot(snapshot.id, next, `${decision.kind} ${checkpointId} by ${entry!.by}`),
-  );
-  return entry!;
 }

@@ -1,0 +1,47 @@
+import { StaleSessionError } from './errors.js';
+import type { SessionSnapshot } from './snapshot.js';
+import type { SessionStore } from './store.js';
+
+/** What an `updateSession` recipe returns: the snapshot to save, and what the caller gets. */
+export interface SessionUpdate<T> {
+  snapshot: SessionSnapshot;
+  result: T;
+}
+
+export interface UpdateSessionOptions {
+  /** How many times to load and redo the change after a stale save. Default 1. */
+  retries?: number;
+}
+
+/**
+ * The one read-modify-write of a stored session: loads it, lets `recipe` build the changed
+ * snapshot, and saves it only if nobody saved in between (`expectedRevision`). When someone
+ * did (`StaleSessionError`), it loads again and runs `recipe` again on what is stored now,
+ * up to `retries` times; the recipe then sees the other writer's change (a checkpoint already
+ * decided, say) and can throw a typed error saying so. `recipe` gets `undefined` when no
+ * session has that id, and should throw then.
+ *
+ * On a store without revisions (`load` sets none) the save is unconditional: last write wins.
+ */
+export async function updateSession<T>(
+  store: SessionStore,
+  sessionId: string,
+  recipe: (
+    current: SessionSnapshot | undefined,
+    attempt: number,
+  ) => Promise<SessionUpdate<T>> | SessionUpdate<T>,
+  options: UpdateSessionOptions = {},
+): Promise<T> {
+  const retries = options.retries ?? 1;
+  for (let attempt = 0; ; attempt++) {
+    const current = await store.load(sessionId);
+    const { snapshot, result } = await recipe(current, attempt);
+    const expectedRevision = current === undefined ? 0 : current.revision;
+    try {
+      await store.save(snapshot, expectedRevision === undefined ? undefined : { expectedRevision });
+      return result;
+    } catch (error) {
+      if (!(error instanceof StaleSessionError) || attempt >= retries) throw error;
+    }
+  }
+}

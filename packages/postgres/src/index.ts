@@ -1,0 +1,14 @@
+export {
+  LATEST_MIGRATION,
+  MIGRATIONS,
+  type MigrateResult,
+  type Migration,
+} from './migrations.js';
+export {
+  createPostgresStore,
+  DEFAULT_SCHEMA,
+  type PostgresConnection,
+  type PostgresStore,
+  type PostgresStoreOptions,
+} from './postgres-store.js';
+export { planTimeline, type StoredWindow, type TimelinePlan } from './timeline-plan.js';

@@ -1,0 +1,519 @@
+import {
+  assertValidSessionId,
+  type ListOptions,
+  parseSnapshot,
+  type RestorePointSummary,
+  restorePointRef,
+  type SaveOptions,
+  type SessionSnapshot,
+  type SessionStore,
+  type SessionSummary,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  StaleSessionError,
+  serializeSnapshot,
+  type TickRecord,
+} from '@agate/core';
+import pg from 'pg';
+import { type MigrateResult, migrateSchema, quoteSchema } from './migrations.js';
+import { planTimeline, type StoredWindow, tailOf } from './timeline-plan.js';
+
+/** Where the store connects: a connection string (the store owns its pool) or your pool. */
+export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
+
+export type PostgresStore = SessionStore &
+  Required<
+    Pick<
+      SessionStore,
+      | 'delete'
+      | 'saveRestorePoint'
+      | 'loadRestorePoint'
+      | 'listRestorePoints'
+      | 'appendTicks'
+      | 'loadTicks'
+    >
+  > &
+  PostgresStoreExtras;
+
+export interface PostgresStoreExtras {
+  /** Applies the migrations now (otherwise they run on first use). */
+  migrate(): Promise<MigrateResult>;
+  /** Ends the pool when the store made it (from a connection string); yours stays open. */
+  close(): Promise<void>;
+  readonly schema: string;
+}
+
+export const DEFAULT_SCHEMA = 'agate';
+
+interface SessionRow {
+  id: string;
+  revision: string;
+  saved_at: Date;
+  label: string | null;
+  status: string | null;
+  format_version: number;
+  head: string;
+  has_timeline: boolean;
+  timeline_start: string;
+  timeline_count: string;
+  timeline_tail: string;
+}
+
+/**
+ * A session store on PostgreSQL (node-postgres). Revisions are a column compared under the
+ * row's lock (`select … for update`), so a conditional save is atomic across processes and
+ * machines. A session's timeline is kept as one row per message: a save inserts the tick's
+ * new messages and updates the session row, so saving tick 2,000 costs what tick 10 costs.
+ * Tables come from numbered migrations, applied on first use under an advisory lock.
+ */
+export function createPostgresStore(
+  connection: PostgresConnection,
+  options: PostgresStoreOptions = {},
+): PostgresStore {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const s = quoteSchema(schema);
+  const owned = !('pool' in connection);
+  const pool = 'pool' in connection ? connection.pool : makePool(connection.connectionString);
+  let ready: Promise<unknown> | undefined;
+  const migrate = () => migrateSchema(pool, schema);
+  const whenReady = () => {
+    if (options.migrate === false) return Promise.resolve();
+    // Retried after a failure (a server not up yet), not cached as failed.
+    ready ??= migrate().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+
+  const query = async <R extends pg.QueryResultRow>(
+    what: string,
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> => {
+    await whenReady().catch((error: unknown) => {
+      throw storeError(what, error);
+    });
+    try {
+      return await pool.query<R>(text, values);
+    } catch (error) {
+      throw storeError(what, error);
+    }
+  };
+
+  /** Runs `fn` in one transaction on one connection; a broken connection is discarded. */
+  const transaction = async <T>(what: string, fn: (c: pg.PoolClient) => Promise<T>) => {
+    await whenReady().catch((error: unknown) => {
+      throw storeError(what, error);
+    });
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw storeError(what, error);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      const result = await fn(client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch((rollbackError: unknown) => {
+        broken = rollbackError as Error;
+      });
+      if (error instanceof StaleSessionError || error instanceof SnapshotError) throw error;
+      broken ??= isConnectionError(error) ? (error as Error) : undefined;
+      throw storeError(what, error);
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  return {
+    schema,
+    migrate,
+
+    async close() {
+      if (owned) await pool.end();
+    },
+
+    async save(snapshot: SessionSnapshot, saveOptions?: SaveOptions) {
+      const expected = saveOptions?.expectedRevision;
+      if (expected !== undefined && (!Number.isSafeInteger(expected) || expected < 0)) {
+        throw new SnapshotError(
+          `expectedRevision must be a whole number >= 0 (the revision load() returned), got ${String(expected)}.`,
+        );
+      }
+      const parts = splitSnapshot(snapshot);
+      await transaction(`save session "${snapshot.id}"`, async (client) => {
+        let row = await lockRow(client, s, snapshot.id);
+        if (row === undefined) {
+          // A placeholder (revision 0), visible to nobody until commit. Two first saves at
+          // once: the second waits here on the unique id until the first ends.
+          await client.query(
+            `insert into ${s}.sessions (id, revision) values ($1, 0) on conflict (id) do nothing`,
+            [snapshot.id],
+          );
+          row = await lockRow(client, s, snapshot.id);
+        }
+        const stored = Number(row?.revision ?? 0);
+        if (expected !== undefined && expected !== stored) {
+          throw new StaleSessionError(snapshot.id, expected, stored);
+        }
+        const window = stored > 0 && row?.has_timeline ? storedWindow(row) : undefined;
+        const timeline = parts.timeline ?? [];
+        const plan =
+          parts.timeline === undefined
+            ? { kind: 'rewrite' as const }
+            : planTimeline(window, timeline);
+        let start: number;
+        let from: number;
+        if (plan.kind === 'append' && window !== undefined) {
+          start = window.start + plan.drop;
+          from = plan.from;
+          if (plan.drop > 0) {
+            await client.query(`delete from ${s}.timeline where session_id = $1 and seq < $2`, [
+              snapshot.id,
+              start,
+            ]);
+          }
+        } else if (plan.kind === 'append') {
+          start = 0;
+          from = 0;
+        } else {
+          await client.query(`delete from ${s}.timeline where session_id = $1`, [snapshot.id]);
+          // Numbered on from the old window, so no sequence number is ever reused.
+          start = row === undefined ? 0 : Number(row.timeline_start) + Number(row.timeline_count);
+          from = 0;
+        }
+        const fresh = messageTexts(snapshot.id, timeline.slice(from));
+        if (fresh.length > 0) {
+          await client.query(
+            `insert into ${s}.timeline (session_id, seq, message)
+             select $1, $2::bigint + u.i - 1, u.m from unnest($3::text[]) with ordinality as u(m, i)`,
+            [snapshot.id, start + from, fresh],
+          );
+        }
+        await client.query(
+          `update ${s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
+             format_version = $6, head = $7, has_timeline = $8, timeline_start = $9,
+             timeline_count = $10, timeline_tail = $11
+           where id = $1`,
+          [
+            snapshot.id,
+            stored + 1,
+            snapshot.savedAt,
+            snapshot.label ?? null,
+            parts.status,
+            snapshot.version,
+            parts.head,
+            parts.timeline !== undefined,
+            start,
+            timeline.length,
+            tailOf(timeline),
+          ],
+        );
+      });
+    },
+
+    async load(id) {
+      assertValidSessionId(id);
+      // One statement, so the session row and its messages are read from one snapshot.
+      const { rows } = await query<SessionRow & { messages: string[] | null }>(
+        `load session "${id}"`,
+        `select s.*, (select array_agg(t.message order by t.seq) from ${s}.timeline t
+            where t.session_id = s.id and t.seq >= s.timeline_start
+              and t.seq < s.timeline_start + s.timeline_count) as messages
+         from ${s}.sessions s where s.id = $1 and s.revision > 0`,
+        [id],
+      );
+      const row = rows[0];
+      return row === undefined ? undefined : joinSnapshot(row, row.messages ?? [], schema);
+    },
+
+    async list(listOptions?: ListOptions) {
+      const where: string[] = ['revision > 0'];
+      const values: unknown[] = [];
+      if (listOptions?.after !== undefined) {
+        values.push(listOptions.after);
+        where.push(`id > $${values.length}`);
+      }
+      if (listOptions?.status !== undefined) {
+        values.push(listOptions.status);
+        where.push(`status = $${values.length}`);
+      }
+      let limit = '';
+      if (listOptions?.limit !== undefined) {
+        if (!Number.isSafeInteger(listOptions.limit) || listOptions.limit < 1) {
+          throw new SnapshotError(
+            `list({ limit }) must be a whole number >= 1, got ${String(listOptions.limit)}.`,
+          );
+        }
+        values.push(listOptions.limit);
+        limit = ` limit $${values.length}`;
+      }
+      // With options: pages by id (a stable cursor); without: oldest save first, as every store.
+      const order = listOptions === undefined ? 'saved_at, id' : 'id';
+      const { rows } = await query<SessionRow>(
+        'list sessions',
+        `select id, revision, saved_at, label, status from ${s}.sessions
+         where ${where.join(' and ')} order by ${order}${limit}`,
+        values,
+      );
+      return rows.map(
+        (r): SessionSummary => ({
+          id: r.id,
+          savedAt: r.saved_at.toISOString(),
+          ...(r.label === null ? {} : { label: r.label }),
+          ...(r.status === null ? {} : { status: r.status }),
+          revision: Number(r.revision),
+        }),
+      );
+    },
+
+    async delete(id) {
+      assertValidSessionId(id);
+      return transaction(`delete session "${id}"`, async (client) => {
+        const gone = await client.query(
+          `delete from ${s}.sessions where id = $1 and revision > 0`,
+          [id],
+        );
+        await client.query(`delete from ${s}.restore_points where session_id = $1`, [id]);
+        await client.query(`delete from ${s}.ticks where session_id = $1`, [id]);
+        return (gone.rowCount ?? 0) > 0;
+      });
+    },
+
+    async saveRestorePoint(sessionId, tick, snapshot) {
+      checkPoint(sessionId, tick, snapshot);
+      const text = serializeSnapshot(snapshot);
+      await query(
+        `save restore point ${restorePointRef(sessionId, tick)}`,
+        `insert into ${s}.restore_points (session_id, tick, saved_at, label, snapshot)
+         values ($1, $2, $3, $4, $5)
+         on conflict (session_id, tick) do update set saved_at = excluded.saved_at,
+           label = excluded.label, snapshot = excluded.snapshot`,
+        [sessionId, tick, snapshot.savedAt, snapshot.label ?? null, text],
+      );
+    },
+
+    async loadRestorePoint(sessionId, tick) {
+      checkPoint(sessionId, tick);
+      const ref = restorePointRef(sessionId, tick);
+      const { rows } = await query<{ snapshot: string }>(
+        `load restore point ${ref}`,
+        `select snapshot from ${s}.restore_points where session_id = $1 and tick = $2`,
+        [sessionId, tick],
+      );
+      const text = rows[0]?.snapshot;
+      return text === undefined ? undefined : parseSnapshot(text, `postgres:${schema}/${ref}`);
+    },
+
+    async listRestorePoints(sessionId) {
+      const { rows } = await query<{
+        session_id: string;
+        tick: number;
+        saved_at: Date;
+        label: string | null;
+      }>(
+        'list restore points',
+        `select session_id, tick, saved_at, label from ${s}.restore_points
+         ${sessionId === undefined ? '' : 'where session_id = $1'} order by session_id, tick`,
+        sessionId === undefined ? [] : [sessionId],
+      );
+      return rows.map(
+        (r): RestorePointSummary => ({
+          sessionId: r.session_id,
+          tick: r.tick,
+          ref: restorePointRef(r.session_id, r.tick),
+          savedAt: r.saved_at.toISOString(),
+          ...(r.label === null ? {} : { label: r.label }),
+        }),
+      );
+    },
+
+    async appendTicks(sessionId, records, replace) {
+      assertValidSessionId(sessionId);
+      const texts = records.map((r) => JSON.stringify(r));
+      const insert = `insert into ${s}.ticks (session_id, record) select $1, u.r from unnest($2::text[]) with ordinality as u(r, i) order by u.i`;
+      if (!replace) {
+        await query(`append ticks of "${sessionId}"`, insert, [sessionId, texts]);
+        return;
+      }
+      await transaction(`replace ticks of "${sessionId}"`, async (client) => {
+        await client.query(`delete from ${s}.ticks where session_id = $1`, [sessionId]);
+        await client.query(insert, [sessionId, texts]);
+      });
+    },
+
+    async loadTicks(sessionId) {
+      assertValidSessionId(sessionId);
+      const { rows } = await query<{ record: string }>(
+        `load ticks of "${sessionId}"`,
+        `select record from ${s}.ticks where session_id = $1 order by n`,
+        [sessionId],
+      );
+      return rows.map((r) => JSON.parse(r.record) as TickRecord);
+    },
+  };
+}
+
+function makePool(connectionString: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString });
+  // An idle connection cut by a server restart must not crash the process: the pool drops
+  // it, and the next query opens a new one.
+  pool.on('error', () => {});
+  return pool;
+}
+
+async function lockRow(
+  client: pg.PoolClient,
+  s: string,
+  id: string,
+): Promise<SessionRow | undefined> {
+  const { rows } = await client.query<SessionRow>(
+    `select revision, has_timeline, timeline_start, timeline_count, timeline_tail
+     from ${s}.sessions where id = $1 for update`,
+    [id],
+  );
+  return rows[0];
+}
+
+function storedWindow(row: SessionRow): StoredWindow {
+  return {
+    start: Number(row.timeline_start),
+    count: Number(row.timeline_count),
+    tail: row.timeline_tail,
+  };
+}
+
+interface SnapshotParts {
+  /** The state as JSON with an empty timeline (its key kept in place). */
+  head: string;
+  /** The state's timeline, when it has one (an array). */
+  timeline: unknown[] | undefined;
+  status: string | null;
+}
+
+/**
+ * Splits a snapshot into the session row's head and its timeline. Checked like every store
+ * checks a snapshot (`serializeSnapshot`), but only the head: the timeline's old messages
+ * were checked when they were saved, and the new ones are checked in `messageTexts`.
+ */
+function splitSnapshot(snapshot: SessionSnapshot): SnapshotParts {
+  const state = snapshot.state as Record<string, unknown> | null;
+  const timeline =
+    typeof state === 'object' && state !== null && Array.isArray(state.timeline)
+      ? (state.timeline as unknown[])
+      : undefined;
+  const headState = timeline === undefined ? snapshot.state : { ...state, timeline: [] };
+  serializeSnapshot({ ...snapshot, state: headState });
+  const status = (state as { status?: unknown } | null)?.status;
+  return {
+    head: JSON.stringify(headState),
+    timeline,
+    status: typeof status === 'string' ? status : null,
+  };
+}
+
+/** The new messages as JSON text, each checked to be plain JSON first. */
+function messageTexts(sessionId: string, messages: readonly unknown[]): string[] {
+  if (messages.length === 0) return [];
+  serializeSnapshot({
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    id: sessionId,
+    savedAt: new Date().toISOString(),
+    state: { timeline: messages },
+  });
+  return messages.map((m) => JSON.stringify(m));
+}
+
+function joinSnapshot(row: SessionRow, messages: string[], schema: string): SessionSnapshot {
+  const where = `postgres:${schema}/${row.id}`;
+  if (row.format_version !== SNAPSHOT_VERSION) {
+    throw new SnapshotError(
+      `Session snapshot ${where} cannot be read: snapshot version ${row.format_version} is not supported by this version of @agate/core (expects ${SNAPSHOT_VERSION}).`,
+      { path: where },
+    );
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(row.head);
+    if (row.has_timeline) {
+      if (messages.length !== Number(row.timeline_count)) {
+        throw new Error(
+          `its timeline has ${messages.length} of ${row.timeline_count} messages (rows were deleted by hand?)`,
+        );
+      }
+      // Assigned to the existing key, so the state's key order is what was saved.
+      (state as Record<string, unknown>).timeline = messages.map((m) => JSON.parse(m) as unknown);
+    }
+  } catch (error) {
+    throw new SnapshotError(
+      `Session snapshot ${where} is damaged: ${(error as Error).message}. Restore it from a backup, or delete it to start the session afresh.`,
+      { path: where, cause: error },
+    );
+  }
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    id: row.id,
+    savedAt: row.saved_at.toISOString(),
+    ...(row.label === null ? {} : { label: row.label }),
+    revision: Number(row.revision),
+    state,
+  };
+}
+
+function checkPoint(sessionId: string, tick: number, snapshot?: SessionSnapshot): void {
+  assertValidSessionId(sessionId);
+  if (!Number.isSafeInteger(tick) || tick < 0) {
+    throw new SnapshotError(
+      `A restore point's tick must be a whole number >= 0, got ${String(tick)}.`,
+    );
+  }
+  if (snapshot !== undefined && snapshot.id !== sessionId) {
+    throw new SnapshotError(
+      `A restore point of session "${sessionId}" must hold that session, not "${snapshot.id}".`,
+    );
+  }
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08003',
+  '08001',
+]);
+
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+    String((error as Error | null)?.message),
+  );
+}
+
+/**
+ * A driver error as a `SnapshotError` (the store step of a run), saying what was being done;
+ * for a lost connection, that a save may or may not have committed.
+ */
+function storeError(what: string, error: unknown): SnapshotError {
+  if (error instanceof SnapshotError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = isConnectionError(error)
+    ? what.startsWith('save')
+      ? ' The connection to PostgreSQL was lost; the save may or may not have committed: load the session to see which revision is stored, then save again.'
+      : ' The connection to PostgreSQL was lost; try again once the server is back.'
+    : '';
+  return new SnapshotError(`Could not ${what} in PostgreSQL: ${message}.${hint}`, { cause: error });
+}
