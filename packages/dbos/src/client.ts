@@ -30,7 +30,10 @@ export async function createClient(options: ClientOptions): Promise<Client> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   pool.on('error', () => {});
   await ensureTables(pool);
-  const dbos = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: NAMES.app });
+  const dbos = await DBOSClient.create({
+    systemDatabaseUrl: databaseUrl,
+    applicationName: NAMES.app,
+  });
 
   const latest = async (sessionId: string): Promise<WorkflowStatus | undefined> => {
     assertValidSessionId(sessionId);

@@ -20,7 +20,7 @@ export function deferredStore(base: SessionStore): DeferredStore {
     async load(id) {
       return pending?.id === id ? pending : base.load(id);
     },
-    list: () => base.list(),
+    list: (options) => base.list(options),
     async flush() {
       const held = pending;
       if (held === undefined) return;
@@ -30,6 +30,7 @@ export function deferredStore(base: SessionStore): DeferredStore {
   };
   // Restore points are keyed by tick (writing one again writes the same thing); a tick log is
   // observability, and a replay may append a tick's record again.
+  if (base.delete) store.delete = base.delete.bind(base);
   if (base.saveRestorePoint) store.saveRestorePoint = base.saveRestorePoint.bind(base);
   if (base.loadRestorePoint) store.loadRestorePoint = base.loadRestorePoint.bind(base);
   if (base.listRestorePoints) store.listRestorePoints = base.listRestorePoints.bind(base);

@@ -29,7 +29,8 @@ export function startWatchman(options: {
   onError: (error: unknown) => void;
 }): Watchman {
   const { pool, store, executorId, recoveryAfterMs } = options;
-  const everyMs = Math.min(5_000, Math.max(100, Math.floor(recoveryAfterMs / 4)));
+  // At least once a second: a decision should wake its run about at once.
+  const everyMs = Math.min(1_000, Math.max(100, Math.floor(recoveryAfterMs / 4)));
   let running: Promise<void> | undefined;
   let stopped = false;
 

@@ -1,10 +1,11 @@
 import type { SessionStore } from '@agate/core';
-import { DurableRunError } from './errors.js';
+import { createPostgresStore } from '@agate/postgres';
 
-/** The PostgreSQL session store on the run database (default schema), closed with the worker. */
-export function storeForDatabase(_databaseUrl: string): {
+/** The PostgreSQL session store on the run database (its default schema), closed with the worker. */
+export function storeForDatabase(databaseUrl: string): {
   store: SessionStore;
   close(): Promise<void>;
 } {
-  throw new DurableRunError('The PostgreSQL store is not available yet; pass `store`.');
+  const store = createPostgresStore({ connectionString: databaseUrl });
+  return { store, close: () => store.close() };
 }

@@ -59,7 +59,6 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
       const w = startWorkerProcess({
         DATABASE_URL: pg.url,
         AGATE_TEST_LOG_DIR: dir,
-        AGATE_TEST_STORE_DIR: join(dir, 'sessions'),
         ...env,
       });
       workers.push(w);
@@ -166,7 +165,12 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
       while (lines(join(dir, 'spans.log')).length < 4) await sleep(50);
       await pg.restart({ downForMs: 1_000 });
       const results = await Promise.all(handles.map((h) => h.result({ timeoutMs: 30_000 })));
-      expect(results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+      expect(results.map((r) => r.status)).toEqual([
+        'completed',
+        'completed',
+        'completed',
+        'completed',
+      ]);
       expectEveryCall(dir, 'p', 4, 4);
     }, 45_000);
   },

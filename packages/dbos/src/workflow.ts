@@ -6,6 +6,7 @@ import {
   type Session,
   type SessionSnapshot,
   type SessionStore,
+  StaleSessionError,
 } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
@@ -74,7 +75,10 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   });
   let snapshot: SessionSnapshot | null = start.cancelled ? null : start.value;
   let cancelled = start.cancelled;
-  if (cancelled) snapshot = await DBOS.runStep(() => loadOrNull(store, request.sessionId), { name: 'agate:load' });
+  if (cancelled)
+    snapshot = await DBOS.runStep(() => loadOrNull(store, request.sessionId), {
+      name: 'agate:load',
+    });
   let ticks = 0;
 
   for (;;) {
@@ -121,8 +125,8 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     const waiting = result.status === 'awaiting-approval';
     await DBOS.runStep(
       async () => {
-        await store.save(end);
-        if (waiting) await recordWait(pool, workflowId, request.sessionId, fingerprint(end));
+        const saved = await saveEnd(store, end);
+        if (waiting) await recordWait(pool, workflowId, request.sessionId, saved);
       },
       { name: 'agate:end' },
     );
@@ -149,10 +153,33 @@ async function loadOrNull(store: SessionStore, id: string): Promise<SessionSnaps
   return (await store.load(id)) ?? null;
 }
 
+/**
+ * Saves the run's last state and returns its fingerprint. The revision is known from the
+ * conditional save itself: a load after the save could already see a decision made since.
+ */
+async function saveEnd(store: SessionStore, end: SessionSnapshot): Promise<string> {
+  const before = await store.load(end.id);
+  const expected = before?.revision;
+  if (expected === undefined) {
+    await store.save(end);
+    return fingerprint(end);
+  }
+  try {
+    await store.save(end, { expectedRevision: expected });
+    return fingerprint({ ...end, revision: expected + 1 });
+  } catch (error) {
+    if (!(error instanceof StaleSessionError)) throw error;
+    // Someone wrote the session during the run; the run's end state wins, as at every tick.
+    await store.save(end);
+    const after = await store.load(end.id);
+    return fingerprint(after ?? end);
+  }
+}
+
 /** What tells a decided session from the one the run saved: its revision, or its save time. */
 export function fingerprint(snapshot: SessionSnapshot): string {
-  const revision = (snapshot as { revision?: unknown }).revision;
-  return revision !== undefined ? `r${String(revision)}` : `t${snapshot.savedAt}`;
+  const { revision } = snapshot;
+  return revision !== undefined ? `r${revision}` : `t${snapshot.savedAt}`;
 }
 
 async function recordWait(

@@ -36,33 +36,36 @@ export function countingAgents(logDir: string, delayMs = 40): DurableAgents {
     ],
     { whenExhausted: 'repeat-last' },
   );
-  function Agent({ run }: { run: string }) {
-    return (
-      <>
-        <System>Call the append tool until it has been called {CALLS_PER_RUN} times.</System>
-        <User>This is run {run}.</User>
-        <Timeline />
-        <Tool
-          name="append"
-          description="Appends the call id to a file."
-          input={z.object({ n: z.number() })}
-          execute={async ({ n }, { toolCallId, abortSignal }) => {
-            const spans = join(logDir, 'spans.log');
-            appendFileSync(spans, `start ${toolCallId} ${process.pid} ${Date.now()}\n`);
-            await new Promise((resolve) => setTimeout(resolve, delayMs / 2));
-            abortSignal.throwIfAborted();
-            appendFileSync(join(logDir, 'calls.log'), `${toolCallId}\n`);
-            appendFileSync(spans, `end ${toolCallId} ${process.pid} ${Date.now()}\n`);
-            return `appended ${n}`;
-          }}
-        />
-      </>
-    );
-  }
   return {
     counting: {
-      element: (input: { run: string }) => <Agent run={input.run} />,
+      element: (input: { run: string }) => (
+        <CountingAgent run={input.run} logDir={logDir} delayMs={delayMs} />
+      ),
       options: { model, maxTicks: 20 },
     },
   };
+}
+
+function CountingAgent({ run, logDir, delayMs }: { run: string; logDir: string; delayMs: number }) {
+  return (
+    <>
+      <System>Call the append tool until it has been called {CALLS_PER_RUN} times.</System>
+      <User>This is run {run}.</User>
+      <Timeline />
+      <Tool
+        name="append"
+        description="Appends the call id to a file."
+        input={z.object({ n: z.number() })}
+        execute={async ({ n }, { toolCallId, abortSignal }) => {
+          const spans = join(logDir, 'spans.log');
+          appendFileSync(spans, `start ${toolCallId} ${process.pid} ${Date.now()}\n`);
+          await new Promise((resolve) => setTimeout(resolve, delayMs / 2));
+          abortSignal.throwIfAborted();
+          appendFileSync(join(logDir, 'calls.log'), `${toolCallId}\n`);
+          appendFileSync(spans, `end ${toolCallId} ${process.pid} ${Date.now()}\n`);
+          return `appended ${n}`;
+        }}
+      />
+    </>
+  );
 }

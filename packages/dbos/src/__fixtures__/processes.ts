@@ -17,15 +17,11 @@ export interface WorkerProcess {
 
 /** Starts a worker in its own Node process (the fixture agent, configured by `env`). */
 export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@agate/source', '--import', 'tsx', SCRIPT],
-    {
-      cwd: PACKAGE_DIR,
-      env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['--conditions=@agate/source', '--import', 'tsx', SCRIPT], {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -53,7 +49,9 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
 
 export function lines(file: string): string[] {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
   } catch {
     return [];
   }

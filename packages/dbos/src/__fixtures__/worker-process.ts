@@ -1,7 +1,5 @@
 // A worker process for the fault tests: `tsx --conditions=@agate/source worker-process.ts`.
 // Configured by environment variables; prints "ready" once it takes runs; SIGTERM shuts it down.
-import { join } from 'node:path';
-import { createFileStore } from '@agate/core';
 import { launchWorker } from '../index.js';
 import { countingAgents } from './counting-agent.js';
 
@@ -13,7 +11,6 @@ const worker = await launchWorker({
   concurrency: Number(env('AGATE_TEST_CONCURRENCY') ?? 4),
   recoveryAfterMs: Number(env('AGATE_TEST_RECOVERY_MS') ?? 30_000),
   ...(env('AGATE_TEST_EXECUTOR_ID') ? { executorId: env('AGATE_TEST_EXECUTOR_ID') } : {}),
-  ...(env('AGATE_TEST_STORE_DIR') ? { store: createFileStore(env('AGATE_TEST_STORE_DIR')) } : {}),
 });
 process.stdout.write('ready\n');
 process.once('SIGTERM', () => {
