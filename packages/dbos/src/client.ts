@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { assertValidSessionId } from '@agate/core';
 import { DBOS, DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
-import pg from 'pg';
+import type pg from 'pg';
 import { DurableRunError, RunActiveError, RunNotFoundError } from './errors.js';
 import {
   type Client,
@@ -16,7 +16,7 @@ import {
   type StartRunInput,
   type WakeMessage,
 } from './options.js';
-import { ensureTables, requestCancel, SCHEMA } from './tables.js';
+import { ensureTables, requestCancel, resilientPool, SCHEMA } from './tables.js';
 
 /**
  * Starts, inspects and cancels durable runs from any process (a web server, a script): no
@@ -27,8 +27,7 @@ export async function createClient(options: ClientOptions): Promise<Client> {
   const appVersion = options.applicationVersion ?? DEFAULTS.applicationVersion;
   // DBOS's system tables and ours exist before the first enqueue, even with no worker yet.
   await DBOS.migrate(databaseUrl);
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  pool.on('error', () => {});
+  const pool = resilientPool(databaseUrl, 2);
   await ensureTables(pool);
   const dbos = await DBOSClient.create({
     systemDatabaseUrl: databaseUrl,

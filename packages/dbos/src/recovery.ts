@@ -2,7 +2,7 @@ import type { SessionStore } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 import { NAMES, type WakeMessage } from './options.js';
-import { LOCKS, SCHEMA } from './tables.js';
+import { inTransaction, LOCKS, resilientPool, SCHEMA } from './tables.js';
 import { fingerprint } from './workflow.js';
 
 export interface Watchman {
@@ -24,45 +24,52 @@ export interface Watchman {
 export function startWatchman(options: {
   pool: pg.Pool;
   store: SessionStore;
+  databaseUrl: string;
   executorId: string;
   recoveryAfterMs: number;
   onError: (error: unknown) => void;
 }): Watchman {
-  const { pool, store, executorId, recoveryAfterMs } = options;
+  const { pool, store, executorId, recoveryAfterMs, databaseUrl } = options;
   // At least once a second: a decision should wake its run about at once.
   const everyMs = Math.min(1_000, Math.max(100, Math.floor(recoveryAfterMs / 4)));
   let running: Promise<void> | undefined;
   let stopped = false;
 
+  // The heartbeat has a connection of its own and a timer of its own: busy runs (the pool) or a
+  // slow takeover round never make a live worker look dead.
+  const beatPool = resilientPool(databaseUrl, 1);
   const beat = () =>
-    pool.query(
+    beatPool.query(
       `INSERT INTO ${SCHEMA}.workers (executor_id, heartbeat_at, pid, host)
        VALUES ($1, now(), $2, $3)
        ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now(), pid = EXCLUDED.pid, host = EXCLUDED.host`,
       [executorId, process.pid, process.env.HOSTNAME ?? null],
     );
+  let beating: Promise<unknown> | undefined;
+  const beatTimer = setInterval(
+    () => {
+      beating ??= beat()
+        .catch(options.onError)
+        .finally(() => {
+          beating = undefined;
+        });
+    },
+    Math.max(50, Math.floor(recoveryAfterMs / 6)),
+  );
+  beatTimer.unref();
 
   const round = async () => {
     await beat();
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(pool, async (client) => {
       const { rows } = await client.query<{ locked: boolean }>(
         'SELECT pg_try_advisory_xact_lock($1) AS locked',
         [LOCKS.recovery],
       );
       // Another live worker is doing this round; one is enough.
-      if (rows[0]?.locked === true) {
-        await takeOver(client);
-        await wake(client);
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+      if (rows[0]?.locked !== true) return;
+      await takeOver(client);
+      await wake(client);
+    });
   };
 
   const takeOver = async (client: pg.PoolClient) => {
@@ -79,6 +86,14 @@ export function startWatchman(options: {
         loadInput: false,
         loadOutput: false,
       });
+      // A silent heartbeat with steps still being recorded is a starved process, not a dead one.
+      if (
+        await recentlyStepped(
+          pending.map((w) => w.workflowID),
+          recoveryAfterMs,
+        )
+      )
+        continue;
       if (pending.length > 0) {
         await DBOS.resumeWorkflows(
           pending.map((w) => w.workflowID),
@@ -120,12 +135,26 @@ export function startWatchman(options: {
     async stop({ handOver }) {
       stopped = true;
       clearInterval(timer);
+      clearInterval(beatTimer);
       await running;
+      await beating;
       // A worker leaving on purpose is "dead" at once: live workers take its runs next round.
       const sql = handOver
         ? `UPDATE ${SCHEMA}.workers SET heartbeat_at = 'epoch' WHERE executor_id = $1`
         : `DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`;
-      await pool.query(sql, [executorId]);
+      await beatPool.query(sql, [executorId]).finally(() => beatPool.end());
     },
   };
+}
+
+/** True when any of `workflowIds` recorded a step within the last `withinMs` (DBOS's record). */
+async function recentlyStepped(workflowIds: readonly string[], withinMs: number): Promise<boolean> {
+  const since = Date.now() - withinMs;
+  for (const id of workflowIds) {
+    const steps = (await DBOS.listWorkflowSteps(id)) ?? [];
+    if (steps.some((step) => (step.completedAtEpochMs ?? step.startedAtEpochMs ?? 0) > since)) {
+      return true;
+    }
+  }
+  return false;
 }

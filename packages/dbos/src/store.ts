@@ -1,11 +1,8 @@
 import type { SessionStore } from '@agate/core';
 import { createPostgresStore } from '@agate/postgres';
+import type pg from 'pg';
 
-/** The PostgreSQL session store on the run database (its default schema), closed with the worker. */
-export function storeForDatabase(databaseUrl: string): {
-  store: SessionStore;
-  close(): Promise<void>;
-} {
-  const store = createPostgresStore({ connectionString: databaseUrl });
-  return { store, close: () => store.close() };
+/** The PostgreSQL session store on the run database (its default schema), on the worker's pool. */
+export function storeForDatabase(pool: pg.Pool): SessionStore {
+  return createPostgresStore({ pool });
 }

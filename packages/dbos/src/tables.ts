@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 
 /**
  * What Agate adds next to DBOS's own system tables, in a schema of its own: worker heartbeats
@@ -32,19 +32,56 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.waits (
 /** Keys of the advisory locks Agate takes (arbitrary, fixed, and apart from DBOS's). */
 export const LOCKS = { migrate: 0x61676174_01, recovery: 0x61676174_02 } as const;
 
+/**
+ * A pool whose connections survive a database restart without crashing the process: pg emits
+ * a cut connection's error on its client, which nobody hears while the client is checked out
+ * between two queries. Every client hears it here; the failed query still rejects, and the
+ * pool replaces the connection.
+ */
+export function resilientPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  return pool;
+}
+
 /** Creates the tables once; two processes starting together wait on one advisory lock. */
 export async function ensureTables(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.migrate]);
     await client.query(DDL);
+  });
+}
+
+/**
+ * `work` in one transaction on one connection. A connection cut while checked out (a database
+ * restart) emits an error on the client, which would crash the process unheard: it is heard
+ * here, and the broken connection is dropped from the pool.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: unknown;
+  const onError = (error: unknown) => {
+    broken = error;
+  };
+  client.on('error', onError);
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
     await client.query('COMMIT');
+    return result;
   } catch (error) {
+    broken ??= error;
     await client.query('ROLLBACK').catch(() => {});
     throw error;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken instanceof Error ? broken : undefined);
   }
 }
 

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import pg from 'pg';
 import { DurableRunError, WorkerRunningError } from './errors.js';
 import { DEFAULTS, NAMES, type Worker, type WorkerOptions } from './options.js';
 import { startWatchman } from './recovery.js';
 import { storeForDatabase } from './store.js';
-import { ensureTables } from './tables.js';
+import { ensureTables, resilientPool } from './tables.js';
 import { durableRun, setWorkflowHost } from './workflow.js';
 
 let active = false;
@@ -36,24 +35,24 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   const executorId =
     options.executorId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   active = true;
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
-  // A dropped connection (a database restart) must not crash the worker; queries retry.
-  pool.on('error', () => {});
-  const owned = options.store === undefined ? storeForDatabase(options.databaseUrl) : undefined;
-  const store = options.store ?? owned?.store;
+  // The store's and Agate's tables on one pool, DBOS's on another: both survive a restart.
+  const pool = resilientPool(options.databaseUrl, concurrency + 4);
+  const systemPool = resilientPool(options.databaseUrl, 10);
+  const store = options.store ?? storeForDatabase(pool);
   try {
-    if (store === undefined) throw new DurableRunError('No session store.');
     await ensureTables(pool);
     setWorkflowHost({ agents: options.agents, store, pool, approvalTimeoutMs });
     DBOS.setConfig({
       name: NAMES.app,
       systemDatabaseUrl: options.databaseUrl,
+      systemDatabasePool: systemPool,
       applicationVersion: options.applicationVersion ?? DEFAULTS.applicationVersion,
       executorID: executorId,
       logLevel: options.logLevel ?? 'warn',
     });
     DBOS.registerWorkflow(durableRun, { name: NAMES.workflow, maxRecoveryAttempts: 1_000 });
     const watchman = startWatchman({
+      databaseUrl: options.databaseUrl,
       pool,
       store,
       executorId,
@@ -74,8 +73,8 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
           await watchman.stop({ handOver: true });
           await DBOS.shutdown({ deregister: true });
           setWorkflowHost(undefined);
-          await owned?.close();
           await pool.end();
+          await systemPool.end();
           active = false;
         })();
         return closing;
@@ -84,8 +83,8 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   } catch (error) {
     setWorkflowHost(undefined);
     if (DBOS.isInitialized()) await DBOS.shutdown({ deregister: true }).catch(() => {});
-    await owned?.close().catch(() => {});
     await pool.end().catch(() => {});
+    await systemPool.end().catch(() => {});
     active = false;
     throw error;
   }

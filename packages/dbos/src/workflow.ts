@@ -20,6 +20,7 @@ import {
   type WakeMessage,
 } from './options.js';
 import { toDurableResult } from './result.js';
+import { databaseWork, WHILE_DATABASE_DOWN } from './retry.js';
 import { cancelRequested, SCHEMA } from './tables.js';
 
 /** What the workflow needs from the worker of this process. */
@@ -59,26 +60,37 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   const workflowId = DBOS.workflowID as string;
   const { store, pool } = worker;
 
-  /** A step that first looks for a cancellation; "cancelled" is recorded like any answer. */
-  const checkedStep = <T>(name: string, work: () => Promise<T>): Promise<Checked<T>> =>
+  /**
+   * A model or tool call as a step. It first looks for a cancellation ("cancelled" is recorded
+   * like any answer, so a replay stops at the same step) and does the step's database work;
+   * both are retried while the database is down, the call itself never.
+   */
+  const checkedStep = <T>(
+    name: string,
+    prepare: () => Promise<void>,
+    work: () => Promise<T>,
+  ): Promise<Checked<T>> =>
     DBOS.runStep(
-      async (): Promise<Checked<T>> =>
-        (await cancelRequested(pool, workflowId))
-          ? { cancelled: true }
-          : { cancelled: false, value: await work() },
-      { name },
+      async (): Promise<Checked<T>> => {
+        const cancelled = await databaseWork(async () => {
+          if (await cancelRequested(pool, workflowId)) return true;
+          await prepare();
+          return false;
+        });
+        return cancelled ? { cancelled: true } : { cancelled: false, value: await work() };
+      },
+      { name, ...WHILE_DATABASE_DOWN },
     );
+  /** A step of database work only, retried while the database is down. */
+  const dbStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
+    DBOS.runStep(() => databaseWork(work), { name, ...WHILE_DATABASE_DOWN });
 
-  const start = await checkedStep('agate:start', async () => {
-    const found = await store.load(request.sessionId);
-    return found ?? null;
-  });
-  let snapshot: SessionSnapshot | null = start.cancelled ? null : start.value;
+  const start = await dbStep('agate:start', async () => ({
+    cancelled: await cancelRequested(pool, workflowId),
+    snapshot: await loadOrNull(store, request.sessionId),
+  }));
+  let snapshot: SessionSnapshot | null = start.snapshot;
   let cancelled = start.cancelled;
-  if (cancelled)
-    snapshot = await DBOS.runStep(() => loadOrNull(store, request.sessionId), {
-      name: 'agate:load',
-    });
   let ticks = 0;
 
   for (;;) {
@@ -93,17 +105,17 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     const steps: DurableSteps = {
       // The state before this tick's model call is the last tick's end: saved here, in a step.
       model: async (call) => {
-        const out = await checkedStep('agate:model', async () => {
-          if (session !== undefined) await store.save(session.snapshot());
-          return call();
-        });
+        const out = await checkedStep(
+          'agate:model',
+          async () => {
+            if (session !== undefined) await store.save(session.snapshot());
+          },
+          call,
+        );
         return out.cancelled ? stop() : out.value;
       },
       tool: async (call) => {
-        const out = await checkedStep('agate:tool', async () => {
-          await deferred.flush();
-          return call();
-        });
+        const out = await checkedStep('agate:tool', () => deferred.flush(), call);
         return out.cancelled ? stop() : out.value;
       },
     };
@@ -123,13 +135,10 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     ticks += result.ticks;
     const end = session.snapshot();
     const waiting = result.status === 'awaiting-approval';
-    await DBOS.runStep(
-      async () => {
-        const saved = await saveEnd(store, end);
-        if (waiting) await recordWait(pool, workflowId, request.sessionId, saved);
-      },
-      { name: 'agate:end' },
-    );
+    await dbStep('agate:end', async () => {
+      const saved = await saveEnd(store, end);
+      if (waiting) await recordWait(pool, workflowId, request.sessionId, saved);
+    });
     if (!waiting) return toDurableResult(result, ticks);
 
     // Waits inside the workflow: no process is needed meanwhile, and a restart waits again.
@@ -137,13 +146,10 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     const message = await DBOS.recv<WakeMessage>(NAMES.topic, {
       deadlineEpochMS: now + worker.approvalTimeoutMs,
     });
-    snapshot = await DBOS.runStep(
-      async () => {
-        await pool.query(`DELETE FROM ${SCHEMA}.waits WHERE workflow_id = $1`, [workflowId]);
-        return loadOrNull(store, request.sessionId);
-      },
-      { name: 'agate:resume' },
-    );
+    snapshot = await dbStep('agate:resume', async () => {
+      await pool.query(`DELETE FROM ${SCHEMA}.waits WHERE workflow_id = $1`, [workflowId]);
+      return loadOrNull(store, request.sessionId);
+    });
     if (message === null) return toDurableResult(result, ticks);
     cancelled = message.kind === 'cancel';
   }

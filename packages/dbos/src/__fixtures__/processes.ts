@@ -25,6 +25,8 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+    // Set to see the workers' own output while a test runs.
+    if (process.env.AGATE_TEST_WORKER_OUTPUT) process.stderr.write(chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const ready = new Promise<void>((resolve, reject) => {
