@@ -48,10 +48,12 @@ export function resilientPool(connectionString: string, max: number): pg.Pool {
 }
 
 /** Creates the tables once; two processes starting together wait on one advisory lock. */
-export async function ensureTables(pool: pg.Pool): Promise<void> {
+export async function ensureTables(pool: pg.Pool, also?: () => Promise<unknown>): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.migrate]);
     await client.query(DDL);
+    // The session store's migrations too, one process at a time (workers start together).
+    await also?.();
   });
 }
 

@@ -118,7 +118,7 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
       expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
       expectEveryCall(dir, 'k', 30, 3);
       expect(overlaps(spans(join(dir, 'spans.log'), killedAt))).toEqual([]);
-    }, 90_000);
+    }, 150_000);
 
     it('a worker killed for good: live workers take its runs over within recoveryAfterMs', async () => {
       const dir = logDir();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { SessionStore } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DurableRunError, WorkerRunningError } from './errors.js';
 import { DEFAULTS, NAMES, type Worker, type WorkerOptions } from './options.js';
@@ -38,9 +39,10 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   // The store's and Agate's tables on one pool, DBOS's on another: both survive a restart.
   const pool = resilientPool(options.databaseUrl, concurrency + 4);
   const systemPool = resilientPool(options.databaseUrl, 10);
-  const store = options.store ?? storeForDatabase(pool);
+  const owned = options.store === undefined ? storeForDatabase(pool) : undefined;
+  const store = options.store ?? (owned as SessionStore);
   try {
-    await ensureTables(pool);
+    await ensureTables(pool, owned?.migrate);
     setWorkflowHost({ agents: options.agents, store, pool, approvalTimeoutMs });
     DBOS.setConfig({
       name: NAMES.app,
