@@ -2,6 +2,7 @@ import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { errorMessage } from './errors.js';
+import { atStep } from './fault.js';
 import type { ModelTurn } from './model-call.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import { toJsonValue } from './tool-execution.js';
@@ -43,7 +44,11 @@ export function modelStep(
   tick: number,
   run: () => Promise<ModelTurn>,
 ): Promise<ModelTurn> {
-  return steps?.model === undefined ? run() : steps.model(run, { tick });
+  if (steps?.model === undefined) return run();
+  // A failure of the engine itself (its database) is reported at the step it wrapped.
+  return steps.model(run, { tick }).catch((error: unknown) => {
+    throw atStep(error, 'model call');
+  });
 }
 
 /**
@@ -59,13 +64,17 @@ export async function toolStep(
 ): Promise<ToolCallOutcome> {
   if (steps?.tool === undefined) return run();
   let live: ToolCallOutcome | undefined;
-  const record = await steps.tool(
-    async () => {
-      live = await run();
-      return toStepRecord(live);
-    },
-    { tick, toolCallId: call.toolCallId, toolName: call.toolName },
-  );
+  const record = await steps
+    .tool(
+      async () => {
+        live = await run();
+        return toStepRecord(live);
+      },
+      { tick, toolCallId: call.toolCallId, toolName: call.toolName },
+    )
+    .catch((error: unknown) => {
+      throw atStep(error, 'tool');
+    });
   return live ?? fromStepRecord(record, call, tools);
 }
 
