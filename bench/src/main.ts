@@ -19,6 +19,7 @@ import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import type { MemoryResult } from './memory.js';
 import { measurePhaseEffectiveness } from './phase/effectiveness.js';
+import { measurePostgresSave } from './postgres-save.js';
 import { loadedReactBuild } from './react-build.js';
 import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
 import { type BenchData, type BuildRun, renderReport } from './report.js';
@@ -194,6 +195,9 @@ async function main(): Promise<void> {
   log('<Shell>: `true` in the bubblewrap sandbox and unsandboxed, alternating...');
   const sandbox = await measureSandboxSpawn(quick ? 10 : 40);
 
+  log('@agate/postgres: saving tick 2,000 against tick 10 (private server, fsync on)...');
+  const postgresSave = await measurePostgresSave(quick ? 8 : 40);
+
   log('agate run: cold start to the first tick of the demo (child processes)...');
   const coldStart = await measureColdStart(quick ? 3 : 9);
 
@@ -244,6 +248,7 @@ async function main(): Promise<void> {
     idleSessions,
     phaseGates,
     ...(sandbox ? { sandbox } : {}),
+    ...(postgresSave ? { postgresSave } : {}),
     coldStart,
     warmup,
     quick,

@@ -4,6 +4,7 @@ import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryResult } from './memory.js';
 import { type EffectivenessRow, renderEffectivenessTable } from './phase/effectiveness.js';
+import { POSTGRES_SAVE_RATIO_TARGET, type PostgresSaveResult } from './postgres-save.js';
 import type { RenderCost } from './render-cost.js';
 import { SANDBOX_EXTRA_TARGET_MS, type SandboxSpawnResult } from './sandbox-spawn.js';
 import {
@@ -62,6 +63,8 @@ export interface BenchData {
   phaseGates?: EffectivenessRow[];
   /** `<Shell>`: a sandboxed `true` against an unsandboxed one (absent without bubblewrap). */
   sandbox?: SandboxSpawnResult;
+  /** `@agate/postgres`: saving tick 2,000 against tick 10 (absent without PostgreSQL). */
+  postgresSave?: PostgresSaveResult;
   /** `agate run` on the demo: process start to the first tick. */
   coldStart?: ColdStartResult;
   warmup: number;
@@ -200,6 +203,16 @@ export function targetRows(data: BenchData): TargetRow[] {
       : '— (bubblewrap cannot start here)',
     spread: sandbox ? range(sandbox.blocks, signed) : '—',
     verdict: sandbox ? judge(sandbox.blocks, SANDBOX_EXTRA_TARGET_MS) : 'not measured',
+  });
+  const pgSave = data.postgresSave;
+  rows.push({
+    what: `\`@agate/postgres\`: \`store.save\` of tick 2,000 (${pgSave?.messages.toLocaleString('en-US') ?? '—'} timeline messages) / of tick 10 of a real session, fsync on (${pgSave?.reps ?? 0} alternating pairs, wall time; spread of the medians of blocks of 8 pairs)`,
+    target: `≤ ${POSTGRES_SAVE_RATIO_TARGET}×`,
+    measured: pgSave
+      ? `${x(pgSave.ratio.median)} (${ms(pgSave.tick2000.median)} vs ${ms(pgSave.tick10.median)})`
+      : '— (PostgreSQL is not installed here)',
+    spread: pgSave ? range(pgSave.blocks, x) : '—',
+    verdict: pgSave ? judge(pgSave.blocks, POSTGRES_SAVE_RATIO_TARGET) : 'not measured',
   });
   const cold = data.coldStart;
   rows.push({

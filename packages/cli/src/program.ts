@@ -1,11 +1,20 @@
 import { createRequire } from 'node:module';
-import { DEFAULT_SESSIONS_DIR, InvalidSessionIdError, SnapshotError } from '@agate/core';
+import {
+  DEFAULT_SESSIONS_DIR,
+  InvalidSessionIdError,
+  SessionRunningElsewhereError,
+  SnapshotError,
+  StaleSessionError,
+} from '@agate/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError, ExitCode } from './errors.js';
 import type { CliIo } from './io.js';
 
 const storeOption = () =>
-  new Option('--store <dir>', 'session store directory').default(DEFAULT_SESSIONS_DIR);
+  new Option(
+    '--store <dir|url>',
+    'session store: a directory, or a postgres:// URL (?schema=NAME, default agate)',
+  ).default(DEFAULT_SESSIONS_DIR);
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -68,6 +77,10 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       '--resume <session>',
       'continue a stored session (from --store, options.store, or .agate/sessions)',
     )
+    .option(
+      '--take-over',
+      'with --resume: run a session whose stored claim names a process that is gone (killed, machine lost)',
+    )
     .option('--id <id>', 'id for a new session (default: a random UUID)')
     .option('--max-ticks <n>', 'ticks this run may take (overrides options.maxTicks)', positiveInt)
     .option('--json', 'print the events as JSON lines')
@@ -114,6 +127,9 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .addOption(storeOption())
     .option('--all', 'also list ContinueGate restore points (<session>@tick-N)')
     .option('--json', 'print the rows as JSON')
+    .option('--limit <n>', 'one page: at most n sessions, ordered by id', positiveInt)
+    .option('--after <id>', 'the page starts after this session id')
+    .option('--status <status>', 'only sessions with this status (running, completed, ...)')
     .action(async (options) => {
       const { sessionsCommand } = await import('./commands/sessions.js');
       setExit(await sessionsCommand(io, options));
@@ -166,6 +182,17 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     .action(async (session: string, checkpoint: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');
       setExit(await decideCommand(io, 'reject', session, checkpoint, options));
+    });
+
+  program
+    .command('db')
+    .description('the Postgres store: agate db migrate --store postgres://…')
+    .command('migrate')
+    .description('create or upgrade the Postgres store tables (otherwise done on first use)')
+    .requiredOption('--store <url>', 'a postgres:// URL (?schema=NAME, default agate)')
+    .action(async (options) => {
+      const { migrateCommand } = await import('./commands/db.js');
+      setExit(await migrateCommand(io, options));
     });
 
   program
@@ -227,6 +254,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (error instanceof SnapshotError) {
       io.err(`agate: ${error.message}\n`);
       return ExitCode.corrupt;
+    }
+    // Another process holds the session (or saved it in between): one sentence, non-zero.
+    if (error instanceof SessionRunningElsewhereError || error instanceof StaleSessionError) {
+      io.err(`agate: ${error.message}\n`);
+      return ExitCode.runFailed;
     }
     throw error;
   }

@@ -213,6 +213,7 @@ export type {
 export { RunError } from './runtime/fault.js';
 export type { ModelSettings, ModelTurn } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
+export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 export {
   createSession,
   type RunOptions,

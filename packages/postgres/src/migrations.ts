@@ -90,6 +90,10 @@ export async function migrateSchema(pool: Pool, schema: string): Promise<Migrate
   const s = quoteSchema(schema);
   const client: PoolClient = await pool.connect();
   let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('begin');
     await client.query('select pg_advisory_xact_lock(hashtext($1))', [`agate.migrate:${schema}`]);
@@ -125,6 +129,7 @@ export async function migrateSchema(pool: Pool, schema: string): Promise<Migrate
     await client.query('rollback').catch(() => {});
     throw error;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }

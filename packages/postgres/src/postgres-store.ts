@@ -22,6 +22,14 @@ import { planTimeline, type StoredWindow, tailOf } from './timeline-plan.js';
 /** Where the store connects: a connection string (the store owns its pool) or your pool. */
 export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
 
+export interface PostgresStoreOptions {
+  /** The schema holding the store's tables. Default `agate`. */
+  schema?: string;
+  /** Apply migrations on first use (default true). Off: run `agate db migrate` first. */
+  migrate?: boolean;
+}
+
+/** A `SessionStore` on PostgreSQL, with every optional part, `close()` and `migrate()`. */
 export type PostgresStore = SessionStore &
   Required<
     Pick<
@@ -114,6 +122,12 @@ export function createPostgresStore(
       throw storeError(what, error);
     }
     let broken: Error | undefined;
+    // A connection cut while checked out emits 'error' on the client: without a listener
+    // that would be an uncaught exception; the failing query reports it instead.
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       await client.query('begin');
       const result = await fn(client);
@@ -127,6 +141,7 @@ export function createPostgresStore(
       broken ??= isConnectionError(error) ? (error as Error) : undefined;
       throw storeError(what, error);
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   };
@@ -361,7 +376,8 @@ export function createPostgresStore(
 }
 
 function makePool(connectionString: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString });
+  // allowExitOnIdle: an idle pool does not keep a finished script (or the CLI) alive.
+  const pool = new pg.Pool({ connectionString, allowExitOnIdle: true });
   // An idle connection cut by a server restart must not crash the process: the pool drops
   // it, and the next query opens a new one.
   pool.on('error', () => {});

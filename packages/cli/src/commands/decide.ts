@@ -61,6 +61,8 @@ export async function decideCommand(
           });
   } catch (error) {
     throw decisionError(error, sessionId, ref.dir);
+  } finally {
+    await ref.close?.();
   }
   const signed = entry.signature !== undefined ? `signed with key ${entry.keyId}` : 'unsigned';
   io.out(

@@ -28,6 +28,8 @@ export interface RunCommandOptions {
   /** Plain lines even on a terminal. */
   plain?: boolean;
   resume?: string;
+  /** `run({ takeOver: true })`: the stored claim of another process is overruled. */
+  takeOver?: boolean;
   maxTicks?: number;
   /** Id for a new session. */
   id?: string;
@@ -166,7 +168,7 @@ export async function runCommand(
   // with exit code 13 and nothing saved. A referenced timer keeps the process alive while the run is.
   const keepAlive = setInterval(() => {}, 60_000);
   try {
-    result = await session.run();
+    result = await session.run(options.takeOver ? { takeOver: true } : {});
     if (ref !== undefined) await saveAtEnd(session, ref, result, io);
     else if (interrupted !== undefined) await saveAtEnd(session, saveRef, result, io);
   } finally {

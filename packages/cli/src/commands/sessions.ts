@@ -17,14 +17,36 @@ export interface SessionsOptions {
   /** Also list ContinueGate restore points (`<session>@tick-N`). */
   all?: boolean;
   json?: boolean;
+  /** One page: at most this many sessions, by id (with `after`, `status`). */
+  limit?: number;
+  /** The page starts after this session id. */
+  after?: string;
+  /** Only sessions with this status. */
+  status?: string;
 }
 
 /** `agate sessions`: a table of the stored sessions, oldest save first. */
 export async function sessionsCommand(io: CliIo, options: SessionsOptions): Promise<number> {
   const ref = openStore(options.store);
+  try {
+    return await listSessions(io, ref, options);
+  } finally {
+    await ref.close?.();
+  }
+}
+
+async function listSessions(io: CliIo, ref: StoreRef, options: SessionsOptions): Promise<number> {
+  const { limit, after, status } = options;
+  const paged = limit !== undefined || after !== undefined || status !== undefined;
+  const page = {
+    ...(limit !== undefined ? { limit } : {}),
+    ...(after !== undefined ? { after } : {}),
+    ...(status !== undefined ? { status } : {}),
+  };
   const rows: SessionRow[] = [];
   const listed = new Set<string>();
-  for (const summary of await ref.store.list()) {
+  // A page (by id) when asked for one; a store that cannot page returns every session.
+  for (const summary of await ref.store.list(paged ? page : undefined)) {
     listed.add(summary.id);
     try {
       rows.push(sessionRow(await loadStoredSession(ref, summary.id)));
@@ -44,7 +66,7 @@ export async function sessionsCommand(io: CliIo, options: SessionsOptions): Prom
   }
   // The store's list() skips files it cannot parse, so that one bad file hides nothing else;
   // say which ones were skipped and why, instead of leaving them out silently.
-  for (const id of await unlistedIds(ref, listed)) {
+  for (const id of paged ? [] : await unlistedIds(ref, listed)) {
     await loadStoredSession(ref, id).catch((error: unknown) => warnUnreadable(io, error));
   }
 

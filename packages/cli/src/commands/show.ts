@@ -14,13 +14,17 @@ export interface ShowOptions {
 /** `agate show <session>`: the session in brief. */
 export async function showCommand(io: CliIo, id: string, options: ShowOptions): Promise<number> {
   const ref = openStore(options.store);
-  const stored = await loadStoredSession(ref, id);
-  const restorePoints = (await ref.store.listRestorePoints?.(stored.state.id)) ?? [];
-  const lines = restorePoints.map(
-    (p) => `${p.ref}  saved ${shortTime(p.savedAt)}${p.label ? `  (${p.label})` : ''}`,
-  );
-  io.out(`${formatSession(stored, { messages: options.messages, restorePoints: lines })}\n`);
-  return ExitCode.ok;
+  try {
+    const stored = await loadStoredSession(ref, id);
+    const restorePoints = (await ref.store.listRestorePoints?.(stored.state.id)) ?? [];
+    const lines = restorePoints.map(
+      (p) => `${p.ref}  saved ${shortTime(p.savedAt)}${p.label ? `  (${p.label})` : ''}`,
+    );
+    io.out(`${formatSession(stored, { messages: options.messages, restorePoints: lines })}\n`);
+    return ExitCode.ok;
+  } finally {
+    await ref.close?.();
+  }
 }
 
 export function formatSession(

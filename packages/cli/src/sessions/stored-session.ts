@@ -8,17 +8,56 @@ import {
   type SessionStore,
   SnapshotError,
 } from '@agate/core';
+import { createPostgresStore } from '@agate/postgres';
 import { CliError, ExitCode } from '../errors.js';
 
 /** A store directory as the commands use it: the store, and where it is (for messages). */
 export interface StoreRef {
   store: SessionStore;
-  /** The directory as the user gave it (or the default), for messages. */
+  /** The directory as the user gave it (or the default), for messages; a URL without its password. */
   dir: string;
+  /** Ends the store's connections (a Postgres store's pool); nothing for a directory. */
+  close?: () => Promise<void>;
 }
 
+/** `--store postgres://…` (or `postgresql://…`) names a Postgres database; anything else a directory. */
+export function isPostgresUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store);
+}
+
+/**
+ * A directory is a file store; a `postgres://` URL a Postgres store (`?schema=NAME` picks the
+ * schema, default `agate`). The URL's password never appears in messages.
+ */
 export function openStore(dir: string): StoreRef {
-  return { store: createFileStore(dir), dir };
+  if (!isPostgresUrl(dir)) return { store: createFileStore(dir), dir };
+  const { connectionString, schema } = splitSchema(dir);
+  const store = createPostgresStore({ connectionString }, schema === undefined ? {} : { schema });
+  return { store, dir: redactPassword(dir), close: () => store.close() };
+}
+
+/** The `schema` query parameter is ours, not the driver's: taken out of the URL. */
+export function splitSchema(url: string): { connectionString: string; schema?: string } {
+  try {
+    const parsed = new URL(url);
+    const schema = parsed.searchParams.get('schema') ?? undefined;
+    if (schema === undefined) return { connectionString: url };
+    parsed.searchParams.delete('schema');
+    return { connectionString: parsed.toString(), schema };
+  } catch {
+    return { connectionString: url };
+  }
+}
+
+export function redactPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '') return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
 }
 
 /** One stored snapshot with its state checked: a session, or a ContinueGate restore point. */

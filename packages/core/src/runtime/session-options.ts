@@ -92,6 +92,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** This run's token budget, instead of the session's (for example a larger one to resume). */
   context?: ContextBudgetOptions;
+  /**
+   * Run a stored session even though another process's claim on it is stored (that process
+   * was killed, or its machine lost). Without it such a `run()` throws
+   * `SessionRunningElsewhereError`. See docs/persistence.md.
+   */
+  takeOver?: boolean;
 }
 
 export interface RunResult<O = unknown> {

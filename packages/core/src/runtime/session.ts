@@ -6,6 +6,7 @@ import { createGuards } from '../guards/families.js';
 import { type GuardSet, isThenable } from '../guards/guard-set.js';
 import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
 import type { GuardHost, GuardTick, ToolCallOutcome } from '../guards/types.js';
+import { StaleSessionError } from '../persistence/errors.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
 import {
@@ -30,6 +31,7 @@ import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
 import { checkRunLimits, checkSessionOptions } from './option-checks.js';
+import { claimIsDead, claimReason, parseClaim, SessionRunningElsewhereError } from './run-claim.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import { shouldStream } from './streaming.js';
@@ -76,6 +78,11 @@ export class Session {
   private lastYield = performance.now();
   private lastContext: CompiledContext | undefined;
   private sessionStore: SessionStore | undefined;
+  /**
+   * The store revision this session was loaded at (`snapshot.revision`), then of its own
+   * saves; undefined for a session not from a store that keeps revisions.
+   */
+  private storedRevision: number | undefined;
   private readonly limits: ToolLimits;
   private readonly budget: ContextBudget;
   private readonly tracing: SessionTracing;
@@ -99,6 +106,7 @@ export class Session {
     // Fields added by later versions start empty in a session restored from an older snapshot.
     this.currentState = produce({ ...createInitialState(seeded.id), ...seeded }, () => {});
     this.id = this.currentState.id;
+    this.storedRevision = options.snapshot?.revision;
     // One id rule for sessions, stores and the CLI: fail here, not at the first save many ticks later.
     assertValidSessionId(this.id);
     this.sdkModel = withUniqueCallIds(options.model, (renamed) =>
@@ -198,6 +206,13 @@ export class Session {
     }
     checkRunLimits(options);
     this.running = true;
+    let claimed: boolean;
+    try {
+      claimed = await this.claim(options);
+    } catch (error) {
+      this.running = false;
+      throw error;
+    }
     const maxTicks = options.maxTicks ?? this.options.maxTicks ?? DEFAULT_MAX_TICKS;
     const signal = options.signal ?? this.options.signal ?? new AbortController().signal;
     const startTick = this.currentState.tick;
@@ -242,9 +257,10 @@ export class Session {
       if (reason !== undefined) draft.reason = reason;
     });
     const save = SAVE_AT_END[status];
-    if (save === 'always' || (save === 'store' && this.options.store !== undefined)) {
+    // A claimed run always saves its end: that releases the claim.
+    if (claimed || save === 'always' || (save === 'store' && this.options.store !== undefined)) {
       try {
-        await this.store().save(this.snapshot(status));
+        await this.saveToStore(this.snapshot(status));
       } catch (saveError) {
         // Still resumable here (run() goes on), but a person looking in the store would not find it.
         const problem = `Saving the ${status} session to the store failed: ${errorMessage(saveError)}`;
@@ -544,6 +560,58 @@ export class Session {
       status: 'max-ticks',
       reason: `maxTicks (${maxTicks}) reached before the model finished. Call run() again to continue.`,
     };
+  }
+
+  /**
+   * A stored session (loaded with a revision, run with an explicit store) is claimed at run
+   * start: saved as running, over the revision it was loaded at. Throws
+   * `SessionRunningElsewhereError` when another process holds a claim (unless `takeOver`, or
+   * that process is known dead) or saved the session in between. True when claimed.
+   */
+  private async claim(options: RunOptions): Promise<boolean> {
+    if (this.options.store === undefined || this.storedRevision === undefined) return false;
+    const { status, reason } = this.currentState;
+    const held = parseClaim(status, reason);
+    if (held !== undefined && options.takeOver !== true) {
+      if (!claimIsDead(held)) {
+        throw new SessionRunningElsewhereError(
+          this.id,
+          `process ${held.pid} on ${held.host} claimed it at ${held.since} (store revision ${this.storedRevision})`,
+        );
+      }
+      this.emit({
+        type: 'warning',
+        tick: this.currentState.tick,
+        code: 'run-taken-over',
+        message: `Session "${this.id}" was claimed by process ${held.pid} on this host, which is gone; this run takes it over.`,
+      });
+    }
+    const claim = produce(this.currentState, (draft) => {
+      draft.status = 'running';
+      draft.reason = claimReason();
+    });
+    try {
+      await this.saveToStore(createSnapshot(this.id, claim, 'running'));
+    } catch (error) {
+      if (error instanceof StaleSessionError) {
+        throw new SessionRunningElsewhereError(
+          this.id,
+          `it was saved by another process since it was loaded (revision ${error.expectedRevision}, now ${error.actualRevision})`,
+        );
+      }
+      throw error;
+    }
+    return true;
+  }
+
+  /** Saves over the revision this session knows, when it knows one; then knows the next. */
+  private async saveToStore(snapshot: SessionSnapshot): Promise<void> {
+    const expectedRevision = this.storedRevision;
+    await this.store().save(
+      snapshot,
+      expectedRevision === undefined ? undefined : { expectedRevision },
+    );
+    if (expectedRevision !== undefined) this.storedRevision = expectedRevision + 1;
   }
 
   private store(): SessionStore {

@@ -1,0 +1,203 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// By path, not by package name: @agate/postgres depends on @agate/core.
+import { createPostgresStore } from '../../../postgres/src/index.js';
+import {
+  CheckpointAgent,
+  checkpointModel,
+} from '../gates/checkpoint/__fixtures__/checkpoint-agent.js';
+import {
+  createFileStore,
+  createMemoryStore,
+  createSession,
+  createSnapshot,
+  type SessionSnapshot,
+  type SessionStore,
+  SnapshotError,
+  StaleSessionError,
+} from '../index.js';
+
+const DECIDER = fileURLToPath(new URL('./__fixtures__/decider.ts', import.meta.url));
+/** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */
+const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const TRIALS = 20;
+
+let dir: string;
+let pending: SessionSnapshot;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agate-faults-rev-'));
+  // A session waiting at checkpoint T-1, made once and copied under a new id per trial.
+  const session = createSession(<CheckpointAgent />, {
+    model: checkpointModel(),
+    store: createMemoryStore(),
+    id: 'template',
+  });
+  const result = await session.run();
+  if (result.status !== 'awaiting-approval') throw new Error(`template ended ${result.status}`);
+  pending = session.snapshot('awaiting-approval');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const copyAs = (id: string): SessionSnapshot =>
+  createSnapshot(id, { ...(pending.state as object), id }, 'awaiting-approval');
+
+interface Decision {
+  id: string;
+  ok: boolean;
+  name?: string;
+  message?: string;
+  decidedBy?: string;
+}
+
+/** A supervisor process deciding each session id written to its stdin. */
+function startDecider(store: string, kind: 'approve' | 'reject', by: string) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=@agate/source', '--import', 'tsx', DECIDER, store, kind, by],
+    { cwd: PACKAGE_DIR, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const lines: Interface = createInterface({ input: child.stdout! });
+  const waiting: Array<(d: Decision) => void> = [];
+  lines.on('line', (line) => waiting.shift()?.(JSON.parse(line) as Decision));
+  return {
+    decide(id: string): Promise<Decision> {
+      return new Promise((resolve, reject) => {
+        waiting.push(resolve);
+        child.once('exit', () => reject(new Error(`${kind} process exited: ${stderr}`)));
+        child.stdin!.write(`${id}\n`);
+      });
+    },
+    async stop() {
+      child.stdin!.end();
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+/** 20 trials: both processes decide the same pending checkpoint at the same moment. */
+async function race(where: string, store: SessionStore, prefix: string) {
+  const approver = startDecider(where, 'approve', 'ana');
+  const rejecter = startDecider(where, 'reject', 'bob');
+  try {
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const id = `${prefix}-${trial}`;
+      await store.save(copyAs(id));
+      const [a, r] = await Promise.all([approver.decide(id), rejecter.decide(id)]);
+      expect([a.ok, r.ok].filter(Boolean), `trial ${trial}: exactly one wins`).toHaveLength(1);
+      const [winner, loser] = a.ok ? ['ana', r] : ['bob', a];
+      expect(loser.name).toBe('CheckpointNotPendingError');
+      expect(loser.decidedBy).toBe(winner);
+      expect(loser.message).toMatch(new RegExp(`already (approved|rejected) by ${winner}`));
+      // One decision in the ledger: the winner's, and the state it leads to.
+      const state = (await store.load(id))?.state as {
+        checkpointLedger: Array<{ kind: string; by: string }>;
+        checkpoints: Record<string, { state: string }>;
+      };
+      const decisions = state.checkpointLedger.filter(
+        (e) => e.kind === 'approved' || e.kind === 'rejected',
+      );
+      expect(decisions.map((e) => e.by)).toEqual([winner]);
+      expect(state.checkpoints['T-1']?.state).toBe(winner === 'ana' ? 'approved' : 'unlocked');
+    }
+  } finally {
+    await Promise.all([approver.stop(), rejecter.stop()]);
+  }
+}
+
+describe('revision faults', () => {
+  it('a save over a revision another writer replaced', async () => {
+    const store = createFileStore(join(dir, 'stale'));
+    await store.save(copyAs('s'));
+    const mine = await store.load('s');
+    const theirs = await store.load('s');
+    await store.save(copyAs('s'), { expectedRevision: theirs!.revision! });
+    const lost = store.save(createSnapshot('s', { overwritten: true }), {
+      expectedRevision: mine!.revision!,
+    });
+    await expect(lost).rejects.toBeInstanceOf(StaleSessionError);
+    await expect(lost).rejects.toThrow(/expected revision 1, found 2.*nothing was written/);
+    expect((await store.load('s'))?.state).not.toHaveProperty('overwritten');
+  });
+
+  it('approve and reject racing from two processes on the file store', {
+    timeout: 120_000,
+  }, async () => {
+    const where = join(dir, 'race');
+    await race(where, createFileStore(where), 'file');
+  });
+});
+
+describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision faults', () => {
+  let server: TestPostgres;
+  beforeAll(async () => {
+    server = await startPostgres({ private: true });
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  it('approve and reject racing from two processes on Postgres', { timeout: 120_000 }, async () => {
+    const store = createPostgresStore({ connectionString: server.url });
+    try {
+      await race(server.url, store, 'pg');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('Postgres restarted mid-save', { timeout: 60_000 }, async () => {
+    const store = createPostgresStore({ connectionString: server.url }, { schema: 'restart' });
+    const snapshot = (n: number) =>
+      createSnapshot('restarted', {
+        id: 'restarted',
+        status: 'running',
+        timeline: Array.from({ length: n }, (_, i) => ({ role: 'user', content: `m${i}` })),
+      });
+    try {
+      let saved = 0;
+      let revision = 0;
+      const failures: unknown[] = [];
+      const restarted = server.restart({ downForMs: 300 });
+      let restartDone = false;
+      void restarted.then(() => {
+        restartDone = true;
+      });
+      // Saves go on through the restart: each either commits or fails with a typed error.
+      for (let n = 1; !restartDone || saved < n - 5 || n < 10; n++) {
+        try {
+          await store.save(snapshot(n), { expectedRevision: revision });
+          revision++;
+          saved = n;
+        } catch (error) {
+          failures.push(error);
+          // A lost connection may have committed: the stored revision says which.
+          if (error instanceof StaleSessionError) revision = error.actualRevision;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        if (n > 500) throw new Error('saves did not resume after the restart');
+      }
+      await restarted;
+      expect(failures.length).toBeGreaterThan(0);
+      for (const failure of failures) {
+        expect(failure instanceof SnapshotError || failure instanceof StaleSessionError).toBe(true);
+      }
+      expect(String((failures[0] as Error).message)).toMatch(/PostgreSQL|revision/);
+      // Nothing lost: the last save that returned is what is stored, whole.
+      const loaded = await store.load('restarted');
+      expect(loaded?.revision).toBe(revision);
+      expect((loaded?.state as { timeline: unknown[] }).timeline).toHaveLength(saved);
+    } finally {
+      await store.close();
+    }
+  });
+});
