@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
 import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
+import { measureDbosTick } from './dbos-tick.js';
 import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import type { MemoryResult } from './memory.js';
@@ -198,6 +199,9 @@ async function main(): Promise<void> {
   log('@agate/postgres: saving tick 2,000 against tick 10 (private server, fsync on)...');
   const postgresSave = await measurePostgresSave(quick ? 8 : 40);
 
+  log('@agate/dbos: a tick through a worker against in process (private server, fsync on)...');
+  const dbosTick = await measureDbosTick(quick ? 4 : 12);
+
   log('agate run: cold start to the first tick of the demo (child processes)...');
   const coldStart = await measureColdStart(quick ? 3 : 9);
 
@@ -249,6 +253,7 @@ async function main(): Promise<void> {
     phaseGates,
     ...(sandbox ? { sandbox } : {}),
     ...(postgresSave ? { postgresSave } : {}),
+    ...(dbosTick ? { dbosTick } : {}),
     coldStart,
     warmup,
     quick,

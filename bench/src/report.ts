@@ -1,5 +1,6 @@
 import { COLD_START_TARGET_MS, type ColdStartResult } from './cold-start.js';
 import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
+import { DBOS_TICK_EXTRA_TARGET_MS, type DbosTickResult } from './dbos-tick.js';
 import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryResult } from './memory.js';
@@ -65,6 +66,8 @@ export interface BenchData {
   sandbox?: SandboxSpawnResult;
   /** `@agate/postgres`: saving tick 2,000 against tick 10 (absent without PostgreSQL). */
   postgresSave?: PostgresSaveResult;
+  /** `@agate/dbos`: a tick through a worker against in process (absent without PostgreSQL). */
+  dbosTick?: DbosTickResult;
   /** `agate run` on the demo: process start to the first tick. */
   coldStart?: ColdStartResult;
   warmup: number;
@@ -213,6 +216,16 @@ export function targetRows(data: BenchData): TargetRow[] {
       : '— (PostgreSQL is not installed here)',
     spread: pgSave ? range(pgSave.blocks, x) : '—',
     verdict: pgSave ? judge(pgSave.blocks, POSTGRES_SAVE_RATIO_TARGET) : 'not measured',
+  });
+  const dbosTick = data.dbosTick;
+  rows.push({
+    what: `\`@agate/dbos\`: a tick (a model call and a tool call, ${dbosTick?.ticks ?? '—'}-tick runs) through a worker minus the same tick in process on a memory store, fsync on (${dbosTick?.reps ?? 0} alternating pairs, wall time per tick)`,
+    target: `≤ +${DBOS_TICK_EXTRA_TARGET_MS} ms`,
+    measured: dbosTick
+      ? `+${ms(dbosTick.extra.median)} (${ms(dbosTick.dbos.median)} vs ${ms(dbosTick.memory.median)})`
+      : '— (PostgreSQL is not installed here)',
+    spread: dbosTick ? range(dbosTick.extra, signed) : '—',
+    verdict: dbosTick ? judge(dbosTick.extra, DBOS_TICK_EXTRA_TARGET_MS) : 'not measured',
   });
   const cold = data.coldStart;
   rows.push({

@@ -92,6 +92,13 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   let snapshot: SessionSnapshot | null = start.snapshot;
   let cancelled = start.cancelled;
   let ticks = 0;
+  /** The tick-end save in flight, if any (only live steps start one; a replay starts none). */
+  let saving: Promise<void> | undefined;
+  const saved = async () => {
+    const pending = saving;
+    saving = undefined;
+    await pending;
+  };
 
   for (;;) {
     const controller = new AbortController();
@@ -104,18 +111,28 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     };
     const steps: DurableSteps = {
       // The state before this tick's model call is the last tick's end: saved here, in a step.
+      // The save is written while the model call and its record are: one commit less to wait
+      // for per tick. The next step waits for it, so a failed save still fails the run there.
       model: async (call) => {
         const out = await checkedStep(
           'agate:model',
           async () => {
-            if (session !== undefined) await store.save(session.snapshot());
+            await saved();
+            if (session !== undefined) saving = background(store.save(session.snapshot()));
           },
           call,
         );
         return out.cancelled ? stop() : out.value;
       },
       tool: async (call) => {
-        const out = await checkedStep('agate:tool', () => deferred.flush(), call);
+        const out = await checkedStep(
+          'agate:tool',
+          async () => {
+            await saved();
+            await deferred.flush();
+          },
+          call,
+        );
         return out.cancelled ? stop() : out.value;
       },
     };
@@ -136,8 +153,9 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     const end = session.snapshot();
     const waiting = result.status === 'awaiting-approval';
     await dbStep('agate:end', async () => {
-      const saved = await saveEnd(store, end);
-      if (waiting) await recordWait(pool, workflowId, request.sessionId, saved);
+      await saved();
+      const print = await saveEnd(store, end);
+      if (waiting) await recordWait(pool, workflowId, request.sessionId, print);
     });
     if (!waiting) return toDurableResult(result, ticks);
 
@@ -199,4 +217,10 @@ async function recordWait(
      ON CONFLICT (workflow_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, since = now()`,
     [workflowId, sessionId, print],
   );
+}
+
+/** A promise awaited later: its rejection is not "unhandled" in the meantime. */
+function background(promise: Promise<void>): Promise<void> {
+  promise.catch(() => {});
+  return promise;
 }
