@@ -19,7 +19,15 @@ const model = scriptedModel(
       return done >= STEPS
         ? { text: `All ${STEPS} invoices are booked.`, delayMs: 300 }
         : {
-            toolCalls: [{ toolName: 'book_invoice', input: { number: done + 1 } }],
+            // A provider gives every call a unique id; a scripted model's ids restart in every
+            // process, so this one names its calls itself.
+            toolCalls: [
+              {
+                toolName: 'book_invoice',
+                toolCallId: `invoice-call-${done + 1}`,
+                input: { number: done + 1 },
+              },
+            ],
             delayMs: 300,
           };
     },
