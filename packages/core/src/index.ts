@@ -192,6 +192,7 @@ export {
   type EphemeralBlock,
   isCompiledContext,
 } from './renderer/compiled-context.js';
+export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export type { FaultStep } from './runtime/errors.js';
 // Runtime
 export {
@@ -226,7 +227,6 @@ export { useSession, useTick, useTimeline } from './runtime/session-context.js';
 export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
-export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export {
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   InvalidOptionError,
