@@ -68,7 +68,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     await expect(lost).rejects.toThrow(/expected revision 1, found 2/);
     const loaded = await store.load('stale');
     expect(loaded?.revision).toBe(2);
-    expect((loaded?.state as { timeline: unknown[] }).timeline).toHaveLength(3);
+    expect((loaded!.state as { timeline: unknown[] }).timeline).toHaveLength(3);
   });
 
   it('of ten conditional saves racing from one revision on ten connections, exactly one wins', async () => {
@@ -109,7 +109,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     expect(new Set(after.slice(60).map((r) => r.xmin)).size).toBe(1);
     expect(after[60]?.xmin).not.toBe(before[59]?.xmin);
     const loaded = await store.load(id);
-    expect((loaded?.state as { timeline: unknown[] }).timeline).toEqual(
+    expect((loaded!.state as { timeline: unknown[] }).timeline).toEqual(
       Array.from({ length: 62 }, (_, i) => message(i)),
     );
   });
@@ -192,7 +192,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     const result = await updateSession(store, 'rmw', async (current, attempt) => {
       calls++;
       if (attempt === 0) await store.save(session('rmw', 5)); // someone else, in between
-      const n = (current?.state as { timeline: unknown[] }).timeline.length;
+      const n = (current!.state as { timeline: unknown[] }).timeline.length;
       return { snapshot: session('rmw', n + 1), result: n };
     });
     expect([calls, result]).toEqual([2, 5]);

@@ -195,7 +195,7 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
       // Nothing lost: the last save that returned is what is stored, whole.
       const loaded = await store.load('restarted');
       expect(loaded?.revision).toBe(revision);
-      expect((loaded?.state as { timeline: unknown[] }).timeline).toHaveLength(saved);
+      expect((loaded!.state as { timeline: unknown[] }).timeline).toHaveLength(saved);
     } finally {
       await store.close();
     }

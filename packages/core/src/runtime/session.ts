@@ -148,6 +148,16 @@ export class Session {
     return this.currentState;
   }
 
+  /**
+   * The store revision the session knows: the `revision` of the snapshot it was created from,
+   * then of its own saves (a claimed run's start and end). Undefined when it was not loaded
+   * from a store that keeps revisions. Save over it: `store.save(session.snapshot(),
+   * { expectedRevision: session.revision })`.
+   */
+  get revision(): number | undefined {
+    return this.storedRevision;
+  }
+
   /** The context compiled by the latest render (undefined before the first). */
   get context(): CompiledContext | undefined {
     return this.lastContext;

@@ -73,7 +73,15 @@ export async function openChatSession(
   return {
     session,
     ...(request.userText !== undefined ? { userText: request.userText } : {}),
-    save: () => store.save(session.snapshot()),
+    // Over the revision the session knows (a stored chat's run claimed it), so a request
+    // racing another on one chat fails instead of dropping the other's turn.
+    save: () => {
+      const expectedRevision = session.revision;
+      return store.save(
+        session.snapshot(),
+        expectedRevision === undefined ? undefined : { expectedRevision },
+      );
+    },
   };
 }
 
