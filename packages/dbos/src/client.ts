@@ -25,10 +25,10 @@ import { ensureTables, requestCancel, resilientPool, SCHEMA } from './tables.js'
 export async function createClient(options: ClientOptions): Promise<Client> {
   const { databaseUrl } = options;
   const appVersion = options.applicationVersion ?? DEFAULTS.applicationVersion;
-  // DBOS's system tables and ours exist before the first enqueue, even with no worker yet.
-  await DBOS.migrate(databaseUrl);
+  // DBOS's system tables and ours exist before the first enqueue, even with no worker yet
+  // (under the lock workers take too: DBOS's migrations deadlock when run concurrently).
   const pool = resilientPool(databaseUrl, 2);
-  await ensureTables(pool);
+  await ensureTables(pool, () => DBOS.migrate(databaseUrl));
   const dbos = await DBOSClient.create({
     systemDatabaseUrl: databaseUrl,
     applicationName: NAMES.app,

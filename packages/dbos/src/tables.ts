@@ -49,12 +49,37 @@ export function resilientPool(connectionString: string, max: number): pg.Pool {
 
 /** Creates the tables once; two processes starting together wait on one advisory lock. */
 export async function ensureTables(pool: pg.Pool, also?: () => Promise<unknown>): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.migrate]);
-    await client.query(DDL);
-    // The session store's migrations too, one process at a time (workers start together).
-    await also?.();
-  });
+  const client = await pool.connect();
+  let broken: unknown;
+  const onError = (error: unknown) => {
+    broken = error;
+  };
+  client.on('error', onError);
+  try {
+    // A session lock, taken by polling: a statement left waiting on the lock would hold a
+    // snapshot, and DBOS's migrations (CREATE INDEX CONCURRENTLY) wait for every snapshot.
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock($1) AS locked',
+        [LOCKS.migrate],
+      );
+      if (rows[0]?.locked === true) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    try {
+      await client.query(DDL);
+      // The session store's and DBOS's migrations too, one process at a time.
+      await also?.();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [LOCKS.migrate]);
+    }
+  } catch (error) {
+    broken ??= error;
+    throw error;
+  } finally {
+    client.off('error', onError);
+    client.release(broken instanceof Error ? broken : undefined);
+  }
 }
 
 /**

@@ -42,7 +42,12 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   const owned = options.store === undefined ? storeForDatabase(pool) : undefined;
   const store = options.store ?? (owned as SessionStore);
   try {
-    await ensureTables(pool, owned?.migrate);
+    // DBOS's system tables, the store's and ours, one process at a time: DBOS's own migrations
+    // deadlock when a worker and a client start together on a new database.
+    await ensureTables(pool, async () => {
+      await DBOS.migrate(options.databaseUrl);
+      await owned?.migrate();
+    });
     setWorkflowHost({ agents: options.agents, store, pool, approvalTimeoutMs });
     DBOS.setConfig({
       name: NAMES.app,
@@ -51,6 +56,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       applicationVersion: options.applicationVersion ?? DEFAULTS.applicationVersion,
       executorID: executorId,
       logLevel: options.logLevel ?? 'warn',
+      runMigrations: false,
     });
     DBOS.registerWorkflow(durableRun, { name: NAMES.workflow, maxRecoveryAttempts: 1_000 });
     const watchman = startWatchman({
