@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
 import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
+import { measureDbosTick } from './dbos-tick.js';
 import { measureLongHistory } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
@@ -205,6 +206,9 @@ async function main(): Promise<void> {
   log('<McpServer>: echo over stdio, Agate ticks and a plain generateText loop, alternating...');
   const mcpCall = await measureMcpCall(quick ? 3 : 8, 50);
 
+  log('@agate/dbos: a tick through a worker against in process (private server, fsync on)...');
+  const dbosTick = await measureDbosTick(quick ? 4 : 12);
+
   log('agate run: cold start to the first tick of the demo (child processes)...');
   const coldStart = await measureColdStart(quick ? 3 : 9);
 
@@ -258,6 +262,7 @@ async function main(): Promise<void> {
     ...(sandbox ? { sandbox } : {}),
     ...(postgresSave ? { postgresSave } : {}),
     mcpCall,
+    ...(dbosTick ? { dbosTick } : {}),
     coldStart,
     warmup,
     quick,

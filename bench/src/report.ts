@@ -1,5 +1,6 @@
 import { COLD_START_TARGET_MS, type ColdStartResult } from './cold-start.js';
 import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
+import { DBOS_TICK_EXTRA_TARGET_MS, type DbosTickResult } from './dbos-tick.js';
 import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
 import { MCP_CALL_TARGET, type McpCallResult } from './mcp-call.js';
@@ -70,6 +71,8 @@ export interface BenchData {
   postgresSave?: PostgresSaveResult;
   /** `<McpServer>` (stdio, echo) against a plain generateText loop over the MCP client's tools. */
   mcpCall?: McpCallResult;
+  /** `@agate/dbos`: a tick through a worker against in process (absent without PostgreSQL). */
+  dbosTick?: DbosTickResult;
   /** `agate run` on the demo: process start to the first tick. */
   coldStart?: ColdStartResult;
   warmup: number;
@@ -238,6 +241,16 @@ export function targetRows(data: BenchData): TargetRow[] {
       : '—',
     spread: mcp ? range(mcp.ratio, x) : '—',
     verdict: judge(mcp?.ratio, MCP_CALL_TARGET),
+  });
+  const dbosTick = data.dbosTick;
+  rows.push({
+    what: `\`@agate/dbos\`: a tick (a model call and a tool call, ${dbosTick?.ticks ?? '—'}-tick runs) through a worker minus the same tick in process on a memory store, fsync on (${dbosTick?.reps ?? 0} alternating pairs, wall time per tick)`,
+    target: `≤ +${DBOS_TICK_EXTRA_TARGET_MS} ms`,
+    measured: dbosTick
+      ? `+${ms(dbosTick.extra.median)} (${ms(dbosTick.dbos.median)} vs ${ms(dbosTick.memory.median)})`
+      : '— (PostgreSQL is not installed here)',
+    spread: dbosTick ? range(dbosTick.extra, signed) : '—',
+    verdict: dbosTick ? judge(dbosTick.extra, DBOS_TICK_EXTRA_TARGET_MS) : 'not measured',
   });
   const cold = data.coldStart;
   rows.push({

@@ -109,6 +109,31 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
     });
 
   program
+    .command('worker')
+    .description(
+      'run durable runs from a PostgreSQL database (@agate/dbos) until Ctrl-C; the file exports its agents by name',
+    )
+    .argument(
+      '<agents-file>',
+      'a .tsx/.ts/.js file exporting `agents`: { name: { element, options } }',
+    )
+    .requiredOption('--store <url>', 'the runs database: postgres://user@host:port/database')
+    .option('--concurrency <n>', 'runs this worker executes at once (default 4)', positiveInt)
+    .option(
+      '--executor-id <id>',
+      "this worker's id; restart with the same id to recover its runs at once",
+    )
+    .option(
+      '--recovery-after-ms <ms>',
+      'a worker silent this long is dead; its runs go to live workers (default 30000)',
+      positiveInt,
+    )
+    .action(async (file: string, options) => {
+      const { workerCommand } = await import('./commands/worker.js');
+      setExit(await workerCommand(io, file, options));
+    });
+
+  program
     .command('sessions')
     .description('list the stored sessions: id, status, checkpoint, ticks, saved at')
     .addOption(storeOption())

@@ -252,6 +252,7 @@ export {
   type EphemeralBlock,
   isCompiledContext,
 } from './renderer/compiled-context.js';
+export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export type { FaultStep } from './runtime/errors.js';
 // Runtime
 export {
@@ -276,7 +277,7 @@ export type {
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
 export type { InflightTick } from './runtime/inflight.js';
-export type { ModelSettings } from './runtime/model-call.js';
+export type { ModelSettings, ModelTurn } from './runtime/model-call.js';
 // MCP servers
 export type { SessionResource, SessionResources } from './runtime/resources.js';
 export { run } from './runtime/run.js';

@@ -26,11 +26,27 @@ let tsxRegistered: Promise<void> | undefined;
  * and the agent's hooks would then look for a session in a React context the CLI never sets.
  */
 export async function loadAgentFile(file: string, cwd = process.cwd()): Promise<LoadedAgent> {
+  const module = await importUserModule(file, 'agent file', cwd);
+  return {
+    element: agentElement(module.default, file),
+    options: agentOptions(module.options, file),
+  };
+}
+
+/** Imports a user's TypeScript or JavaScript module (an agent file, a worker's agents file). */
+export async function importUserModule(
+  file: string,
+  what: string,
+  cwd = process.cwd(),
+): Promise<Record<string, unknown>> {
   const path = resolve(cwd, file);
   try {
     await access(path);
   } catch {
-    throw new CliError(`Agent file ${file} not found (looked at ${path}).`, ExitCode.usage);
+    throw new CliError(
+      `${what[0]?.toUpperCase()}${what.slice(1)} ${file} not found (looked at ${path}).`,
+      ExitCode.usage,
+    );
   }
   // Running from TypeScript sources (`pnpm agate`, the bin in the repository) means a loader
   // for TypeScript is in place already; a second one would transform files twice.
@@ -42,24 +58,18 @@ export async function loadAgentFile(file: string, cwd = process.cwd()): Promise<
     await tsxRegistered;
   }
   resolveAgentImportsFromCli(import.meta.url, (specifier) => import.meta.resolve(specifier));
-  let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    // A file loaded as CommonJS (its folder has no `"type": "module"`) arrives as the
+    // `exports` object, whose `default` holds the exports.
+    return commonJsExports((await import(pathToFileURL(path).href)) as Record<string, unknown>);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new CliError(
-      `Could not load the agent file ${file}: ${message.split('\n')[0]}${loadHint(error, path)}`,
+      `Could not load the ${what} ${file}: ${message.split('\n')[0]}${loadHint(error, path)}`,
       ExitCode.usage,
       { cause: error },
     );
   }
-  // A file loaded as CommonJS (its folder has no `"type": "module"`) arrives as the
-  // `exports` object, whose `default` is the agent.
-  const exports = commonJsExports(module);
-  return {
-    element: agentElement(exports.default, file),
-    options: agentOptions(exports.options, file),
-  };
 }
 
 function commonJsExports(module: Record<string, unknown>): Record<string, unknown> {

@@ -6,6 +6,7 @@ import type { JsonValue } from '../state/json.js';
 import type { GateStatus, RunStatus, SessionState } from '../state/session-state.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import type { TickLogOptions } from '../ticklog/types.js';
+import type { DurableSteps } from './durable-steps.js';
 import type { AgateError } from './errors.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
@@ -81,6 +82,11 @@ export interface SessionOptions {
    * (1,000 ticks, 10,000 characters per field). See docs/studio.md for its size.
    */
   tickLog?: boolean | TickLogOptions;
+  /**
+   * Runs each tick's model call and each tool call through a durable engine, which may answer
+   * from its record instead of calling again (`@agate/dbos` sets this; see docs/durable.md).
+   */
+  steps?: DurableSteps;
 }
 
 export interface RunOptions {

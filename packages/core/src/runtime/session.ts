@@ -31,6 +31,7 @@ import { TickLog } from '../ticklog/tick-log.js';
 import type { TickRecord } from '../ticklog/types.js';
 import { abortedReason, callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
+import { modelStep, toolStep } from './durable-steps.js';
 import { isCutOff, judgeReply } from './endings.js';
 import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
@@ -473,14 +474,16 @@ export class Session {
         tools: context.tools.map((t) => t.name),
         ephemeral: context.ephemeral.length,
       });
-      turn = await this.tracing.model(callModelUntilAborted)({
-        model: this.sdkModel,
-        context,
-        signal,
-        streaming: shouldStream(this.options.streaming, this.events),
-        ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
-        onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
-      });
+      turn = await modelStep(this.options.steps, tickNo, () =>
+        this.tracing.model(callModelUntilAborted)({
+          model: this.sdkModel,
+          context,
+          signal,
+          streaming: shouldStream(this.options.streaming, this.events),
+          ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
+          onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
+        }),
+      );
       this.emit({
         type: 'model:response',
         tick: tickNo,
@@ -684,14 +687,16 @@ export class Session {
       return { call, result, executed: false, refusedBy: verdict.by };
     }
     const traceContext = this.tracing.toolContext(toolCallId);
-    return this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
-      toolCallId,
-      abortSignal: signal,
-      tick: tickNo,
-      messages: context.messages,
-      ...extra,
-      ...(traceContext !== undefined ? { traceContext } : {}),
-    });
+    return toolStep(this.options.steps, tickNo, call, tools, () =>
+      this.tracing.tool(runLimitedToolCall)(call, tools, this.limits, {
+        toolCallId,
+        abortSignal: signal,
+        tick: tickNo,
+        messages: context.messages,
+        ...extra,
+        ...(traceContext !== undefined ? { traceContext } : {}),
+      }),
+    );
   }
 
   /** After a call ran (or was refused or answered): the guards see it, its result is emitted. */

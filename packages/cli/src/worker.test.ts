@@ -1,0 +1,65 @@
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@agate/dbos';
+import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerCommand } from './commands/worker.js';
+import { CliError } from './errors.js';
+import type { CliIo } from './io.js';
+
+const AGENTS = fileURLToPath(new URL('./__fixtures__/durable-agents.tsx', import.meta.url));
+
+function testIo(): CliIo & { stdout: string } {
+  const io = {
+    stdout: '',
+    out: (text: string) => {
+      io.stdout += text;
+    },
+    err: () => {},
+    env: {},
+    isTTY: false,
+    onInterrupt: () => () => {},
+  };
+  return io;
+}
+
+describe('agate worker', () => {
+  it('needs a postgres:// store', async () => {
+    await expect(workerCommand(testIo(), AGENTS, { store: '.agate/sessions' })).rejects.toThrow(
+      CliError,
+    );
+  });
+
+  describe.skipIf(!requirePostgres('agate worker (@agate/dbos)'))('on PostgreSQL', () => {
+    let pg: TestPostgres;
+    beforeAll(async () => {
+      pg = await startPostgres();
+    }, 30_000);
+    afterAll(async () => {
+      await pg?.stop();
+    });
+
+    it('runs the agents file’s agents until stopped', async () => {
+      const io = testIo();
+      let stop = () => {};
+      const stopped = new Promise<void>((resolve) => {
+        stop = resolve;
+      });
+      const exit = workerCommand(io, AGENTS, { store: pg.url, executorId: 'cli-test' }, stopped);
+      const client = await createClient({ databaseUrl: pg.url });
+      try {
+        const handle = await client.startRun({
+          agent: 'greeter',
+          sessionId: 'greet-1',
+          input: { name: 'Ada' },
+        });
+        const result = await handle.result({ timeoutMs: 30_000 });
+        expect(result).toMatchObject({ status: 'completed', text: 'Hello!' });
+      } finally {
+        stop();
+        await client.close();
+      }
+      expect(await exit).toBe(0);
+      expect(io.stdout).toContain('agate worker cli-test: running greeter');
+    }, 60_000);
+  });
+});

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
+/** packages/dbos: tsx is its devDependency, so `--import tsx` resolves from here. */
+const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Resolves when the worker takes runs; rejects if it exits first. */
+  readonly ready: Promise<void>;
+  readonly exited: Promise<number | null>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Starts a worker in its own Node process (the fixture agent, configured by `env`). */
+export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['--conditions=@agate/source', '--import', 'tsx', SCRIPT], {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    // Set to see the workers' own output while a test runs.
+    if (process.env.AGATE_TEST_WORKER_OUTPUT) process.stderr.write(chunk);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve();
+    });
+    void exited.then((code) =>
+      reject(new Error(`worker exited (${String(code)}) before it was ready:\n${stderr}`)),
+    );
+  });
+  ready.catch(() => {});
+  return {
+    child,
+    pid: child.pid as number,
+    ready,
+    exited,
+    kill: (signal) => {
+      child.kill(signal);
+    },
+  };
+}
+
+export function lines(file: string): string[] {
+  try {
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+  } catch {
+    return [];
+  }
+}
+
+export interface Span {
+  callId: string;
+  run: string;
+  pid: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Tool executions from `spans.log`: a start without an end belongs to a killed process, and
+ * lasted until that process died (`killedAt`).
+ */
+export function spans(file: string, killedAt: ReadonlyMap<number, number>): Span[] {
+  const open = new Map<string, Span>();
+  const done: Span[] = [];
+  for (const line of lines(file)) {
+    const [kind, callId = '', pid = '0', at = '0'] = line.split(' ');
+    const key = `${callId} ${pid}`;
+    if (kind === 'start') {
+      open.set(key, {
+        callId,
+        run: callId.replace(/-c\d+$/, ''),
+        pid: Number(pid),
+        start: Number(at),
+        end: Number.POSITIVE_INFINITY,
+      });
+    } else {
+      const span = open.get(key);
+      if (span !== undefined) {
+        span.end = Number(at);
+        done.push(span);
+        open.delete(key);
+      }
+    }
+  }
+  for (const span of open.values()) {
+    done.push({ ...span, end: killedAt.get(span.pid) ?? Number.POSITIVE_INFINITY });
+  }
+  return done;
+}
+
+/** Pairs of one run's tool executions in two processes whose times overlap. */
+export function overlaps(all: readonly Span[]): string[] {
+  const found: string[] = [];
+  for (const a of all) {
+    for (const b of all) {
+      if (a.run !== b.run || a.pid >= b.pid) continue;
+      if (a.start < b.end && b.start < a.end) {
+        found.push(`${a.callId}@${a.pid} and ${b.callId}@${b.pid}`);
+      }
+    }
+  }
+  return found;
+}

@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { approveCheckpoint, type JsonValue } from '@agate/core';
+import { createPostgresStore, type PostgresStore } from '@agate/postgres';
+import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkpointAgent } from './__fixtures__/checkpoint-agent.js';
+import { CALLS_PER_RUN, countingAgents } from './__fixtures__/counting-agent.js';
+import {
+  type Client,
+  createClient,
+  type DurableAgent,
+  launchWorker,
+  RunActiveError,
+  RunNotFoundError,
+  type Worker,
+  WorkerRunningError,
+} from './index.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', () => {
+  let pg: TestPostgres;
+  let dir: string;
+  let worker: Worker;
+  let client: Client;
+  let store: PostgresStore;
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    dir = mkdtempSync(join(tmpdir(), 'agate-dbos-'));
+    worker = await launchWorker({
+      databaseUrl: pg.url,
+      agents: {
+        ...countingAgents(dir, 5),
+        slow: countingAgents(dir, 300).counting as DurableAgent,
+        review: checkpointAgent(),
+      },
+      concurrency: 4,
+      approvalTimeoutMs: 4_000,
+    });
+    client = await createClient({ databaseUrl: pg.url });
+    store = createPostgresStore({ connectionString: pg.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await client?.close();
+    await worker?.shutdown();
+    await pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = (agent: string, sessionId: string, input: JsonValue = { run: sessionId }) =>
+    client.startRun({ agent, sessionId, input });
+
+  it('runs queued runs to the end, each tool call once, and saves them to the PostgreSQL store', async () => {
+    const handles = await Promise.all(['a', 'b', 'c'].map((r) => start('counting', `s-${r}`)));
+    const results = await Promise.all(handles.map((h) => h.result({ timeoutMs: 30_000 })));
+    expect(results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(results[0]?.ticks).toBe(CALLS_PER_RUN + 1);
+    const calls = readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n');
+    expect(calls.filter((c) => c.startsWith('s-'))).toHaveLength(3 * CALLS_PER_RUN);
+    expect(new Set(calls).size).toBe(calls.length);
+    expect(await handles[0]?.status()).toBe('completed');
+    // What `agate sessions` / `show` read: the session, its status and every tick.
+    const saved = await store.load('s-a');
+    expect(saved?.state).toMatchObject({ status: 'completed', tick: CALLS_PER_RUN + 1 });
+    const listed = await store.list({ status: 'completed' });
+    expect(listed.map((s) => s.id)).toEqual(expect.arrayContaining(['s-a', 's-b', 's-c']));
+  });
+
+  it('refuses a second run of a session while one is active, and unknown sessions', async () => {
+    const first = await start('slow', 'busy');
+    await expect(start('slow', 'busy')).rejects.toBeInstanceOf(RunActiveError);
+    await expect(client.getRun('nobody')).rejects.toBeInstanceOf(RunNotFoundError);
+    await client.cancelRun('busy');
+    expect((await first.result({ timeoutMs: 30_000 })).status).toBe('aborted');
+  });
+
+  it('cancelRun aborts at the next step boundary with the state saved', async () => {
+    const handle = await start('slow', 'cancel-me');
+    while (!readFileSync(join(dir, 'calls.log'), 'utf8').includes('cancel-me-c1')) await sleep(50);
+    await client.cancelRun('cancel-me');
+    const result = await handle.result({ timeoutMs: 30_000 });
+    expect(result.status).toBe('aborted');
+    expect(result.reason).toContain('cancelRun');
+    expect(result.totalTicks).toBeLessThan(CALLS_PER_RUN + 1);
+    const saved = await store.load('cancel-me');
+    expect(saved?.state).toMatchObject({ status: 'aborted', tick: result.totalTicks });
+  });
+
+  it('waits durably for a checkpoint decision and goes on when approveCheckpoint records it', async () => {
+    const handle = await start('review', 'review-1', null);
+    while ((await handle.status()) !== 'awaiting-approval') await sleep(100);
+    await approveCheckpoint(store, 'review-1', 'T-1', { by: 'ada' });
+    const result = await handle.result({ timeoutMs: 30_000 });
+    expect(result.status).toBe('completed');
+    expect(result.text).toBe('Done.');
+    expect(result.checkpointLedger.map((e) => e.kind)).toContain('approved');
+  });
+
+  it('ends awaiting-approval when no decision comes within approvalTimeoutMs', async () => {
+    const handle = await start('review', 'review-2', null);
+    const result = await handle.result({ timeoutMs: 30_000 });
+    expect(result.status).toBe('awaiting-approval');
+    expect((await store.load('review-2'))?.state).toMatchObject({ status: 'awaiting-approval' });
+  });
+
+  it('one worker per process', async () => {
+    await expect(
+      launchWorker({ databaseUrl: pg.url, agents: countingAgents(dir) }),
+    ).rejects.toBeInstanceOf(WorkerRunningError);
+  });
+});

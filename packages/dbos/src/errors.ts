@@ -1,0 +1,43 @@
+import { AgateError } from '@agate/core';
+
+/** A durable run was asked for something its state does not allow (see the message). */
+export class DurableRunError extends AgateError {}
+
+/** `startRun` named an agent the workers do not have. */
+export class UnknownAgentError extends AgateError {
+  constructor(agent: string, known: readonly string[]) {
+    super(
+      `No agent named "${agent}" is registered with this worker (known: ${known.length > 0 ? known.join(', ') : 'none'}). ` +
+        'Start workers with the same agents file the client names agents from.',
+    );
+  }
+}
+
+/** `getRun` / `cancelRun` for a session that has no durable run. */
+export class RunNotFoundError extends AgateError {
+  constructor(sessionId: string) {
+    super(
+      `Session "${sessionId}" has no durable run in this database. Start one with client.startRun({ agent, sessionId, input }).`,
+    );
+  }
+}
+
+/** `startRun` for a session whose previous run has not ended. */
+export class RunActiveError extends AgateError {
+  constructor(sessionId: string, status: string) {
+    super(
+      `Session "${sessionId}" already has a run that has not ended (${status}). ` +
+        'Wait for it (getRun(sessionId).result()) or cancel it (cancelRun(sessionId)) before starting another.',
+    );
+  }
+}
+
+/** A second `launchWorker` in one process (DBOS keeps one executor per process). */
+export class WorkerRunningError extends AgateError {
+  constructor() {
+    super(
+      'A worker is already running in this process; DBOS runs one executor per process. ' +
+        'Call shutdown() on it first, or start another process for another worker.',
+    );
+  }
+}

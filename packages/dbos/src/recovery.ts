@@ -1,0 +1,160 @@
+import type { SessionStore } from '@agate/core';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type pg from 'pg';
+import { NAMES, type WakeMessage } from './options.js';
+import { inTransaction, LOCKS, resilientPool, SCHEMA } from './tables.js';
+import { fingerprint } from './workflow.js';
+
+export interface Watchman {
+  /** One round now (tests, and the first round at launch). */
+  round(): Promise<void>;
+  /** Marks this worker gone (its runs are taken over at the next round of any live worker). */
+  stop(options: { handOver: boolean }): Promise<void>;
+}
+
+/**
+ * What self-hosted DBOS lacks, added by Agate (docs/durable.md, "Recovery"):
+ * - a heartbeat row per worker, so a live worker can tell a dead executor from a busy one;
+ * - taking over a dead worker's runs: under one Postgres advisory lock (so exactly one live
+ *   worker does it), DBOS's own `listWorkflows` (pending, that executor) and `resumeWorkflows`
+ *   (back onto the queue) — DBOS then hands each run to one worker, which replays it;
+ * - waking runs that wait for a decision once the stored session changed (a decision recorded
+ *   by `approveCheckpoint` in any process): DBOS's `send`, idempotent per stored revision.
+ */
+export function startWatchman(options: {
+  pool: pg.Pool;
+  store: SessionStore;
+  databaseUrl: string;
+  executorId: string;
+  recoveryAfterMs: number;
+  onError: (error: unknown) => void;
+}): Watchman {
+  const { pool, store, executorId, recoveryAfterMs, databaseUrl } = options;
+  // At least once a second: a decision should wake its run about at once.
+  const everyMs = Math.min(1_000, Math.max(100, Math.floor(recoveryAfterMs / 4)));
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  // The heartbeat has a connection of its own and a timer of its own: busy runs (the pool) or a
+  // slow takeover round never make a live worker look dead.
+  const beatPool = resilientPool(databaseUrl, 1);
+  const beat = () =>
+    beatPool.query(
+      `INSERT INTO ${SCHEMA}.workers (executor_id, heartbeat_at, pid, host)
+       VALUES ($1, now(), $2, $3)
+       ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now(), pid = EXCLUDED.pid, host = EXCLUDED.host`,
+      [executorId, process.pid, process.env.HOSTNAME ?? null],
+    );
+  let beating: Promise<unknown> | undefined;
+  const beatTimer = setInterval(
+    () => {
+      beating ??= beat()
+        .catch(options.onError)
+        .finally(() => {
+          beating = undefined;
+        });
+    },
+    Math.max(50, Math.floor(recoveryAfterMs / 6)),
+  );
+  beatTimer.unref();
+
+  const round = async () => {
+    await beat();
+    await inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_xact_lock($1) AS locked',
+        [LOCKS.recovery],
+      );
+      // Another live worker is doing this round; one is enough.
+      if (rows[0]?.locked !== true) return;
+      await takeOver(client);
+      await wake(client);
+    });
+  };
+
+  const takeOver = async (client: pg.PoolClient) => {
+    const { rows } = await client.query<{ executor_id: string }>(
+      `SELECT executor_id FROM ${SCHEMA}.workers
+       WHERE executor_id <> $1 AND heartbeat_at < now() - make_interval(secs => $2::double precision / 1000)`,
+      [executorId, recoveryAfterMs],
+    );
+    for (const { executor_id: dead } of rows) {
+      const pending = await DBOS.listWorkflows({
+        status: 'PENDING',
+        executorId: dead,
+        workflowName: NAMES.workflow,
+        loadInput: false,
+        loadOutput: false,
+      });
+      // A silent heartbeat with steps still being recorded is a starved process, not a dead one.
+      if (
+        await recentlyStepped(
+          pending.map((w) => w.workflowID),
+          recoveryAfterMs,
+        )
+      )
+        continue;
+      if (pending.length > 0) {
+        await DBOS.resumeWorkflows(
+          pending.map((w) => w.workflowID),
+          { queueName: NAMES.queue },
+        );
+      }
+      await client.query(`DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`, [dead]);
+    }
+  };
+
+  const wake = async (client: pg.PoolClient) => {
+    const { rows } = await client.query<{
+      workflow_id: string;
+      session_id: string;
+      fingerprint: string;
+    }>(`SELECT workflow_id, session_id, fingerprint FROM ${SCHEMA}.waits`);
+    for (const row of rows) {
+      const stored = await store.load(row.session_id);
+      if (stored === undefined) continue;
+      const now = fingerprint(stored);
+      if (now === row.fingerprint) continue;
+      const message: WakeMessage = { kind: 'changed', fingerprint: now };
+      await DBOS.send(row.workflow_id, message, NAMES.topic, `${row.workflow_id}:${now}`);
+    }
+  };
+
+  const timer = setInterval(() => {
+    if (running !== undefined || stopped) return;
+    running = round()
+      .catch(options.onError)
+      .finally(() => {
+        running = undefined;
+      });
+  }, everyMs);
+  timer.unref();
+
+  return {
+    round,
+    async stop({ handOver }) {
+      stopped = true;
+      clearInterval(timer);
+      clearInterval(beatTimer);
+      await running;
+      await beating;
+      // A worker leaving on purpose is "dead" at once: live workers take its runs next round.
+      const sql = handOver
+        ? `UPDATE ${SCHEMA}.workers SET heartbeat_at = 'epoch' WHERE executor_id = $1`
+        : `DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`;
+      await beatPool.query(sql, [executorId]).finally(() => beatPool.end());
+    },
+  };
+}
+
+/** True when any of `workflowIds` recorded a step within the last `withinMs` (DBOS's record). */
+async function recentlyStepped(workflowIds: readonly string[], withinMs: number): Promise<boolean> {
+  const since = Date.now() - withinMs;
+  for (const id of workflowIds) {
+    const steps = (await DBOS.listWorkflowSteps(id)) ?? [];
+    if (steps.some((step) => (step.completedAtEpochMs ?? step.startedAtEpochMs ?? 0) > since)) {
+      return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,226 @@
+import {
+  AgateError,
+  createSession,
+  type DurableSteps,
+  type RunResult,
+  type Session,
+  type SessionSnapshot,
+  type SessionStore,
+  StaleSessionError,
+} from '@agate/core';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type pg from 'pg';
+import { deferredStore } from './deferred-store.js';
+import { UnknownAgentError } from './errors.js';
+import {
+  type DurableAgents,
+  type DurableRunResult,
+  NAMES,
+  type RunRequest,
+  type WakeMessage,
+} from './options.js';
+import { toDurableResult } from './result.js';
+import { databaseWork, WHILE_DATABASE_DOWN } from './retry.js';
+import { cancelRequested, SCHEMA } from './tables.js';
+
+/** What the workflow needs from the worker of this process. */
+export interface WorkflowHost {
+  agents: DurableAgents;
+  store: SessionStore;
+  pool: pg.Pool;
+  approvalTimeoutMs: number;
+}
+
+/** The reason of a run's signal when `cancelRun` stopped it. */
+export class RunCancelledError extends AgateError {
+  constructor() {
+    super('cancelRun() was called for this run; it stopped at a step boundary.');
+  }
+}
+
+let host: WorkflowHost | undefined;
+
+export function setWorkflowHost(next: WorkflowHost | undefined): void {
+  host = next;
+}
+
+type Checked<T> = { cancelled: true } | { cancelled: false; value: T };
+
+/**
+ * One durable run (a DBOS workflow). DBOS runs this function again from the top after a crash;
+ * every call that must not be repeated is a step, whose recorded answer is returned instead:
+ * the session's start snapshot, each tick's model call, each tool call, and the saves. The tick
+ * loop between them is Agate's own and replays the same way from the same answers.
+ */
+export async function durableRun(request: RunRequest): Promise<DurableRunResult> {
+  const worker = host;
+  if (worker === undefined) throw new AgateError('No Agate worker runs in this process.');
+  const agent = worker.agents[request.agent];
+  if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
+  const workflowId = DBOS.workflowID as string;
+  const { store, pool } = worker;
+
+  /**
+   * A model or tool call as a step. It first looks for a cancellation ("cancelled" is recorded
+   * like any answer, so a replay stops at the same step) and does the step's database work;
+   * both are retried while the database is down, the call itself never.
+   */
+  const checkedStep = <T>(
+    name: string,
+    prepare: () => Promise<void>,
+    work: () => Promise<T>,
+  ): Promise<Checked<T>> =>
+    DBOS.runStep(
+      async (): Promise<Checked<T>> => {
+        const cancelled = await databaseWork(async () => {
+          if (await cancelRequested(pool, workflowId)) return true;
+          await prepare();
+          return false;
+        });
+        return cancelled ? { cancelled: true } : { cancelled: false, value: await work() };
+      },
+      { name, ...WHILE_DATABASE_DOWN },
+    );
+  /** A step of database work only, retried while the database is down. */
+  const dbStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
+    DBOS.runStep(() => databaseWork(work), { name, ...WHILE_DATABASE_DOWN });
+
+  const start = await dbStep('agate:start', async () => ({
+    cancelled: await cancelRequested(pool, workflowId),
+    snapshot: await loadOrNull(store, request.sessionId),
+  }));
+  let snapshot: SessionSnapshot | null = start.snapshot;
+  let cancelled = start.cancelled;
+  let ticks = 0;
+  /** The tick-end save in flight, if any (only live steps start one; a replay starts none). */
+  let saving: Promise<void> | undefined;
+  const saved = async () => {
+    const pending = saving;
+    saving = undefined;
+    await pending;
+  };
+
+  for (;;) {
+    const controller = new AbortController();
+    if (cancelled) controller.abort(new RunCancelledError());
+    const deferred = deferredStore(store);
+    let session: Session | undefined;
+    const stop = (): never => {
+      controller.abort(new RunCancelledError());
+      throw controller.signal.reason;
+    };
+    const steps: DurableSteps = {
+      // The state before this tick's model call is the last tick's end: saved here, in a step.
+      // The save is written while the model call and its record are: one commit less to wait
+      // for per tick. The next step waits for it, so a failed save still fails the run there.
+      model: async (call) => {
+        const out = await checkedStep(
+          'agate:model',
+          async () => {
+            await saved();
+            if (session !== undefined) saving = background(store.save(session.snapshot()));
+          },
+          call,
+        );
+        return out.cancelled ? stop() : out.value;
+      },
+      tool: async (call) => {
+        const out = await checkedStep(
+          'agate:tool',
+          async () => {
+            await saved();
+            await deferred.flush();
+          },
+          call,
+        );
+        return out.cancelled ? stop() : out.value;
+      },
+    };
+    session = createSession(agent.element(request.input), {
+      ...agent.options,
+      id: request.sessionId,
+      ...(snapshot !== null ? { snapshot } : {}),
+      store: deferred,
+      steps,
+    });
+    let result: RunResult;
+    try {
+      result = await session.run({ ...request.runOptions, signal: controller.signal });
+    } finally {
+      session.dispose();
+    }
+    ticks += result.ticks;
+    const end = session.snapshot();
+    const waiting = result.status === 'awaiting-approval';
+    await dbStep('agate:end', async () => {
+      await saved();
+      const print = await saveEnd(store, end);
+      if (waiting) await recordWait(pool, workflowId, request.sessionId, print);
+    });
+    if (!waiting) return toDurableResult(result, ticks);
+
+    // Waits inside the workflow: no process is needed meanwhile, and a restart waits again.
+    const now = await DBOS.now();
+    const message = await DBOS.recv<WakeMessage>(NAMES.topic, {
+      deadlineEpochMS: now + worker.approvalTimeoutMs,
+    });
+    snapshot = await dbStep('agate:resume', async () => {
+      await pool.query(`DELETE FROM ${SCHEMA}.waits WHERE workflow_id = $1`, [workflowId]);
+      return loadOrNull(store, request.sessionId);
+    });
+    if (message === null) return toDurableResult(result, ticks);
+    cancelled = message.kind === 'cancel';
+  }
+}
+
+async function loadOrNull(store: SessionStore, id: string): Promise<SessionSnapshot | null> {
+  return (await store.load(id)) ?? null;
+}
+
+/**
+ * Saves the run's last state and returns its fingerprint. The revision is known from the
+ * conditional save itself: a load after the save could already see a decision made since.
+ */
+async function saveEnd(store: SessionStore, end: SessionSnapshot): Promise<string> {
+  const before = await store.load(end.id);
+  const expected = before?.revision;
+  if (expected === undefined) {
+    await store.save(end);
+    return fingerprint(end);
+  }
+  try {
+    await store.save(end, { expectedRevision: expected });
+    return fingerprint({ ...end, revision: expected + 1 });
+  } catch (error) {
+    if (!(error instanceof StaleSessionError)) throw error;
+    // Someone wrote the session during the run; the run's end state wins, as at every tick.
+    await store.save(end);
+    const after = await store.load(end.id);
+    return fingerprint(after ?? end);
+  }
+}
+
+/** What tells a decided session from the one the run saved: its revision, or its save time. */
+export function fingerprint(snapshot: SessionSnapshot): string {
+  const { revision } = snapshot;
+  return revision !== undefined ? `r${revision}` : `t${snapshot.savedAt}`;
+}
+
+async function recordWait(
+  pool: pg.Pool,
+  workflowId: string,
+  sessionId: string,
+  print: string,
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO ${SCHEMA}.waits (workflow_id, session_id, fingerprint) VALUES ($1, $2, $3)
+     ON CONFLICT (workflow_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, since = now()`,
+    [workflowId, sessionId, print],
+  );
+}
+
+/** A promise awaited later: its rejection is not "unhandled" in the meantime. */
+function background(promise: Promise<void>): Promise<void> {
+  promise.catch(() => {});
+  return promise;
+}
