@@ -1,4 +1,3 @@
-import type { ToolCallOutcome } from '../guards/types.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { errorMessage } from './errors.js';
@@ -7,6 +6,7 @@ import type { ModelTurn } from './model-call.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import { toJsonValue } from './tool-execution.js';
 import type { ToolOutputTruncation } from './tool-limits.js';
+import type { ToolCallOutcome } from './tool-outcome.js';
 
 /**
  * What a tool call's step records: plain JSON, so a durable engine can store it and hand it

@@ -10,6 +10,7 @@ export const PUBLISHED = {
   core: '@agate/core',
   testing: '@agate/testing',
   postgres: '@agate/postgres',
+  dbos: '@agate/dbos',
   cli: '@agate/cli',
   'create-agate': 'create-agate',
 } as const;

@@ -1,0 +1,13 @@
+import { measureMcpCall } from './mcp-call.js';
+import { measureSubAgentCost } from './sub-agent.js';
+import { measureSandboxSpawn } from './sandbox-spawn.js';
+import { measurePostgresSave } from './postgres-save.js';
+import { measureDbosTick } from './dbos-tick.js';
+const which = process.argv[2];
+const out = (name: string, v: unknown) => console.log(name, JSON.stringify(v, (k, x) => (typeof x === 'number' ? Math.round(x * 1000) / 1000 : x)));
+if (which === 'mcp') out('mcp', await measureMcpCall(8, 50));
+if (which === 'sub') out('sub', await measureSubAgentCost(7, 60, () => {}));
+if (which === 'shell') out('shell', await measureSandboxSpawn(40));
+if (which === 'pg') out('pg', await measurePostgresSave(40));
+if (which === 'dbos') out('dbos', await measureDbosTick(12));
+process.exit(0);
