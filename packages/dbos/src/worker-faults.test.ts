@@ -90,8 +90,12 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
 
     it('three workers, 30 runs, one worker SIGKILLed three times: every run completes, nothing is lost or run twice', async () => {
       const dir = logDir();
-      const env = { AGATE_TEST_CONCURRENCY: '2', AGATE_TEST_DELAY_MS: '100' };
-      let victim = worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'victim' });
+      // One run at a time per worker, so that a kill interrupts at most one call: the bound
+      // "once per tick plus at most one per kill" (a worker running N at once may lose N; the
+      // queue's worker concurrency is one value for all workers, docs/durable.md).
+      const env = { AGATE_TEST_CONCURRENCY: '1', AGATE_TEST_DELAY_MS: '100' };
+      const victimEnv = env;
+      let victim = worker(dir, { ...victimEnv, AGATE_TEST_EXECUTOR_ID: 'victim' });
       const others = [
         worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'steady-1' }),
         worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'steady-2' }),
@@ -109,7 +113,7 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
         killedAt.set(victim.pid, Date.now());
         await victim.exited;
         // The same executor id: DBOS recovers the killed process's runs as this one starts.
-        victim = worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'victim' });
+        victim = worker(dir, { ...victimEnv, AGATE_TEST_EXECUTOR_ID: 'victim' });
         await victim.ready;
       }
       const results: DurableRunResult[] = await Promise.all(

@@ -1,4 +1,4 @@
-import { createElement, type ReactNode } from 'react';
+import { createElement, type ReactNode, useMemo } from 'react';
 import { type ToolOptions, Tools } from '../components/tools.js';
 import { useSessionContext } from '../runtime/session-context.js';
 import { McpConnection, type McpConnectionConfig } from './connection.js';
@@ -53,16 +53,25 @@ export type McpServerProps = McpStdioServerProps | McpHttpServerProps;
 export function McpServer(props: McpServerProps): ReactNode {
   // The state context: re-rendered every tick, so the connection's tools are read each time.
   const { session } = useSessionContext('<McpServer>');
-  const config = connectionConfig(props);
-  const fingerprint = JSON.stringify(config);
+  const { config, fingerprint } = useMemo(() => {
+    const made = connectionConfig(props);
+    return { config: made, fingerprint: JSON.stringify(made) };
+  }, [props]);
   const connection = session.resources.use(
     `mcp:${props.name}`,
     () => new McpConnection(config, fingerprint),
     (open) => open.fingerprint === fingerprint,
   );
   const tools = connection.tools;
-  if (tools === undefined) return null;
-  return createElement(Tools, { tools, toolOptions: optionsFor(tools, props) });
+  // The same element while the server's tool list and the props are unchanged: React then
+  // skips the tools' subtree, so a tick does not render and compile every tool again.
+  return useMemo(
+    () =>
+      tools === undefined
+        ? null
+        : createElement(Tools, { tools, toolOptions: optionsFor(tools, props) }),
+    [tools, props],
+  );
 }
 
 /** Checks the props and makes the connection's configuration (plain JSON: its fingerprint). */
