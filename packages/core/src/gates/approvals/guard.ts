@@ -14,7 +14,7 @@ import { errorMessage } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickToolCall } from '../../runtime/tick-result.js';
 import { validateInput } from '../../runtime/tool-execution.js';
-import type { SigningContext } from '../checkpoint/ledger.js';
+import { type SigningContext, sessionSigning } from '../checkpoint/ledger.js';
 import {
   resolveApprovalKey,
   resolveApprovalPublicKey,
@@ -241,19 +241,7 @@ export class ApprovalGuard implements Guard {
 
   /** As the checkpoint family signs: stamped with the public key, or HMAC with the shared secret. */
   private signing(): SigningContext {
-    const publicKey = this.publicKey();
-    if (publicKey !== undefined)
-      return { sessionId: this.host.sessionId, key: undefined, publicKey };
-    const key = resolveApprovalKey(this.host.options.approvalKey);
-    if (key !== undefined && key.trim() === '') {
-      this.host.warnOnce(
-        'checkpoint-empty-key',
-        'checkpoint-empty-key',
-        'The approvalKey option is empty, so approvals are unsigned. Pass a secret key (or set AGATE_APPROVAL_KEY) to sign them.',
-      );
-      return { sessionId: this.host.sessionId, key: undefined };
-    }
-    return { sessionId: this.host.sessionId, key };
+    return sessionSigning(this.host, this.publicKey());
   }
 
   private publicKey(): KeyObject | undefined {

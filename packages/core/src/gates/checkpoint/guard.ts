@@ -31,6 +31,7 @@ import {
   type PendingInput,
   recordsOf,
   type SigningContext,
+  sessionSigning,
 } from './ledger.js';
 import { resolveApprovalKey, resolveApprovalPublicKey, toPrivateKey } from './signing.js';
 import {
@@ -259,20 +260,7 @@ export class CheckpointGuard implements Guard {
    * them with the key that decides; with only a shared secret it signs them (version 1).
    */
   private signing(): SigningContext {
-    const publicKey = this.publicKey();
-    if (publicKey !== undefined)
-      return { sessionId: this.host.sessionId, key: undefined, publicKey };
-    const key = resolveApprovalKey(this.host.options.approvalKey);
-    if (key !== undefined && key.trim() === '') {
-      // An empty key would sign with nothing secret; say so rather than pretend.
-      this.host.warnOnce(
-        'checkpoint-empty-key',
-        'checkpoint-empty-key',
-        'The approvalKey option is empty, so checkpoint approvals are unsigned. Pass a secret key (or set AGATE_APPROVAL_KEY) to sign them.',
-      );
-      return { sessionId: this.host.sessionId, key: undefined };
-    }
-    return { sessionId: this.host.sessionId, key };
+    return sessionSigning(this.host, this.publicKey());
   }
 
   private publicKeyCache: { value: KeyObject | undefined } | undefined;

@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { GuardHost } from '../../guards/types.js';
 import type { SessionState } from '../../state/session-state.js';
 import {
   ApprovalKeyError,
@@ -10,6 +11,7 @@ import {
   type ApprovalVerifier,
   keyIdOf,
   publicKeyId,
+  resolveApprovalKey,
   signEntry,
   signEntryEd25519,
   verifies,
@@ -47,6 +49,29 @@ export interface SigningContext {
   privateKey?: KeyObject | undefined;
   /** ISO time of the entry (injectable for tests). */
   at?: string;
+}
+
+/**
+ * How a session signs its own ledger entries (checkpoint submissions, held tool calls): with a
+ * public key it cannot sign, so it stamps them with the key that decides; with only a shared
+ * secret it signs them (version 1). An empty secret would sign with nothing secret: said once,
+ * and the entries go unsigned rather than pretend.
+ */
+export function sessionSigning(
+  host: Pick<GuardHost, 'sessionId' | 'options' | 'warnOnce'>,
+  publicKey: KeyObject | undefined,
+): SigningContext {
+  if (publicKey !== undefined) return { sessionId: host.sessionId, key: undefined, publicKey };
+  const key = resolveApprovalKey(host.options.approvalKey);
+  if (key !== undefined && key.trim() === '') {
+    host.warnOnce(
+      'checkpoint-empty-key',
+      'checkpoint-empty-key',
+      'The approvalKey option is empty, so approvals (of checkpoints and tool calls) are unsigned. Pass a secret key (or set AGATE_APPROVAL_KEY) to sign them.',
+    );
+    return { sessionId: host.sessionId, key: undefined };
+  }
+  return { sessionId: host.sessionId, key };
 }
 
 const KIND_OF_CAUSE: Record<CheckpointCause, CheckpointLedgerKind> = {
