@@ -218,6 +218,7 @@ export {
 } from './mcp/index.js';
 // Persistence
 export {
+  assertRestorePoint,
   createFileStore,
   createMemoryStore,
   createSnapshot,

@@ -1,4 +1,5 @@
 import {
+  assertRestorePoint,
   assertValidSessionId,
   type ListOptions,
   parseSnapshot,
@@ -302,7 +303,7 @@ export function createPostgresStore(
     },
 
     async saveRestorePoint(sessionId, tick, snapshot) {
-      checkPoint(sessionId, tick, snapshot);
+      assertRestorePoint(sessionId, tick, snapshot);
       const text = serializeSnapshot(snapshot);
       await query(
         `save restore point ${restorePointRef(sessionId, tick)}`,
@@ -315,7 +316,7 @@ export function createPostgresStore(
     },
 
     async loadRestorePoint(sessionId, tick) {
-      checkPoint(sessionId, tick);
+      assertRestorePoint(sessionId, tick);
       const ref = restorePointRef(sessionId, tick);
       const { rows } = await query<{ snapshot: string }>(
         `load restore point ${ref}`,
@@ -482,20 +483,6 @@ function joinSnapshot(row: SessionRow, messages: string[], schema: string): Sess
     revision: Number(row.revision),
     state,
   };
-}
-
-function checkPoint(sessionId: string, tick: number, snapshot?: SessionSnapshot): void {
-  assertValidSessionId(sessionId);
-  if (!Number.isSafeInteger(tick) || tick < 0) {
-    throw new SnapshotError(
-      `A restore point's tick must be a whole number >= 0, got ${String(tick)}.`,
-    );
-  }
-  if (snapshot !== undefined && snapshot.id !== sessionId) {
-    throw new SnapshotError(
-      `A restore point of session "${sessionId}" must hold that session, not "${snapshot.id}".`,
-    );
-  }
 }
 
 const CONNECTION_CODES = new Set([

@@ -16,6 +16,7 @@ export {
   serializeSnapshot,
 } from './snapshot.js';
 export {
+  assertRestorePoint,
   createMemoryStore,
   type ListOptions,
   parseRestorePointRef,
