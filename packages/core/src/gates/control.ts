@@ -118,6 +118,17 @@ export class GateControl implements Guard {
   }
 
   /** `set_knob` when anything can be set, and the instructions of engaged gates that unmounted. */
+  /** Nothing to check or change while no gate or knob is declared (or left the tree engaged). */
+  engaged(): boolean {
+    return (
+      this.lastKnown.size > 0 ||
+      this.registry.gates().length > 0 ||
+      this.registry.knobs().length > 0 ||
+      // `check` reports any name declared twice, of whatever family.
+      this.registry.duplicates().length > 0
+    );
+  }
+
   render(tree: CompiledTree): GuardContribution | undefined {
     const knobs = this.knobInfos();
     const gates = this.gateInfos();

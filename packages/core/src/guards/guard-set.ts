@@ -46,21 +46,30 @@ const NONE: ReleasedCall[] = [];
  * skipped loop iteration, not a call.
  */
 export class GuardSet {
-  private readonly hooks: { [K in keyof Guard]-?: Guard[] };
+  private hooks: { [K in keyof Guard]-?: Guard[] };
+  /** Which families were engaged at the last render, one flag per guard (see `engaged`). */
+  private engagedMask = -1;
 
   constructor(readonly guards: readonly Guard[]) {
+    this.hooks = this.hookLists(guards);
+  }
+
+  /** The hook lists, with the per-call hooks of families that are not engaged left out. */
+  private hookLists(guards: readonly Guard[], engaged: readonly Guard[] = guards) {
     const having = (key: keyof Guard) => guards.filter((g) => typeof g[key] === 'function');
-    this.hooks = {
+    const engagedHaving = (key: keyof Guard) => engaged.filter((g) => typeof g[key] === 'function');
+    return {
       name: [],
+      engaged: [],
       runStart: having('runStart'),
       render: having('render'),
-      check: having('check'),
-      beforeModelCall: having('beforeModelCall'),
-      beforeToolCall: having('beforeToolCall'),
+      check: engagedHaving('check'),
+      beforeModelCall: engagedHaving('beforeModelCall'),
+      beforeToolCall: engagedHaving('beforeToolCall'),
       releaseHeldCalls: having('releaseHeldCalls'),
-      afterToolCall: having('afterToolCall'),
-      tickEnd: having('tickEnd'),
-      finishRequested: having('finishRequested'),
+      afterToolCall: engagedHaving('afterToolCall'),
+      tickEnd: engagedHaving('tickEnd'),
+      finishRequested: engagedHaving('finishRequested'),
       exitAttempt: having('exitAttempt'),
       engagedAtMaxTicks: having('engagedAtMaxTicks'),
       report: having('report'),
@@ -85,7 +94,26 @@ export class GuardSet {
       if (added.knobs?.length) knobs = [...knobs, ...added.knobs];
       if (added.gates?.length) gates = [...gates, ...added.gates];
     }
+    this.updateEngaged();
     return { tools, ephemeral, knobs, gates };
+  }
+
+  /**
+   * Asks the families that can say whether they are engaged; rebuilds the hook lists only when
+   * the answer changed (a family mounted or unmounted), so a steady tree costs one call each.
+   */
+  private updateEngaged(): void {
+    let mask = 0;
+    for (let i = 0; i < this.guards.length; i++) {
+      const g = this.guards[i]!;
+      if (g.engaged === undefined || g.engaged()) mask |= 1 << i;
+    }
+    if (mask === this.engagedMask) return;
+    this.engagedMask = mask;
+    this.hooks = this.hookLists(
+      this.guards,
+      this.guards.filter((_, i) => (mask & (1 << i)) !== 0),
+    );
   }
 
   check(context: CompiledContext): void {

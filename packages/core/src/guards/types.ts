@@ -42,6 +42,16 @@ export interface Guard {
   runStart?(info: RunStartInfo): void;
 
   /**
+   * Whether the family has work in this tick's per-call hooks (`check`, `beforeModelCall`,
+   * `beforeToolCall`, `afterToolCall`, `tickEnd`, `finishRequested`): asked once per render,
+   * after `render`. `false` (nothing of the family is rendered and nothing of it is in the
+   * state) skips those hooks until the next render, so a family that is not mounted costs a
+   * tick nothing. Without this method the family is always asked. The other hooks (`render`,
+   * `exitAttempt`, the run's start and end) are always called.
+   */
+  engaged?(): boolean;
+
+  /**
    * While the context is compiled: tools and ephemeral blocks the family adds itself (the
    * `set_knob` tool, the `submit_checkpoint` tool, warnings). Called every render; keep it cheap.
    */
@@ -170,8 +180,8 @@ export interface GuardTick {
 export interface TickEndInfo {
   /** Wall time of this tick, from its start to its commit. */
   elapsedMs: number;
-  /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
-  signatures: readonly string[];
+  /** `callSignature` of each of the tick's calls, in order (computed on first read, once per tick). */
+  readonly signatures: readonly string[];
 }
 
 export type BeforeModelVerdict =

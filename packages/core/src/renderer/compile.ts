@@ -257,7 +257,24 @@ function compileMessage(node: HostElement): ModelMessage {
   );
 }
 
+/**
+ * Compiled tools by the host node's props object. React hands a host node a new props object
+ * only when its element changed, and a tool compiles from its props alone, so a tree that renders
+ * the same `<Tool>` elements tick after tick compiles each once (and keeps one `CompiledTool`
+ * object per tool, which lets later steps cache by identity).
+ */
+const compiledTools = new WeakMap<object, CompiledTool>();
+
 function compileTool(node: HostElement): CompiledTool {
+  let compiled = compiledTools.get(node.props);
+  if (compiled === undefined) {
+    compiled = compileToolProps(node);
+    compiledTools.set(node.props, compiled);
+  }
+  return compiled;
+}
+
+function compileToolProps(node: HostElement): CompiledTool {
   const { name, description, input, execute, tool } = node.props as {
     name?: unknown;
     description?: unknown;

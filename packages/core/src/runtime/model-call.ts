@@ -13,7 +13,7 @@ import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
 import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
 import { requestForms } from './request-messages.js';
-import { sdkTelemetrySetting } from './sdk-telemetry.js';
+import { SDK_TELEMETRY_OFF, sdkTelemetrySetting } from './sdk-telemetry.js';
 import type { TickToolCall } from './tick-result.js';
 
 /** Settings passed through to every AI SDK call. */
@@ -65,9 +65,26 @@ type InputSchema = CompiledContext['tools'][number]['inputSchema'];
  * calls back: the runtime executes them itself and can intercept, validate and refuse.
  */
 export function toSdkTools(context: CompiledContext): ToolSet {
-  const tools: ToolSet = {};
-  for (const t of context.tools) tools[t.name] = sdkTool(t.inputSchema, t.description);
-  return tools;
+  const list = context.tools;
+  if (list.length === 0) return {};
+  // The same compiled tools as the last call that started with this one (the usual tick): the
+  // same tool set. Compiled tools are kept per element (renderer/compile.ts), so this holds
+  // until the tree renders a different set of tools.
+  const last = toolSets.get(list[0]!);
+  if (last !== undefined && sameItems(last.tools, list)) return last.set;
+  const set: ToolSet = {};
+  for (const t of list) set[t.name] = sdkTool(t.inputSchema, t.description);
+  toolSets.set(list[0]!, { tools: list.slice(), set });
+  return set;
+}
+
+type CompiledTools = CompiledContext['tools'];
+const toolSets = new WeakMap<CompiledTools[number], { tools: CompiledTools; set: ToolSet }>();
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 type SdkTool = ToolSet[string];
@@ -117,6 +134,24 @@ function sdkSchema(schema: InputSchema): InputSchema {
 }
 
 /**
+ * How the history reaches the AI SDK. Before its first step a `generateText` / `streamText`
+ * call walks all its initial messages (tool approvals to resume, a copy for the loop), work a
+ * plain loop pays once per run but a tick would pay on every call: at 3,000 messages the
+ * approvals scan alone was the largest single cost of a tick. So the call starts from the
+ * first message and its one step gets the whole history through `prepareStep`, the SDK's own
+ * per-step override: the request the model receives is the same. Tools are offered without
+ * `execute`, so there are no approvals for the SDK to resume. With the SDK's telemetry on, its
+ * spans record the initial messages, so they get the whole history the plain way.
+ */
+function historyFor(
+  messages: ModelMessage[],
+  direct: boolean,
+): { messages: ModelMessage[]; prepareStep?: () => { messages: ModelMessage[] } } {
+  if (!direct || messages.length < 2) return { messages };
+  return { messages: [messages[0]!], prepareStep: () => ({ messages }) };
+}
+
+/**
  * One AI SDK call (the `streamText` engine, a single step). Deltas stream out; calls come back
  * whole. The single-consumer variant is used because the runtime reads `fullStream` once and
  * needs no replay: it skips the stream tee and buffering, the largest per-tick cost measured.
@@ -132,13 +167,14 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
     );
   }
   const tools = toSdkTools(context);
+  const telemetry = sdkTelemetrySetting();
   const request = {
     model: options.model,
     ...(context.system !== '' ? { instructions: context.system } : {}),
-    messages,
+    ...historyFor(messages, telemetry === SDK_TELEMETRY_OFF),
     ...(Object.keys(tools).length > 0 ? { tools } : {}),
     abortSignal: signal,
-    ...sdkTelemetrySetting(),
+    ...telemetry,
     ...settings,
   };
   if (options.streaming === false) return generateTurn(request, options);

@@ -10,6 +10,8 @@ import { AI_SDK_TELEMETRY_TRACING_CHANNEL } from 'ai';
  */
 const channel = tracingChannel(AI_SDK_TELEMETRY_TRACING_CHANNEL);
 const OFF = { telemetry: { isEnabled: false } } as const;
+/** The setting that turns the AI SDK's telemetry off (compared by identity). */
+export const SDK_TELEMETRY_OFF = OFF;
 const DEFAULT = {} as const;
 
 export function sdkTelemetrySetting(): typeof OFF | typeof DEFAULT {

@@ -517,8 +517,7 @@ export class Session {
     const { dropped } = committed;
     if (dropped > 0) this.emit({ type: 'timeline:trimmed', tick: tickNo, dropped });
     this.lastFinishReason = turn.finishReason;
-    const before = this.recentTicks.slice();
-    const previous = before.at(-1);
+    const previous = this.recentTicks.at(-1);
     let recorded = result;
     if (previous !== undefined && isCutOff(previous) && result.toolCalls.length === 0) {
       // A continuation: the answer is the cut-off text and what follows it.
@@ -531,11 +530,14 @@ export class Session {
     this.recentTicks.push(recorded);
     if (this.recentTicks.length > RECENT_TICKS_CAP) this.recentTicks.shift();
 
-    // Computed once per tick, for every family that compares calls (repeats, rework).
-    const signatures = result.toolCalls.map((c) => callSignature(c.toolName, c.input));
+    // Computed at most once per tick, and only if a family compares calls (repeats, rework).
+    let signatures: readonly string[] | undefined;
     const pendingEnd = this.guards.tickEnd(guardTick, result, {
       elapsedMs: performance.now() - startedAt,
-      signatures,
+      get signatures() {
+        signatures ??= result.toolCalls.map((c) => callSignature(c.toolName, c.input));
+        return signatures;
+      },
     });
     const ended = isThenable(pendingEnd) ? await pendingEnd : pendingEnd;
     this.emit({ type: 'tick:end', tick: tickNo, result });
@@ -547,7 +549,7 @@ export class Session {
         ? this.attemptExit(guardTick)
         : { done: false };
     }
-    const ending = judgeReply(recorded, before);
+    const ending = judgeReply(recorded, this.recentTicks.slice(0, -1));
     if (ending.kind === 'end') return { done: true, status: ending.status, reason: ending.reason };
     if (ending.kind === 'again') {
       this.update((draft) => {

@@ -127,25 +127,37 @@ type Execute = NonNullable<CompiledTool['execute']>;
 
 function withinLimits(tool: CompiledTool, timeoutMs: number | undefined): Execute {
   const execute = tool.execute as Execute;
+  if (timeoutMs === undefined) {
+    return (input, context: ToolExecuteContext) => {
+      const work = new Promise((resolve) => resolve(execute(input, context)));
+      return untilAborted(work, context.abortSignal);
+    };
+  }
   return async (input, context: ToolExecuteContext) => {
     const run = context.abortSignal;
-    const timer = new AbortController();
+    // One controller fed by the run's signal and the timer: `AbortSignal.any` would do the same
+    // with weak references and a registry, a cost every call of a tool with a limit would pay.
+    const limit = new AbortController();
+    const onRunAbort = () => limit.abort(run.reason);
+    if (run.aborted) onRunAbort();
+    else run.addEventListener('abort', onRunAbort, { once: true });
     // A referenced timer: a tool hanging on nothing must still time out, not let the process exit.
-    const handle =
-      timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => timer.abort(new ToolTimeoutError(tool.name, timeoutMs)), timeoutMs);
-    const signal = handle === undefined ? run : AbortSignal.any([run, timer.signal]);
+    const handle = setTimeout(
+      () => limit.abort(new ToolTimeoutError(tool.name, timeoutMs)),
+      timeoutMs,
+    );
+    const signal = limit.signal;
     try {
       const work = new Promise((resolve) =>
         resolve(execute(input, { ...context, abortSignal: signal })),
       );
       return await untilAborted(work, signal);
     } catch (error) {
-      if (timer.signal.aborted && !run.aborted) throw timer.signal.reason;
+      if (signal.reason instanceof ToolTimeoutError && !run.aborted) throw signal.reason;
       throw error;
     } finally {
       clearTimeout(handle);
+      run.removeEventListener('abort', onRunAbort);
     }
   };
 }

@@ -8,6 +8,7 @@ import type {
   ToolCallOutcome,
   ToolCallVerdict,
 } from '../../guards/types.js';
+import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
 import { untilAborted } from '../../runtime/abort.js';
 import { errorMessage } from '../../runtime/errors.js';
@@ -57,6 +58,8 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 export class ApprovalGuard implements Guard {
   readonly name = APPROVALS_FAMILY;
   private verified = false;
+  /** Whether a tool of the last render may need a person's approval (see `engaged`). */
+  private toolsMayNeedApproval = false;
   private publicKeyCache: { value: KeyObject | undefined } | undefined;
 
   constructor(private readonly host: GuardHost) {}
@@ -106,6 +109,21 @@ export class ApprovalGuard implements Guard {
 
   runStart(): void {
     this.verify();
+  }
+
+  /**
+   * Engaged while a rendered tool may need approval or the state holds approval records. The
+   * tools are read at render: a tool's `needsApproval` is one of its props.
+   */
+  engaged(): boolean {
+    return this.toolsMayNeedApproval || approvalsOf(this.host.state()).length > 0;
+  }
+
+  render(tree: CompiledTree): undefined {
+    this.toolsMayNeedApproval = tree.tools.some(
+      (t) => t.guard?.needsApproval !== undefined && t.guard.needsApproval !== false,
+    );
+    return undefined;
   }
 
   releaseHeldCalls(): ReleasedCall[] {

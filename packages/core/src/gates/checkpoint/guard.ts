@@ -123,6 +123,16 @@ export class CheckpointGuard implements Guard {
     this.verify();
   }
 
+  /** Engaged while a checkpoint is declared or the state holds any of their records. */
+  engaged(): boolean {
+    const state = this.host.state();
+    return (
+      this.declared().length > 0 ||
+      Object.keys(recordsOf(state)).length > 0 ||
+      ledgerOf(state).length > 0
+    );
+  }
+
   render(tree: CompiledTree): GuardContribution | undefined {
     this.verify();
     const declared = this.declared();

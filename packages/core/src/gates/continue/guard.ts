@@ -18,6 +18,8 @@ import { detectRework } from './rework.js';
 import { SignatureIndex } from './signature-index.js';
 import { resolveContinueConfig } from './types.js';
 
+const NO_SIGNATURES: readonly string[] = [];
+
 /**
  * The ContinueGate family on the guard seam: the step bookkeeping it reads (kept in state for
  * every tick, so budgets hold when a gate is mounted later or the session resumes elsewhere),
@@ -72,10 +74,26 @@ export class ContinueGuard implements Guard {
 
   tickEnd(_tick: GuardTick, result: TickResult, info: TickEndInfo): void {
     const base = this.host.state().progress;
+    const props = this.props();
+    if (props === undefined) {
+      // No ContinueGate rendered: steps, tokens and time still count (its budgets hold when one
+      // is mounted later), but calls are not compared. Rework detection walks the recent calls'
+      // signatures, the one part of this bookkeeping that grows with the run; it starts when a
+      // gate is rendered.
+      const progress = nextProgress(base, result.usage.totalTokens, {
+        elapsedMs: info.elapsedMs,
+        rework: false,
+        signatures: NO_SIGNATURES,
+      });
+      this.host.update((draft) => {
+        draft.progress = progress;
+      });
+      return;
+    }
     const rework = detectRework(
       result,
       base.callSignatures,
-      this.props()?.isRework,
+      props.isRework,
       info.signatures,
       this.signatureIndex.of(base.callSignatures),
     );

@@ -63,6 +63,11 @@ export class OutputGuard implements Guard {
     this.blocks = 0;
   }
 
+  /** Engaged while `<Output>` is rendered, or an answer or a refusal of it is still counted. */
+  engaged(): boolean {
+    return this.config() !== undefined || this.candidate !== undefined || this.blocks > 0;
+  }
+
   render(tree: CompiledTree): GuardContribution | undefined {
     const config = this.config();
     if (config === undefined) return undefined;

@@ -75,6 +75,11 @@ export class PhaseGuard implements Guard {
     this.workspaceJudgement = undefined;
   }
 
+  /** Engaged while `<PhaseGates>` is rendered (or calls of this tick are still to be recorded). */
+  engaged(): boolean {
+    return this.props() !== undefined || this.calls.length > 0;
+  }
+
   render(tree: CompiledTree): GuardContribution | undefined {
     // <PhasePrompt> needs the compiled tools, known only now: fill in its marker.
     tree.system = fillPhasePrompt(tree.system, tree.tools);

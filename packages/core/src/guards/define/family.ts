@@ -58,6 +58,10 @@ export class DefinedGuards implements Guard {
     return declared.map((d) => d.config as GuardMount);
   }
 
+  engaged(): boolean {
+    return this.mounted().length > 0;
+  }
+
   render(_tree: CompiledTree): GuardContribution | undefined {
     if (this.mounted().length === 0) return undefined;
     for (const name of this.host.registry.duplicates()) {
