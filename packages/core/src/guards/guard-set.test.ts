@@ -132,4 +132,41 @@ describe('GuardSet', () => {
     expect(set.engagedAtMaxTicks()).toEqual(['gate "g" is active (d)']);
     expect(set.report()).toEqual({ knobs: { k: 1 }, gates: { g: 'active' } });
   });
+
+  it('skips the per-call hooks of a family that is not engaged, from one render to the next', () => {
+    const asked: string[] = [];
+    let engaged = false;
+    const family: Guard = {
+      name: 'sometimes',
+      engaged: () => engaged,
+      beforeModelCall: () => {
+        asked.push('beforeModelCall');
+        return { kind: 'proceed' };
+      },
+      beforeToolCall: () => {
+        asked.push('beforeToolCall');
+        return { kind: 'refuse', message: 'no' };
+      },
+      exitAttempt: () => {
+        asked.push('exitAttempt');
+        return { kind: 'allow' };
+      },
+    };
+    const set = new GuardSet([family]);
+    const tree = { system: '', messages: [], tools: [], ephemeral: [] };
+    set.render(tree);
+    expect(set.beforeModelCall(tick)).toEqual({ kind: 'proceed' });
+    expect(set.beforeToolCall(tick, call)).toEqual({ kind: 'allow' });
+    // An exit is always judged by every family, engaged or not.
+    expect(set.exitAttempt(tick)).toEqual({ kind: 'allow' });
+    expect(asked).toEqual(['exitAttempt']);
+
+    engaged = true;
+    // Until the next render the lists stay as they were.
+    expect(set.beforeToolCall(tick, call)).toEqual({ kind: 'allow' });
+    set.render(tree);
+    set.beforeModelCall(tick);
+    expect(set.beforeToolCall(tick, call)).toMatchObject({ kind: 'refuse', by: 'sometimes' });
+    expect(asked).toEqual(['exitAttempt', 'beforeModelCall', 'beforeToolCall']);
+  });
 });

@@ -65,6 +65,8 @@ interface OpenCheckpoint {
  *   afterToolCall   the file trigger, after every call that ran
  *   tickEnd         the budget; ends the run at once when a checkpoint went pending this tick
  */
+const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
+
 export class CheckpointGuard implements Guard {
   readonly name = CHECKPOINT_FAMILY;
   private verified = false;
@@ -169,12 +171,13 @@ export class CheckpointGuard implements Guard {
     }
   }
 
-  async beforeModelCall(tick: GuardTick): Promise<BeforeModelVerdict> {
+  // Synchronous unless a file must be read: an awaited hook costs every tick a promise.
+  beforeModelCall(tick: GuardTick): BeforeModelVerdict | Promise<BeforeModelVerdict> {
     this.verify();
     const pending = this.pendingIds();
     if (pending.length > 0) return this.endAwaiting(pending[0]!);
     const open = this.open();
-    if (open === undefined) return { kind: 'proceed' };
+    if (open === undefined) return PROCEED;
     const id = open.props.id;
     if (open.record === undefined) {
       this.host.update((draft) => {
@@ -183,13 +186,13 @@ export class CheckpointGuard implements Guard {
     }
     // The file as it is before the first tool call of the checkpoint's round.
     const path = triggerPath(open.props);
-    if (path !== undefined && open.record?.baseline?.path !== path) {
-      const baseline = await captureBaseline(path);
+    if (path === undefined || open.record?.baseline?.path === path) return PROCEED;
+    return captureBaseline(path).then((baseline) => {
       this.host.update((draft) => {
         ensureRecord(draft, id, tick.tick).baseline = baseline;
       });
-    }
-    return { kind: 'proceed' };
+      return PROCEED;
+    });
   }
 
   beforeToolCall(_tick: GuardTick, call: TickToolCall): ToolCallVerdict {
@@ -208,12 +211,22 @@ export class CheckpointGuard implements Guard {
     return { kind: 'allow' };
   }
 
-  async afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): Promise<void> {
+  afterToolCall(tick: GuardTick, outcome: ToolCallOutcome): void | Promise<void> {
     if (!outcome.executed) return;
     const open = this.open();
     const baseline = open?.record?.baseline;
     if (open === undefined || open.record?.state !== 'unlocked' || baseline === undefined) return;
     if (baseline.path !== triggerPath(open.props)) return;
+    return this.checkTrigger(tick, outcome, open, baseline);
+  }
+
+  /** Did the call write the checkpoint's trigger file? Then the checkpoint goes pending. */
+  private async checkTrigger(
+    tick: GuardTick,
+    outcome: ToolCallOutcome,
+    open: OpenCheckpoint,
+    baseline: NonNullable<NonNullable<OpenCheckpoint['record']>['baseline']>,
+  ): Promise<void> {
     const workspace = open.props.workspace ?? process.cwd();
     const declared = declaredWrites(outcome.tool?.guard?.writes, outcome.input, workspace);
     if (!(await wasWritten(baseline, declared.includes(baseline.path)))) return;

@@ -41,6 +41,9 @@ const REFUSER = 'phase-gates';
  * the run finish until understanding, change and verification hold (bounded by `maxBlocks`).
  * The decisions are the pure functions beside this file, shared with `replayPhaseGates`.
  */
+type PhaseProceed = { kind: 'proceed' };
+const PROCEED: PhaseProceed = { kind: 'proceed' };
+
 export class PhaseGuard implements Guard {
   readonly name = 'phase';
   private tools: PhaseTools = { byCategory: {}, shell: [], dynamic: [] };
@@ -107,17 +110,20 @@ export class PhaseGuard implements Guard {
     );
   }
 
-  async beforeModelCall(): Promise<{ kind: 'proceed' }> {
+  // The hooks are synchronous unless a workspace must be read: an awaited hook costs every tick
+  // a promise.
+  beforeModelCall(): PhaseProceed | Promise<PhaseProceed> {
     const workspace = this.props()?.workspace;
-    if (workspace !== undefined && this.start === undefined) {
-      // A session restored mid-run has no fingerprint of its real start: judge it from the calls.
-      this.startIsLate = this.phase().ledger.stepsTaken > 0;
-      this.start = await fingerprintWorkspace(workspace);
-    }
-    return { kind: 'proceed' };
+    if (workspace === undefined || this.start !== undefined) return PROCEED;
+    // A session restored mid-run has no fingerprint of its real start: judge it from the calls.
+    this.startIsLate = this.phase().ledger.stepsTaken > 0;
+    return fingerprintWorkspace(workspace).then((start) => {
+      this.start = start;
+      return PROCEED;
+    });
   }
 
-  async afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): Promise<void> {
+  afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): void | Promise<void> {
     const props = this.props();
     if (props === undefined || !outcome.executed) return;
     // A draft, not a deep copy: the ledger grows with the run, a step changes a little of it.
@@ -143,11 +149,14 @@ export class PhaseGuard implements Guard {
       call.parts.some((p) => p.category === 'verify') &&
       verificationRan(result) &&
       (!props.requirePassing || verificationPassed(result));
-    if (props.workspace !== undefined && verified)
-      this.lastVerification = await fingerprintWorkspace(props.workspace);
+    if (props.workspace !== undefined && verified) {
+      return fingerprintWorkspace(props.workspace).then((fingerprint) => {
+        this.lastVerification = fingerprint;
+      });
+    }
   }
 
-  async tickEnd(guardTick: GuardTick, result: TickResult): Promise<void> {
+  tickEnd(guardTick: GuardTick, result: TickResult): void | Promise<void> {
     const props = this.props();
     const calls = this.calls;
     this.calls = [];
@@ -165,12 +174,18 @@ export class PhaseGuard implements Guard {
       this.start !== undefined &&
       (touched || result.toolCalls.length === 0 || this.workspaceJudgement === undefined)
     ) {
-      this.workspaceJudgement = await judgeWorkspace(
-        props.workspace,
-        this.start,
-        this.lastVerification,
+      return judgeWorkspace(props.workspace, this.start, this.lastVerification).then(
+        (judgement) => {
+          this.workspaceJudgement = judgement;
+          this.finishTick(guardTick, recorded, props);
+        },
       );
     }
+    this.finishTick(guardTick, recorded, props);
+  }
+
+  /** The tick's status and warning, from the recorded ledger (and the workspace's judgement). */
+  private finishTick(guardTick: GuardTick, recorded: PhaseLedger, props: PhaseGatesProps): void {
     const judgement = this.judgement(recorded, props);
     const status = phaseStatus(recorded, props, judgement);
     // decideWarning mutates only `warned`, `warningSteps` and `lastMissingStep`: a shallow copy
