@@ -234,6 +234,7 @@ export class GuardSet {
     result: TickResult,
     info: TickEndInfo,
     from: number,
+    // biome-ignore lint/suspicious/noConfusingVoidType: most families' tickEnd returns nothing.
     pending: PromiseLike<void | BeforeModelVerdict>,
     endSoFar: BeforeModelVerdict,
   ): Promise<BeforeModelVerdict> {

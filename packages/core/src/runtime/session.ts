@@ -47,6 +47,7 @@ import { shouldStream } from './streaming.js';
 import type { TickResult, TickToolCall, TickToolResult } from './tick-result.js';
 import { runToolBatch } from './tool-batch.js';
 import type { ToolExecuteContext } from './tool-context.js';
+import { ToolIndexCache } from './tool-index.js';
 import { runLimitedToolCall, type ToolLimits, toolLimits, truncationOf } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
 
@@ -84,6 +85,7 @@ export class Session {
   private readonly events: EventLog;
   private readonly recentTicks: TickResult[] = [];
   private readonly warned = new Set<string>();
+  private readonly toolIndex = new ToolIndexCache();
   /** What components open for the run (MCP connections): see runtime/resources.ts. */
   private readonly openResources = new SessionResources();
   private readonly guards: GuardSet;
@@ -471,7 +473,7 @@ export class Session {
         type: 'model:request',
         tick: tickNo,
         messages: context.messages.length,
-        tools: context.tools.map((t) => t.name),
+        tools: this.toolIndex.of(context.tools).names.slice(),
         ephemeral: context.ephemeral.length,
       });
       turn = await modelStep(this.options.steps, tickNo, () =>
@@ -496,7 +498,7 @@ export class Session {
       });
     }
 
-    const tools = new Map(context.tools.map((t) => [t.name, t]));
+    const tools = this.toolIndex.of(context.tools).byName;
     const phase = await this.runTools(guardTick, turn, tools, resumed);
     if (phase.suspended !== undefined) {
       return { done: true, status: phase.suspended.status, reason: phase.suspended.reason };
@@ -728,7 +730,7 @@ export class Session {
 
   /** Released held calls: run (or answered) in order, their results put in the timeline. */
   private async runReleased(guardTick: GuardTick, released: ReleasedCall[]): Promise<void> {
-    const tools = new Map(guardTick.context.tools.map((t) => [t.name, t]));
+    const tools = this.toolIndex.of(guardTick.context.tools).byName;
     const results: TickToolResult[] = [];
     for (const { call, answer } of released) {
       const outcome = await this.startToolCall(guardTick, call, tools, answer);

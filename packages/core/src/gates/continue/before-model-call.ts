@@ -27,14 +27,31 @@ export type ContinueCheckOutcome =
  * Applies one ContinueGate evaluation before a model call: stop and pause end the run,
  * throttle waits `cooldownMs` (abortable), checkpoint saves a snapshot and goes on.
  */
-export async function checkContinue(input: ContinueCheckInput): Promise<ContinueCheckOutcome> {
+export function checkContinue(
+  input: ContinueCheckInput,
+): ContinueCheckOutcome | Promise<ContinueCheckOutcome> {
   const { props, evaluator, state, tick, emit } = input;
   // A copy: the session keeps appending to its own list, and user functions must not change it.
   const recentTicks = Object.freeze([...input.recentTicks]);
   const step = buildStepContext(state, props, { state, recentTicks });
   const evaluation = evaluator.evaluate(step);
   emit({ type: 'continue:evaluated', tick, evaluation, step });
+  // The usual answer, synchronously: an awaited hook costs every tick a promise.
+  if (evaluation.decision === 'continue') {
+    callOnDecision(props, evaluation, step);
+    return PROCEED;
+  }
+  return decide(input, evaluation, step);
+}
 
+const PROCEED: ContinueCheckOutcome = { kind: 'proceed' };
+
+async function decide(
+  input: ContinueCheckInput,
+  evaluation: ContinueEvaluation,
+  step: StepContext,
+): Promise<ContinueCheckOutcome> {
+  const { props } = input;
   let outcome: ContinueCheckOutcome;
   try {
     outcome = await act(input, evaluation, step.stepNumber);

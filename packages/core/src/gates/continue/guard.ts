@@ -11,7 +11,7 @@ import { createSnapshot } from '../../persistence/snapshot.js';
 import { restorePointRef } from '../../persistence/store.js';
 import type { TickResult } from '../../runtime/tick-result.js';
 import { nextProgress } from '../../state/update.js';
-import { checkContinue } from './before-model-call.js';
+import { type ContinueCheckOutcome, checkContinue } from './before-model-call.js';
 import { ContinueGateEvaluator } from './evaluator.js';
 import type { ContinueGateProps } from './props.js';
 import { detectRework } from './rework.js';
@@ -19,6 +19,13 @@ import { SignatureIndex } from './signature-index.js';
 import { resolveContinueConfig } from './types.js';
 
 const NO_SIGNATURES: readonly string[] = [];
+const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
+
+function toVerdict(outcome: ContinueCheckOutcome): BeforeModelVerdict {
+  return outcome.kind === 'end'
+    ? { kind: 'end', status: outcome.status, reason: outcome.reason }
+    : PROCEED;
+}
 
 /**
  * The ContinueGate family on the guard seam: the step bookkeeping it reads (kept in state for
@@ -54,10 +61,10 @@ export class ContinueGuard implements Guard {
     });
   }
 
-  async beforeModelCall(tick: GuardTick): Promise<BeforeModelVerdict> {
+  beforeModelCall(tick: GuardTick): BeforeModelVerdict | Promise<BeforeModelVerdict> {
     const props = this.props();
-    if (props === undefined) return { kind: 'proceed' };
-    const outcome = await checkContinue({
+    if (props === undefined) return PROCEED;
+    const outcome = checkContinue({
       props,
       evaluator: this.evaluatorFor(props),
       state: this.host.state(),
@@ -67,9 +74,7 @@ export class ContinueGuard implements Guard {
       emit: (event) => this.host.emit(event),
       saveCheckpoint: (step) => this.saveCheckpoint(step),
     });
-    return outcome.kind === 'end'
-      ? { kind: 'end', status: outcome.status, reason: outcome.reason }
-      : { kind: 'proceed' };
+    return outcome instanceof Promise ? outcome.then(toVerdict) : toVerdict(outcome);
   }
 
   tickEnd(_tick: GuardTick, result: TickResult, info: TickEndInfo): void {
