@@ -21,6 +21,7 @@ import {
   Timeline,
   Tool,
   User,
+  useTick,
 } from '../../index.js';
 
 /** The tick a call belongs to: one more than the assistant turns already in the prompt. */
@@ -577,5 +578,50 @@ describe('<ContinueGate> in the tick loop', () => {
       );
       expect((await session.run()).status).toBe('completed');
     });
+  });
+});
+
+describe('<ContinueGate> mounted later', () => {
+  function LateAgent(props: { from: number }) {
+    const tick = useTick();
+    return (
+      <>
+        <System>You work in steps.</System>
+        <User>Do the work.</User>
+        <Timeline />
+        <Tool
+          name="step"
+          description="Do step n"
+          input={z.object({ n: z.number() })}
+          execute={({ n }) => `did step ${n}`}
+        />
+        {tick >= props.from ? <ContinueGate maxReworkRatio={0.99} /> : null}
+      </>
+    );
+  }
+
+  it('counts steps and tokens from the first tick, and compares calls from its mount on', async () => {
+    // Ticks 1-4 repeat one call; the gate mounts at tick 3, so ticks 3 and 4 see the repeats of
+    // ticks 3 and 4 only: tick 4 repeats tick 3 (rework 1), ticks 1-2 were never compared.
+    const model = tickModel((tick) => (tick > 4 ? 'Done.' : stepCall(tick, 100, 7)));
+    const events: AgateEvent[] = [];
+    const session = createSession(<LateAgent from={3} />, {
+      model,
+      onEvent: (event) => events.push(event),
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    const evaluated = events.filter(
+      (e): e is Extract<AgateEvent, { type: 'continue:evaluated' }> =>
+        e.type === 'continue:evaluated',
+    );
+    expect(evaluated.map((e) => e.tick)).toEqual([3, 4, 5]);
+    expect(evaluated[2]?.step).toMatchObject({
+      stepNumber: 4,
+      totalTokensUsed: 400,
+      totalToolCalls: 4,
+      reworkCount: 1,
+    });
+    expect(session.state.progress.callSignatures).toEqual(['step:{"n":7}', 'step:{"n":7}']);
   });
 });
