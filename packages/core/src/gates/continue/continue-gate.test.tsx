@@ -581,25 +581,26 @@ describe('<ContinueGate> in the tick loop', () => {
   });
 });
 
-describe('<ContinueGate> mounted later', () => {
-  function LateAgent(props: { from: number }) {
-    const tick = useTick();
-    return (
-      <>
-        <System>You work in steps.</System>
-        <User>Do the work.</User>
-        <Timeline />
-        <Tool
-          name="step"
-          description="Do step n"
-          input={z.object({ n: z.number() })}
-          execute={({ n }) => `did step ${n}`}
-        />
-        {tick >= props.from ? <ContinueGate maxReworkRatio={0.99} /> : null}
-      </>
-    );
-  }
+/** Renders a ContinueGate from tick `from` on. */
+function LateAgent(props: { from: number }) {
+  const tick = useTick();
+  return (
+    <>
+      <System>You work in steps.</System>
+      <User>Do the work.</User>
+      <Timeline />
+      <Tool
+        name="step"
+        description="Do step n"
+        input={z.object({ n: z.number() })}
+        execute={({ n }) => `did step ${n}`}
+      />
+      {tick >= props.from ? <ContinueGate maxReworkRatio={0.99} /> : null}
+    </>
+  );
+}
 
+describe('<ContinueGate> mounted later', () => {
   it('counts steps and tokens from the first tick, and compares calls from its mount on', async () => {
     // Ticks 1-4 repeat one call; the gate mounts at tick 3, so ticks 3 and 4 see the repeats of
     // ticks 3 and 4 only: tick 4 repeats tick 3 (rework 1), ticks 1-2 were never compared.
