@@ -1,0 +1,111 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  cleanEnv,
+  type Folder,
+  PUBLISHED,
+  pack,
+  stagePackage,
+} from '../../packages/create-agate/src/__fixtures__/stage-packages.js';
+import { REPO_ROOT } from './machine.js';
+
+/** The demo as a user's project holds it, with the packed packages installed. */
+export interface InstalledDemo {
+  /** The project directory: `src/demo.tsx` and the rest of the demo, `node_modules`. */
+  dir: string;
+  /** `node_modules/.bin/agate` of the project: what `npx agate` runs. */
+  bin: string;
+  remove(): void;
+}
+
+const SKIP = /(\.test\.tsx?$|__fixtures__|__snapshots__)/;
+
+/**
+ * Packs every published package the way the packed-install test does (`dist/` JavaScript, no
+ * sources), installs the tarballs with pnpm in a temporary project outside the repository, and
+ * copies the demo there (examples/file-agent's sources; the private example kit it imports is
+ * installed from a folder). Takes seconds to a minute: done once per bench run.
+ */
+export function installDemo(): InstalledDemo {
+  const root = mkdtempSync(join(tmpdir(), 'agate-bench-installed-'));
+  try {
+    const tarballs = {} as Record<Folder, string>;
+    for (const folder of Object.keys(PUBLISHED) as Folder[]) {
+      tarballs[folder] = pack(stagePackage(folder, join(root, 'stage')), join(root, 'tarballs'));
+    }
+    const local = (folder: Folder) => `file:${tarballs[folder]}`;
+    const overrides = {
+      '@agate/core': local('core'),
+      '@agate/testing': local('testing'),
+      '@agate/postgres': local('postgres'),
+      '@agate/dbos': local('dbos'),
+      '@agate/cli': local('cli'),
+      'create-agate': local('create-agate'),
+    };
+    const versions = (file: string) =>
+      (JSON.parse(readFileSync(file, 'utf8')) as { dependencies: Record<string, string> })
+        .dependencies;
+
+    // The example kit (private, TypeScript sources): a folder dependency of the project.
+    const kit = join(root, 'kit');
+    copySources(join(REPO_ROOT, 'examples', 'kit', 'src'), join(kit, 'src'));
+    const kitPkg = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/kit/package.json'), 'utf8'));
+    kitPkg.dependencies = { ...versions(join(REPO_ROOT, 'examples/kit/package.json')) };
+    kitPkg.dependencies['@agate/core'] = local('core');
+    delete kitPkg.devDependencies;
+    writeFileSync(join(kit, 'package.json'), JSON.stringify(kitPkg, null, 2));
+
+    const dir = join(root, 'demo');
+    copySources(join(REPO_ROOT, 'examples', 'file-agent', 'src'), join(dir, 'src'));
+    const dependencies = {
+      ...versions(join(REPO_ROOT, 'examples/file-agent/package.json')),
+      ...overrides,
+      '@agate/example-kit': 'file:../kit',
+    };
+    delete (dependencies as Record<string, string>)['create-agate'];
+    delete (dependencies as Record<string, string>)['@agate/postgres'];
+    delete (dependencies as Record<string, string>)['@agate/dbos'];
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify(
+        {
+          name: 'agate-bench-demo',
+          private: true,
+          type: 'module',
+          dependencies,
+          pnpm: { overrides },
+        },
+        null,
+        2,
+      ),
+    );
+    const install = (mode: string) =>
+      spawnSync('pnpm', ['install', mode, '--config.confirmModulesPurge=false'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: cleanEnv(),
+        timeout: 300_000,
+      });
+    // From the local store when it has everything, else fetching only what it lacks.
+    let result = install('--offline');
+    if (result.status !== 0) result = install('--prefer-offline');
+    if (result.status !== 0) {
+      throw new Error(`installing the packed packages failed:\n${result.stdout}\n${result.stderr}`);
+    }
+    return {
+      dir,
+      bin: join(dir, 'node_modules', '.bin', 'agate'),
+      remove: () => rmSync(root, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function copySources(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  cpSync(from, to, { recursive: true, filter: (path) => !SKIP.test(path) });
+}
