@@ -23,50 +23,51 @@ export interface InstalledDemo {
 const SKIP = /(\.test\.tsx?$|__fixtures__|__snapshots__)/;
 
 /**
- * Packs every published package the way the packed-install test does (`dist/` JavaScript, no
- * sources), installs the tarballs with pnpm in a temporary project outside the repository, and
+ * Packs the CLI and the packages it depends on the way the packed-install test does (`dist/`
+ * JavaScript, no sources), installs the tarballs with pnpm in a temporary project outside the repository, and
  * copies the demo there (examples/file-agent's sources; the private example kit it imports is
  * installed from a folder). Takes seconds to a minute: done once per bench run.
  */
 export function installDemo(): InstalledDemo {
   const root = mkdtempSync(join(tmpdir(), 'agate-bench-installed-'));
   try {
-    const tarballs = {} as Record<Folder, string>;
-    for (const folder of Object.keys(PUBLISHED) as Folder[]) {
+    // What the demo installs: the CLI and what it depends on (not @agate/dbos, an optional peer).
+    const tarballs: Partial<Record<Folder, string>> = {};
+    for (const folder of ['core', 'testing', 'postgres', 'create-agate', 'cli'] as const) {
       tarballs[folder] = pack(stagePackage(folder, join(root, 'stage')), join(root, 'tarballs'));
     }
-    const local = (folder: Folder) => `file:${tarballs[folder]}`;
-    const overrides = {
-      '@agate/core': local('core'),
-      '@agate/testing': local('testing'),
-      '@agate/postgres': local('postgres'),
-      '@agate/dbos': local('dbos'),
-      '@agate/cli': local('cli'),
-      'create-agate': local('create-agate'),
+    const overrides: Record<string, string> = {};
+    for (const [folder, tarball] of Object.entries(tarballs)) {
+      overrides[PUBLISHED[folder as Folder]] = `file:${tarball}`;
+    }
+    /** A package.json's dependencies, `workspace:` ones pointing at the tarballs or folders. */
+    const dependenciesOf = (pkgFile: string, folders: Record<string, string>) => {
+      const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
+      return Object.fromEntries(
+        Object.entries(pkg.dependencies).map(([name, range]) => {
+          if (!range.startsWith('workspace:')) return [name, range];
+          const local = overrides[name] ?? folders[name];
+          if (local === undefined) throw new Error(`${pkgFile}: no local copy of ${name}`);
+          return [name, local];
+        }),
+      );
     };
-    const versions = (file: string) =>
-      (JSON.parse(readFileSync(file, 'utf8')) as { dependencies: Record<string, string> })
-        .dependencies;
 
     // The example kit (private, TypeScript sources): a folder dependency of the project.
     const kit = join(root, 'kit');
     copySources(join(REPO_ROOT, 'examples', 'kit', 'src'), join(kit, 'src'));
-    const kitPkg = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/kit/package.json'), 'utf8'));
-    kitPkg.dependencies = { ...versions(join(REPO_ROOT, 'examples/kit/package.json')) };
-    kitPkg.dependencies['@agate/core'] = local('core');
-    delete kitPkg.devDependencies;
+    const kitPkgFile = join(REPO_ROOT, 'examples', 'kit', 'package.json');
+    const { devDependencies: _, ...kitPkg } = JSON.parse(readFileSync(kitPkgFile, 'utf8'));
+    kitPkg.dependencies = dependenciesOf(kitPkgFile, {});
     writeFileSync(join(kit, 'package.json'), JSON.stringify(kitPkg, null, 2));
 
     const dir = join(root, 'demo');
     copySources(join(REPO_ROOT, 'examples', 'file-agent', 'src'), join(dir, 'src'));
-    const dependencies = {
-      ...versions(join(REPO_ROOT, 'examples/file-agent/package.json')),
-      ...overrides,
+    const dependencies = dependenciesOf(join(REPO_ROOT, 'examples', 'file-agent', 'package.json'), {
       '@agate/example-kit': 'file:../kit',
-    };
-    delete (dependencies as Record<string, string>)['create-agate'];
-    delete (dependencies as Record<string, string>)['@agate/postgres'];
-    delete (dependencies as Record<string, string>)['@agate/dbos'];
+    });
     writeFileSync(
       join(dir, 'package.json'),
       JSON.stringify(
