@@ -13,7 +13,7 @@ import { REPO_ROOT } from './machine.js';
 
 /** The demo as a user's project holds it, with the packed packages installed. */
 export interface InstalledDemo {
-  /** The project directory: `src/demo.tsx` and the rest of the demo, `node_modules`. */
+  /** The project directory: `src/demo.tsx` and the rest of the demo, `kit/`, `node_modules`. */
   dir: string;
   /** `node_modules/.bin/agate` of the project: what `npx agate` runs. */
   bin: string;
@@ -25,8 +25,8 @@ const SKIP = /(\.test\.tsx?$|__fixtures__|__snapshots__)/;
 /**
  * Packs the CLI and the packages it depends on the way the packed-install test does (`dist/`
  * JavaScript, no sources), installs the tarballs with pnpm in a temporary project outside the repository, and
- * copies the demo there (examples/file-agent's sources; the private example kit it imports is
- * installed from a folder). Takes seconds to a minute: done once per bench run.
+ * copies the demo there (examples/file-agent's sources, and the private example kit it imports
+ * as a linked folder). Takes seconds to a minute: done once per bench run.
  */
 export function installDemo(): InstalledDemo {
   const root = mkdtempSync(join(tmpdir(), 'agate-bench-installed-'));
@@ -55,18 +55,19 @@ export function installDemo(): InstalledDemo {
       );
     };
 
-    // The example kit (private, TypeScript sources): a folder dependency of the project.
-    const kit = join(root, 'kit');
+    const dir = join(root, 'demo');
+    copySources(join(REPO_ROOT, 'examples', 'file-agent', 'src'), join(dir, 'src'));
+    // The example kit (private, TypeScript sources) inside the project, linked: its .tsx files
+    // are then the project's own, compiled with the CLI's JSX settings (not as files of a
+    // package under node_modules), and its imports resolve from the project's node_modules.
+    const kit = join(dir, 'kit');
     copySources(join(REPO_ROOT, 'examples', 'kit', 'src'), join(kit, 'src'));
     const kitPkgFile = join(REPO_ROOT, 'examples', 'kit', 'package.json');
     const { devDependencies: _, ...kitPkg } = JSON.parse(readFileSync(kitPkgFile, 'utf8'));
     kitPkg.dependencies = dependenciesOf(kitPkgFile, {});
     writeFileSync(join(kit, 'package.json'), JSON.stringify(kitPkg, null, 2));
-
-    const dir = join(root, 'demo');
-    copySources(join(REPO_ROOT, 'examples', 'file-agent', 'src'), join(dir, 'src'));
     const dependencies = dependenciesOf(join(REPO_ROOT, 'examples', 'file-agent', 'package.json'), {
-      '@agate/example-kit': 'file:../kit',
+      '@agate/example-kit': 'link:./kit',
     });
     writeFileSync(
       join(dir, 'package.json'),
