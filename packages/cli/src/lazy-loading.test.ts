@@ -26,6 +26,7 @@ const NOT_LOADED: Record<string, RegExp> = {
   'the OpenAI providers (the demo brings its own model)':
     /\/node_modules\/@ai-sdk\/openai(-compatible)?\//,
   'the studio server': /\/studio\/server\.[jt]s$/,
+  'the --scripted loader': /\/run\/scripted-file\.[jt]s$/,
   playwright: /\/node_modules\/playwright(-core)?\//,
   'node:http': /^node:https?$/,
 };

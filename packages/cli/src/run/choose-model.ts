@@ -2,7 +2,6 @@ import type { LanguageModel } from 'ai';
 import { CliError, ExitCode } from '../errors.js';
 import type { EnvModel } from './model-from-env.js';
 import { MODEL_HELP, namesProvider, type ProviderEnv } from './provider-env.js';
-import { loadScriptedModel } from './scripted-file.js';
 
 export interface ChosenModel {
   model: LanguageModel;
@@ -21,6 +20,8 @@ export async function chooseModel(input: {
   fileModel?: LanguageModel;
 }): Promise<ChosenModel> {
   if (input.scripted !== undefined) {
+    // Loaded only for --scripted: its script schema is built when the module loads.
+    const { loadScriptedModel } = await import('./scripted-file.js');
     return {
       model: await loadScriptedModel(input.scripted),
       description: `scripted model from ${input.scripted} (offline)`,
