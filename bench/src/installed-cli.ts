@@ -23,10 +23,11 @@ export interface InstalledDemo {
 const SKIP = /(\.test\.tsx?$|__fixtures__|__snapshots__)/;
 
 /**
- * Packs the CLI and the packages it depends on the way the packed-install test does (`dist/`
- * JavaScript, no sources), installs the tarballs with pnpm in a temporary project outside the repository, and
- * copies the demo there (examples/file-agent's sources, and the private example kit it imports
- * as a linked folder). Takes seconds to a minute: done once per bench run.
+ * Packs the CLI and the packages it depends on as the packed-install test does (`dist/`
+ * JavaScript transpiled file by file, as `tsc` builds it; no sources), installs the tarballs
+ * with pnpm in a temporary project outside the repository, and copies the demo there
+ * (examples/file-agent's sources, and the private example kit it imports as a linked folder).
+ * Takes seconds to a minute: done once per bench run.
  */
 export function installDemo(): InstalledDemo {
   const root = mkdtempSync(join(tmpdir(), 'agate-bench-installed-'));
