@@ -209,7 +209,9 @@ async function main(): Promise<void> {
   log('@agate/dbos: a tick through a worker against in process (private server, fsync on)...');
   const dbosTick = await measureDbosTick(quick ? 4 : 12);
 
-  log('agate run: cold start to the first tick of the demo (child processes)...');
+  log(
+    'agate run: cold start to the first tick of the demo (packs and installs the CLI once, then child processes)...',
+  );
   const coldStart = await measureColdStart(quick ? 3 : 9);
 
   // Not a timing: deterministic scripted runs (about a second), so no repetitions.

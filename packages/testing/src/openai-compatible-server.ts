@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One tool call the fake server streams back, in the OpenAI `tool_calls` format. */
@@ -196,6 +196,10 @@ export async function startOpenAICompatibleServer(
     }
   };
 
+  // Loaded when a server starts: node:http costs tens of milliseconds to load, and a program
+  // that imports @agate/testing for its scripted model (an agent file under `agate run`) never
+  // starts one.
+  const { createServer } = await import('node:http');
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent)

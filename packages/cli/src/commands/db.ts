@@ -15,7 +15,7 @@ export async function migrateCommand(io: CliIo, options: MigrateOptions): Promis
       ExitCode.usage,
     );
   }
-  const ref = openStore(options.store);
+  const ref = await openStore(options.store);
   const store = ref.store as PostgresStore;
   try {
     const result = await store.migrate();

@@ -22,7 +22,7 @@ import {
 } from '@agate/core';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
-import { openStore } from '../sessions/stored-session.js';
+import { openStore, type StoreRef } from '../sessions/stored-session.js';
 
 export interface DecideOptions {
   store: string;
@@ -49,7 +49,7 @@ export async function decideCommand(
   id: string,
   options: DecideOptions,
 ): Promise<number> {
-  const ref = openStore(options.store);
+  const ref = await openStore(options.store);
   const keyFile = options.keyFile ?? nonEmpty(io.env[APPROVAL_KEY_FILE_ENV]);
   // A private key wins: the shared secret (HMAC) is the older, weaker mode.
   const key = keyFile === undefined ? nonEmpty(io.env[APPROVAL_KEY_ENV]) : undefined;
@@ -119,7 +119,7 @@ export async function decideCommand(
 
 /** Whether `id` names a tool call the stored session holds for approval (else a checkpoint). */
 async function isToolCall(
-  store: ReturnType<typeof openStore>['store'],
+  store: StoreRef['store'],
   sessionId: string,
   id: string,
 ): Promise<boolean> {

@@ -69,8 +69,8 @@ export async function runCommand(
   });
   // --studio keeps the session (and its tick log) in a store: the given one, else the default.
   const ref =
-    storeFor(options, agent.options.store) ??
-    (options.studio ? openStore(DEFAULT_SESSIONS_DIR) : undefined);
+    (await storeFor(options, agent.options.store)) ??
+    (options.studio ? await openStore(DEFAULT_SESSIONS_DIR) : undefined);
   let snapshot: SessionSnapshot | undefined;
   if (options.resume !== undefined) {
     if (options.id !== undefined) {
@@ -150,7 +150,7 @@ export async function runCommand(
     { types: ['tick:end'] },
   );
   // Where an interrupted run is saved: the named store, else the default one.
-  const saveRef = ref ?? openStore(DEFAULT_SESSIONS_DIR);
+  const saveRef = ref ?? (await openStore(DEFAULT_SESSIONS_DIR));
   const stopListening = io.onInterrupt(
     (signal) => {
       interrupted = signal;
@@ -231,10 +231,10 @@ function saveSnapshotNow(dir: string, snapshot: SessionSnapshot): void {
  * The store the session is saved to: `--store DIR`, else the agent file's `options.store`,
  * else, for `--resume`, the default directory (where a paused run was saved).
  */
-function storeFor(
+async function storeFor(
   options: RunCommandOptions,
   fileStore: SessionStore | undefined,
-): StoreRef | undefined {
+): Promise<StoreRef | undefined> {
   if (options.store !== undefined) return openStore(options.store);
   if (fileStore !== undefined) return { store: fileStore, dir: AGENT_STORE };
   if (options.resume !== undefined) return openStore(DEFAULT_SESSIONS_DIR);

@@ -27,7 +27,7 @@ export interface SessionsOptions {
 
 /** `agate sessions`: a table of the stored sessions, oldest save first. */
 export async function sessionsCommand(io: CliIo, options: SessionsOptions): Promise<number> {
-  const ref = openStore(options.store);
+  const ref = await openStore(options.store);
   try {
     return await listSessions(io, ref, options);
   } finally {

@@ -13,7 +13,7 @@ export interface ShowOptions {
 
 /** `agate show <session>`: the session in brief. */
 export async function showCommand(io: CliIo, id: string, options: ShowOptions): Promise<number> {
-  const ref = openStore(options.store);
+  const ref = await openStore(options.store);
   try {
     const stored = await loadStoredSession(ref, id);
     const restorePoints = (await ref.store.listRestorePoints?.(stored.state.id)) ?? [];

@@ -13,7 +13,7 @@ export interface StudioCommandOptions {
 
 /** `agate studio`: serves the inspector on 127.0.0.1 until Ctrl-C. */
 export async function studioCommand(io: CliIo, options: StudioCommandOptions): Promise<number> {
-  const ref = openStore(options.store);
+  const ref = await openStore(options.store);
   const studio = await startStudio({
     store: ref.store,
     ...(options.port !== undefined ? { port: options.port } : {}),

@@ -1,12 +1,7 @@
 import type { LanguageModel } from 'ai';
 import { CliError, ExitCode } from '../errors.js';
-import {
-  MODEL_HELP,
-  modelFromEnv,
-  ProviderConfigError,
-  type ProviderEnv,
-} from './model-from-env.js';
-import { loadScriptedModel } from './scripted-file.js';
+import type { EnvModel } from './model-from-env.js';
+import { MODEL_HELP, namesProvider, type ProviderEnv } from './provider-env.js';
 
 export interface ChosenModel {
   model: LanguageModel;
@@ -25,19 +20,26 @@ export async function chooseModel(input: {
   fileModel?: LanguageModel;
 }): Promise<ChosenModel> {
   if (input.scripted !== undefined) {
+    // Loaded only for --scripted: its script schema is built when the module loads.
+    const { loadScriptedModel } = await import('./scripted-file.js');
     return {
       model: await loadScriptedModel(input.scripted),
       description: `scripted model from ${input.scripted} (offline)`,
     };
   }
-  let fromEnv: ReturnType<typeof modelFromEnv>;
-  try {
-    fromEnv = modelFromEnv(input.env);
-  } catch (error) {
-    if (error instanceof ProviderConfigError) {
-      throw new CliError(error.message, ExitCode.usage, { cause: error });
+  let fromEnv: EnvModel | undefined;
+  if (namesProvider(input.env)) {
+    // The providers load only when the environment names one: an agent file that brings its
+    // own model (the demo, a scripted test) starts without them.
+    const { modelFromEnv, ProviderConfigError } = await import('./model-from-env.js');
+    try {
+      fromEnv = modelFromEnv(input.env);
+    } catch (error) {
+      if (error instanceof ProviderConfigError) {
+        throw new CliError(error.message, ExitCode.usage, { cause: error });
+      }
+      throw error;
     }
-    throw error;
   }
   if (fromEnv !== undefined) return { model: fromEnv.model, description: fromEnv.description };
   if (input.fileModel !== undefined) {

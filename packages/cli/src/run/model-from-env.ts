@@ -2,9 +2,9 @@ import { AgateError } from '@agate/core';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
+import { nonEmpty, type ProviderEnv } from './provider-env.js';
 
-/** The environment variables read (pass `process.env`, or an object in tests). */
-export type ProviderEnv = Readonly<Record<string, string | undefined>>;
+export { MODEL_HELP, type ProviderEnv } from './provider-env.js';
 
 export interface EnvModel {
   kind: 'openai-compatible' | 'openai';
@@ -59,14 +59,4 @@ export function modelFromEnv(env: ProviderEnv): EnvModel | undefined {
     };
   }
   return undefined;
-}
-
-/** How to name a model, for error messages and help. */
-export const MODEL_HELP =
-  'Set AGATE_BASE_URL and AGATE_MODEL for an OpenAI-compatible server (Ollama, vLLM, LM Studio: ' +
-  'e.g. AGATE_BASE_URL=http://localhost:11434/v1 AGATE_MODEL=qwen2.5:7b), or OPENAI_API_KEY ' +
-  '(and optionally AGATE_MODEL) for OpenAI, or pass --scripted FILE to run offline on a script.';
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

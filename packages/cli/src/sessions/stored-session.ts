@@ -8,7 +8,6 @@ import {
   type SessionStore,
   SnapshotError,
 } from '@agate/core';
-import { createPostgresStore } from '@agate/postgres';
 import { CliError, ExitCode } from '../errors.js';
 
 /** A store directory as the commands use it: the store, and where it is (for messages). */
@@ -29,9 +28,12 @@ export function isPostgresUrl(store: string): boolean {
  * A directory is a file store; a `postgres://` URL a Postgres store (`?schema=NAME` picks the
  * schema, default `agate`). The URL's password never appears in messages.
  */
-export function openStore(dir: string): StoreRef {
+export async function openStore(dir: string): Promise<StoreRef> {
   if (!isPostgresUrl(dir)) return { store: createFileStore(dir), dir };
   const { connectionString, schema } = splitSchema(dir);
+  // Loaded only for a postgres:// URL: the driver (pg) is not needed for a directory, and
+  // loading it would slow every `agate` command's start.
+  const { createPostgresStore } = await import('@agate/postgres');
   const store = createPostgresStore({ connectionString }, schema === undefined ? {} : { schema });
   return { store, dir: redactPassword(dir), close: () => store.close() };
 }

@@ -3,7 +3,7 @@ import type { Tool as SdkTool, ToolSet } from 'ai';
 import { errorMessage } from '../runtime/errors.js';
 import type { SessionResource } from '../runtime/resources.js';
 import { ToolTimeoutError } from '../runtime/tool-limits.js';
-import { type ClosableFetch, closableFetch } from './agent-fetch.js';
+import type { ClosableFetch } from './agent-fetch.js';
 import { McpServerError } from './errors.js';
 import { type StdioServerConfig, StdioTransport } from './stdio-transport.js';
 import { isSelected, mountedName, type ToolSelection } from './tool-names.js';
@@ -135,7 +135,9 @@ export class McpConnection implements SessionResource {
         client = await createMCPClient({ ...base, transport: stdio });
       } else {
         const { url, headers } = this.config.http ?? { url: '' };
-        this.fetcher = closableFetch();
+        // Loaded here, not at the top: node:http costs tens of milliseconds to load, and only
+        // an <McpServer url> needs it (`agate run` starts faster without it).
+        this.fetcher = (await import('./agent-fetch.js')).closableFetch();
         const http = {
           url,
           ...(headers ? { headers: { ...headers } } : {}),
