@@ -219,11 +219,13 @@ export {
 // Persistence
 export {
   assertRestorePoint,
+  type CreateSnapshotOptions,
   createFileStore,
   createMemoryStore,
   createSnapshot,
   DEFAULT_SESSIONS_DIR,
   InvalidSessionIdError,
+  isSettledJson,
   type ListOptions,
   parseRestorePointRef,
   parseSnapshot,

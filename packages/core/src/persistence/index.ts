@@ -7,7 +7,9 @@ export {
 export { createFileStore, DEFAULT_SESSIONS_DIR, RESTORE_POINTS_DIR } from './file-store.js';
 export {
   assertValidSessionId,
+  type CreateSnapshotOptions,
   createSnapshot,
+  isSettledJson,
   isValidSessionId,
   parseSnapshot,
   type SessionSnapshot,

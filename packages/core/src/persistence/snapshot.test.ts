@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidSessionIdError, SnapshotError } from './errors.js';
 import {
   createSnapshot,
+  isSettledJson,
   isValidSessionId,
   parseSnapshot,
   type SessionSnapshot,
@@ -69,6 +70,58 @@ describe('createSnapshot', () => {
     expect(error).toBeInstanceOf(SnapshotError);
     expect((error as SnapshotError).name).toBe('SnapshotError');
     expect((error as SnapshotError).message).toContain(message);
+  });
+
+  it('with shareFrozen, shares deep-frozen parts and copies the rest', () => {
+    const message = Object.freeze({
+      role: 'user',
+      content: Object.freeze([Object.freeze({ n: 1 })]),
+    });
+    const mutable = { n: 1 };
+    const half = Object.freeze({ child: mutable });
+    const state = Object.freeze({ timeline: Object.freeze([message]), n: 1 });
+    const shared = createSnapshot('s1', state, undefined, { shareFrozen: true });
+    expect(shared.state).toBe(state);
+    const tree = shared.state as unknown as typeof state;
+    expect(isSettledJson(tree.timeline)).toBe(true);
+    expect(isSettledJson(message)).toBe(true);
+    // A frozen object over a mutable one cannot be shared (it could still change), nor can a
+    // mutable array: both are copied, their frozen children shared.
+    const loose = Object.freeze({ half, list: [message] });
+    const copied = createSnapshot('s1', loose, undefined, { shareFrozen: true }).state;
+    expect(copied).not.toBe(loose);
+    expect(copied.half).not.toBe(half);
+    expect(copied.list).not.toBe(loose.list);
+    expect(copied.list[0]).toBe(message);
+    mutable.n = 2;
+    expect(copied.half.child.n).toBe(1);
+    expect(isSettledJson(half)).toBe(false);
+    expect(isSettledJson(loose.list)).toBe(false);
+    // Without the option, a full copy as before, also of frozen parts.
+    const copy = createSnapshot('s1', state).state;
+    expect(copy).toEqual(state);
+    expect(copy.timeline[0]).not.toBe(message);
+  });
+
+  it('checks a frozen part once, and still refuses a frozen part that is not JSON', () => {
+    const bad = Object.freeze({ at: Object.freeze(new Date(0)) });
+    expect(() =>
+      createSnapshot('s1', Object.freeze({ bad }), undefined, { shareFrozen: true }),
+    ).toThrow('state.bad.at is a Date object');
+    expect(isSettledJson(bad)).toBe(false);
+    const getter = Object.freeze(
+      Object.defineProperty({}, 'n', { get: () => Math.random(), enumerable: true }),
+    );
+    const state = createSnapshot('s1', { getter }, undefined, { shareFrozen: true }).state;
+    expect(state.getter).not.toBe(getter);
+    expect(isSettledJson(getter)).toBe(false);
+    expect([
+      isSettledJson('x'),
+      isSettledJson(1),
+      isSettledJson(Number.NaN),
+      isSettledJson(null),
+    ]).toEqual([true, true, false, true]);
+    expect(isSettledJson({})).toBe(false);
   });
 
   it('rejects ids that are not safe file names', () => {

@@ -33,23 +33,111 @@ export function assertValidSessionId(id: unknown): asserts id is string {
   if (!isValidSessionId(id)) throw new InvalidSessionIdError(id);
 }
 
+export interface CreateSnapshotOptions {
+  /**
+   * Share the state's deep-frozen parts instead of copying them (they cannot change). A
+   * session's state is frozen and shares all but what a tick changed with the state before, so
+   * such a snapshot of tick 2,000 costs what the tick added, not the whole history, and a store
+   * can compare what it saved last by identity (`isSettledJson`). Its frozen parts cannot be
+   * edited: for saving, not for editing before a restore. Default false (a full copy).
+   */
+  shareFrozen?: boolean;
+}
+
 /**
  * Captures `state` as a snapshot. The state is deep-copied, so mutating it later cannot change
  * the snapshot, and it must be plain JSON, so a snapshot saved now loads identically later.
  * Object properties whose value is `undefined` are allowed (JSON drops the key, and reading it
- * back still gives `undefined`); optional fields are everywhere in session state.
+ * back still gives `undefined`); optional fields are everywhere in session state. Deep-frozen
+ * parts are checked once (they cannot change since); with `shareFrozen` they are not copied.
  */
-export function createSnapshot<S>(id: string, state: S, label?: string): SessionSnapshot<S> {
+export function createSnapshot<S>(
+  id: string,
+  state: S,
+  label?: string,
+  options?: CreateSnapshotOptions,
+): SessionSnapshot<S> {
   assertValidSessionId(id);
-  assertJson(state);
+  const checked = captureJson(state, 'state', new Map());
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     id,
     savedAt: new Date().toISOString(),
     ...(label === undefined ? {} : { label }),
-    state: structuredClone(state),
+    state: (options?.shareFrozen === true ? checked : structuredClone(checked)) as S,
   };
+}
+
+/**
+ * Deep-frozen plain-JSON objects and arrays `createSnapshot` already checked: everything under
+ * them is frozen and checked too, so nothing there can change or be anything but JSON.
+ */
+const settled = new WeakSet<object>();
+
+/**
+ * True when `value` is a JSON primitive, or a deep-frozen plain-JSON object or array that
+ * `createSnapshot` already checked: it cannot change, so a store may
+ * keep a reference to it and later compare by identity instead of by content.
+ */
+export function isSettledJson(value: unknown): boolean {
+  if (typeof value === 'object') return value === null || settled.has(value);
+  return typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value);
+}
+
+/**
+ * `value` checked to be plain JSON (a SnapshotError naming the first place where it is not) and
+ * copied, except for deep-frozen parts, which are shared and remembered as settled.
+ */
+function captureJson(value: unknown, path: string, ancestors: Map<object, string>): unknown {
+  if (typeof value !== 'object' || value === null) {
+    const problem = findNonJson(value, path, ancestors);
+    if (problem !== undefined) throw notJson(problem);
+    return value;
+  }
+  if (settled.has(value)) return value;
+  const problem = shapeProblem(value, path, ancestors);
+  if (problem !== undefined) throw notJson(problem);
+  ancestors.set(value, path);
+  try {
+    // Shared as is when frozen with no getters and every child settled (a frozen object with a
+    // mutable child could still change under the snapshot).
+    let shared = Object.isFrozen(value);
+    if (Array.isArray(value)) {
+      const copy: unknown[] = new Array(value.length);
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value))
+          throw notJson(`${path}[${i}] is an empty array slot, which JSON turns into null`);
+        const child = captureJson(value[i], `${path}[${i}]`, ancestors);
+        if (child !== value[i] || !isSettledJson(child)) shared = false;
+        copy[i] = child;
+      }
+      if (!shared) return copy;
+    } else {
+      const copy: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const descriptor = Object.getOwnPropertyDescriptor(value, key);
+        if (descriptor?.get !== undefined) shared = false;
+        const original = (value as Record<string, unknown>)[key];
+        // See above: an undefined property is dropped by JSON, which reads back the same.
+        const child =
+          original === undefined
+            ? undefined
+            : captureJson(original, `${path}${keyPath(key)}`, ancestors);
+        if (child !== original || (child !== undefined && !isSettledJson(child))) shared = false;
+        copy[key] = child;
+      }
+      if (!shared) return copy;
+    }
+    settled.add(value);
+    return value;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+function notJson(problem: string): SnapshotError {
+  return new SnapshotError(`Session state is not JSON-serializable: ${problem}.`);
 }
 
 /**
@@ -186,8 +274,10 @@ function findNonJson(
   }
   if (value === null) return undefined;
   const object = value as object;
-  const seenAt = ancestors.get(object);
-  if (seenAt !== undefined) return `${path} refers back to ${seenAt} (a cycle)`;
+  // Checked before and frozen since: still JSON.
+  if (settled.has(object)) return undefined;
+  const shape = shapeProblem(object, path, ancestors);
+  if (shape !== undefined) return shape;
 
   ancestors.set(object, path);
   try {
@@ -200,12 +290,6 @@ function findNonJson(
       }
       return undefined;
     }
-    const proto: unknown = Object.getPrototypeOf(object);
-    if (proto !== Object.prototype && proto !== null) {
-      const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain';
-      const hint = object instanceof Date ? ' (store dates as ISO strings)' : '';
-      return `${path} is a ${name} object, not a plain object or array${hint}`;
-    }
     for (const [key, child] of Object.entries(object)) {
       // See createSnapshot: an undefined property is dropped, which reads back the same.
       if (child === undefined) continue;
@@ -216,6 +300,24 @@ function findNonJson(
   } finally {
     ancestors.delete(object);
   }
+}
+
+/** A cycle back to an ancestor, or an object that is neither a plain object nor an array. */
+function shapeProblem(
+  object: object,
+  path: string,
+  ancestors: Map<object, string>,
+): string | undefined {
+  const seenAt = ancestors.get(object);
+  if (seenAt !== undefined) return `${path} refers back to ${seenAt} (a cycle)`;
+  if (Array.isArray(object)) return undefined;
+  const proto: unknown = Object.getPrototypeOf(object);
+  if (proto !== Object.prototype && proto !== null) {
+    const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain';
+    const hint = object instanceof Date ? ' (store dates as ISO strings)' : '';
+    return `${path} is a ${name} object, not a plain object or array${hint}`;
+  }
+  return undefined;
 }
 
 function keyPath(key: string): string {
