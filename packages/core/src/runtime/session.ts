@@ -383,7 +383,9 @@ export class Session {
   async save(label?: string): Promise<void> {
     this.assertUsable();
     // Shares the frozen state with the snapshot (no copy): a save costs what the tick added.
-    await this.saveToStore(createSnapshot(this.id, this.currentState, label, { shareFrozen: true }));
+    await this.saveToStore(
+      createSnapshot(this.id, this.currentState, label, { shareFrozen: true }),
+    );
   }
 
   /** Declarations registry for the hooks and components that declare guards. */
