@@ -36,7 +36,7 @@ const running = (
     undefined,
     { shareFrozen: true },
   );
-const frozen = (i: number) => Object.freeze({ role: 'assistant', content: `message ${i}` });
+const frozen = (i: number): object => Object.freeze({ role: 'assistant', content: `message ${i}` });
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 const session = (id: string, messages: number, from = 0, extra: object = {}): SessionSnapshot =>
   createSnapshot(id, {
@@ -46,6 +46,22 @@ const session = (id: string, messages: number, from = 0, extra: object = {}): Se
     timeline: Array.from({ length: messages }, (_, i) => message(from + i)),
     ...extra,
   });
+
+/** A note taker: one tool call a tick, for a real session's saves. */
+const NoteTaker = () =>
+  createElement(
+    Fragment,
+    null,
+    createElement(System, null, 'You take notes.'),
+    createElement(User, null, 'Take the notes.'),
+    createElement(Timeline),
+    createElement(Tool, {
+      name: 'note',
+      description: 'Take a note',
+      input: z.object({ text: z.string() }),
+      execute: (input: unknown) => `noted: ${(input as { text: string }).text}`,
+    }),
+  );
 
 describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgresStore', () => {
   let server: TestPostgres;
@@ -307,20 +323,6 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
 
   it('a real session saved at every tick end, its timeline trimmed, loads as it ended', async () => {
     const id = 'real';
-    const Agent = () =>
-      createElement(
-        Fragment,
-        null,
-        createElement(System, null, 'You take notes.'),
-        createElement(User, null, 'Take the notes.'),
-        createElement(Timeline),
-        createElement(Tool, {
-          name: 'note',
-          description: 'Take a note',
-          input: z.object({ text: z.string() }),
-          execute: ({ text }: { text: string }) => `noted: ${text}`,
-        }),
-      );
     const model = scriptedModel(
       [
         (call) => ({
@@ -330,7 +332,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
       { whenExhausted: 'repeat-last' },
     );
     const saves: Promise<void>[] = [];
-    const real = createSession(createElement(Agent), {
+    const real = createSession(createElement(NoteTaker), {
       model,
       id,
       store,
@@ -345,7 +347,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     await real.save('ended');
     const loaded = await store.load(id);
     expect(loaded?.state).toEqual(JSON.parse(JSON.stringify(real.state)));
-    expect((loaded?.state as { timeline: unknown[] }).timeline.length).toBeLessThanOrEqual(9);
+    expect((loaded!.state as { timeline: unknown[] }).timeline.length).toBeLessThanOrEqual(9);
     expect(await rowsOf('timeline', id)).toHaveLength(real.state.timeline.length);
   });
 
