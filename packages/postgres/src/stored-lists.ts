@@ -121,29 +121,31 @@ export async function writeList(
   plan ??= await checkedTextPlan(client, table, list.column, sessionId, window, items);
   let start: number;
   let from: number;
+  /** Rows before this sequence number go (all of them: no sequence number is that high). */
+  let dropBefore: number | undefined;
   if (plan.kind === 'append' && window !== undefined) {
     start = window.start + plan.drop;
     from = plan.from;
-    if (plan.drop > 0) {
-      await client.query(`delete from ${table} where session_id = $1 and seq < $2`, [
-        sessionId,
-        start,
-      ]);
-    }
+    if (plan.drop > 0) dropBefore = start;
   } else {
-    if (stored !== undefined && (stored.has || stored.count > 0)) {
-      await client.query(`delete from ${table} where session_id = $1`, [sessionId]);
-    }
+    if (stored !== undefined && (stored.has || stored.count > 0)) dropBefore = after;
     start = after;
     from = 0;
   }
   const fresh = texts(items.slice(from));
   if (fresh.length > 0) {
+    // The drop and the insert in one statement: one round trip for a trimmed list too.
     await client.query(
-      `insert into ${table} (session_id, seq, ${list.column})
+      `with dropped as (delete from ${table} where session_id = $1 and seq < $4)
+       insert into ${table} (session_id, seq, ${list.column})
        select $1, $2::bigint + u.i - 1, u.m from unnest($3::text[]) with ordinality as u(m, i)`,
-      [sessionId, start + from, fresh],
+      [sessionId, start + from, fresh, dropBefore ?? 0],
     );
+  } else if (dropBefore !== undefined) {
+    await client.query(`delete from ${table} where session_id = $1 and seq < $2`, [
+      sessionId,
+      dropBefore,
+    ]);
   }
   return { columns: { has: true, start, count: items.length, tail: tailOf(items) }, same };
 }

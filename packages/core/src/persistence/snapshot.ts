@@ -100,40 +100,106 @@ function captureJson(value: unknown, path: string, ancestors: Map<object, string
   if (problem !== undefined) throw notJson(problem);
   ancestors.set(value, path);
   try {
-    // Shared as is when frozen with no getters and every child settled (a frozen object with a
-    // mutable child could still change under the snapshot).
-    let shared = Object.isFrozen(value);
+    // Shared as is when frozen with no getters and every child shared (a frozen object with a
+    // mutable child could still change under the snapshot); otherwise copied. A child comes
+    // back as itself only when it is a primitive or settled.
+    const frozen = Object.isFrozen(value);
     if (Array.isArray(value)) {
-      const copy: unknown[] = new Array(value.length);
-      for (let i = 0; i < value.length; i++) {
-        if (!(i in value))
-          throw notJson(`${path}[${i}] is an empty array slot, which JSON turns into null`);
-        const child = captureJson(value[i], `${path}[${i}]`, ancestors);
-        if (child !== value[i] || !isSettledJson(child)) shared = false;
-        copy[i] = child;
+      let copy: unknown[] | undefined = frozen ? undefined : new Array(value.length);
+      // The items a settled array it goes on from has at the same places are settled too.
+      const known = frozen ? settledPrefix(value) : 0;
+      for (let i = known; i < value.length; i++) {
+        const item: unknown = value[i];
+        // The common case without building a path: a string, or a part checked before.
+        let child = item;
+        if (!isKnownJson(item)) {
+          if (item === undefined && !(i in value)) {
+            throw notJson(`${path}[${i}] is an empty array slot, which JSON turns into null`);
+          }
+          child = captureJson(item, `${path}[${i}]`, ancestors);
+          if (child !== item && copy === undefined) copy = value.slice(0, i);
+        }
+        if (copy !== undefined) copy[i] = child;
       }
-      if (!shared) return copy;
+      if (copy !== undefined) return copy;
+      rememberRun(value);
     } else {
-      const copy: Record<string, unknown> = {};
-      for (const key of Object.keys(value)) {
-        const descriptor = Object.getOwnPropertyDescriptor(value, key);
-        if (descriptor?.get !== undefined) shared = false;
-        const original = (value as Record<string, unknown>)[key];
+      const record = value as Record<string, unknown>;
+      let copy: Record<string, unknown> | undefined = frozen ? undefined : {};
+      const keys = Object.keys(record);
+      for (const key of keys) {
+        // A getter could answer differently each time: copied, never shared.
+        if (copy === undefined && Object.getOwnPropertyDescriptor(record, key)?.get !== undefined) {
+          copy = {};
+          for (const before of keys) {
+            if (before === key) break;
+            copy[before] = record[before];
+          }
+        }
+        const item = record[key];
         // See above: an undefined property is dropped by JSON, which reads back the same.
-        const child =
-          original === undefined
-            ? undefined
-            : captureJson(original, `${path}${keyPath(key)}`, ancestors);
-        if (child !== original || (child !== undefined && !isSettledJson(child))) shared = false;
-        copy[key] = child;
+        let child = item;
+        if (item !== undefined && !isKnownJson(item)) {
+          child = captureJson(item, `${path}${keyPath(key)}`, ancestors);
+          if (child !== item && copy === undefined) {
+            copy = {};
+            for (const before of keys) {
+              if (before === key) break;
+              copy[before] = record[before];
+            }
+          }
+        }
+        if (copy !== undefined) copy[key] = child;
       }
-      if (!shared) return copy;
+      if (copy !== undefined) return copy;
     }
     settled.add(value);
     return value;
   } finally {
     ancestors.delete(value);
   }
+}
+
+/** Settled arrays at least this long are remembered by their first items (`settledRuns`). */
+const RUN_MIN_LENGTH = 32;
+/** How many of a remembered array's first items find it: a list trimmed by fewer still does. */
+const RUN_KEYS = 8;
+
+/**
+ * Long settled arrays (a session's timeline), each found by one of its first items: the next
+ * tick's timeline is a new array holding the same items then a few more, or fewer at the front
+ * after trimming. Comparing it with the one before by identity, item for item, is much cheaper
+ * than a `settled` lookup per item, so a snapshot of tick 2,000 still costs what the tick added.
+ */
+const settledRuns = new WeakMap<object, { items: readonly unknown[]; at: number }>();
+
+function rememberRun(items: readonly unknown[]): void {
+  if (items.length < RUN_MIN_LENGTH) return;
+  for (let at = 0; at < RUN_KEYS; at++) {
+    const item = items[at];
+    if (typeof item === 'object' && item !== null) settledRuns.set(item, { items, at });
+  }
+}
+
+/** How many leading items of `items` a remembered settled array has at the same places. */
+function settledPrefix(items: readonly unknown[]): number {
+  const first = items[0];
+  if (items.length < RUN_MIN_LENGTH || typeof first !== 'object' || first === null) return 0;
+  const run = settledRuns.get(first);
+  if (run === undefined) return 0;
+  const end = Math.min(run.items.length - run.at, items.length);
+  let known = 0;
+  while (known < end && run.items[run.at + known] === items[known]) known++;
+  return known;
+}
+
+/** A string, boolean or settled part: JSON with nothing left to check. */
+function isKnownJson(value: unknown): boolean {
+  return (
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'object' && value !== null && settled.has(value))
+  );
 }
 
 function notJson(problem: string): SnapshotError {
