@@ -238,11 +238,13 @@ export {
   type SessionStore,
   type SessionSummary,
   type SessionUpdate,
+  type SettledOrigin,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
   SnapshotError,
   StaleSessionError,
   serializeSnapshot,
+  settledOrigin,
   type UpdateSessionOptions,
   updateSession,
 } from './persistence/index.js';

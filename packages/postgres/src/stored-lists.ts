@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { settledOrigin } from '@agate/core';
 import type pg from 'pg';
 import {
   planByIdentity,
@@ -115,7 +116,15 @@ export async function writeList(
   const window = stored?.has === true ? stored : undefined;
   let plan: TimelinePlan | undefined;
   if (window !== undefined && previous !== undefined && previous.length === window.count) {
-    plan = planByIdentity(previous, items);
+    // createSnapshot already compared a timeline with the one before: when that is the one
+    // written last and it went on from all of it, nothing needs comparing again.
+    const origin = settledOrigin(items);
+    plan =
+      origin !== undefined &&
+      origin.items === previous &&
+      origin.at + origin.same === previous.length
+        ? { kind: 'append', drop: origin.at, from: origin.same }
+        : planByIdentity(previous, items);
   }
   const same = plan?.kind === 'append' ? plan.from : 0;
   plan ??= await checkedTextPlan(client, table, list.column, sessionId, window, items);

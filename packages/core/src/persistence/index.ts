@@ -13,9 +13,11 @@ export {
   isValidSessionId,
   parseSnapshot,
   type SessionSnapshot,
+  type SettledOrigin,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
   serializeSnapshot,
+  settledOrigin,
 } from './snapshot.js';
 export {
   assertRestorePoint,

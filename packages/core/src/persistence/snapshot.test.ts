@@ -8,6 +8,7 @@ import {
   type SessionSnapshot,
   SNAPSHOT_VERSION,
   serializeSnapshot,
+  settledOrigin,
 } from './snapshot.js';
 
 function caught(fn: () => unknown): unknown {
@@ -122,6 +123,31 @@ describe('createSnapshot', () => {
       isSettledJson(null),
     ]).toEqual([true, true, false, true]);
     expect(isSettledJson({})).toBe(false);
+  });
+
+  it('checks a long frozen list that goes on from one checked before by identity, up to where it differs', () => {
+    const item = (i: number) => Object.freeze({ role: 'user', content: `m${i}` });
+    const first = Object.freeze(Array.from({ length: 40 }, (_, i) => item(i)));
+    createSnapshot('s1', Object.freeze({ timeline: first }), undefined, { shareFrozen: true });
+    expect(settledOrigin(first)).toBeUndefined();
+    // The next tick: three dropped at the front, two added.
+    const next = Object.freeze([...first.slice(3), item(40), item(41)]);
+    const shared = createSnapshot('s1', Object.freeze({ timeline: next }), undefined, {
+      shareFrozen: true,
+    });
+    expect((shared.state as { timeline: unknown }).timeline).toBe(next);
+    expect(settledOrigin(next)).toEqual({ items: first, at: 3, same: 37 });
+    expect(isSettledJson(next[38])).toBe(true);
+    // A new item in the middle is not taken for checked: a bad one is still refused there.
+    const bad = Object.freeze([
+      ...next.slice(0, 10),
+      Object.freeze({ at: Object.freeze(new Date(0)) }),
+      ...next.slice(11),
+    ]);
+    expect(() =>
+      createSnapshot('s1', Object.freeze({ timeline: bad }), undefined, { shareFrozen: true }),
+    ).toThrow('state.timeline[10].at is a Date object');
+    expect(settledOrigin(bad)).toBeUndefined();
   });
 
   it('rejects ids that are not safe file names', () => {

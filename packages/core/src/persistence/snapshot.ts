@@ -107,7 +107,8 @@ function captureJson(value: unknown, path: string, ancestors: Map<object, string
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined = frozen ? undefined : new Array(value.length);
       // The items a settled array it goes on from has at the same places are settled too.
-      const known = frozen ? settledPrefix(value) : 0;
+      const run = frozen ? settledPrefix(value) : undefined;
+      const known = run?.same ?? 0;
       for (let i = known; i < value.length; i++) {
         const item: unknown = value[i];
         // The common case without building a path: a string, or a part checked before.
@@ -122,6 +123,9 @@ function captureJson(value: unknown, path: string, ancestors: Map<object, string
         if (copy !== undefined) copy[i] = child;
       }
       if (copy !== undefined) return copy;
+      if (run !== undefined && run.same > 0) {
+        origins.set(value, { items: new WeakRef(run.items), at: run.at, same: run.same });
+      }
       rememberRun(value);
     } else {
       const record = value as Record<string, unknown>;
@@ -181,16 +185,45 @@ function rememberRun(items: readonly unknown[]): void {
   }
 }
 
-/** How many leading items of `items` a remembered settled array has at the same places. */
-function settledPrefix(items: readonly unknown[]): number {
+/** Which remembered settled array `items` goes on from, and for how many leading items. */
+function settledPrefix(items: readonly unknown[]): SettledOrigin | undefined {
   const first = items[0];
-  if (items.length < RUN_MIN_LENGTH || typeof first !== 'object' || first === null) return 0;
+  if (items.length < RUN_MIN_LENGTH || typeof first !== 'object' || first === null) return;
   const run = settledRuns.get(first);
-  if (run === undefined) return 0;
+  if (run === undefined) return;
   const end = Math.min(run.items.length - run.at, items.length);
-  let known = 0;
-  while (known < end && run.items[run.at + known] === items[known]) known++;
-  return known;
+  let same = 0;
+  while (same < end && run.items[run.at + same] === items[same]) same++;
+  return { items: run.items, at: run.at, same };
+}
+
+/**
+ * Where a settled array came from, as `createSnapshot` found when it checked it: its first
+ * `same` items are the very items of the settled array `items` from index `at` on.
+ */
+export interface SettledOrigin {
+  items: readonly unknown[];
+  at: number;
+  same: number;
+}
+
+/** Held weakly: a chain of strong ones would keep every timeline a session ever had alive. */
+const origins = new WeakMap<
+  readonly unknown[],
+  { items: WeakRef<readonly unknown[]>; at: number; same: number }
+>();
+
+/**
+ * For a long settled array (a session's timeline in a snapshot `createSnapshot` shared), the
+ * settled array it goes on from, when it found one still alive: a store that wrote and holds
+ * that one knows what is new without comparing the two again. Undefined otherwise.
+ */
+export function settledOrigin(items: readonly unknown[]): SettledOrigin | undefined {
+  const origin = origins.get(items);
+  const from = origin?.items.deref();
+  return origin === undefined || from === undefined
+    ? undefined
+    : { items: from, at: origin.at, same: origin.same };
 }
 
 /** A string, boolean or settled part: JSON with nothing left to check. */
