@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { noteContinuation } from './continuations.js';
 import { InvalidSessionIdError, SnapshotError } from './errors.js';
 import {
   createSnapshot,
@@ -148,6 +149,22 @@ describe('createSnapshot', () => {
       createSnapshot('s1', Object.freeze({ timeline: bad }), undefined, { shareFrozen: true }),
     ).toThrow('state.timeline[10].at is a Date object');
     expect(settledOrigin(bad)).toBeUndefined();
+  });
+
+  it('takes a noted continuation of a settled array without comparing it again', () => {
+    const item = (i: number) => Object.freeze({ role: 'user', content: `n${i}` });
+    const before = Object.freeze(Array.from({ length: 50 }, (_, i) => item(i)));
+    // Noted (as a tick notes its timeline) before the one it continues is settled: compared.
+    const next = Object.freeze([...before.slice(2), item(50)]);
+    noteContinuation(next, before, 2);
+    createSnapshot('s1', Object.freeze({ timeline: next }), undefined, { shareFrozen: true });
+    expect(settledOrigin(next)).toBeUndefined();
+    createSnapshot('s1', Object.freeze({ timeline: before }), undefined, { shareFrozen: true });
+    const third = Object.freeze([...before.slice(2), item(51), item(52)]);
+    noteContinuation(third, before, 2);
+    createSnapshot('s1', Object.freeze({ timeline: third }), undefined, { shareFrozen: true });
+    expect(settledOrigin(third)).toEqual({ items: before, at: 2, same: 48 });
+    expect(isSettledJson(third[48])).toBe(true);
   });
 
   it('rejects ids that are not safe file names', () => {

@@ -1,4 +1,5 @@
 import { errorMessage } from '../runtime/errors.js';
+import { continuationOf } from './continuations.js';
 import { InvalidSessionIdError, SnapshotError } from './errors.js';
 
 export const SNAPSHOT_FORMAT = 'agate.session';
@@ -187,6 +188,11 @@ function rememberRun(items: readonly unknown[]): void {
 
 /** Which remembered settled array `items` goes on from, and for how many leading items. */
 function settledPrefix(items: readonly unknown[]): SettledOrigin | undefined {
+  // Noted by the code that built it (the tick): nothing to compare when that one is settled.
+  const noted = continuationOf(items);
+  if (noted !== undefined && settled.has(noted.previous)) {
+    return { items: noted.previous, at: noted.at, same: noted.same };
+  }
   const first = items[0];
   if (items.length < RUN_MIN_LENGTH || typeof first !== 'object' || first === null) return;
   const run = settledRuns.get(first);
