@@ -78,8 +78,8 @@ const settled = new WeakSet<object>();
 
 /**
  * True when `value` is a JSON primitive, or a deep-frozen plain-JSON object or array that
- * `createSnapshot` already checked: it cannot change, so a store may
- * keep a reference to it and later compare by identity instead of by content.
+ * `createSnapshot` already checked: it cannot change, so a store may keep a reference to it
+ * and later compare by identity instead of by content.
  */
 export function isSettledJson(value: unknown): boolean {
   if (typeof value === 'object') return value === null || settled.has(value);
