@@ -1,4 +1,12 @@
-import { createSession, type SessionSnapshot, System, Timeline, Tool, User } from '@agate/core';
+import {
+  createSession,
+  createSnapshot,
+  type SessionState,
+  System,
+  Timeline,
+  Tool,
+  User,
+} from '@agate/core';
 import { createPostgresStore } from '@agate/postgres';
 import { postgresBinDir, scriptedModel, startPostgres } from '@agate/testing';
 import { z } from 'zod';
@@ -11,9 +19,9 @@ const BLOCK = 8;
 
 export interface PostgresSaveResult {
   reps: number;
-  /** `store.save` of tick 10 over the stored tick 9, ms (wall time, fsync on). */
+  /** `session.save()`'s work for tick 10 over the stored tick 9, ms (wall time, fsync on). */
   tick10: Summary;
-  /** `store.save` of tick 2,000 (and the next ones) over the tick before, ms. */
+  /** The same for tick 2,000 (and the next ones) over the tick before, ms. */
   tick2000: Summary;
   /** tick 2,000 / tick 10 per pair; `blocks`: the medians of blocks of 8 pairs (judged). */
   ratio: Summary;
@@ -38,11 +46,11 @@ function Agent() {
   );
 }
 
-/** A real session's snapshots at the ends of ticks 9 and 10, and of ticks 1,999 to 1,999 + `after`. */
-async function snapshots(after: number): Promise<Map<number, SessionSnapshot>> {
+/** A real session's states at the ends of ticks 9 and 10, and of ticks 1,999 to 1,999 + `after`. */
+async function states(after: number): Promise<Map<number, SessionState>> {
   const last = 1_999 + after;
   const wanted = (tick: number) => tick === 9 || tick === 10 || tick >= 1_999;
-  const taken = new Map<number, SessionSnapshot>();
+  const taken = new Map<number, SessionState>();
   const model = scriptedModel(
     [
       (call) => ({
@@ -65,7 +73,8 @@ async function snapshots(after: number): Promise<Map<number, SessionSnapshot>> {
     maxTimelineMessages: 100_000,
     onEvent: (event) => {
       if (event.type === 'tick:end' && wanted(event.tick)) {
-        taken.set(event.tick, session.snapshot(`tick ${event.tick}`));
+        // The state itself (frozen): the timed part snapshots it as `session.save()` does.
+        taken.set(event.tick, session.state);
       }
     },
   });
@@ -77,7 +86,8 @@ async function snapshots(after: number): Promise<Map<number, SessionSnapshot>> {
 
 /**
  * The Postgres store's incremental save: a private server with fsync on, a real session's
- * snapshots. Short: tick 9 is stored (untimed), then the save of tick 10 is timed. Long: the
+ * states, each saved as `session.save()` does (a snapshot sharing the frozen state, then
+ * `store.save`, both timed). Short: tick 9 is stored (untimed), then tick 10's save is timed. Long: the
  * session is stored at tick 1,999, then each pair times the save of the next tick over the
  * one stored (2,000, 2,001, …), as a run saving every tick does. Alternating which goes
  * first. Undefined without PostgreSQL.
@@ -86,23 +96,25 @@ export async function measurePostgresSave(reps: number): Promise<PostgresSaveRes
   // A private server: fsync must be on, which a DATABASE_URL server may not have.
   if (postgresBinDir() === undefined) return undefined;
   const warmup = 3;
-  const snaps = await snapshots(warmup + reps);
+  const taken = await states(warmup + reps);
   const server = await startPostgres({ private: true, fsync: true });
   const store = createPostgresStore({ connectionString: server.url }, { schema: 'bench' });
   try {
-    const as = (tick: number, id: string): SessionSnapshot => ({ ...snaps.get(tick)!, id });
-    const time = async (snapshot: SessionSnapshot) => {
+    // What `session.save(label)` does: a snapshot sharing the frozen state, then the store.
+    const save = (tick: number, id: string) =>
+      store.save(createSnapshot(id, taken.get(tick)!, `tick ${tick}`, { shareFrozen: true }));
+    const time = async (tick: number, id: string) => {
       const started = performance.now();
-      await store.save(snapshot);
+      await save(tick, id);
       return performance.now() - started;
     };
     const shortOnce = async () => {
-      await store.save(as(9, 'short'));
-      return time(as(10, 'short'));
+      await save(9, 'short');
+      return time(10, 'short');
     };
     let tick = 1_999;
-    await store.save(as(tick, 'long'));
-    const longOnce = () => time(as(++tick, 'long'));
+    await save(tick, 'long');
+    const longOnce = () => time(++tick, 'long');
     for (let i = 0; i < warmup; i++) {
       await shortOnce();
       await longOnce();
@@ -123,9 +135,13 @@ export async function measurePostgresSave(reps: number): Promise<PostgresSaveRes
     for (let i = 0; i + BLOCK <= ratios.length; i += BLOCK) {
       blocks.push(summarize(ratios.slice(i, i + BLOCK)).median);
     }
-    const state = snaps.get(2_000)!.state as { timeline: unknown[] };
-    // How much of a save is the session row (everything but the timeline).
-    const head = JSON.stringify({ ...state, timeline: [] }).length;
+    const state = taken.get(2_000)!;
+    // How much of a save is the session row (everything but the lists kept as rows).
+    const head = JSON.stringify({
+      ...state,
+      timeline: [],
+      progress: { ...state.progress, callSignatures: [] },
+    }).length;
     if (process.env.AGATE_BENCH_DEBUG) process.stderr.write(`head at tick 2000: ${head} chars\n`);
     return {
       reps,

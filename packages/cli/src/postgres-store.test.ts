@@ -46,9 +46,9 @@ describe.skipIf(!requirePostgres('CLI on a Postgres store'))(
     it('db migrate creates the tables once', async () => {
       const first = await agate(['db', 'migrate', '--store', url]);
       expect(first).toMatchObject({ code: 0, stderr: '' });
-      expect(first.stdout).toMatch(/Applied migration 1 to schema "cli_\d+"/);
+      expect(first.stdout).toMatch(/Applied migrations 1, 2 to schema "cli_\d+"/);
       const again = await agate(['db', 'migrate', '--store', url]);
-      expect(again.stdout).toMatch(/is up to date \(migration 1\)/);
+      expect(again.stdout).toMatch(/is up to date \(migration 2\)/);
       const dir = await agate(['db', 'migrate', '--store', '.agate/sessions']);
       expect(dir.code).toBe(2);
       expect(dir.stderr).toMatch(/^agate: agate db migrate needs a Postgres store/);

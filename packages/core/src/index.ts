@@ -219,11 +219,13 @@ export {
 // Persistence
 export {
   assertRestorePoint,
+  type CreateSnapshotOptions,
   createFileStore,
   createMemoryStore,
   createSnapshot,
   DEFAULT_SESSIONS_DIR,
   InvalidSessionIdError,
+  isSettledJson,
   type ListOptions,
   parseRestorePointRef,
   parseSnapshot,
@@ -236,11 +238,13 @@ export {
   type SessionStore,
   type SessionSummary,
   type SessionUpdate,
+  type SettledOrigin,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
   SnapshotError,
   StaleSessionError,
   serializeSnapshot,
+  settledOrigin,
   type UpdateSessionOptions,
   updateSession,
 } from './persistence/index.js';

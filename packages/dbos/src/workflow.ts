@@ -1,6 +1,7 @@
 import {
   AgateError,
   createSession,
+  createSnapshot,
   type DurableSteps,
   type RunResult,
   type Session,
@@ -118,7 +119,13 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
           'agate:model',
           async () => {
             await saved();
-            if (session !== undefined) saving = background(store.save(session.snapshot()));
+            // Shares the frozen state (no copy): the save costs what the tick added.
+            if (session !== undefined) {
+              const snapshot = createSnapshot(session.id, session.state, undefined, {
+                shareFrozen: true,
+              });
+              saving = background(store.save(snapshot));
+            }
           },
           call,
         );

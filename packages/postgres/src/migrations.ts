@@ -55,6 +55,27 @@ export const MIGRATIONS: readonly Migration[] = [
       create index ticks_session on ${s}.ticks (session_id, n);
     `,
   },
+  {
+    version: 2,
+    name: 'call signatures as rows, save ids',
+    sql: (s) => `
+      -- The ContinueGate's call signatures (state.progress.callSignatures, up to 2,000) are
+      -- kept like the timeline, one row each, so the session row stays small.
+      alter table ${s}.sessions
+        add column has_signatures boolean not null default false,
+        add column signatures_start bigint not null default 0,
+        add column signatures_count bigint not null default 0,
+        add column signatures_tail text not null default '[]',
+        -- A random id per save: a store that made the stored save knows what it wrote.
+        add column save_id text;
+      create table ${s}.signatures (
+        session_id text not null references ${s}.sessions (id) on delete cascade,
+        seq bigint not null,
+        signature text not null,
+        primary key (session_id, seq)
+      );
+    `,
+  },
 ];
 
 /** The newest migration's version: what `migrate` brings a schema to. */

@@ -1,16 +1,43 @@
 import {
+  createSession,
   createSnapshot,
   type SessionSnapshot,
   StaleSessionError,
+  System,
+  Timeline,
+  Tool,
+  User,
   updateSession,
 } from '@agate/core';
-import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import { requirePostgres, scriptedModel, startPostgres, type TestPostgres } from '@agate/testing';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LATEST_MIGRATION } from './migrations.js';
+import { createElement, Fragment } from 'react';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { MIGRATIONS } from './migrations.js';
 import { createPostgresStore, type PostgresStore } from './postgres-store.js';
 
 const message = (i: number) => ({ role: 'assistant', content: `message ${i}` });
+/** A running session's snapshot as `session.save()` takes it: frozen, shared, not copied. */
+const running = (
+  id: string,
+  timeline: readonly object[],
+  signatures: readonly string[] = [],
+): SessionSnapshot =>
+  createSnapshot(
+    id,
+    Object.freeze({
+      id,
+      status: 'running',
+      timeline: Object.freeze([...timeline]),
+      progress: Object.freeze({ stepNumber: 1, callSignatures: Object.freeze([...signatures]) }),
+      after: 'the lists',
+    }),
+    undefined,
+    { shareFrozen: true },
+  );
+const frozen = (i: number): object => Object.freeze({ role: 'assistant', content: `message ${i}` });
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 const session = (id: string, messages: number, from = 0, extra: object = {}): SessionSnapshot =>
   createSnapshot(id, {
     id,
@@ -19,6 +46,22 @@ const session = (id: string, messages: number, from = 0, extra: object = {}): Se
     timeline: Array.from({ length: messages }, (_, i) => message(from + i)),
     ...extra,
   });
+
+/** A note taker: one tool call a tick, for a real session's saves. */
+const NoteTaker = () =>
+  createElement(
+    Fragment,
+    null,
+    createElement(System, null, 'You take notes.'),
+    createElement(User, null, 'Take the notes.'),
+    createElement(Timeline),
+    createElement(Tool, {
+      name: 'note',
+      description: 'Take a note',
+      input: z.object({ text: z.string() }),
+      execute: (input: unknown) => `noted: ${(input as { text: string }).text}`,
+    }),
+  );
 
 describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgresStore', () => {
   let server: TestPostgres;
@@ -143,6 +186,171 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     expect((await store.load(id))?.state).toMatchObject({ timeline: [] });
   });
 
+  const rowsOf = async (table: string, id: string) =>
+    (
+      await pool.query<{ seq: string; xmin: string }>(
+        `select seq, xmin::text as xmin from "${store.schema}".${table} where session_id = $1 order by seq`,
+        [id],
+      )
+    ).rows;
+  const stateOf = async (id: string, from = store) =>
+    (await from.load(id))?.state as { timeline: unknown[]; progress: { callSignatures: string[] } };
+
+  it('a running session saved every tick serializes only what the tick added', async () => {
+    const id = 'by-identity';
+    const messages = range(0, 400).map(frozen);
+    const signatures = range(0, 400).map((i) => `note:{"text":"${i}"}`);
+    await store.save(running(id, messages.slice(0, 398), signatures.slice(0, 199)));
+    const before = await rowsOf('timeline', id);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      await store.save(running(id, messages.slice(0, 400), signatures.slice(0, 200)));
+      const serialized = new Set(stringify.mock.calls.map((call) => call[0]));
+      // The two new messages, and none of the 398 stored ones.
+      expect(messages.filter((m) => serialized.has(m))).toEqual(messages.slice(398, 400));
+    } finally {
+      stringify.mockRestore();
+    }
+    const after = await rowsOf('timeline', id);
+    expect(after.slice(0, 398)).toEqual(before);
+    expect(after).toHaveLength(400);
+    const state = await stateOf(id);
+    expect(state.timeline).toEqual(messages);
+    expect(state.progress.callSignatures).toEqual(signatures.slice(0, 200));
+    // The session row holds neither list.
+    const head = await pool.query(`select head from "${store.schema}".sessions where id = $1`, [
+      id,
+    ]);
+    expect(head.rows[0].head).toBe(
+      '{"id":"by-identity","status":"running","timeline":[],"progress":{"stepNumber":1,"callSignatures":[]},"after":"the lists"}',
+    );
+  });
+
+  it('follows lists trimmed at the front by identity, and an edit anywhere in them', async () => {
+    const id = 'trim-identity';
+    const messages = range(0, 40).map(frozen);
+    const sig = (i: number) => `s${i}`;
+    await store.save(running(id, messages.slice(0, 20), range(0, 10).map(sig)));
+    const before = await rowsOf('timeline', id);
+    // Five messages and two signatures dropped, two and one added.
+    await store.save(running(id, messages.slice(5, 22), range(2, 11).map(sig)));
+    const after = await rowsOf('timeline', id);
+    expect(after.slice(0, 15)).toEqual(before.slice(5));
+    expect(after).toHaveLength(17);
+    expect(await rowsOf('signatures', id)).toHaveLength(9);
+    let state = await stateOf(id);
+    expect(state.timeline).toEqual(messages.slice(5, 22));
+    expect(state.progress.callSignatures).toEqual(range(2, 11).map(sig));
+    // A message in the middle replaced (a decided call's result going into its tool message),
+    // same length, same last messages: found, and the list rewritten.
+    const edited = messages.slice(5, 22);
+    edited[3] = Object.freeze({ role: 'tool', content: 'decided' });
+    await store.save(running(id, edited, range(2, 11).map(sig)));
+    state = await stateOf(id);
+    expect(state.timeline).toEqual(edited);
+    // A signature in the middle changed too.
+    const sigs = range(2, 11).map(sig);
+    sigs[1] = 'changed';
+    await store.save(running(id, edited, sigs));
+    expect((await stateOf(id)).progress.callSignatures).toEqual(sigs);
+    // Rewound to an earlier, shorter snapshot (a restore): rewritten.
+    await store.save(running(id, messages.slice(0, 3), []));
+    state = await stateOf(id);
+    expect(state.timeline).toEqual(messages.slice(0, 3));
+    expect(state.progress.callSignatures).toEqual([]);
+    expect(await rowsOf('timeline', id)).toHaveLength(3);
+  });
+
+  it('checks the whole stored list when it did not write it: an edited copy is rewritten', async () => {
+    const id = 'edited-copy';
+    await store.save(session(id, 10));
+    // A copy (as a session restored from a load saves): same length, same tail, one message
+    // changed in the middle. The tail alone would call it unchanged.
+    const copy = session(id, 10);
+    (copy.state as { timeline: { content: string }[] }).timeline[4]!.content = 'edited';
+    await store.save(copy);
+    expect((await stateOf(id)).timeline[4]).toEqual({ role: 'assistant', content: 'edited' });
+    // And an unchanged copy that goes on appends, leaving the stored rows as they are.
+    const before = await rowsOf('timeline', id);
+    const longer = session(id, 12);
+    (longer.state as { timeline: { content: string }[] }).timeline[4]!.content = 'edited';
+    await store.save(longer);
+    expect((await rowsOf('timeline', id)).slice(0, 10)).toEqual(before);
+    expect((await stateOf(id)).timeline).toHaveLength(12);
+  });
+
+  it('a save after another store (another process) saved the session writes what it was given', async () => {
+    const id = 'two-writers';
+    const mine = createPostgresStore({ pool }, { schema: store.schema });
+    const theirs = createPostgresStore({ pool }, { schema: store.schema });
+    const messages = range(0, 30).map(frozen);
+    await mine.save(running(id, messages.slice(0, 10), ['a']));
+    // The other process goes on from there with a different message 5 and more signatures.
+    const other = messages.slice(0, 12);
+    other[5] = Object.freeze({ role: 'user', content: 'theirs' });
+    await theirs.save(running(id, other, ['a', 'b']));
+    // This one goes on from what it saved: what it saves is stored, not a mix of both.
+    await mine.save(running(id, messages.slice(0, 11), ['a', 'c']));
+    let state = await stateOf(id);
+    expect(state.timeline).toEqual(messages.slice(0, 11));
+    expect(state.progress.callSignatures).toEqual(['a', 'c']);
+    // Deleted and saved afresh by the other process at the same revision (1): still not mixed.
+    await mine.save(running(id, messages.slice(0, 12), ['a', 'c']));
+    expect(await theirs.delete(id)).toBe(true);
+    await theirs.save(running(id, other, ['x']));
+    await mine.save(running(id, messages.slice(0, 13), ['a', 'c']));
+    state = await stateOf(id, theirs);
+    expect(state.timeline).toEqual(messages.slice(0, 13));
+    expect(state.progress.callSignatures).toEqual(['a', 'c']);
+    await mine.close();
+    await theirs.close();
+  });
+
+  it('reads a session row written before signatures had rows (migration 1)', async () => {
+    const id = 'old-row';
+    await store.save(session(id, 2, 0, { progress: { callSignatures: ['x', 'y'] } }));
+    // As migration 1 left it: the signatures inside the head, no rows.
+    await pool.query(
+      `update "${store.schema}".sessions set has_signatures = false, signatures_count = 0,
+         head = replace(head, '"callSignatures":[]', '"callSignatures":["x","y"]') where id = $1`,
+      [id],
+    );
+    await pool.query(`delete from "${store.schema}".signatures where session_id = $1`, [id]);
+    expect((await stateOf(id)).progress.callSignatures).toEqual(['x', 'y']);
+    await store.save(session(id, 3, 0, { progress: { callSignatures: ['x', 'y', 'z'] } }));
+    expect((await stateOf(id)).progress.callSignatures).toEqual(['x', 'y', 'z']);
+  });
+
+  it('a real session saved at every tick end, its timeline trimmed, loads as it ended', async () => {
+    const id = 'real';
+    const model = scriptedModel(
+      [
+        (call) => ({
+          toolCalls: [{ toolName: 'note', input: { text: `note ${call.options.prompt.length}` } }],
+        }),
+      ],
+      { whenExhausted: 'repeat-last' },
+    );
+    const saves: Promise<void>[] = [];
+    const real = createSession(createElement(NoteTaker), {
+      model,
+      id,
+      store,
+      maxTimelineMessages: 9,
+      onEvent: (event) => {
+        if (event.type === 'tick:end') saves.push(real.save(`tick ${event.tick}`));
+      },
+    });
+    const result = await real.run({ maxTicks: 25 });
+    await Promise.all(saves);
+    expect(result.status).toBe('max-ticks');
+    await real.save('ended');
+    const loaded = await store.load(id);
+    expect(loaded?.state).toEqual(JSON.parse(JSON.stringify(real.state)));
+    expect((loaded!.state as { timeline: unknown[] }).timeline.length).toBeLessThanOrEqual(9);
+    expect(await rowsOf('timeline', id)).toHaveLength(real.state.timeline.length);
+  });
+
   it('pages list({ limit, after, status }) by id', async () => {
     const paged = fresh();
     for (const [id, status] of [
@@ -205,7 +413,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
       createPostgresStore({ connectionString: server.url }, { schema }),
     );
     const results = await Promise.all(stores.map((s) => s.migrate()));
-    expect(results.flatMap((r) => r.applied)).toEqual([LATEST_MIGRATION]);
+    expect(results.flatMap((r) => r.applied)).toEqual(MIGRATIONS.map((m) => m.version));
     await Promise.all(stores.map((s, i) => s.save(session(`m${i}`, 1))));
     expect(await stores[0]!.list()).toHaveLength(5);
     await Promise.all(stores.map((s) => s.close()));

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import {
   assertRestorePoint,
   assertValidSessionId,
+  isSettledJson,
   type ListOptions,
   parseSnapshot,
   type RestorePointSummary,
@@ -18,7 +20,8 @@ import {
 } from '@agate/core';
 import pg from 'pg';
 import { type MigrateResult, migrateSchema, quoteSchema } from './migrations.js';
-import { planTimeline, type StoredWindow, tailOf } from './timeline-plan.js';
+import { SavedLists } from './saved-lists.js';
+import { type ListColumns, listColumns, STORED_LISTS, writeList } from './stored-lists.js';
 
 /** Where the store connects: a connection string (the store owns its pool) or your pool. */
 export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
@@ -67,14 +70,20 @@ interface SessionRow {
   timeline_start: string;
   timeline_count: string;
   timeline_tail: string;
+  has_signatures: boolean;
+  signatures_start: string;
+  signatures_count: string;
+  signatures_tail: string;
+  save_id: string | null;
 }
 
 /**
  * A session store on PostgreSQL (node-postgres). Revisions are a column compared under the
  * row's lock (`select … for update`), so a conditional save is atomic across processes and
- * machines. A session's timeline is kept as one row per message: a save inserts the tick's
- * new messages and updates the session row, so saving tick 2,000 costs what tick 10 costs.
- * Tables come from numbered migrations, applied on first use under an advisory lock.
+ * machines. A session's timeline and call signatures are kept as one row per item: a save
+ * inserts the tick's new items and updates the session row, so saving tick 2,000 costs what
+ * tick 10 costs. Tables come from numbered migrations, applied on first use under an advisory
+ * lock.
  */
 export function createPostgresStore(
   connection: PostgresConnection,
@@ -85,6 +94,8 @@ export function createPostgresStore(
   const owned = !('pool' in connection);
   const pool = 'pool' in connection ? connection.pool : makePool(connection.connectionString);
   let ready: Promise<unknown> | undefined;
+  /** What this store wrote in its last save of each running session. */
+  const saved = new SavedLists();
   const migrate = () => migrateSchema(pool, schema);
   const whenReady = () => {
     if (options.migrate === false) return Promise.resolve();
@@ -152,6 +163,7 @@ export function createPostgresStore(
     migrate,
 
     async close() {
+      saved.clear();
       if (owned) await pool.end();
     },
 
@@ -163,7 +175,9 @@ export function createPostgresStore(
         );
       }
       const parts = splitSnapshot(snapshot);
-      await transaction(`save session "${snapshot.id}"`, async (client) => {
+      const saveId = randomUUID();
+      const known = saved.take(snapshot.id);
+      const written = await transaction(`save session "${snapshot.id}"`, async (client) => {
         let row = await lockRow(client, s, snapshot.id);
         if (row === undefined) {
           // A placeholder (revision 0), visible to nobody until commit. Two first saves at
@@ -178,44 +192,35 @@ export function createPostgresStore(
         if (expected !== undefined && expected !== stored) {
           throw new StaleSessionError(snapshot.id, expected, stored);
         }
-        const window = stored > 0 && row?.has_timeline ? storedWindow(row) : undefined;
-        const timeline = parts.timeline ?? [];
-        const plan =
-          parts.timeline === undefined
-            ? { kind: 'rewrite' as const }
-            : planTimeline(window, timeline);
-        let start: number;
-        let from: number;
-        if (plan.kind === 'append' && window !== undefined) {
-          start = window.start + plan.drop;
-          from = plan.from;
-          if (plan.drop > 0) {
-            await client.query(`delete from ${s}.timeline where session_id = $1 and seq < $2`, [
-              snapshot.id,
-              start,
-            ]);
-          }
-        } else if (plan.kind === 'append') {
-          start = 0;
-          from = 0;
-        } else {
-          await client.query(`delete from ${s}.timeline where session_id = $1`, [snapshot.id]);
-          // Numbered on from the old window, so no sequence number is ever reused.
-          start = row === undefined ? 0 : Number(row.timeline_start) + Number(row.timeline_count);
-          from = 0;
-        }
-        const fresh = messageTexts(snapshot.id, timeline.slice(from));
-        if (fresh.length > 0) {
-          await client.query(
-            `insert into ${s}.timeline (session_id, seq, message)
-             select $1, $2::bigint + u.i - 1, u.m from unnest($3::text[]) with ordinality as u(m, i)`,
-            [snapshot.id, start + from, fresh],
+        // What this store wrote is what is stored only while nobody saved since.
+        const previous = known !== undefined && row?.save_id === known.saveId ? known : undefined;
+        const columns = new Map<string, ListColumns>();
+        const same = new Map<string, number>();
+        for (const list of STORED_LISTS) {
+          const had =
+            row === undefined || stored === 0
+              ? undefined
+              : listColumns(row as unknown as Record<string, unknown>, list);
+          const result = await writeList(
+            client,
+            s,
+            snapshot.id,
+            list,
+            had,
+            parts.lists.get(list.name),
+            previous?.lists.get(list.name),
+            (items) => messageTexts(snapshot.id, items),
           );
+          columns.set(list.name, result.columns);
+          same.set(list.name, result.same);
         }
+        const timeline = columns.get('timeline')!;
+        const signatures = columns.get('signatures')!;
         await client.query(
           `update ${s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
              format_version = $6, head = $7, has_timeline = $8, timeline_start = $9,
-             timeline_count = $10, timeline_tail = $11
+             timeline_count = $10, timeline_tail = $11, has_signatures = $12,
+             signatures_start = $13, signatures_count = $14, signatures_tail = $15, save_id = $16
            where id = $1`,
           [
             snapshot.id,
@@ -225,28 +230,42 @@ export function createPostgresStore(
             parts.status,
             snapshot.version,
             parts.head,
-            parts.timeline !== undefined,
-            start,
-            timeline.length,
-            tailOf(timeline),
+            timeline.has,
+            timeline.start,
+            timeline.count,
+            timeline.tail,
+            signatures.has,
+            signatures.start,
+            signatures.count,
+            signatures.tail,
+            saveId,
           ],
         );
+        return same;
       });
+      // Kept for the next save only while the session runs (saved every tick), and only lists
+      // that cannot change under the store: frozen, of items createSnapshot checked (settled).
+      if (parts.status === 'running') {
+        saved.keep(snapshot.id, saveId, parts.lists, written, isSettledJson);
+      }
     },
 
     async load(id) {
       assertValidSessionId(id);
       // One statement, so the session row and its messages are read from one snapshot.
-      const { rows } = await query<SessionRow & { messages: string[] | null }>(
+      const { rows } = await query<SessionRow & ListTexts>(
         `load session "${id}"`,
         `select s.*, (select array_agg(t.message order by t.seq) from ${s}.timeline t
             where t.session_id = s.id and t.seq >= s.timeline_start
-              and t.seq < s.timeline_start + s.timeline_count) as messages
+              and t.seq < s.timeline_start + s.timeline_count) as timeline_items,
+          (select array_agg(g.signature order by g.seq) from ${s}.signatures g
+            where g.session_id = s.id and g.seq >= s.signatures_start
+              and g.seq < s.signatures_start + s.signatures_count) as signatures_items
          from ${s}.sessions s where s.id = $1 and s.revision > 0`,
         [id],
       );
       const row = rows[0];
-      return row === undefined ? undefined : joinSnapshot(row, row.messages ?? [], schema);
+      return row === undefined ? undefined : joinSnapshot(row, schema);
     },
 
     async list(listOptions?: ListOptions) {
@@ -291,6 +310,7 @@ export function createPostgresStore(
 
     async delete(id) {
       assertValidSessionId(id);
+      saved.take(id);
       return transaction(`delete session "${id}"`, async (client) => {
         const gone = await client.query(
           `delete from ${s}.sessions where id = $1 and revision > 0`,
@@ -391,46 +411,41 @@ async function lockRow(
   id: string,
 ): Promise<SessionRow | undefined> {
   const { rows } = await client.query<SessionRow>(
-    `select revision, has_timeline, timeline_start, timeline_count, timeline_tail
+    `select revision, has_timeline, timeline_start, timeline_count, timeline_tail,
+       has_signatures, signatures_start, signatures_count, signatures_tail, save_id
      from ${s}.sessions where id = $1 for update`,
     [id],
   );
   return rows[0];
 }
 
-function storedWindow(row: SessionRow): StoredWindow {
-  return {
-    start: Number(row.timeline_start),
-    count: Number(row.timeline_count),
-    tail: row.timeline_tail,
-  };
-}
-
 interface SnapshotParts {
-  /** The state as JSON with an empty timeline (its key kept in place). */
+  /** The state as JSON with its stored lists emptied (their keys kept in place). */
   head: string;
-  /** The state's timeline, when it has one (an array). */
-  timeline: unknown[] | undefined;
+  /** Each stored list the state has (an array), by name. */
+  lists: Map<string, readonly unknown[]>;
   status: string | null;
 }
 
 /**
- * Splits a snapshot into the session row's head and its timeline. Checked like every store
- * checks a snapshot (`serializeSnapshot`), but only the head: the timeline's old messages
+ * Splits a snapshot into the session row's head and its lists kept as rows. Checked like
+ * every store checks a snapshot (`serializeSnapshot`), but only the head: the lists' old items
  * were checked when they were saved, and the new ones are checked in `messageTexts`.
  */
 function splitSnapshot(snapshot: SessionSnapshot): SnapshotParts {
-  const state = snapshot.state as Record<string, unknown> | null;
-  const timeline =
-    typeof state === 'object' && state !== null && Array.isArray(state.timeline)
-      ? (state.timeline as unknown[])
-      : undefined;
-  const headState = timeline === undefined ? snapshot.state : { ...state, timeline: [] };
+  const lists = new Map<string, readonly unknown[]>();
+  let headState = snapshot.state;
+  for (const list of STORED_LISTS) {
+    const items = list.read(headState);
+    if (items === undefined) continue;
+    lists.set(list.name, items);
+    headState = list.emptied(headState as Record<string, unknown>);
+  }
   serializeSnapshot({ ...snapshot, state: headState });
-  const status = (state as { status?: unknown } | null)?.status;
+  const status = (snapshot.state as { status?: unknown } | null)?.status;
   return {
     head: JSON.stringify(headState),
-    timeline,
+    lists,
     status: typeof status === 'string' ? status : null,
   };
 }
@@ -448,7 +463,13 @@ function messageTexts(sessionId: string, messages: readonly unknown[]): string[]
   return messages.map((m) => JSON.stringify(m));
 }
 
-function joinSnapshot(row: SessionRow, messages: string[], schema: string): SessionSnapshot {
+/** The stored lists' items as JSON text, read with the session row. */
+interface ListTexts {
+  timeline_items: string[] | null;
+  signatures_items: string[] | null;
+}
+
+function joinSnapshot(row: SessionRow & ListTexts, schema: string): SessionSnapshot {
   const where = `postgres:${schema}/${row.id}`;
   if (row.format_version !== SNAPSHOT_VERSION) {
     throw new SnapshotError(
@@ -459,14 +480,21 @@ function joinSnapshot(row: SessionRow, messages: string[], schema: string): Sess
   let state: unknown;
   try {
     state = JSON.parse(row.head);
-    if (row.has_timeline) {
-      if (messages.length !== Number(row.timeline_count)) {
+    for (const list of STORED_LISTS) {
+      const columns = listColumns(row as unknown as Record<string, unknown>, list);
+      if (!columns.has) continue;
+      const texts = row[`${list.name}_items`] ?? [];
+      if (texts.length !== columns.count) {
         throw new Error(
-          `its timeline has ${messages.length} of ${row.timeline_count} messages (rows were deleted by hand?)`,
+          `its ${list.name} has ${texts.length} of ${columns.count} rows (rows were deleted by hand?)`,
         );
       }
+      if (list.read(state) === undefined) throw new Error(`its head has no ${list.name}`);
       // Assigned to the existing key, so the state's key order is what was saved.
-      (state as Record<string, unknown>).timeline = messages.map((m) => JSON.parse(m) as unknown);
+      list.restore(
+        state as Record<string, unknown>,
+        texts.map((m) => JSON.parse(m) as unknown),
+      );
     }
   } catch (error) {
     throw new SnapshotError(

@@ -1,9 +1,11 @@
 /**
- * How a save writes a snapshot's timeline: the rows already stored are a window of
- * `count` messages numbered from `start`; a tick adds messages at the end and may drop some
- * from the front (`maxTimelineMessages`). The stored window keeps the JSON of its last few
- * messages (`tail`), so a save finds where its timeline goes on by comparing a few messages,
- * not all of them: the cost of a save is its new messages, not the length of the session.
+ * How a save writes a list kept as rows (the timeline, the call signatures): the rows already
+ * stored are a window of `count` items numbered from `start`; a tick adds items at the end and
+ * may drop some from the front (`maxTimelineMessages`, the signatures' cap). A store that made
+ * the stored save still holds the (frozen) list it wrote and finds where the new one goes on
+ * by identity (`planByIdentity`), so a save costs its new items, not the length of the session.
+ * Otherwise the stored window's last few items as JSON (`tail`) give a candidate
+ * (`planTimeline`), which the store checks against a digest of the stored rows before using it.
  */
 export interface StoredWindow {
   start: number;
@@ -41,4 +43,39 @@ export function planTimeline(
     }
   }
   return { kind: 'rewrite' };
+}
+
+/** How many places `planByIdentity` tries for where the stored list goes on (the drop). */
+const IDENTITY_TRIES = 8;
+
+/**
+ * Where `next` goes on from `previous`, the list this store wrote in the stored save (the same
+ * frozen items, compared by identity, or by value for strings): `next` must be `previous` less
+ * some items at the front, then new items. Undefined when it is not (edited, rewound, a copy),
+ * which the caller settles another way. Pointer comparisons only: no item is serialized.
+ */
+export function planByIdentity(
+  previous: readonly unknown[],
+  next: readonly unknown[],
+): TimelinePlan | undefined {
+  // Emptied: every stored item dropped; nothing stored yet: everything is new.
+  if (next.length === 0 || previous.length === 0) {
+    return { kind: 'append', drop: previous.length, from: 0 };
+  }
+  let tries = 0;
+  for (let drop = 0; drop < previous.length && tries < IDENTITY_TRIES; drop++) {
+    if (previous[drop] !== next[0]) continue;
+    tries++;
+    const kept = previous.length - drop;
+    if (kept > next.length) continue;
+    let same = true;
+    for (let i = 1; i < kept; i++) {
+      if (previous[drop + i] !== next[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return { kind: 'append', drop, from: kept };
+  }
+  return undefined;
 }

@@ -155,6 +155,52 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
     }
   });
 
+  it('a Postgres session saved in turn by two processes, one editing an old message', async () => {
+    // Two stores with pools of their own: two processes, each remembering what it saved.
+    const mine = createPostgresStore({ connectionString: server.url }, { schema: 'turns' });
+    const theirs = createPostgresStore({ connectionString: server.url }, { schema: 'turns' });
+    const message = (i: number) => Object.freeze({ role: 'assistant', content: `m${i}` });
+    const running = (messages: readonly object[], signatures: string[]) =>
+      createSnapshot(
+        'turns',
+        Object.freeze({
+          id: 'turns',
+          status: 'running',
+          timeline: Object.freeze([...messages]),
+          progress: Object.freeze({ callSignatures: Object.freeze(signatures) }),
+        }),
+        undefined,
+        { shareFrozen: true },
+      );
+    const stored = async () =>
+      (await theirs.load('turns'))?.state as {
+        timeline: unknown[];
+        progress: { callSignatures: string[] };
+      };
+    try {
+      const messages = Array.from({ length: 60 }, (_, i) => message(i));
+      await mine.save(running(messages.slice(0, 40), ['a']));
+      // The other process rewrites message 10 (same length, same last messages) and goes on.
+      const edited = messages.slice(0, 41);
+      edited[10] = message(1010);
+      await theirs.save(running(edited, ['a', 'b']));
+      expect((await stored()).timeline).toEqual(edited);
+      // This one goes on from its own last save, without revisions: last write wins, whole.
+      await mine.save(running(messages.slice(0, 42), ['a', 'c']));
+      let state = await stored();
+      expect(state.timeline).toEqual(messages.slice(0, 42));
+      expect(state.progress.callSignatures).toEqual(['a', 'c']);
+      // And the other way round, trimmed at the front meanwhile.
+      await theirs.save(running([...edited.slice(5), message(99)], ['b', 'd']));
+      state = await stored();
+      expect(state.timeline).toEqual([...edited.slice(5), message(99)]);
+      expect(state.progress.callSignatures).toEqual(['b', 'd']);
+    } finally {
+      await mine.close();
+      await theirs.close();
+    }
+  });
+
   // A server of its own, which the test can restart (never the one DATABASE_URL names).
   it('Postgres restarted mid-save', {
     timeout: 60_000,

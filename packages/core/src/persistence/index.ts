@@ -7,13 +7,17 @@ export {
 export { createFileStore, DEFAULT_SESSIONS_DIR, RESTORE_POINTS_DIR } from './file-store.js';
 export {
   assertValidSessionId,
+  type CreateSnapshotOptions,
   createSnapshot,
+  isSettledJson,
   isValidSessionId,
   parseSnapshot,
   type SessionSnapshot,
+  type SettledOrigin,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
   serializeSnapshot,
+  settledOrigin,
 } from './snapshot.js';
 export {
   assertRestorePoint,

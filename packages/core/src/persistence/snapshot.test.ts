@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { noteContinuation } from './continuations.js';
 import { InvalidSessionIdError, SnapshotError } from './errors.js';
 import {
   createSnapshot,
+  isSettledJson,
   isValidSessionId,
   parseSnapshot,
   type SessionSnapshot,
   SNAPSHOT_VERSION,
   serializeSnapshot,
+  settledOrigin,
 } from './snapshot.js';
 
 function caught(fn: () => unknown): unknown {
@@ -69,6 +72,99 @@ describe('createSnapshot', () => {
     expect(error).toBeInstanceOf(SnapshotError);
     expect((error as SnapshotError).name).toBe('SnapshotError');
     expect((error as SnapshotError).message).toContain(message);
+  });
+
+  it('with shareFrozen, shares deep-frozen parts and copies the rest', () => {
+    const message = Object.freeze({
+      role: 'user',
+      content: Object.freeze([Object.freeze({ n: 1 })]),
+    });
+    const mutable = { n: 1 };
+    const half = Object.freeze({ child: mutable });
+    const state = Object.freeze({ timeline: Object.freeze([message]), n: 1 });
+    const shared = createSnapshot('s1', state, undefined, { shareFrozen: true });
+    expect(shared.state).toBe(state);
+    const tree = shared.state as unknown as typeof state;
+    expect(isSettledJson(tree.timeline)).toBe(true);
+    expect(isSettledJson(message)).toBe(true);
+    // A frozen object over a mutable one cannot be shared (it could still change), nor can a
+    // mutable array: both are copied, their frozen children shared.
+    const loose = Object.freeze({ half, list: [message] });
+    const copied = createSnapshot('s1', loose, undefined, { shareFrozen: true }).state;
+    expect(copied).not.toBe(loose);
+    expect(copied.half).not.toBe(half);
+    expect(copied.list).not.toBe(loose.list);
+    expect(copied.list[0]).toBe(message);
+    mutable.n = 2;
+    expect(copied.half.child.n).toBe(1);
+    expect(isSettledJson(half)).toBe(false);
+    expect(isSettledJson(loose.list)).toBe(false);
+    // Without the option, a full copy as before, also of frozen parts.
+    const copy = createSnapshot('s1', state).state;
+    expect(copy).toEqual(state);
+    expect(copy.timeline[0]).not.toBe(message);
+  });
+
+  it('checks a frozen part once, and still refuses a frozen part that is not JSON', () => {
+    const bad = Object.freeze({ at: Object.freeze(new Date(0)) });
+    expect(() =>
+      createSnapshot('s1', Object.freeze({ bad }), undefined, { shareFrozen: true }),
+    ).toThrow('state.bad.at is a Date object');
+    expect(isSettledJson(bad)).toBe(false);
+    const getter = Object.freeze(
+      Object.defineProperty({}, 'n', { get: () => Math.random(), enumerable: true }),
+    );
+    const state = createSnapshot('s1', { getter }, undefined, { shareFrozen: true }).state;
+    expect(state.getter).not.toBe(getter);
+    expect(isSettledJson(getter)).toBe(false);
+    expect([
+      isSettledJson('x'),
+      isSettledJson(1),
+      isSettledJson(Number.NaN),
+      isSettledJson(null),
+    ]).toEqual([true, true, false, true]);
+    expect(isSettledJson({})).toBe(false);
+  });
+
+  it('checks a long frozen list that goes on from one checked before by identity, up to where it differs', () => {
+    const item = (i: number) => Object.freeze({ role: 'user', content: `m${i}` });
+    const first = Object.freeze(Array.from({ length: 40 }, (_, i) => item(i)));
+    createSnapshot('s1', Object.freeze({ timeline: first }), undefined, { shareFrozen: true });
+    expect(settledOrigin(first)).toBeUndefined();
+    // The next tick: three dropped at the front, two added.
+    const next = Object.freeze([...first.slice(3), item(40), item(41)]);
+    const shared = createSnapshot('s1', Object.freeze({ timeline: next }), undefined, {
+      shareFrozen: true,
+    });
+    expect((shared.state as { timeline: unknown }).timeline).toBe(next);
+    expect(settledOrigin(next)).toEqual({ items: first, at: 3, same: 37 });
+    expect(isSettledJson(next[38])).toBe(true);
+    // A new item in the middle is not taken for checked: a bad one is still refused there.
+    const bad = Object.freeze([
+      ...next.slice(0, 10),
+      Object.freeze({ at: Object.freeze(new Date(0)) }),
+      ...next.slice(11),
+    ]);
+    expect(() =>
+      createSnapshot('s1', Object.freeze({ timeline: bad }), undefined, { shareFrozen: true }),
+    ).toThrow('state.timeline[10].at is a Date object');
+    expect(settledOrigin(bad)).toBeUndefined();
+  });
+
+  it('takes a noted continuation of a settled array without comparing it again', () => {
+    const item = (i: number) => Object.freeze({ role: 'user', content: `n${i}` });
+    const before = Object.freeze(Array.from({ length: 50 }, (_, i) => item(i)));
+    // Noted (as a tick notes its timeline) before the one it continues is settled: compared.
+    const next = Object.freeze([...before.slice(2), item(50)]);
+    noteContinuation(next, before, 2);
+    createSnapshot('s1', Object.freeze({ timeline: next }), undefined, { shareFrozen: true });
+    expect(settledOrigin(next)).toBeUndefined();
+    createSnapshot('s1', Object.freeze({ timeline: before }), undefined, { shareFrozen: true });
+    const third = Object.freeze([...before.slice(2), item(51), item(52)]);
+    noteContinuation(third, before, 2);
+    createSnapshot('s1', Object.freeze({ timeline: third }), undefined, { shareFrozen: true });
+    expect(settledOrigin(third)).toEqual({ items: before, at: 2, same: 48 });
+    expect(isSettledJson(third[48])).toBe(true);
   });
 
   it('rejects ids that are not safe file names', () => {

@@ -1,4 +1,5 @@
 import { errorMessage } from '../runtime/errors.js';
+import { continuationOf } from './continuations.js';
 import { InvalidSessionIdError, SnapshotError } from './errors.js';
 
 export const SNAPSHOT_FORMAT = 'agate.session';
@@ -33,23 +34,215 @@ export function assertValidSessionId(id: unknown): asserts id is string {
   if (!isValidSessionId(id)) throw new InvalidSessionIdError(id);
 }
 
+export interface CreateSnapshotOptions {
+  /**
+   * Share the state's deep-frozen parts instead of copying them (they cannot change). A
+   * session's state is frozen and shares all but what a tick changed with the state before, so
+   * such a snapshot of tick 2,000 costs what the tick added, not the whole history, and a store
+   * can compare what it saved last by identity (`isSettledJson`). Its frozen parts cannot be
+   * edited: for saving, not for editing before a restore. Default false (a full copy).
+   */
+  shareFrozen?: boolean;
+}
+
 /**
  * Captures `state` as a snapshot. The state is deep-copied, so mutating it later cannot change
  * the snapshot, and it must be plain JSON, so a snapshot saved now loads identically later.
  * Object properties whose value is `undefined` are allowed (JSON drops the key, and reading it
- * back still gives `undefined`); optional fields are everywhere in session state.
+ * back still gives `undefined`); optional fields are everywhere in session state. Deep-frozen
+ * parts are checked once (they cannot change since); with `shareFrozen` they are not copied.
  */
-export function createSnapshot<S>(id: string, state: S, label?: string): SessionSnapshot<S> {
+export function createSnapshot<S>(
+  id: string,
+  state: S,
+  label?: string,
+  options?: CreateSnapshotOptions,
+): SessionSnapshot<S> {
   assertValidSessionId(id);
-  assertJson(state);
+  const checked = captureJson(state, 'state', new Map());
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     id,
     savedAt: new Date().toISOString(),
     ...(label === undefined ? {} : { label }),
-    state: structuredClone(state),
+    state: (options?.shareFrozen === true ? checked : structuredClone(checked)) as S,
   };
+}
+
+/**
+ * Deep-frozen plain-JSON objects and arrays `createSnapshot` already checked: everything under
+ * them is frozen and checked too, so nothing there can change or be anything but JSON.
+ */
+const settled = new WeakSet<object>();
+
+/**
+ * True when `value` is a JSON primitive, or a deep-frozen plain-JSON object or array that
+ * `createSnapshot` already checked: it cannot change, so a store may keep a reference to it
+ * and later compare by identity instead of by content.
+ */
+export function isSettledJson(value: unknown): boolean {
+  if (typeof value === 'object') return value === null || settled.has(value);
+  return typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value);
+}
+
+/**
+ * `value` checked to be plain JSON (a SnapshotError naming the first place where it is not) and
+ * copied, except for deep-frozen parts, which are shared and remembered as settled.
+ */
+function captureJson(value: unknown, path: string, ancestors: Map<object, string>): unknown {
+  if (typeof value !== 'object' || value === null) {
+    const problem = findNonJson(value, path, ancestors);
+    if (problem !== undefined) throw notJson(problem);
+    return value;
+  }
+  if (settled.has(value)) return value;
+  const problem = shapeProblem(value, path, ancestors);
+  if (problem !== undefined) throw notJson(problem);
+  ancestors.set(value, path);
+  try {
+    // Shared as is when frozen with no getters and every child shared (a frozen object with a
+    // mutable child could still change under the snapshot); otherwise copied. A child comes
+    // back as itself only when it is a primitive or settled.
+    const frozen = Object.isFrozen(value);
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined = frozen ? undefined : new Array(value.length);
+      // The items a settled array it goes on from has at the same places are settled too.
+      const run = frozen ? settledPrefix(value) : undefined;
+      const known = run?.same ?? 0;
+      for (let i = known; i < value.length; i++) {
+        const item: unknown = value[i];
+        // The common case without building a path: a string, or a part checked before.
+        let child = item;
+        if (!isKnownJson(item)) {
+          if (item === undefined && !(i in value)) {
+            throw notJson(`${path}[${i}] is an empty array slot, which JSON turns into null`);
+          }
+          child = captureJson(item, `${path}[${i}]`, ancestors);
+          if (child !== item && copy === undefined) copy = value.slice(0, i);
+        }
+        if (copy !== undefined) copy[i] = child;
+      }
+      if (copy !== undefined) return copy;
+      if (run !== undefined && run.same > 0) {
+        origins.set(value, { items: new WeakRef(run.items), at: run.at, same: run.same });
+      }
+      rememberRun(value);
+    } else {
+      const record = value as Record<string, unknown>;
+      let copy: Record<string, unknown> | undefined = frozen ? undefined : {};
+      const keys = Object.keys(record);
+      for (const key of keys) {
+        // A getter could answer differently each time: copied, never shared.
+        if (copy === undefined && Object.getOwnPropertyDescriptor(record, key)?.get !== undefined) {
+          copy = {};
+          for (const before of keys) {
+            if (before === key) break;
+            copy[before] = record[before];
+          }
+        }
+        const item = record[key];
+        // See above: an undefined property is dropped by JSON, which reads back the same.
+        let child = item;
+        if (item !== undefined && !isKnownJson(item)) {
+          child = captureJson(item, `${path}${keyPath(key)}`, ancestors);
+          if (child !== item && copy === undefined) {
+            copy = {};
+            for (const before of keys) {
+              if (before === key) break;
+              copy[before] = record[before];
+            }
+          }
+        }
+        if (copy !== undefined) copy[key] = child;
+      }
+      if (copy !== undefined) return copy;
+    }
+    settled.add(value);
+    return value;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** Settled arrays at least this long are remembered by their first items (`settledRuns`). */
+const RUN_MIN_LENGTH = 32;
+/** How many of a remembered array's first items find it: a list trimmed by fewer still does. */
+const RUN_KEYS = 8;
+
+/**
+ * Long settled arrays (a session's timeline), each found by one of its first items: the next
+ * tick's timeline is a new array holding the same items then a few more, or fewer at the front
+ * after trimming. Comparing it with the one before by identity, item for item, is much cheaper
+ * than a `settled` lookup per item, so a snapshot of tick 2,000 still costs what the tick added.
+ */
+const settledRuns = new WeakMap<object, { items: readonly unknown[]; at: number }>();
+
+function rememberRun(items: readonly unknown[]): void {
+  if (items.length < RUN_MIN_LENGTH) return;
+  for (let at = 0; at < RUN_KEYS; at++) {
+    const item = items[at];
+    if (typeof item === 'object' && item !== null) settledRuns.set(item, { items, at });
+  }
+}
+
+/** Which remembered settled array `items` goes on from, and for how many leading items. */
+function settledPrefix(items: readonly unknown[]): SettledOrigin | undefined {
+  // Noted by the code that built it (the tick): nothing to compare when that one is settled.
+  const noted = continuationOf(items);
+  if (noted !== undefined && settled.has(noted.previous)) {
+    return { items: noted.previous, at: noted.at, same: noted.same };
+  }
+  const first = items[0];
+  if (items.length < RUN_MIN_LENGTH || typeof first !== 'object' || first === null) return;
+  const run = settledRuns.get(first);
+  if (run === undefined) return;
+  const end = Math.min(run.items.length - run.at, items.length);
+  let same = 0;
+  while (same < end && run.items[run.at + same] === items[same]) same++;
+  return { items: run.items, at: run.at, same };
+}
+
+/**
+ * Where a settled array came from, as `createSnapshot` found when it checked it: its first
+ * `same` items are the very items of the settled array `items` from index `at` on.
+ */
+export interface SettledOrigin {
+  items: readonly unknown[];
+  at: number;
+  same: number;
+}
+
+/** Held weakly: a chain of strong ones would keep every timeline a session ever had alive. */
+const origins = new WeakMap<
+  readonly unknown[],
+  { items: WeakRef<readonly unknown[]>; at: number; same: number }
+>();
+
+/**
+ * For a long settled array (a session's timeline in a snapshot `createSnapshot` shared), the
+ * settled array it goes on from, when it found one still alive: a store that wrote and holds
+ * that one knows what is new without comparing the two again. Undefined otherwise.
+ */
+export function settledOrigin(items: readonly unknown[]): SettledOrigin | undefined {
+  const origin = origins.get(items);
+  const from = origin?.items.deref();
+  return origin === undefined || from === undefined
+    ? undefined
+    : { items: from, at: origin.at, same: origin.same };
+}
+
+/** A string, boolean or settled part: JSON with nothing left to check. */
+function isKnownJson(value: unknown): boolean {
+  return (
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'object' && value !== null && settled.has(value))
+  );
+}
+
+function notJson(problem: string): SnapshotError {
+  return new SnapshotError(`Session state is not JSON-serializable: ${problem}.`);
 }
 
 /**
@@ -186,8 +379,10 @@ function findNonJson(
   }
   if (value === null) return undefined;
   const object = value as object;
-  const seenAt = ancestors.get(object);
-  if (seenAt !== undefined) return `${path} refers back to ${seenAt} (a cycle)`;
+  // Checked before and frozen since: still JSON.
+  if (settled.has(object)) return undefined;
+  const shape = shapeProblem(object, path, ancestors);
+  if (shape !== undefined) return shape;
 
   ancestors.set(object, path);
   try {
@@ -200,12 +395,6 @@ function findNonJson(
       }
       return undefined;
     }
-    const proto: unknown = Object.getPrototypeOf(object);
-    if (proto !== Object.prototype && proto !== null) {
-      const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain';
-      const hint = object instanceof Date ? ' (store dates as ISO strings)' : '';
-      return `${path} is a ${name} object, not a plain object or array${hint}`;
-    }
     for (const [key, child] of Object.entries(object)) {
       // See createSnapshot: an undefined property is dropped, which reads back the same.
       if (child === undefined) continue;
@@ -216,6 +405,24 @@ function findNonJson(
   } finally {
     ancestors.delete(object);
   }
+}
+
+/** A cycle back to an ancestor, or an object that is neither a plain object nor an array. */
+function shapeProblem(
+  object: object,
+  path: string,
+  ancestors: Map<object, string>,
+): string | undefined {
+  const seenAt = ancestors.get(object);
+  if (seenAt !== undefined) return `${path} refers back to ${seenAt} (a cycle)`;
+  if (Array.isArray(object)) return undefined;
+  const proto: unknown = Object.getPrototypeOf(object);
+  if (proto !== Object.prototype && proto !== null) {
+    const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain';
+    const hint = object instanceof Date ? ' (store dates as ISO strings)' : '';
+    return `${path} is a ${name} object, not a plain object or array${hint}`;
+  }
+  return undefined;
 }
 
 function keyPath(key: string): string {

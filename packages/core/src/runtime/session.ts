@@ -384,7 +384,10 @@ export class Session {
    */
   async save(label?: string): Promise<void> {
     this.assertUsable();
-    await this.saveToStore(this.snapshot(label));
+    // Shares the frozen state with the snapshot (no copy): a save costs what the tick added.
+    await this.saveToStore(
+      createSnapshot(this.id, this.currentState, label, { shareFrozen: true }),
+    );
   }
 
   /** Declarations registry for the hooks and components that declare guards. */

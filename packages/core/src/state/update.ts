@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
+import { noteContinuation } from '../persistence/continuations.js';
 import { attachRequestForm } from '../runtime/request-messages.js';
 import type { TickResult, TickToolResult } from '../runtime/tick-result.js';
 import type { JsonValue } from './json.js';
@@ -160,6 +161,8 @@ export function commitTick(
     notices: NO_NOTICES,
     timeline: Object.freeze(timeline) as ModelMessage[],
   };
+  // So a save's snapshot checks only this tick's messages (persistence/continuations.ts).
+  noteContinuation(next.timeline, state.timeline, dropped);
   return { state: Object.freeze(next), dropped };
 }
 
@@ -182,6 +185,15 @@ export function nextProgress(
     options.signatures.length === 0
       ? base.callSignatures
       : base.callSignatures.concat(options.signatures);
+  const callSignatures =
+    signatures.length > CALL_SIGNATURES_CAP ? signatures.slice(-CALL_SIGNATURES_CAP) : signatures;
+  if (callSignatures !== base.callSignatures) {
+    noteContinuation(
+      callSignatures,
+      base.callSignatures,
+      signatures.length - callSignatures.length,
+    );
+  }
   return Object.freeze({
     ...base,
     stepNumber: base.stepNumber + 1,
@@ -190,9 +202,7 @@ export function nextProgress(
     stepTokens: Object.freeze(
       stepTokens.length > STEP_TOKENS_CAP ? stepTokens.slice(-STEP_TOKENS_CAP) : stepTokens,
     ) as number[],
-    callSignatures: Object.freeze(
-      signatures.length > CALL_SIGNATURES_CAP ? signatures.slice(-CALL_SIGNATURES_CAP) : signatures,
-    ) as string[],
+    callSignatures: Object.freeze(callSignatures) as string[],
   });
 }
 
