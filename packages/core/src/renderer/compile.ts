@@ -243,10 +243,23 @@ function sectionText(node: HostElement, level: number, dropped?: ReadonlySet<obj
   return body === '' ? heading : `${heading}\n${body}`;
 }
 
+/**
+ * The message each `<Message>` host node compiled to last: the same object while its role and
+ * text are, so that the request's messages keep their identity from tick to tick (the model
+ * call converts only messages it has not seen; see runtime/request-messages.ts).
+ */
+const compiledMessages = new WeakMap<HostElement, ModelMessage>();
+
 function compileMessage(node: HostElement): ModelMessage {
   const role = node.props.role;
   const text = textOf(node.children, 2);
-  if (role === 'user' || role === 'assistant') return { role, content: text };
+  if (role === 'user' || role === 'assistant') {
+    const last = compiledMessages.get(node);
+    if (last !== undefined && last.role === role && last.content === text) return last;
+    const message: ModelMessage = { role, content: text };
+    compiledMessages.set(node, message);
+    return message;
+  }
   if (role === 'system') {
     throw new InvalidElementError(
       '<Message role="system"> is not supported: put system text in <System> so it stays in the stable prefix.',

@@ -12,7 +12,7 @@ import {
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
 import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
-import { requestForms } from './request-messages.js';
+import { type RequestFormCache, requestForms } from './request-messages.js';
 import { SDK_TELEMETRY_OFF, sdkTelemetrySetting } from './sdk-telemetry.js';
 import type { TickToolCall } from './tick-result.js';
 
@@ -46,12 +46,19 @@ export interface ModelCallOptions {
   signal: AbortSignal;
   settings?: ModelSettings;
   onDelta: (kind: 'text' | 'reasoning', delta: string) => void;
+  /** The session's request forms of earlier ticks (each tick then converts only its new messages). */
+  requestForms?: RequestFormCache;
 }
 
 /** The request messages: the stable prefix, then this tick's ephemeral content last. */
-export function toRequestMessages(context: CompiledContext): ModelMessage[] {
-  const messages = requestForms(context.messages);
-  if (context.ephemeral.length === 0) return messages;
+export function toRequestMessages(
+  context: CompiledContext,
+  cache?: RequestFormCache,
+): ModelMessage[] {
+  const forms = cache?.of(context.messages);
+  if (context.ephemeral.length === 0)
+    return forms ? (forms as ModelMessage[]) : requestForms(context.messages);
+  const messages = forms ? forms.slice() : requestForms(context.messages);
   const text = context.ephemeral.map((block) => block.text).join('\n\n');
   // A user message, not a system one: several providers reject system messages mid-prompt.
   messages.push({ role: 'user', content: text });
@@ -158,7 +165,7 @@ function historyFor(
  */
 export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
   const { context, signal, settings } = options;
-  const messages = toRequestMessages(context);
+  const messages = toRequestMessages(context, options.requestForms);
   if (messages.length === 0) {
     // The AI SDK would fail with "messages must not be empty"; say what the agent is missing.
     throw new InvalidElementError(

@@ -4,7 +4,7 @@ import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { run, System, Timeline, Tool, User } from '../index.js';
-import { requestForms } from './request-messages.js';
+import { RequestFormCache, requestForms } from './request-messages.js';
 
 function Agent() {
   return (
@@ -88,3 +88,45 @@ describe('request forms of committed messages', () => {
     expect(forms[1]).toBe(messages[1]);
   });
 });
+
+describe('RequestFormCache', () => {
+  const user = (text: string): ModelMessage => ({ role: 'user', content: text });
+  const assistant = (text: string): ModelMessage =>
+    Object.freeze({ role: 'assistant', content: Object.freeze([{ type: 'text', text }]) });
+
+  it('keeps the forms of the messages it saw and makes forms only for new ones', () => {
+    const cache = new RequestFormCache();
+    const a = user('task');
+    const b = assistant('one');
+    const first = cache.of([a, b]);
+    expect(first).toEqual(requestForms([a, b]));
+    const c = assistant('two');
+    const second = cache.of([a, b, c]);
+    expect(second).toEqual(requestForms([a, b, c]));
+    // The forms of a and b are the very objects made last time.
+    expect(second[1]).toBe(first[1]);
+    // The same messages again: the same array.
+    expect(cache.of([a, b, c])).toBe(second);
+  });
+
+  it('starts over from the first message that differs (trimmed or replaced history)', () => {
+    const cache = new RequestFormCache();
+    const a = user('task');
+    const b = assistant('one');
+    const c = assistant('two');
+    cache.of([a, b, c]);
+    const replaced = assistant('one, edited');
+    expect(cache.of([a, replaced, c])).toEqual(requestForms([a, replaced, c]));
+    expect(cache.of([c])).toEqual(requestForms([c]));
+    expect(cache.of([])).toEqual([]);
+  });
+
+  it('a later call does not change an array it returned before', () => {
+    const cache = new RequestFormCache();
+    const a = user('task');
+    const first = cache.of([a]);
+    cache.of([a, assistant('one')]);
+    expect(first).toHaveLength(1);
+  });
+});
+

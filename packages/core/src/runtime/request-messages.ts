@@ -55,3 +55,33 @@ export function requestForm(message: ModelMessage): ModelMessage {
   }
   return form;
 }
+
+/**
+ * A session's request forms from one tick to the next. The context's messages are the last
+ * tick's plus what the tick added (the timeline only grows at its end, and compiled messages
+ * keep their objects while their text is the same), so the forms of the common prefix, found by
+ * identity, are taken as they were and only the new messages are looked up: at 3,000 messages a
+ * tick looked up every form again.
+ */
+export class RequestFormCache {
+  private input: readonly ModelMessage[] = [];
+  private forms: ModelMessage[] = [];
+
+  /** The request forms of `messages`; the array is shared until the next call, do not change it. */
+  of(messages: readonly ModelMessage[]): readonly ModelMessage[] {
+    const previous = this.input;
+    const limit = Math.min(previous.length, messages.length);
+    let same = 0;
+    while (same < limit && previous[same] === messages[same]) same++;
+    const forms = same === this.forms.length ? this.forms : this.forms.slice(0, same);
+    if (forms === this.forms && same === messages.length) return forms;
+    const next = forms === this.forms ? forms.slice() : forms;
+    for (let i = same; i < messages.length; i++) {
+      const message = messages[i]!;
+      next.push((message as WithForm)[REQUEST_FORM] ?? requestForm(message));
+    }
+    this.input = messages;
+    this.forms = next;
+    return next;
+  }
+}

@@ -39,6 +39,7 @@ import { atTick, runFault, storeAtStep } from './fault.js';
 import { InflightRecorder, type InflightTick, inflightOf, ToolSuspended } from './inflight.js';
 import type { ModelTurn } from './model-call.js';
 import { checkRunLimits, checkSessionOptions } from './option-checks.js';
+import { RequestFormCache } from './request-messages.js';
 import { SessionResources } from './resources.js';
 import { claimIsDead, claimReason, parseClaim, SessionRunningElsewhereError } from './run-claim.js';
 import { SessionProvider } from './session-context.js';
@@ -86,6 +87,7 @@ export class Session {
   private readonly recentTicks: TickResult[] = [];
   private readonly warned = new Set<string>();
   private readonly toolIndex = new ToolIndexCache();
+  private readonly requestForms = new RequestFormCache();
   /** What components open for the run (MCP connections): see runtime/resources.ts. */
   private readonly openResources = new SessionResources();
   private readonly guards: GuardSet;
@@ -485,6 +487,7 @@ export class Session {
           context,
           signal,
           streaming: shouldStream(this.options.streaming, this.events),
+          requestForms: this.requestForms,
           ...(this.options.modelSettings ? { settings: this.options.modelSettings } : {}),
           onDelta: (kind, delta) => this.emit({ type: 'model:delta', tick: tickNo, kind, delta }),
         }),
