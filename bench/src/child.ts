@@ -3,6 +3,7 @@
  * process, so that memory peaks don't mix and NODE_ENV picks the React build at import time.
  * Prints progress on stderr and one `RESULT <json>` line on stdout.
  */
+import { type LongHistoryOptions, measureLongHistory } from './long-history.js';
 import { measureMemory } from './memory.js';
 import { loadedReactBuild } from './react-build.js';
 import { measureRenderCost, type RenderCostOptions } from './render-cost.js';
@@ -18,6 +19,7 @@ export type ChildTask =
       tick: Omit<TickOverheadOptions, 'log'>;
     }
   | { kind: 'tick'; tick: Omit<TickOverheadOptions, 'log'> }
+  | { kind: 'long'; long: Omit<LongHistoryOptions, 'log'> }
   | { kind: 'scale'; reps: number; singleRuns: number }
   | { kind: 'idle-sessions'; sessions: number };
 
@@ -31,6 +33,7 @@ async function main(): Promise<unknown> {
     return { ...result, nodeEnv: process.env.NODE_ENV, react: loadedReactBuild() };
   }
   if (task.kind === 'tick') return measureTickOverhead({ ...task.tick, log });
+  if (task.kind === 'long') return measureLongHistory({ ...task.long, log });
   if (task.kind === 'scale') return measureScale(task, log);
   if (task.kind === 'idle-sessions') return measureIdleSessions(task.sessions);
   if (task.kind === 'build') {

@@ -443,7 +443,8 @@ export function renderReport(data: BenchData): string {
         "from per-tick CPU-time stamps (Agate's `tick:end` event, the AI SDK's `onStepEnd`), so both sides " +
         'are compared at the same history length. Every request carries the whole history, so some ' +
         'work per tick must grow with it (the AI SDK converts every message on every step, in both ' +
-        `loops). ${long.reps} measured repetitions after 1 warm-up, interleaved.`,
+        `loops). ${long.reps} measured repetitions after 1 warm-up, interleaved, in a child process of ` +
+        'their own (the heap the other loops leave behind would weigh on whichever runs after them).',
       '',
       `| loop | median CPU per tick, last ${long.window} | min | max | whole run, per tick | vs the faster \`generateText\` loop |`,
       '| --- | ---: | ---: | ---: | ---: | ---: |',

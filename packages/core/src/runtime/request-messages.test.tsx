@@ -92,7 +92,10 @@ describe('request forms of committed messages', () => {
 describe('RequestFormCache', () => {
   const user = (text: string): ModelMessage => ({ role: 'user', content: text });
   const assistant = (text: string): ModelMessage =>
-    Object.freeze({ role: 'assistant', content: Object.freeze([{ type: 'text', text }]) });
+    Object.freeze({
+      role: 'assistant',
+      content: Object.freeze([{ type: 'text', text }]),
+    }) as unknown as ModelMessage;
 
   it('keeps the forms of the messages it saw and makes forms only for new ones', () => {
     const cache = new RequestFormCache();
@@ -129,4 +132,3 @@ describe('RequestFormCache', () => {
     expect(first).toHaveLength(1);
   });
 });
-
