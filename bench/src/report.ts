@@ -390,6 +390,27 @@ export function renderReport(data: BenchData): string {
     for (const name of variants) tickRow(name);
     p('');
   }
+  p(
+    '### What a tick does beyond a plain step',
+    '',
+    '- **One AI SDK call per tick.** A plain loop is one `generateText` call for the whole run; ' +
+      'Agate makes one per tick (its tools carry no `execute`, so the call returns after one step and ' +
+      'the runtime runs the calls itself, through the guards). The per-call setup (tool preparation, ' +
+      'the user-agent header, start events) is paid per tick. What a call would do with its whole ' +
+      'history before its first step (scan it for tool approvals to resume, copy it) is not: the ' +
+      'call starts from the first message and its step gets the history through `prepareStep`, so ' +
+      'the request the model receives is the same.',
+    '- **Only what changed is redone.** Families that are not rendered (no gate, no checkpoint, no ' +
+      'phase gates, no `<Output>`, no approvals) are not asked around calls; each `<Tool>` is compiled ' +
+      "once per element and the AI SDK tool set is reused while the tools are the same; a tick's " +
+      'messages are turned into request forms only from the first message that changed.',
+    "- **What differs from the plain loops.** Written as the AI SDK docs show, they run with the SDK's " +
+      'default telemetry settings, so each step passes its event (history included) through the ' +
+      "SDK's redaction even with no integration registered; Agate turns the SDK's telemetry off when " +
+      'no integration or tracing-channel subscriber is present (its own spans cover the run). Both ' +
+      'sides validate arguments with the same zod schemas and run the same `execute`.',
+    '',
+  );
 
   // ---- 1a. idle guards -------------------------------------------------------------------
   const pair = data.production.guards;
