@@ -407,7 +407,9 @@ export function renderReport(data: BenchData): string {
     "- **What differs from the plain loops.** Written as the AI SDK docs show, they run with the SDK's " +
       'default telemetry settings, so each step passes its event (history included) through the ' +
       "SDK's redaction even with no integration registered; Agate turns the SDK's telemetry off when " +
-      'no integration or tracing-channel subscriber is present (its own spans cover the run). Both ' +
+      'no integration or tracing-channel subscriber is present (its own spans cover the run). The ' +
+      "variant with the SDK's telemetry off as well (above) is the fastest plain loop measured; the " +
+      "targets are judged against the loops as the docs write them (the issue's baseline). Both " +
       'sides validate arguments with the same zod schemas and run the same `execute`.',
     '',
   );

@@ -250,6 +250,8 @@ export interface LoopOptions {
   onTick?: () => void;
   /** Tools whose zod schema was converted to JSON Schema once, up front. */
   preconverted?: boolean;
+  /** Plain loops: `telemetry: { isEnabled: false }` (what Agate passes when nothing listens). */
+  sdkTelemetryOff?: boolean;
   /** Agate's `streaming` session option (default `'auto'`). */
   streaming?: boolean;
   /** Mount the idle guards (a gate, a ContinueGate, a checkpoint, a todo list, phase gates). */
@@ -320,6 +322,7 @@ export async function runGenerateTextLoop(
     messages: MESSAGES,
     tools: sdkTools(options.preconverted ?? false),
     stopWhen: isStepCount(ticks),
+    ...(options.sdkTelemetryOff ? { telemetry: { isEnabled: false } } : {}),
     ...(onTick ? { onStepEnd: () => onTick() } : {}),
   });
   if (result.steps.length !== ticks || result.text === '') {
@@ -390,6 +393,7 @@ export const LOOP_NAMES = [
   'agateGuards',
   'agatePreconverted',
   'generateTextPreconverted',
+  'generateTextTuned',
   'streamTextPreconverted',
   'toolLoopAgentPreconverted',
   'agateNoTelemetry',
@@ -428,6 +432,11 @@ export const LOOPS: Record<LoopName, Loop> = {
   generateTextPreconverted: {
     label: '`generateText` loop, schemas pre-converted',
     run: (n, onTick) => runGenerateTextLoop(n, { onTick, preconverted: true }),
+  },
+  generateTextTuned: {
+    label: "`generateText` loop, schemas pre-converted, the SDK's telemetry off",
+    run: (n, onTick) =>
+      runGenerateTextLoop(n, { onTick, preconverted: true, sdkTelemetryOff: true }),
   },
   streamTextPreconverted: {
     label: '`streamText` loop, schemas pre-converted',
