@@ -45,7 +45,7 @@ describe('review agent (offline)', () => {
       events.findIndex((e) => e.type === type && e.path?.[0] === segment);
     expect(at('run:start', 'docs#call_docs')).toBeLessThan(at('run:end', 'reviewer#call_review'));
     // Results in call order, the reviewer's verdict as its tool result.
-    const own = events.filter((e) => e.type === 'tool:result' && e.path === undefined);
+    const own = events.filter((e) => e.type === 'tool:result' && e.path?.length === 0);
     expect(own.map((e) => e.type === 'tool:result' && e.toolName)).toEqual([
       'read_file',
       'write_file',
@@ -54,7 +54,7 @@ describe('review agent (offline)', () => {
     ]);
     // The children's tokens count in the parent's usage.
     const parentOnly = events
-      .filter((e) => e.type === 'model:response' && e.path === undefined)
+      .filter((e) => e.type === 'model:response' && e.path?.length === 0)
       .reduce((n, e) => n + (e.type === 'model:response' ? e.usage.totalTokens : 0), 0);
     expect(result.usage.totalTokens).toBeGreaterThan(parentOnly);
   });

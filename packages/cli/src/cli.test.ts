@@ -311,7 +311,7 @@ describe('agate run', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
-    expect(events[0]).toEqual({ type: 'run:start', sessionId: 'json-1', tick: 0 });
+    expect(events[0]).toEqual({ type: 'run:start', path: [], sessionId: 'json-1', tick: 0 });
     expect(events.map((e) => e.type)).toContain('model:delta');
     // The agent's tools cannot see the key (a shell they spawn would inherit it).
     expect(events.find((e) => e.type === 'tool:result' && e.toolName === 'read_env')).toMatchObject(
@@ -322,6 +322,7 @@ describe('agate run', () => {
     expect(events.filter((e) => e.type === 'tool:refused')).toEqual([
       {
         type: 'tool:refused',
+        path: [],
         tick: 1,
         toolCallId: expect.any(String),
         toolName: 'save_note',

@@ -180,6 +180,7 @@ describe('guard and observer faults', () => {
     expect(warnings).toEqual([
       {
         type: 'warning',
+        path: [],
         tick: 1,
         code: 'listener-failed',
         message:

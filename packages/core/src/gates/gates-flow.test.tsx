@@ -487,6 +487,7 @@ describe('set_knob', () => {
     expect(changes).toEqual([
       {
         type: 'knob:changed',
+        path: [],
         tick: 2,
         knob: 'mode',
         value: 'build',
@@ -676,6 +677,7 @@ describe('exit blocking does not depend on render or registration order', () => 
     expect(events.filter((e) => e.type === 'warning')).toEqual([
       {
         type: 'warning',
+        path: [],
         tick: 2,
         code: 'gate-unmounted',
         message:
@@ -741,6 +743,7 @@ describe('deadlock reporting', () => {
     expect(warnings).toEqual([
       {
         type: 'warning',
+        path: [],
         tick: 0,
         code: 'gate-deadlock',
         message:

@@ -26,12 +26,16 @@ export type GuardEvent = {
 }[keyof GuardEventMap];
 
 /**
- * Where an event comes from: absent (or `[]`) for the session's own, `['reviewer#call_3']` for
- * the sub-agent that call runs, one segment per level of nesting.
+ * Where an event comes from: `[]` for the session's own, `['reviewer#call_3']` for the
+ * sub-agent that call runs, one segment per level of nesting. (Optional in the type so that
+ * code emitting an event need not give it; every event a listener receives has one.)
  */
 export interface EventPath {
   path?: string[];
 }
+
+/** The path of a session's own events (shared, frozen: a listener must not change it). */
+const ROOT_PATH = Object.freeze([]) as unknown as string[];
 
 /** Everything a run reports, in order. `onEvent` and `session.subscribe` receive these. */
 export type AgateEvent = (RuntimeEvent | GuardEvent) & EventPath;
@@ -155,7 +159,10 @@ export class EventLog {
     return false;
   }
 
-  emit(event: AgateEvent): void {
+  emit(emitted: AgateEvent): void {
+    // The session's own events say so: `path: []` (a sub-agent's arrive with theirs).
+    const event: AgateEvent =
+      emitted.path === undefined ? ({ ...emitted, path: ROOT_PATH } as AgateEvent) : emitted;
     this.buffer.push(event);
     // Amortized trim: drop a chunk at once instead of shifting on every event.
     if (this.buffer.length > this.capacity * 2) this.buffer = this.buffer.slice(-this.capacity);

@@ -340,6 +340,7 @@ describe('events', () => {
     expect(deltas.map((e) => e.delta).join('')).toBe('Adding now.The answer is 5.');
     expect(fromOption.find((e) => e.type === 'model:request')).toEqual({
       type: 'model:request',
+      path: [],
       tick: 1,
       messages: 1,
       tools: ['add', 'fail'],
@@ -351,7 +352,7 @@ describe('events', () => {
       output: 5,
       isError: false,
     });
-    expect(fromOption.at(-1)).toEqual({ type: 'run:end', status: 'completed', ticks: 2 });
+    expect(fromOption.at(-1)).toEqual({ type: 'run:end', path: [], status: 'completed', ticks: 2 });
 
     unsubscribe();
     const before = fromSubscribe.length;
@@ -529,6 +530,7 @@ describe('errors', () => {
     expect(first.events.filter((e) => e.type === 'warning')).toEqual([
       {
         type: 'warning',
+        path: [],
         tick: 0,
         code: 'listener-failed',
         message:

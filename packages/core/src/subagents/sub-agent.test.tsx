@@ -53,12 +53,12 @@ describe('<SubAgent>', () => {
     expect(result.subAgents?.call_1?.status).toBe('completed');
     expect(result.subAgents?.call_1?.name).toBe('reviewer');
     expect(result.subAgents?.call_1?.ticks).toBe(2);
-    // Events carry their path: none (root) for the parent's, the call's segment for the child's.
-    const childTools = events.filter((e) => e.type === 'tool:call' && e.path !== undefined);
+    // Events carry their path: [] (root) for the parent's, the call's segment for the child's.
+    const childTools = events.filter((e) => e.type === 'tool:call' && (e.path?.length ?? 0) > 0);
     expect(childTools.map((e) => [e.path, e.type === 'tool:call' && e.toolName])).toEqual([
       [['reviewer#call_1'], 'run_tests'],
     ]);
-    expect(events.find((e) => e.type === 'run:start')?.path).toBeUndefined();
+    expect(events.find((e) => e.type === 'run:start')?.path).toEqual([]);
   });
 
   it("runs on the parent's model unless `model` is given", async () => {
@@ -180,12 +180,12 @@ describe('parallel sub-agent calls', () => {
     });
     expect(result.status).toBe('completed');
     const order = events
-      .filter((e) => (e.type === 'run:start' || e.type === 'run:end') && e.path !== undefined)
+      .filter((e) => (e.type === 'run:start' || e.type === 'run:end') && (e.path?.length ?? 0) > 0)
       .map((e) => `${e.type} ${e.path?.[0]}`);
     // Both children started before the slow one (a) ended: they ran at once.
     expect(order.indexOf('run:start reviewer#c')).toBeLessThan(order.indexOf('run:end reviewer#a'));
     expect(order.indexOf('run:end reviewer#c')).toBeLessThan(order.indexOf('run:end reviewer#a'));
-    const results = events.filter((e) => e.type === 'tool:result' && e.path === undefined);
+    const results = events.filter((e) => e.type === 'tool:result' && e.path?.length === 0);
     expect(results.map((e) => e.type === 'tool:result' && e.toolCallId)).toEqual(['a', 'b', 'c']);
     const tool = result.timeline.find((m) => m.role === 'tool');
     expect(
@@ -211,7 +211,7 @@ describe('parallel sub-agent calls', () => {
       onEvent: (e) => events.push(e),
     });
     const order = events
-      .filter((e) => (e.type === 'run:start' || e.type === 'run:end') && e.path !== undefined)
+      .filter((e) => (e.type === 'run:start' || e.type === 'run:end') && (e.path?.length ?? 0) > 0)
       .map((e) => `${e.type} ${e.path?.[0]}`);
     expect(order).toEqual([
       'run:start reviewer#a',

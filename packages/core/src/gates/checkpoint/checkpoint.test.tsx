@@ -134,7 +134,7 @@ describe('submit_checkpoint (approach A)', () => {
     expect(result.reason).toContain(`agate approve ${s.id} T-1 --by NAME`);
     expect(result.checkpoints).toEqual({ 'T-1': 'pending' });
     expect(ofType(events, 'checkpoint:submitted')).toEqual([
-      { type: 'checkpoint:submitted', tick: 2, id: 'T-1', summary: 'note 1 written' },
+      { type: 'checkpoint:submitted', path: [], tick: 2, id: 'T-1', summary: 'note 1 written' },
     ]);
     expect(ofType(events, 'checkpoint:pending')).toEqual([
       expect.objectContaining({ tick: 2, id: 'T-1', cause: 'submit' }),
@@ -502,6 +502,7 @@ describe('supervisor', () => {
     expect(ofType(events, 'checkpoint:approved')).toEqual([
       {
         type: 'checkpoint:approved',
+        path: [],
         tick: 1,
         id: 'T-1',
         by: 'ana',
@@ -537,6 +538,7 @@ describe('supervisor', () => {
     expect(ofType(events, 'checkpoint:rejected')).toEqual([
       {
         type: 'checkpoint:rejected',
+        path: [],
         tick: 1,
         id: 'T-1',
         by: 'ana',

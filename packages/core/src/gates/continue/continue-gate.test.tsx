@@ -128,8 +128,8 @@ describe('<ContinueGate> in the tick loop', () => {
       expect(model.calls).toHaveLength(5);
       // Three points are the least a slope is read from, so throttling starts before tick 4.
       expect(ofType('continue:throttled')).toEqual([
-        { type: 'continue:throttled', tick: 4, cooldownMs: 5 },
-        { type: 'continue:throttled', tick: 5, cooldownMs: 5 },
+        { type: 'continue:throttled', path: [], tick: 4, cooldownMs: 5 },
+        { type: 'continue:throttled', path: [], tick: 5, cooldownMs: 5 },
       ]);
       const before4 = ofType('continue:evaluated').find((e) => e.tick === 4);
       expect(before4?.evaluation.metrics.budgetSlope).toBeGreaterThan(0.02);
@@ -275,8 +275,8 @@ describe('<ContinueGate> in the tick loop', () => {
       expect(result.status).toBe('completed');
       expect(result.totalTicks).toBe(61);
       expect(ofType('checkpoint:saved')).toEqual([
-        { type: 'checkpoint:saved', tick: 26, step: 25, snapshotId: 'long@tick-25' },
-        { type: 'checkpoint:saved', tick: 51, step: 50, snapshotId: 'long@tick-50' },
+        { type: 'checkpoint:saved', path: [], tick: 26, step: 25, snapshotId: 'long@tick-25' },
+        { type: 'checkpoint:saved', path: [], tick: 51, step: 50, snapshotId: 'long@tick-50' },
       ]);
       expect(
         ofType('continue:evaluated')

@@ -157,7 +157,14 @@ describe('sign-off, then a completing write', () => {
     // Hosts read it from the state, the result and the events.
     expect(result.todos).toEqual(session.state.todos.items);
     expect(events.filter((e) => e.type === 'step:completed')).toEqual([
-      { type: 'step:completed', tick: 3, step: 1, content: 'Fix add() in math.js', evidence },
+      {
+        type: 'step:completed',
+        path: [],
+        tick: 3,
+        step: 1,
+        content: 'Fix add() in math.js',
+        evidence,
+      },
     ]);
     expect(events.filter((e) => e.type === 'todos:changed').map((e) => e.tick)).toEqual([1, 4]);
   });

@@ -381,8 +381,8 @@ describe('events', () => {
     );
     const result = await session.run();
     const counted = [
-      { type: 'counted:call', tick: 1, toolName: 'shell', count: 1 },
-      { type: 'counted:call', tick: 2, toolName: 'shell', count: 2 },
+      { type: 'counted:call', path: [], tick: 1, toolName: 'shell', count: 1 },
+      { type: 'counted:call', path: [], tick: 2, toolName: 'shell', count: 2 },
     ];
     expect(events.filter((e) => e.type === 'counted:call')).toEqual(counted);
     expect(result.events.filter((e) => e.type === 'counted:call')).toEqual(counted);
