@@ -131,6 +131,11 @@ export interface GuardHost {
   readonly devChecks: boolean;
   state(): SessionState;
   update(recipe: (draft: SessionState) => void): void;
+  /**
+   * Replaces one top-level part of the state with a value that is already deeply frozen (a
+   * family's own bookkeeping, rebuilt whole each tick): what `update` would do, without drafting.
+   */
+  assign<K extends keyof SessionState>(key: K, value: SessionState[K]): void;
   emit(event: AgateEvent): void;
   /** Emits a `warning` event once per key over the session's life. */
   warnOnce(key: string, code: string, message: string): void;

@@ -149,6 +149,9 @@ export class Session {
       devChecks: options.devChecks ?? process.env.NODE_ENV !== 'production',
       state: () => this.currentState,
       update: (recipe) => this.update(recipe),
+      assign: (key, value) => {
+        this.currentState = Object.freeze({ ...this.currentState, [key]: value });
+      },
       emit: (event) => this.emit(event),
       warnOnce: (key, code, message) => this.warnOnce(key, code, message),
       store: () => this.store(),

@@ -206,7 +206,8 @@ export function nextProgress(
   });
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything in it that is not frozen yet (a frozen part is skipped whole). */
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
     Object.freeze(value);

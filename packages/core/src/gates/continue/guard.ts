@@ -90,9 +90,7 @@ export class ContinueGuard implements Guard {
         rework: false,
         signatures: NO_SIGNATURES,
       });
-      this.host.update((draft) => {
-        draft.progress = progress;
-      });
+      this.host.assign('progress', progress);
       return;
     }
     const rework = detectRework(
@@ -107,10 +105,8 @@ export class ContinueGuard implements Guard {
       rework,
       signatures: info.signatures,
     });
-    // A frozen value assigned whole: immer copies the root and skips the rest.
-    this.host.update((draft) => {
-      draft.progress = progress;
-    });
+    // Frozen whole by nextProgress: assigned without a draft.
+    this.host.assign('progress', progress);
     const after = this.host.state().progress.callSignatures;
     this.signatureIndex.advance(base.callSignatures, info.signatures, after);
   }

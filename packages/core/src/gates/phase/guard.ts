@@ -12,6 +12,7 @@ import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult } from '../../runtime/tick-result.js';
+import { deepFreeze } from '../../state/update.js';
 import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerprint.js';
 import { isToolCategory, type ToolCategory } from './category.js';
 import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
@@ -202,9 +203,9 @@ export class PhaseGuard implements Guard {
     const outcome = { status, ...(warning ? { warning } : {}) };
     const previous = this.host.state().phase;
     const pending = outcome.warning ? [outcome.warning.text] : [];
-    this.host.update((draft) => {
-      draft.phase = { ...status, ledger, pending };
-    });
+    // Rebuilt whole each tick: frozen (the ledger's unchanged parts are already) and assigned
+    // without a draft.
+    this.host.assign('phase', deepFreeze({ ...status, ledger, pending }));
     if (previous === null || !sameStatus(statusOf(previous), status)) {
       this.host.emit({ type: 'phase:changed', tick: guardTick.tick, status });
     }
