@@ -51,7 +51,8 @@ function stepsThenDone(steps: number, tokens = 100) {
   );
 }
 
-function Agent(props: ContinueGateProps) {
+/** The agent's work: a task and one `step` tool. */
+function StepWork() {
   return (
     <>
       <System>You work in steps.</System>
@@ -63,6 +64,14 @@ function Agent(props: ContinueGateProps) {
         input={z.object({ n: z.number() })}
         execute={({ n }) => `did step ${n}`}
       />
+    </>
+  );
+}
+
+function Agent(props: ContinueGateProps) {
+  return (
+    <>
+      <StepWork />
       <ContinueGate {...props} />
     </>
   );
@@ -586,15 +595,7 @@ function LateAgent(props: { from: number }) {
   const tick = useTick();
   return (
     <>
-      <System>You work in steps.</System>
-      <User>Do the work.</User>
-      <Timeline />
-      <Tool
-        name="step"
-        description="Do step n"
-        input={z.object({ n: z.number() })}
-        execute={({ n }) => `did step ${n}`}
-      />
+      <StepWork />
       {tick >= props.from ? <ContinueGate maxReworkRatio={0.99} /> : null}
     </>
   );
