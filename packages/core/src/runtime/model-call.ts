@@ -15,6 +15,7 @@ import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
 import { type RequestFormCache, requestForms } from './request-messages.js';
 import { SDK_TELEMETRY_OFF, sdkTelemetrySetting } from './sdk-telemetry.js';
 import type { TickToolCall } from './tick-result.js';
+import { sameItems } from './tool-index.js';
 
 /** Settings passed through to every AI SDK call. */
 export interface ModelSettings {
@@ -87,12 +88,6 @@ export function toSdkTools(context: CompiledContext): ToolSet {
 
 type CompiledTools = CompiledContext['tools'];
 const toolSets = new WeakMap<CompiledTools[number], { tools: CompiledTools; set: ToolSet }>();
-
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 type SdkTool = ToolSet[string];
 const toolCache = new WeakMap<object, Map<string | undefined, SdkTool>>();

@@ -27,7 +27,8 @@ export class ToolIndexCache {
   }
 }
 
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+/** Whether two lists hold the same items (by identity) in the same order. */
+export function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
