@@ -73,9 +73,9 @@ export class RequestFormCache {
     const limit = Math.min(previous.length, messages.length);
     let same = 0;
     while (same < limit && previous[same] === messages[same]) same++;
-    const forms = same === this.forms.length ? this.forms : this.forms.slice(0, same);
-    if (forms === this.forms && same === messages.length) return forms;
-    const next = forms === this.forms ? forms.slice() : forms;
+    if (same === messages.length && same === this.forms.length) return this.forms;
+    // A new array every time: one handed out earlier is never changed.
+    const next = this.forms.slice(0, same);
     for (let i = same; i < messages.length; i++) {
       const message = messages[i]!;
       next.push((message as WithForm)[REQUEST_FORM] ?? requestForm(message));
