@@ -77,7 +77,8 @@ export async function ensureTables(pool: pg.Pool, also?: () => Promise<unknown>)
     broken ??= error;
     throw error;
   } finally {
-    client.off('error', onError);
+    // A dropped connection may still report its end after release: the listener stays.
+    if (broken === undefined) client.off('error', onError);
     client.release(broken instanceof Error ? broken : undefined);
   }
 }
@@ -107,7 +108,8 @@ export async function inTransaction<T>(
     await client.query('ROLLBACK').catch(() => {});
     throw error;
   } finally {
-    client.off('error', onError);
+    // A dropped connection may still report its end after release: the listener stays.
+    if (broken === undefined) client.off('error', onError);
     client.release(broken instanceof Error ? broken : undefined);
   }
 }

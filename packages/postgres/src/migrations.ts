@@ -150,7 +150,8 @@ export async function migrateSchema(pool: Pool, schema: string): Promise<Migrate
     await client.query('rollback').catch(() => {});
     throw error;
   } finally {
-    client.off('error', onError);
+    // A dropped connection may still report its end after release: the listener stays.
+    if (broken === undefined) client.off('error', onError);
     client.release(broken);
   }
 }

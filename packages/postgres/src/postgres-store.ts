@@ -153,7 +153,8 @@ export function createPostgresStore(
       broken ??= isConnectionError(error) ? (error as Error) : undefined;
       throw storeError(what, error);
     } finally {
-      client.off('error', onError);
+      // A dropped connection may still report its end after release: the listener stays.
+      if (broken === undefined) client.off('error', onError);
       client.release(broken);
     }
   };
