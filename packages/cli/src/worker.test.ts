@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@agate/dbos';
 import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decideCommand } from './commands/decide.js';
 import { workerCommand } from './commands/worker.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -60,6 +61,39 @@ describe('agate worker', () => {
       }
       expect(await exit).toBe(0);
       expect(io.stdout).toContain('agate worker cli-test: running greeter');
+    }, 60_000);
+
+    it('`agate approve <session> <callId> --store postgres://…` wakes the durable run that waits for it', async () => {
+      let stop = () => {};
+      const stopped = new Promise<void>((resolve) => {
+        stop = resolve;
+      });
+      const exit = workerCommand(testIo(), AGENTS, { store: pg.url }, stopped);
+      const client = await createClient({ databaseUrl: pg.url });
+      try {
+        const handle = await client.startRun({
+          agent: 'dropper',
+          sessionId: 'drop-1',
+          input: null,
+        });
+        while ((await handle.status()) !== 'awaiting-approval') {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const io = testIo();
+        expect(
+          await decideCommand(io, 'approve', 'drop-1', 'c-drop', { store: pg.url, by: 'ada' }),
+        ).toBe(0);
+        expect(io.stdout).toContain('c-drop');
+        const result = await handle.result({ timeoutMs: 30_000 });
+        expect(result).toMatchObject({ status: 'completed', text: 'Dropped.' });
+        expect(
+          result.checkpointLedger.filter((e) => e.kind === 'tool-approved').map((e) => e.by),
+        ).toEqual(['ada']);
+      } finally {
+        stop();
+        await client.close();
+      }
+      expect(await exit).toBe(0);
     }, 60_000);
   });
 });

@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { approveCheckpoint, type JsonValue } from '@agate/core';
+import { approveCheckpoint, approveToolCall, type JsonValue } from '@agate/core';
 import { createPostgresStore, type PostgresStore } from '@agate/postgres';
 import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approvalAgent } from './__fixtures__/approval-agent.js';
 import { checkpointAgent } from './__fixtures__/checkpoint-agent.js';
 import { CALLS_PER_RUN, countingAgents } from './__fixtures__/counting-agent.js';
 import {
@@ -36,9 +37,12 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
         ...countingAgents(dir, 5),
         slow: countingAgents(dir, 300).counting as DurableAgent,
         review: checkpointAgent(),
+        dropper: approvalAgent(dir),
       },
       concurrency: 4,
       approvalTimeoutMs: 4_000,
+      // No poll in this file's life: a decision must wake its run through the store's notification.
+      decisionPollMs: 3_600_000,
     });
     client = await createClient({ databaseUrl: pg.url });
     store = createPostgresStore({ connectionString: pg.url });
@@ -99,6 +103,20 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     expect(result.status).toBe('completed');
     expect(result.text).toBe('Done.');
     expect(result.checkpointLedger.map((e) => e.kind)).toContain('approved');
+  });
+
+  it('waits durably for a tool-call approval and runs the call once when approveToolCall records it', async () => {
+    const handle = await start('dropper', 'drop-1', null);
+    while ((await handle.status()) !== 'awaiting-approval') await sleep(100);
+    const waiting = await store.load('drop-1');
+    expect(waiting?.state).toMatchObject({
+      status: 'awaiting-approval',
+      toolApprovals: [{ id: 'c-drop', toolName: 'drop_table', state: 'pending' }],
+    });
+    await approveToolCall(store, 'drop-1', 'c-drop', { by: 'ada' });
+    const result = await handle.result({ timeoutMs: 30_000 });
+    expect(result).toMatchObject({ status: 'completed', text: 'Dropped.' });
+    expect(readFileSync(join(dir, 'dropped.log'), 'utf8')).toBe('c-drop logs\n');
   });
 
   it('ends awaiting-approval when no decision comes within approvalTimeoutMs', async () => {

@@ -38,6 +38,12 @@ export interface WorkerOptions {
   /** How long a run waits for a checkpoint decision before it ends `awaiting-approval` (default 24 h). */
   approvalTimeoutMs?: number;
   /**
+   * A decision saved to the PostgreSQL store wakes its waiting run at once (the save notifies,
+   * every worker listens). This is how often a worker also looks for decisions it did not hear
+   * of (its listening connection was down, or a store that does not notify): default 1,000 ms.
+   */
+  decisionPollMs?: number;
+  /**
    * DBOS's application version, pinned (default `agate-1`): runs are recovered only by workers
    * of the same version. Change it when an agent changes in a way that would replay its recorded
    * steps differently (docs/durable.md, "Upgrades").
@@ -112,6 +118,7 @@ export const DEFAULTS = {
   concurrency: 4,
   recoveryAfterMs: 30_000,
   approvalTimeoutMs: 24 * 60 * 60 * 1000,
+  decisionPollMs: 1_000,
   applicationVersion: 'agate-1',
 } as const;
 

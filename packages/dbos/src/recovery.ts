@@ -1,6 +1,7 @@
 import type { SessionStore } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
+import { listenForDecisions } from './decision-listener.js';
 import { NAMES, type WakeMessage } from './options.js';
 import { inTransaction, LOCKS, resilientPool, SCHEMA } from './tables.js';
 import { fingerprint } from './workflow.js';
@@ -19,7 +20,9 @@ export interface Watchman {
  *   worker does it), DBOS's own `listWorkflows` (pending, that executor) and `resumeWorkflows`
  *   (back onto the queue) — DBOS then hands each run to one worker, which replays it;
  * - waking runs that wait for a decision once the stored session changed (a decision recorded
- *   by `approveCheckpoint` in any process): DBOS's `send`, idempotent per stored revision.
+ *   by `approveCheckpoint` in any process): DBOS's `send`, idempotent per stored revision. At
+ *   once when the store's save notifies the decision (`listenForDecisions`), and every
+ *   `decisionPollMs` for any decision this worker did not hear of.
  */
 export function startWatchman(options: {
   pool: pg.Pool;
@@ -27,9 +30,10 @@ export function startWatchman(options: {
   databaseUrl: string;
   executorId: string;
   recoveryAfterMs: number;
+  decisionPollMs: number;
   onError: (error: unknown) => void;
 }): Watchman {
-  const { pool, store, executorId, recoveryAfterMs, databaseUrl } = options;
+  const { pool, store, executorId, recoveryAfterMs, databaseUrl, decisionPollMs } = options;
   // At least once a second: a decision should wake its run about at once.
   const everyMs = Math.min(1_000, Math.max(100, Math.floor(recoveryAfterMs / 4)));
   let running: Promise<void> | undefined;
@@ -68,9 +72,12 @@ export function startWatchman(options: {
       // Another live worker is doing this round; one is enough.
       if (rows[0]?.locked !== true) return;
       await takeOver(client);
+      if (Date.now() - lastPoll < decisionPollMs) return;
+      lastPoll = Date.now();
       await wake(client);
     });
   };
+  let lastPoll = Number.NEGATIVE_INFINITY;
 
   const takeOver = async (client: pg.PoolClient) => {
     const { rows } = await client.query<{ executor_id: string }>(
@@ -104,12 +111,17 @@ export function startWatchman(options: {
     }
   };
 
-  const wake = async (client: pg.PoolClient) => {
+  const wake = async (client: pg.PoolClient | pg.Pool, sessionId?: string) => {
     const { rows } = await client.query<{
       workflow_id: string;
       session_id: string;
       fingerprint: string;
-    }>(`SELECT workflow_id, session_id, fingerprint FROM ${SCHEMA}.waits`);
+    }>(
+      `SELECT workflow_id, session_id, fingerprint FROM ${SCHEMA}.waits${
+        sessionId === undefined ? '' : ' WHERE session_id = $1'
+      }`,
+      sessionId === undefined ? [] : [sessionId],
+    );
     for (const row of rows) {
       const stored = await store.load(row.session_id);
       if (stored === undefined) continue;
@@ -119,6 +131,15 @@ export function startWatchman(options: {
       await DBOS.send(row.workflow_id, message, NAMES.topic, `${row.workflow_id}:${now}`);
     }
   };
+
+  // Every live worker hears a decision; the send is idempotent, so the run is woken once.
+  const listener = listenForDecisions({
+    databaseUrl,
+    onDecision: (sessionId) => {
+      wake(pool, sessionId).catch(options.onError);
+    },
+    onError: options.onError,
+  });
 
   const timer = setInterval(() => {
     if (running !== undefined || stopped) return;
@@ -136,6 +157,7 @@ export function startWatchman(options: {
       stopped = true;
       clearInterval(timer);
       clearInterval(beatTimer);
+      await listener.stop();
       await running;
       await beating;
       // A worker leaving on purpose is "dead" at once: live workers take its runs next round.

@@ -65,6 +65,11 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       store,
       executorId,
       recoveryAfterMs,
+      decisionPollMs: positiveInteger(
+        options.decisionPollMs,
+        DEFAULTS.decisionPollMs,
+        'decisionPollMs',
+      ),
       onError: () => {},
     });
     await DBOS.launch();

@@ -6,6 +6,7 @@ export {
 } from './migrations.js';
 export {
   createPostgresStore,
+  DECISION_CHANNEL,
   DEFAULT_SCHEMA,
   type PostgresConnection,
   type PostgresStore,

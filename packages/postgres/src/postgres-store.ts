@@ -58,6 +58,12 @@ export interface PostgresStoreExtras {
 
 export const DEFAULT_SCHEMA = 'agate';
 
+/**
+ * The channel a save that records a person's decision (`SaveOptions.decision`) notifies, with
+ * the session id as payload: `@agate/dbos` workers listen on it to wake the run that waits.
+ */
+export const DECISION_CHANNEL = 'agate_decision';
+
 interface SessionRow {
   id: string;
   revision: string;
@@ -242,6 +248,10 @@ export function createPostgresStore(
             saveId,
           ],
         );
+        // Delivered at commit only, so a listener never hears of a decision that rolled back.
+        if (saveOptions?.decision === true) {
+          await client.query('select pg_notify($1, $2)', [DECISION_CHANNEL, snapshot.id]);
+        }
         return same;
       });
       // Kept for the next save only while the session runs (saved every tick), and only lists

@@ -8,6 +8,7 @@ import { postgresBinDir, requirePostgres, startPostgres, type TestPostgres } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path, not by package name: @agate/postgres depends on @agate/core.
 import { createPostgresStore } from '../../../postgres/src/index.js';
+import { ApprovalAgent, approvalModel } from '../gates/approvals/__fixtures__/approval-agent.js';
 import {
   CheckpointAgent,
   checkpointModel,
@@ -30,6 +31,8 @@ const TRIALS = 20;
 
 let dir: string;
 let pending: SessionSnapshot;
+/** A session holding tool call c-drop for a person's approval. */
+let held: SessionSnapshot;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agate-faults-rev-'));
   // A session waiting at checkpoint T-1, made once and copied under a new id per trial.
@@ -41,13 +44,22 @@ beforeAll(async () => {
   const result = await session.run();
   if (result.status !== 'awaiting-approval') throw new Error(`template ended ${result.status}`);
   pending = session.snapshot('awaiting-approval');
+  const holding = createSession(<ApprovalAgent />, {
+    model: approvalModel(),
+    store: createMemoryStore(),
+    id: 'template-call',
+  });
+  const heldResult = await holding.run();
+  if (heldResult.status !== 'awaiting-approval')
+    throw new Error(`template ended ${heldResult.status}`);
+  held = holding.snapshot('awaiting-approval');
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const copyAs = (id: string): SessionSnapshot =>
-  createSnapshot(id, { ...(pending.state as object), id }, 'awaiting-approval');
+const copyAs = (id: string, of: SessionSnapshot = pending): SessionSnapshot =>
+  createSnapshot(id, { ...(of.state as object), id }, 'awaiting-approval');
 
 interface Decision {
   id: string;
@@ -58,7 +70,11 @@ interface Decision {
 }
 
 /** A supervisor process deciding each session id written to its stdin. */
-function startDecider(store: string, kind: 'approve' | 'reject', by: string) {
+function startDecider(
+  store: string,
+  kind: 'approve' | 'reject' | 'approve-call' | 'deny-call',
+  by: string,
+) {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--conditions=@agate/source', '--import', 'tsx', DECIDER, store, kind, by],
@@ -116,6 +132,38 @@ async function race(where: string, store: SessionStore, prefix: string) {
   }
 }
 
+/** 20 trials: an approval and a denial of the same held tool call at the same moment. */
+async function raceCall(where: string, store: SessionStore, prefix: string) {
+  const approver = startDecider(where, 'approve-call', 'ana');
+  const denier = startDecider(where, 'deny-call', 'bob');
+  try {
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const id = `${prefix}-${trial}`;
+      await store.save(copyAs(id, held));
+      const [a, d] = await Promise.all([approver.decide(id), denier.decide(id)]);
+      expect([a.ok, d.ok].filter(Boolean), `trial ${trial}: exactly one wins`).toHaveLength(1);
+      const [winner, loser] = a.ok ? ['ana', d] : ['bob', a];
+      expect(loser.name).toBe('ToolCallNotPendingError');
+      expect(loser.decidedBy).toBe(winner);
+      expect(loser.message).toMatch(new RegExp(`already (approved|denied) by ${winner}`));
+      const state = (await store.load(id))?.state as {
+        checkpointLedger: Array<{ kind: string; by: string }>;
+        toolApprovals: Array<{ id: string; state: string; by?: string }>;
+      };
+      const decisions = state.checkpointLedger.filter(
+        (e) => e.kind === 'tool-approved' || e.kind === 'tool-denied',
+      );
+      expect(decisions.map((e) => e.by)).toEqual([winner]);
+      expect(state.toolApprovals.find((r) => r.id === 'c-drop')).toMatchObject({
+        state: winner === 'ana' ? 'approved' : 'denied',
+        by: winner,
+      });
+    }
+  } finally {
+    await Promise.all([approver.stop(), denier.stop()]);
+  }
+}
+
 describe('revision faults', () => {
   it('a save over a revision another writer replaced', async () => {
     const store = createFileStore(join(dir, 'stale'));
@@ -137,6 +185,13 @@ describe('revision faults', () => {
     const where = join(dir, 'race');
     await race(where, createFileStore(where), 'file');
   });
+
+  it('approve and deny of one tool call racing from two processes on the file store', {
+    timeout: 120_000,
+  }, async () => {
+    const where = join(dir, 'race-call');
+    await raceCall(where, createFileStore(where), 'file-call');
+  });
 });
 
 describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision faults', () => {
@@ -150,6 +205,17 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
     const store = createPostgresStore({ connectionString: server.url });
     try {
       await race(server.url, store, 'pg');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('approve and deny of one tool call racing from two processes on Postgres', {
+    timeout: 120_000,
+  }, async () => {
+    const store = createPostgresStore({ connectionString: server.url });
+    try {
+      await raceCall(server.url, store, 'pg-call');
     } finally {
       await store.close();
     }

@@ -27,6 +27,13 @@ export interface SaveOptions {
    * Without it the save is unconditional (last write wins) and still counts a revision.
    */
   expectedRevision?: number;
+  /**
+   * This save records a person's decision (a checkpoint approved or rejected, a tool call
+   * approved or denied). A store that serves durable runs uses it to wake the run waiting for
+   * that decision at once (the PostgreSQL store notifies, in the save's own transaction, the
+   * `@agate/dbos` workers listening); other stores ignore it.
+   */
+  decision?: boolean;
 }
 
 /** `list({ limit, after, status })`: one page of sessions. Stores may ignore it (all in one page). */

@@ -11,6 +11,8 @@ export interface SessionUpdate<T> {
 export interface UpdateSessionOptions {
   /** How many times to load and redo the change after a stale save. Default 1. */
   retries?: number;
+  /** The change records a person's decision: passed to the save (`SaveOptions.decision`). */
+  decision?: boolean;
 }
 
 /**
@@ -38,7 +40,10 @@ export async function updateSession<T>(
     const { snapshot, result } = await recipe(current, attempt);
     const expectedRevision = current === undefined ? 0 : current.revision;
     try {
-      await store.save(snapshot, expectedRevision === undefined ? undefined : { expectedRevision });
+      await store.save(snapshot, {
+        ...(expectedRevision === undefined ? {} : { expectedRevision }),
+        ...(options.decision === true ? { decision: true } : {}),
+      });
       return result;
     } catch (error) {
       if (!(error instanceof StaleSessionError) || attempt >= retries) throw error;

@@ -18,14 +18,29 @@ export class UnknownToolCallError extends AgateError {
 export class ToolCallNotPendingError extends AgateError {
   readonly toolCallId: string;
   readonly state: string;
-  constructor(toolCallId: string, state: string, detail?: string) {
+  /** Who decided it (`approved` or `denied`), when it was decided. */
+  readonly decidedBy?: string;
+  constructor(
+    toolCallId: string,
+    state: string,
+    detail?: string,
+    decided?: { by: string; at?: string; seq?: number },
+  ) {
+    // Who decided comes first: after a race it is what the losing supervisor needs to know.
+    const who =
+      decided === undefined
+        ? ''
+        : `Tool call "${toolCallId}" was already ${state} by ${decided.by}` +
+          `${decided.at === undefined ? '' : ` at ${decided.at}`}` +
+          `${decided.seq === undefined ? '' : ` (ledger entry #${decided.seq})`}. `;
     super(
-      `Tool call "${toolCallId}" is ${state}, not pending: only a call waiting for a decision can be approved or denied.${
+      `${who}Tool call "${toolCallId}" is ${state}, not pending: only a call waiting for a decision can be approved or denied.${
         detail === undefined ? '' : ` ${detail}`
       }`,
     );
     this.toolCallId = toolCallId;
     this.state = state;
+    if (decided !== undefined) this.decidedBy = decided.by;
   }
 }
 

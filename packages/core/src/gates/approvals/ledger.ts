@@ -126,8 +126,16 @@ export function decideToolCall(
       records.filter((r) => r.state === 'pending').map((r) => r.id),
     );
   }
-  if (record.state !== 'pending') throw new ToolCallNotPendingError(id, record.state);
   const ledger = ledgerOf(state);
+  if (record.state !== 'pending') {
+    const decided = lastToolDecision(ledger, id);
+    throw new ToolCallNotPendingError(
+      id,
+      record.state,
+      undefined,
+      decided ?? (record.by === undefined ? undefined : { by: record.by }),
+    );
+  }
   const request = latestApprovalRequest(ledger, id);
   if (request === undefined || request.inputHash !== callHash(record.toolName, record.input)) {
     throw new ToolCallNotPendingError(
@@ -166,6 +174,23 @@ export function decideToolCall(
     state.reason = `Tool call "${id}" was ${decision.approved ? 'approved' : 'denied'} by ${by}; run() goes on.`;
   }
   return entry;
+}
+
+/** The latest approval or denial of tool call `id` in the ledger, if any. */
+function lastToolDecision(
+  ledger: readonly CheckpointLedgerEntry[],
+  id: string,
+): CheckpointLedgerEntry | undefined {
+  for (let i = ledger.length - 1; i >= 0; i--) {
+    const entry = ledger[i]!;
+    if (
+      entry.checkpoint === id &&
+      (entry.kind === 'tool-approved' || entry.kind === 'tool-denied')
+    ) {
+      return entry;
+    }
+  }
+  return undefined;
 }
 
 export interface ApprovalCorrection {

@@ -4,6 +4,7 @@ import { createInitialState } from '../../guards/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
+import { updateSession } from '../../persistence/update-session.js';
 import type { SessionState } from '../../state/session-state.js';
 import { UnknownSessionError } from '../checkpoint/errors.js';
 import { resolveApprovalKey, resolveApprovalPrivateKey } from '../checkpoint/signing.js';
@@ -62,31 +63,47 @@ async function decideStored(
   decision: ToolCallDecision,
   keys: Pick<ToolApprovalInput, 'key' | 'privateKey'> | undefined,
 ): Promise<CheckpointLedgerEntry> {
-  const snapshot = await store.load(sessionId);
-  if (snapshot === undefined) throw new UnknownSessionError(sessionId);
-  const restored = restoreSnapshotState<SessionState>(snapshot);
-  const state: SessionState = { ...createInitialState(restored.id), ...restored };
   const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
   const key = privateKey === undefined ? resolveApprovalKey(keys?.key) : undefined;
   const verifier = {
     key,
     publicKey: privateKey === undefined ? undefined : createPublicKey(privateKey),
   };
-  let entry: CheckpointLedgerEntry | undefined;
-  const next = produce(state, (draft) => {
-    // A held call whose record was removed from the file is pending again (as the session sees it).
-    draft.toolApprovals.push(...findOrphanedRequests(state).filter((o) => o.id === toolCallId));
-    // As the restored session would see it: an unproven decision on this call is pending again,
-    // so it can be decided properly here.
-    const corrections = findApprovalCorrections(draft, state.id, verifier).filter(
-      (c) => c.id === toolCallId,
-    );
-    applyApprovalCorrections(draft, corrections);
-    entry = decideToolCall(draft, toolCallId, decision, { sessionId: state.id, key, privateKey });
-  });
   const verb = decision.approved ? 'approved' : 'denied';
-  await store.save(
-    createSnapshot(snapshot.id, next, `${verb} tool call ${toolCallId} by ${entry!.by}`),
+  // An approval racing a denial (two people, two processes) saves only over the revision it
+  // read; the loser reloads once, finds the call decided, and is told by whom.
+  return updateSession(
+    store,
+    sessionId,
+    (snapshot) => {
+      if (snapshot === undefined) throw new UnknownSessionError(sessionId);
+      const restored = restoreSnapshotState<SessionState>(snapshot);
+      const state: SessionState = { ...createInitialState(restored.id), ...restored };
+      let entry: CheckpointLedgerEntry | undefined;
+      const next = produce(state, (draft) => {
+        // A held call whose record was removed from the file is pending again (as the session sees it).
+        draft.toolApprovals.push(...findOrphanedRequests(state).filter((o) => o.id === toolCallId));
+        // As the restored session would see it: an unproven decision on this call is pending
+        // again, so it can be decided properly here.
+        const corrections = findApprovalCorrections(draft, state.id, verifier).filter(
+          (c) => c.id === toolCallId,
+        );
+        applyApprovalCorrections(draft, corrections);
+        entry = decideToolCall(draft, toolCallId, decision, {
+          sessionId: state.id,
+          key,
+          privateKey,
+        });
+      });
+      return {
+        snapshot: createSnapshot(
+          snapshot.id,
+          next,
+          `${verb} tool call ${toolCallId} by ${entry!.by}`,
+        ),
+        result: entry!,
+      };
+    },
+    { decision: true },
   );
-  return entry!;
 }

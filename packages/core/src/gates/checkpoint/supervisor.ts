@@ -64,43 +64,48 @@ async function decideStored(
   };
   // A decision racing another (approve against reject, two supervisors) saves only over the
   // revision it read; the loser reloads once, finds the checkpoint decided, and is told by whom.
-  return updateSession(store, sessionId, (snapshot) => {
-    if (snapshot === undefined) throw new UnknownSessionError(sessionId);
-    const restored = restoreSnapshotState<SessionState>(snapshot);
-    // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
-    const state: SessionState = { ...createInitialState(restored.id), ...restored };
-    let entry: CheckpointLedgerEntry | undefined;
-    // `reviewer#call_3 › T-1`: a checkpoint inside a running sub-agent, whose state is part of
-    // this session's; decided there, signed with the child's id, saved with the parent.
-    const nested = parsePath(checkpointId);
-    if (nested !== undefined) {
-      const found = childStateAt(state, nested.segments);
-      if (!found.ok) throw new UnknownCheckpointError(checkpointId, sessionId, [found.problem]);
-    }
-    // `decide` checks everything before its first change; produce discards the draft if it throws.
-    const next = produce(state, (draft) => {
-      let target: SessionState = draft as SessionState;
-      let id = checkpointId;
+  return updateSession(
+    store,
+    sessionId,
+    (snapshot) => {
+      if (snapshot === undefined) throw new UnknownSessionError(sessionId);
+      const restored = restoreSnapshotState<SessionState>(snapshot);
+      // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
+      const state: SessionState = { ...createInitialState(restored.id), ...restored };
+      let entry: CheckpointLedgerEntry | undefined;
+      // `reviewer#call_3 › T-1`: a checkpoint inside a running sub-agent, whose state is part of
+      // this session's; decided there, signed with the child's id, saved with the parent.
+      const nested = parsePath(checkpointId);
       if (nested !== undefined) {
-        const at = childStateAt(draft as SessionState, nested.segments);
-        if (!at.ok) return;
-        target = at.state;
-        id = nested.leaf;
+        const found = childStateAt(state, nested.segments);
+        if (!found.ok) throw new UnknownCheckpointError(checkpointId, sessionId, [found.problem]);
       }
-      // As a restored session would see it: a hand-edited "approved" is pending, so it can be
-      // approved properly here instead of being stuck until the session runs once. Only this
-      // checkpoint: the others are the session's business (judged with its own key).
-      const corrections = findCorrections(target, target.id, verifier).filter((c) => c.id === id);
-      applyCorrections(target, corrections);
-      entry = decide(target, id, decision, { sessionId: target.id, key, privateKey });
-    });
-    return {
-      snapshot: createSnapshot(
-        snapshot.id,
-        next,
-        `${decision.kind} ${checkpointId} by ${entry!.by}`,
-      ),
-      result: entry!,
-    };
-  });
+      // `decide` checks everything before its first change; produce discards the draft if it throws.
+      const next = produce(state, (draft) => {
+        let target: SessionState = draft as SessionState;
+        let id = checkpointId;
+        if (nested !== undefined) {
+          const at = childStateAt(draft as SessionState, nested.segments);
+          if (!at.ok) return;
+          target = at.state;
+          id = nested.leaf;
+        }
+        // As a restored session would see it: a hand-edited "approved" is pending, so it can be
+        // approved properly here instead of being stuck until the session runs once. Only this
+        // checkpoint: the others are the session's business (judged with its own key).
+        const corrections = findCorrections(target, target.id, verifier).filter((c) => c.id === id);
+        applyCorrections(target, corrections);
+        entry = decide(target, id, decision, { sessionId: target.id, key, privateKey });
+      });
+      return {
+        snapshot: createSnapshot(
+          snapshot.id,
+          next,
+          `${decision.kind} ${checkpointId} by ${entry!.by}`,
+        ),
+        result: entry!,
+      };
+    },
+    { decision: true },
+  );
 }
