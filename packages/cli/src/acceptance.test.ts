@@ -195,7 +195,8 @@ describe('agate approve / reject failures change nothing on disk', () => {
       expect(out.stdout).toBe('');
     }
     expect(await contents()).toEqual(before);
-  });
+    // Ten CLI processes at once: slow on a busy 2-core machine, not wrong.
+  }, 60_000);
 });
 
 describe('the default store and pnpm agate', () => {
