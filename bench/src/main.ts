@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   });
 
   // The targets are judged on per-repetition ratios, so each repetition must be steady: Agate and
-  // both plain generateText loops, each the fastest of three alternating runs, in a process of
+  // both plain generateText loops, each the fastest of five alternating runs, in a process of
   // their own (the other loops' heap and JIT state weigh on none of them).
   log(`tick target (${TICKS} ticks: Agate and the plain generateText loops, child process)...`);
   const target = await runChild<TickOverheadResult>(
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       tick: {
         ticks: TICKS,
         reps: quick ? 3 : 9,
-        inner: 3,
+        inner: 5,
         warmup: quick ? 1 : 3,
         loops: ['agate', 'generateText', 'generateTextPreconverted'],
       },
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
       tick: {
         ticks: TICKS,
         reps: quick ? 4 : 12,
-        inner: 3,
+        inner: 5,
         warmup: quick ? 1 : 3,
         loops: ['agate', 'agateGuards'],
       },

@@ -48,7 +48,7 @@ export interface BenchData {
   machine: MachineInfo;
   production: Omit<BuildRun, 'nodeEnv' | 'react'> & {
     long?: LongHistoryResult;
-    /** Agate and both plain generateText loops, fastest of three runs per repetition. */
+    /** Agate and both plain generateText loops, the fastest of `inner` runs per repetition. */
     target?: TickOverheadResult;
     /** The default loop and the guarded one, alternating (the idle-guards target). */
     guards?: TickOverheadResult;
@@ -114,7 +114,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   const short = target ? ratioToFasterPlain(target.samples) : undefined;
   const faster = target ? fasterName(target.perTick) : undefined;
   rows.push({
-    what: `Default \`run()\` per tick / the faster plain \`generateText\` loop (${target?.ticks ?? 0} ticks, ${TOOL_COUNT} tools; ${target?.reps ?? 0} repetitions, each the fastest of ${3} runs; aim ${TICK_RATIO_AIM}×)`,
+    what: `Default \`run()\` per tick / the faster plain \`generateText\` loop (${target?.ticks ?? 0} ticks, ${TOOL_COUNT} tools; ${target?.reps ?? 0} repetitions, each the fastest of ${target?.inner ?? 1} runs; aim ${TICK_RATIO_AIM}×)`,
     target: `≤ ${TICK_RATIO_TARGET}×`,
     measured:
       short && target && faster
@@ -135,7 +135,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const guards = data.production.guards ? guardCost(data.production.guards) : undefined;
   rows.push({
-    what: `Idle guards: extra CPU per tick with the bench agent's guards mounted (${data.production.guards?.reps ?? 0} repetitions, each the fastest of 3 runs)`,
+    what: `Idle guards: extra CPU per tick with the bench agent's guards mounted (${data.production.guards?.reps ?? 0} repetitions, each the fastest of ${data.production.guards?.inner ?? 1} runs)`,
     target: `≤ ${GUARD_COST_TARGET_MS} ms`,
     measured: guards ? signed(guards.median) : '—',
     spread: guards ? range(guards, signed) : '—',

@@ -21,6 +21,8 @@ export interface TickOverheadOptions {
 export interface TickOverheadResult {
   ticks: number;
   reps: number;
+  /** Runs of every loop per repetition (the sample is the fastest). */
+  inner: number;
   /** CPU milliseconds per tick (see `cpuMs`), one sample per run. */
   perTick: Record<string, Summary>;
   /** Wall-clock milliseconds per tick, one sample per run. */
@@ -90,6 +92,7 @@ export async function measureTickOverhead(
   return {
     ticks,
     reps: options.reps,
+    inner: options.inner ?? 1,
     perTick: Object.fromEntries([...samples].map(([name, values]) => [name, summarize(values)])),
     wallPerTick: Object.fromEntries([...wall].map(([name, values]) => [name, summarize(values)])),
     samples: Object.fromEntries(samples),
