@@ -57,7 +57,7 @@ async function loadSessions() {
   nav.replaceChildren(...sessions.map((s) => el("button", {
     class: "session" + (s.id === state.session ? " selected" : ""), "data-id": s.id,
     onclick: () => openSession(s.id),
-  }, s.id, el("small", {}, s.status + " · " + s.ticks + " ticks" + (s.live ? " · live" : "") + (s.pending.length ? " · awaiting approval" : "")))));
+  }, s.id, el("small", {}, s.status + " · " + s.ticks + " ticks" + (s.live ? " · live" : "") + (s.pending.length || s.pendingCalls.length ? " · awaiting approval" : "")))));
   state.sessions = sessions;
 }
 
@@ -78,22 +78,31 @@ async function openSession(id) {
 }
 
 function pendingBox(session) {
-  if (!session || session.pending.length === 0) return null;
+  if (!session || (session.pending.length === 0 && session.pendingCalls.length === 0)) return null;
   const by = el("input", { id: "by", placeholder: "your name", value: "" });
-  const feedback = el("input", { id: "feedback", placeholder: "feedback (to reject)", size: "30" });
+  const feedback = el("input", { id: "feedback", placeholder: "feedback (to reject) or reason (to deny)", size: "34" });
   const box = el("div", { class: "pending", id: "pending" }, el("b", {}, "Awaiting approval"), el("div", {}, "Decide as: ", by, " ", feedback));
+  const post = (path, body, said) => async () => {
+    try {
+      const result = await api("/api/sessions/" + encodeURIComponent(session.id) + path, {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body()) });
+      say(said + " (ledger #" + result.seq + (result.signed ? ", signed" : ", unsigned") + ")");
+      await loadSessions(); await openSession(session.id);
+    } catch (error) { say(error.message); }
+  };
   for (const p of session.pending) {
-    const decide = (kind) => async () => {
-      try {
-        const body = kind === "approve" ? { by: by.value } : { by: by.value, feedback: feedback.value };
-        const result = await api("/api/sessions/" + encodeURIComponent(session.id) + "/checkpoints/" + encodeURIComponent(p.id) + "/" + kind, {
-          method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-        say((kind === "approve" ? "Approved " : "Rejected ") + p.id + " (ledger #" + result.seq + (result.signed ? ", signed" : ", unsigned") + ")");
-        await loadSessions(); await openSession(session.id);
-      } catch (error) { say(error.message); }
-    };
+    const at = "/checkpoints/" + encodeURIComponent(p.id) + "/";
     box.append(el("div", { "data-checkpoint": p.id }, el("b", {}, p.id), " ", el("span", { class: "muted" }, p.reason || ""), " ",
-      el("button", { class: "approve", onclick: decide("approve") }, "Approve"), el("button", { class: "reject", onclick: decide("reject") }, "Reject")));
+      el("button", { class: "approve", onclick: post(at + "approve", () => ({ by: by.value }), "Approved " + p.id) }, "Approve"),
+      el("button", { class: "reject", onclick: post(at + "reject", () => ({ by: by.value, feedback: feedback.value }), "Rejected " + p.id) }, "Reject")));
+  }
+  // A held call shows what the model asked for (its input is untrusted: text only, cut short).
+  for (const c of session.pendingCalls) {
+    const at = "/tool-calls/" + encodeURIComponent(c.id) + "/";
+    box.append(el("div", { "data-tool-call": c.id }, el("b", {}, c.toolName), " ", el("code", { class: "call-input" }, c.input), " ",
+      el("span", { class: "muted" }, c.id + " · tick " + c.tick), " ",
+      el("button", { class: "approve", onclick: post(at + "approve", () => ({ by: by.value }), "Approved " + c.toolName + " " + c.id) }, "Approve"),
+      el("button", { class: "deny", onclick: post(at + "deny", () => ({ by: by.value, reason: feedback.value }), "Denied " + c.toolName + " " + c.id) }, "Deny")));
   }
   return box;
 }

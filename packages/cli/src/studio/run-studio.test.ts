@@ -9,6 +9,8 @@ import type { CliIo } from '../io.js';
 import { main } from '../program.js';
 
 const AGENT = join(import.meta.dirname, '../__fixtures__/checkpoint-agent.tsx');
+const APPROVAL_AGENT = join(import.meta.dirname, '../__fixtures__/approval-agent.tsx');
+const DROP_SCRIPT = join(import.meta.dirname, '../__fixtures__/drop-old-logs.json');
 
 let work: string;
 beforeAll(async () => {
@@ -192,5 +194,73 @@ describe('agate studio', () => {
     interrupt?.();
     expect(await exit).toBe(ExitCode.ok);
     await expect(fetch(`${url}api/sessions`)).rejects.toThrow();
+  }, 30_000);
+
+  it('approves a held tool call through its API: 409 once decided, 404 for an unknown call', async () => {
+    const dir = join(work, 'held-store');
+    const quiet: CliIo = {
+      out: () => {},
+      err: () => {},
+      env: {},
+      isTTY: false,
+      onInterrupt: () => () => {},
+    };
+    expect(
+      await main(
+        [
+          'run',
+          APPROVAL_AGENT,
+          '--scripted',
+          DROP_SCRIPT,
+          '--store',
+          dir,
+          '--id',
+          'held',
+          '--plain',
+        ],
+        quiet,
+      ),
+    ).toBe(ExitCode.waiting);
+    let stdout = '';
+    let interrupt: (() => void) | undefined;
+    const exit = main(['studio', '--store', dir], {
+      ...quiet,
+      out: (text) => {
+        stdout += text;
+      },
+      onInterrupt: (handler) => {
+        interrupt = () => handler('SIGINT');
+        return () => {};
+      },
+    });
+    await expect.poll(() => /agate studio: (\S+)/.exec(stdout)?.[1]).toBeDefined();
+    const url = /agate studio: (\S+)/.exec(stdout)?.[1] as string;
+
+    const sessions = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
+      id: string;
+      pendingCalls: Array<{ id: string; toolName: string; input: string }>;
+    }>;
+    expect(sessions.find((s) => s.id === 'held')?.pendingCalls).toEqual([
+      { id: 'call_drop', toolName: 'drop_table', input: '{"table":"old_logs"}', tick: 1 },
+    ]);
+    const post = (path: string, body: unknown, origin?: string) =>
+      fetch(`${url}api/sessions/held/tool-calls/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
+        body: JSON.stringify(body),
+      });
+    expect((await post('call_drop/approve', { by: 'x' }, 'http://evil.example')).status).toBe(403);
+    // A checkpoint's verb is not a tool call's.
+    expect((await post('call_drop/reject', { by: 'x' })).status).toBe(404);
+    expect((await post('call_nope/approve', { by: 'dba' })).status).toBe(404);
+    const approved = await post('call_drop/approve', { by: 'dba' });
+    expect(approved.status).toBe(200);
+    expect(await approved.json()).toMatchObject({ kind: 'tool-approved', by: 'dba' });
+    const again = await post('call_drop/deny', { by: 'ops', reason: 'No.' });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toMatch(/already approved by dba/);
+
+    interrupt?.();
+    expect(await exit).toBe(ExitCode.ok);
   }, 30_000);
 });

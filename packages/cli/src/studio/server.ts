@@ -3,14 +3,20 @@ import type { AddressInfo } from 'node:net';
 import {
   ApprovalKeyError,
   approveCheckpoint,
+  approveToolCall,
   CheckpointDecisionError,
+  type CheckpointLedgerEntry,
   CheckpointNotPendingError,
+  denyToolCall,
   InvalidSessionIdError,
   rejectCheckpoint,
   type Session,
   type SessionStore,
+  ToolApprovalDecisionError,
+  ToolCallNotPendingError,
   UnknownCheckpointError,
   UnknownSessionError,
+  UnknownToolCallError,
 } from '@agate/core';
 import { STUDIO_PAGE } from './page.js';
 import { StudioData } from './studio-data.js';
@@ -94,10 +100,14 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       request.method === 'POST' &&
       path[0] === 'api' &&
       path[1] === 'sessions' &&
-      path[3] === 'checkpoints'
+      (path[3] === 'checkpoints' || path[3] === 'tool-calls')
     ) {
       const decision = path[5];
-      if (path.length === 6 && (decision === 'approve' || decision === 'reject')) {
+      const allowed =
+        path[3] === 'checkpoints'
+          ? decision === 'approve' || decision === 'reject'
+          : decision === 'approve' || decision === 'deny';
+      if (path.length === 6 && allowed) {
         if (request.headers.origin !== undefined && request.headers.origin !== origin) {
           return send(response, 403, { error: 'Decisions are taken only from the studio page.' });
         }
@@ -105,7 +115,20 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
           return send(response, 415, { error: 'Send the decision as application/json.' });
         }
         const body = await readJson(request);
-        const result = await decide(path[2] as string, path[4] as string, decision, body);
+        const result =
+          path[3] === 'checkpoints'
+            ? await decide(
+                path[2] as string,
+                path[4] as string,
+                decision as 'approve' | 'reject',
+                body,
+              )
+            : await decideCall(
+                path[2] as string,
+                path[4] as string,
+                decision as 'approve' | 'deny',
+                body,
+              );
         if (result.ok) notifyAll(path[2] as string);
         return send(response, result.status, result.body);
       }
@@ -113,12 +136,54 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     send(response, 404, { error: `Nothing at ${request.method} ${url.pathname}.` });
   }
 
+  /** The key decisions from the page are signed with: the one this process holds. */
+  function signer() {
+    return {
+      ...(options.privateKey !== undefined ? { privateKey: options.privateKey } : {}),
+      ...(options.key !== undefined && options.privateKey === undefined
+        ? { key: options.key }
+        : {}),
+    };
+  }
+
+  type Answer = { ok: boolean; status: number; body: unknown };
+
+  const recorded = (entry: CheckpointLedgerEntry): Answer => ({
+    ok: true,
+    status: 200,
+    body: { kind: entry.kind, by: entry.by, seq: entry.seq, signed: entry.signature !== undefined },
+  });
+
+  /** A decision's typed error as an HTTP answer (anything else is a server error). */
+  function refused(error: unknown): Answer {
+    const message = error instanceof Error ? error.message : String(error);
+    if (
+      error instanceof UnknownSessionError ||
+      error instanceof UnknownCheckpointError ||
+      error instanceof UnknownToolCallError
+    ) {
+      return { ok: false, status: 404, body: { error: message } };
+    }
+    if (error instanceof CheckpointNotPendingError || error instanceof ToolCallNotPendingError) {
+      return { ok: false, status: 409, body: { error: message } };
+    }
+    if (
+      error instanceof CheckpointDecisionError ||
+      error instanceof ToolApprovalDecisionError ||
+      error instanceof InvalidSessionIdError ||
+      error instanceof ApprovalKeyError
+    ) {
+      return { ok: false, status: 400, body: { error: message } };
+    }
+    throw error;
+  }
+
   async function decide(
     sessionId: string,
     checkpointId: string,
     kind: 'approve' | 'reject',
     body: unknown,
-  ): Promise<{ ok: boolean; status: number; body: unknown }> {
+  ): Promise<Answer> {
     const fields =
       typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
     const by = text(fields.by);
@@ -126,50 +191,54 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     const feedback = text(fields.feedback);
     if (by === undefined)
       return { ok: false, status: 400, body: { error: 'Say who decides ("by").' } };
-    const signer = {
-      ...(options.privateKey !== undefined ? { privateKey: options.privateKey } : {}),
-      ...(options.key !== undefined && options.privateKey === undefined
-        ? { key: options.key }
-        : {}),
-    };
     try {
-      const entry =
+      return recorded(
         kind === 'approve'
           ? await approveCheckpoint(options.store, sessionId, checkpointId, {
               by,
               ...(note !== undefined ? { note } : {}),
-              ...signer,
+              ...signer(),
             })
           : await rejectCheckpoint(options.store, sessionId, checkpointId, {
               by,
               feedback: feedback ?? '',
-              ...signer,
-            });
-      return {
-        ok: true,
-        status: 200,
-        body: {
-          kind: entry.kind,
-          by: entry.by,
-          seq: entry.seq,
-          signed: entry.signature !== undefined,
-        },
-      };
+              ...signer(),
+            }),
+      );
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof UnknownSessionError || error instanceof UnknownCheckpointError) {
-        return { ok: false, status: 404, body: { error: message } };
-      }
-      if (error instanceof CheckpointNotPendingError)
-        return { ok: false, status: 409, body: { error: message } };
-      if (
-        error instanceof CheckpointDecisionError ||
-        error instanceof InvalidSessionIdError ||
-        error instanceof ApprovalKeyError
-      ) {
-        return { ok: false, status: 400, body: { error: message } };
-      }
-      throw error;
+      return refused(error);
+    }
+  }
+
+  /** A held tool call approved or denied from the page (a denial needs a reason). */
+  async function decideCall(
+    sessionId: string,
+    toolCallId: string,
+    kind: 'approve' | 'deny',
+    body: unknown,
+  ): Promise<Answer> {
+    const fields =
+      typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const by = text(fields.by);
+    const reason = text(fields.reason);
+    if (by === undefined)
+      return { ok: false, status: 400, body: { error: 'Say who decides ("by").' } };
+    try {
+      return recorded(
+        kind === 'approve'
+          ? await approveToolCall(options.store, sessionId, toolCallId, {
+              by,
+              ...(reason !== undefined ? { reason } : {}),
+              ...signer(),
+            })
+          : await denyToolCall(options.store, sessionId, toolCallId, {
+              by,
+              reason: reason ?? '',
+              ...signer(),
+            }),
+      );
+    } catch (error) {
+      return refused(error);
     }
   }
 

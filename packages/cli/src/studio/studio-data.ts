@@ -17,7 +17,21 @@ export interface StudioSession {
   live: boolean;
   /** Checkpoints waiting for a decision, with why. */
   pending: Array<{ id: string; reason?: string }>;
+  /** Tool calls held for a person's approval (`needsApproval`), with what the model asked. */
+  pendingCalls: StudioPendingCall[];
 }
+
+export interface StudioPendingCall {
+  /** The tool call's id. */
+  id: string;
+  toolName: string;
+  /** The model's arguments as JSON, cut at `INPUT_PREVIEW_CHARS` (untrusted: shown as text). */
+  input: string;
+  tick: number;
+}
+
+/** Enough of a call's input to decide on; the whole input stays in the store. */
+export const INPUT_PREVIEW_CHARS = 2_000;
 
 /** A row of the tick list: enough to scan 1,000 ticks without loading each one. */
 export interface TickSummary {
@@ -146,7 +160,27 @@ function describe(state: SessionState, live: boolean): StudioSession {
         id,
         ...(record.reason !== undefined ? { reason: record.reason } : {}),
       })),
+    pendingCalls: (state.toolApprovals ?? [])
+      .filter((record) => record.state === 'pending')
+      .map((record) => ({
+        id: record.id,
+        toolName: record.toolName,
+        input: preview(record.input),
+        tick: record.tick,
+      })),
   };
+}
+
+function preview(input: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(input) ?? 'undefined';
+  } catch {
+    json = String(input);
+  }
+  return json.length > INPUT_PREVIEW_CHARS
+    ? `${json.slice(0, INPUT_PREVIEW_CHARS)}… (${json.length} characters)`
+    : json;
 }
 
 /** A decision recorded (by the CLI or this page) but not yet taken by a run. */

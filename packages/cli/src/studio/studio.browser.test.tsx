@@ -46,6 +46,23 @@ function Notes(props: { task?: boolean }) {
   );
 }
 
+function Dba() {
+  return (
+    <>
+      <System>You manage a database.</System>
+      <User>Drop the logs table.</User>
+      <Timeline />
+      <Tool
+        name="drop_table"
+        description="Drops a table"
+        input={z.object({ table: z.string() })}
+        needsApproval
+        execute={({ table }) => `dropped ${table}`}
+      />
+    </>
+  );
+}
+
 async function longSession(store: SessionStore, ticks: number): Promise<void> {
   let n = 0;
   const session = createSession(<Notes />, {
@@ -94,6 +111,21 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
       ]),
     });
     expect((await gated.run()).status).toBe('awaiting-approval');
+    const holding = createSession(<Dba />, {
+      id: 'hold-me',
+      store,
+      tickLog: true,
+      approvalPublicKey: publicKey,
+      model: scriptedModel([
+        {
+          toolCalls: [
+            // Untrusted input as the page must show it: as text, never as markup.
+            { toolCallId: 'c-drop', toolName: 'drop_table', input: { table: '<b>logs</b>' } },
+          ],
+        },
+      ]),
+    });
+    expect((await holding.run()).status).toBe('awaiting-approval');
     studio = await startStudio({ store, privateKey });
     // A fresh profile in the temp dir (persistent context: playwright owns --user-data-dir).
     browser = await chromium.launchPersistentContext(join(dir, 'chromium'), {
@@ -189,6 +221,42 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
       model: scriptedModel(['Both notes saved.']),
     });
     expect((await resumed.run()).status).toBe('completed');
+  });
+
+  it('denies a held tool call by clicking, with the reason the model will read, signed', async () => {
+    await page.click('.session[data-id="hold-me"]');
+    await page.waitForSelector('#pending [data-tool-call="c-drop"]');
+    expect(await page.locator('.session[data-id="hold-me"]').textContent()).toContain(
+      'awaiting approval',
+    );
+    const row = page.locator('#pending [data-tool-call="c-drop"]');
+    expect(await row.locator('b').textContent()).toBe('drop_table');
+    expect(await row.locator('.call-input').textContent()).toBe('{"table":"<b>logs</b>"}');
+    expect(await row.locator('.call-input b').count()).toBe(0);
+    await page.fill('#by', 'dba');
+    await page.click('#pending [data-tool-call="c-drop"] button.deny');
+    // No reason: refused by the core (a denial tells the model why), nothing recorded.
+    await page.waitForFunction(() =>
+      /needs a reason/.test(document.getElementById('status')?.textContent ?? ''),
+    );
+    await page.fill('#feedback', 'Keep the logs until the audit.');
+    await page.click('#pending [data-tool-call="c-drop"] button.deny');
+    await page.waitForFunction(() =>
+      /^Denied drop_table c-drop/.test(document.getElementById('status')?.textContent ?? ''),
+    );
+    expect(await page.locator('#status').textContent()).toMatch(/\(ledger #\d+, signed\)/);
+    await page.waitForSelector('#pending', { state: 'detached' });
+
+    // The run takes the decision: the model reads who denied the call and why.
+    const resumed = createSession(<Dba />, {
+      store,
+      snapshot: (await store.load('hold-me'))!,
+      approvalPublicKey: publicKey,
+      model: scriptedModel(['Not dropped.']),
+    });
+    const result = await resumed.run();
+    expect(result.status).toBe('completed');
+    expect(JSON.stringify(resumed.state.timeline)).toMatch(/dba.*Keep the logs until the audit/);
   });
 
   it('refuses a decision from another origin and a foreign Host header', async () => {
