@@ -1,7 +1,6 @@
 import type { SessionStore } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
-import { listenForDecisions } from './decision-listener.js';
 import { NAMES, type WakeMessage } from './options.js';
 import { inTransaction, LOCKS, resilientPool, SCHEMA } from './tables.js';
 import { fingerprint } from './workflow.js';
@@ -9,6 +8,8 @@ import { fingerprint } from './workflow.js';
 export interface Watchman {
   /** One round now (tests, and the first round at launch). */
   round(): Promise<void>;
+  /** Wakes the runs of `sessionId` that wait for a decision, if it was decided (a notification). */
+  wakeSession(sessionId: string): void;
   /** Marks this worker gone (its runs are taken over at the next round of any live worker). */
   stop(options: { handOver: boolean }): Promise<void>;
 }
@@ -21,8 +22,8 @@ export interface Watchman {
  *   (back onto the queue) — DBOS then hands each run to one worker, which replays it;
  * - waking runs that wait for a decision once the stored session changed (a decision recorded
  *   by `approveCheckpoint` in any process): DBOS's `send`, idempotent per stored revision. At
- *   once when the store's save notifies the decision (`listenForDecisions`), and every
- *   `decisionPollMs` for any decision this worker did not hear of.
+ *   once when the store's save notifies the decision (`wakeSession`, from the worker's
+ *   listener), and every `decisionPollMs` for any decision this worker did not hear of.
  */
 export function startWatchman(options: {
   pool: pg.Pool;
@@ -132,15 +133,6 @@ export function startWatchman(options: {
     }
   };
 
-  // Every live worker hears a decision; the send is idempotent, so the run is woken once.
-  const listener = listenForDecisions({
-    databaseUrl,
-    onDecision: (sessionId) => {
-      wake(pool, sessionId).catch(options.onError);
-    },
-    onError: options.onError,
-  });
-
   const timer = setInterval(() => {
     if (running !== undefined || stopped) return;
     running = round()
@@ -153,11 +145,14 @@ export function startWatchman(options: {
 
   return {
     round,
+    wakeSession(sessionId) {
+      // Every live worker hears a decision; the send is idempotent, so the run is woken once.
+      if (!stopped) wake(pool, sessionId).catch(options.onError);
+    },
     async stop({ handOver }) {
       stopped = true;
       clearInterval(timer);
       clearInterval(beatTimer);
-      await listener.stop();
       await running;
       await beating;
       // A worker leaving on purpose is "dead" at once: live workers take its runs next round.

@@ -122,9 +122,16 @@ export async function cancelRequested(pool: pg.Pool, workflowId: string): Promis
   return (rowCount ?? 0) > 0;
 }
 
+/** The channel `cancelRun` notifies (with the workflow id) as it records a cancellation. */
+export const CANCEL_CHANNEL = 'agate_cancel';
+
+/** Records a cancellation and tells the listening workers, in one statement (one transaction). */
 export async function requestCancel(pool: pg.Pool, workflowId: string): Promise<void> {
   await pool.query(
-    `INSERT INTO ${SCHEMA}.cancellations (workflow_id) VALUES ($1) ON CONFLICT DO NOTHING`,
-    [workflowId],
+    `WITH recorded AS (
+       INSERT INTO ${SCHEMA}.cancellations (workflow_id) VALUES ($1) ON CONFLICT DO NOTHING
+     )
+     SELECT pg_notify($2, $1)`,
+    [workflowId, CANCEL_CHANNEL],
   );
 }

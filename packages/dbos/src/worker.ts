@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { SessionStore } from '@agate/core';
+import { DECISION_CHANNEL } from '@agate/postgres';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { CancelWatch } from './cancellations.js';
 import { DurableRunError, WorkerRunningError } from './errors.js';
+import { listen } from './listener.js';
 import { DEFAULTS, NAMES, type Worker, type WorkerOptions } from './options.js';
 import { startWatchman } from './recovery.js';
 import { storeForDatabase } from './store.js';
-import { ensureTables, resilientPool } from './tables.js';
+import { CANCEL_CHANNEL, ensureTables, resilientPool } from './tables.js';
 import { durableRun, setWorkflowHost } from './workflow.js';
 
 let active = false;
@@ -41,6 +44,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   const systemPool = resilientPool(options.databaseUrl, 10);
   const owned = options.store === undefined ? storeForDatabase(pool) : undefined;
   const store = options.store ?? (owned as SessionStore);
+  let stopListening: (() => Promise<void>) | undefined;
   try {
     // DBOS's system tables, the store's and ours, one process at a time: DBOS's own migrations
     // deadlock when a worker and a client start together on a new database.
@@ -48,7 +52,8 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       await DBOS.migrate(options.databaseUrl);
       await owned?.migrate();
     });
-    setWorkflowHost({ agents: options.agents, store, pool, approvalTimeoutMs });
+    const cancels = new CancelWatch(pool);
+    setWorkflowHost({ agents: options.agents, store, pool, approvalTimeoutMs, cancels });
     DBOS.setConfig({
       name: NAMES.app,
       systemDatabaseUrl: options.databaseUrl,
@@ -72,6 +77,20 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       ),
       onError: () => {},
     });
+    // What other processes tell the workers at once: a decision saved, a run cancelled.
+    const listener = listen({
+      databaseUrl: options.databaseUrl,
+      channels: {
+        [DECISION_CHANNEL]: (sessionId) => watchman.wakeSession(sessionId),
+        [CANCEL_CHANNEL]: (workflowId) => cancels.heard(workflowId),
+      },
+      onConnected: () => {
+        cancels.connected().catch(() => cancels.disconnected());
+      },
+      onDisconnected: () => cancels.disconnected(),
+      onError: () => {},
+    });
+    stopListening = () => listener.stop();
     await DBOS.launch();
     await DBOS.registerQueue(NAMES.queue, {
       workerConcurrency: concurrency,
@@ -83,6 +102,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       executorId,
       shutdown() {
         closing ??= (async () => {
+          await listener.stop();
           await watchman.stop({ handOver: true });
           await DBOS.shutdown({ deregister: true });
           setWorkflowHost(undefined);
@@ -94,6 +114,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       },
     };
   } catch (error) {
+    await stopListening?.();
     setWorkflowHost(undefined);
     if (DBOS.isInitialized()) await DBOS.shutdown({ deregister: true }).catch(() => {});
     await pool.end().catch(() => {});

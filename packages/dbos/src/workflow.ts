@@ -11,6 +11,7 @@ import {
 } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
+import type { CancelWatch } from './cancellations.js';
 import { deferredStore } from './deferred-store.js';
 import { UnknownAgentError } from './errors.js';
 import {
@@ -30,6 +31,8 @@ export interface WorkflowHost {
   store: SessionStore;
   pool: pg.Pool;
   approvalTimeoutMs: number;
+  /** Cancellations this worker heard of (else the table is asked). */
+  cancels: CancelWatch;
 }
 
 /** The reason of a run's signal when `cancelRun` stopped it. */
@@ -59,7 +62,9 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   const agent = worker.agents[request.agent];
   if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
   const workflowId = DBOS.workflowID as string;
-  const { store, pool } = worker;
+  const { store, pool, cancels } = worker;
+  /** Known from the listener when it is up; else asked of the table (retried while down). */
+  const isCancelled = async () => cancels.known(workflowId) ?? cancelRequested(pool, workflowId);
 
   /**
    * A model or tool call as a step. It first looks for a cancellation ("cancelled" is recorded
@@ -74,7 +79,7 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     DBOS.runStep(
       async (): Promise<Checked<T>> => {
         const cancelled = await databaseWork(async () => {
-          if (await cancelRequested(pool, workflowId)) return true;
+          if (await isCancelled()) return true;
           await prepare();
           return false;
         });
@@ -87,7 +92,7 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     DBOS.runStep(() => databaseWork(work), { name, ...WHILE_DATABASE_DOWN });
 
   const start = await dbStep('agate:start', async () => ({
-    cancelled: await cancelRequested(pool, workflowId),
+    cancelled: await isCancelled(),
     snapshot: await loadOrNull(store, request.sessionId),
   }));
   let snapshot: SessionSnapshot | null = start.snapshot;
