@@ -28,14 +28,16 @@ export interface McpCallResult {
   ratio: Summary;
 }
 
-const EVERYTHING = fileURLToPath(
+export const EVERYTHING = fileURLToPath(
   import.meta.resolve('@modelcontextprotocol/server-everything/dist/index.js'),
 );
-const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+export const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
 /** Runs of each side per repetition; the repetition's figure is the fastest. */
 const INNER = 3;
-const SYSTEM = 'Echo what you are asked to.';
-const MESSAGES: ModelMessage[] = [{ role: 'user', content: 'Echo the numbers, one call each.' }];
+export const SYSTEM = 'Echo what you are asked to.';
+export const MESSAGES: ModelMessage[] = [
+  { role: 'user', content: 'Echo the numbers, one call each.' },
+];
 
 const USAGE: LanguageModelV4Usage = {
   inputTokens: { total: 100, noCache: 100, cacheRead: undefined, cacheWrite: undefined },
@@ -43,7 +45,7 @@ const USAGE: LanguageModelV4Usage = {
 };
 
 /** A model that calls `echo` on every call (nothing kept per call, like the tick benchmark's). */
-function echoModel(): LanguageModelV4 {
+export function echoModel(): LanguageModelV4 {
   let calls = 0;
   return {
     specificationVersion: 'v4',
