@@ -28,14 +28,16 @@ export interface McpCallResult {
   ratio: Summary;
 }
 
-const EVERYTHING = fileURLToPath(
+export const EVERYTHING = fileURLToPath(
   import.meta.resolve('@modelcontextprotocol/server-everything/dist/index.js'),
 );
-const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+export const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
 /** Runs of each side per repetition; the repetition's figure is the fastest. */
 const INNER = 3;
-const SYSTEM = 'Echo what you are asked to.';
-const MESSAGES: ModelMessage[] = [{ role: 'user', content: 'Echo the numbers, one call each.' }];
+export const SYSTEM = 'Echo what you are asked to.';
+export const MESSAGES: ModelMessage[] = [
+  { role: 'user', content: 'Echo the numbers, one call each.' },
+];
 
 const USAGE: LanguageModelV4Usage = {
   inputTokens: { total: 100, noCache: 100, cacheRead: undefined, cacheWrite: undefined },
@@ -43,7 +45,7 @@ const USAGE: LanguageModelV4Usage = {
 };
 
 /** A model that calls `echo` on every call (nothing kept per call, like the tick benchmark's). */
-function echoModel(): LanguageModelV4 {
+export function echoModel(): LanguageModelV4 {
   let calls = 0;
   return {
     specificationVersion: 'v4',
@@ -111,61 +113,75 @@ async function agateRep(calls: number): Promise<Timing> {
 }
 
 /**
- * A tool call through `<McpServer>` (stdio, the reference server's `echo`) against the same
- * call in a plain `generateText` loop over the AI SDK MCP client's tools: alternating
- * repetitions, each side with its server started and connected before the clock starts,
- * CPU time of this process per tick (as the tick benchmark: wall time on a shared machine
- * is mostly other processes' scheduling, the server's included), the fastest of three runs of
- * each side per repetition; wall time is reported beside it.
+ * Per step of a `calls`-step `generateText` run over the tools of an MCP client made for the
+ * run and closed after it, as the AI SDK's docs show (`createMCPClient`, `tools()`, then
+ * `generateText`, `close()` when done): started and connected before the clock, as Agate's
+ * session connects in its first tick.
  */
-export async function measureMcpCall(reps: number, calls: number): Promise<McpCallResult> {
+async function plainRep(calls: number): Promise<Timing> {
   const client = await createMCPClient({ transport: new StdioMCPTransport(SERVER) });
   try {
     const { echo } = await client.tools();
     if (echo === undefined) throw new Error('server-everything has no echo tool');
     const tools = { echo };
-    const plainRep = (): Promise<Timing> =>
-      timed(calls, async () => {
-        const result = await generateText({
-          model: echoModel(),
-          instructions: SYSTEM,
-          messages: MESSAGES,
-          tools,
-          stopWhen: isStepCount(calls),
-        });
-        if (result.steps.length !== calls) throw new Error('plain MCP loop stopped early');
+    return await timed(calls, async () => {
+      const result = await generateText({
+        model: echoModel(),
+        instructions: SYSTEM,
+        messages: MESSAGES,
+        tools,
+        stopWhen: isStepCount(calls),
       });
-    await agateRep(5);
-    await plainRep();
-    const a: Timing[] = [];
-    const p: Timing[] = [];
-    const faster = (x: Timing | undefined, y: Timing) => (x === undefined || y.cpu < x.cpu ? y : x);
-    for (let i = 0; i < reps; i++) {
-      // The fastest of a few runs of each per repetition: noise on a shared machine only adds.
-      let bestA: Timing | undefined;
-      let bestP: Timing | undefined;
-      for (let round = 0; round < INNER; round++) {
-        if ((i + round) % 2 === 0) {
-          bestA = faster(bestA, await agateRep(calls));
-          bestP = faster(bestP, await plainRep());
-        } else {
-          bestP = faster(bestP, await plainRep());
-          bestA = faster(bestA, await agateRep(calls));
-        }
-      }
-      a.push(bestA as Timing);
-      p.push(bestP as Timing);
-    }
-    return {
-      reps,
-      calls,
-      agate: summarize(a.map((t) => t.cpu)),
-      plain: summarize(p.map((t) => t.cpu)),
-      agateWall: summarize(a.map((t) => t.wall)),
-      plainWall: summarize(p.map((t) => t.wall)),
-      ratio: summarize(a.map((t, i) => t.cpu / p[i]!.cpu)),
-    };
+      if (result.steps.length !== calls) throw new Error('plain MCP loop stopped early');
+    });
   } finally {
     await client.close();
   }
+}
+
+/**
+ * A tool call through `<McpServer>` (stdio, the reference server's `echo`) against the same
+ * call in a plain `generateText` loop over the AI SDK MCP client's tools: alternating
+ * repetitions, each side starting its own server and connecting before the clock starts
+ * (a session's connection is its own; the plain side makes a client per run, as the AI SDK's
+ * docs do), CPU time of this process per tick (as the tick benchmark: wall time on a shared
+ * machine is mostly other processes' scheduling, the server's included), the fastest of three
+ * runs of each side per repetition; wall time is reported beside it.
+ *
+ * Both sides spawn right before their timed run for a reason: spawning a child process costs
+ * the parent CPU in the ticks that follow (measured: a spawned `true` before the plain loop's
+ * timed run raises its CPU per step about as much as a server of its own does), so a side that
+ * spawned and one that did not are not compared like for like.
+ */
+export async function measureMcpCall(reps: number, calls: number): Promise<McpCallResult> {
+  await agateRep(5);
+  await plainRep(5);
+  const a: Timing[] = [];
+  const p: Timing[] = [];
+  const faster = (x: Timing | undefined, y: Timing) => (x === undefined || y.cpu < x.cpu ? y : x);
+  for (let i = 0; i < reps; i++) {
+    // The fastest of a few runs of each per repetition: noise on a shared machine only adds.
+    let bestA: Timing | undefined;
+    let bestP: Timing | undefined;
+    for (let round = 0; round < INNER; round++) {
+      if ((i + round) % 2 === 0) {
+        bestA = faster(bestA, await agateRep(calls));
+        bestP = faster(bestP, await plainRep(calls));
+      } else {
+        bestP = faster(bestP, await plainRep(calls));
+        bestA = faster(bestA, await agateRep(calls));
+      }
+    }
+    a.push(bestA as Timing);
+    p.push(bestP as Timing);
+  }
+  return {
+    reps,
+    calls,
+    agate: summarize(a.map((t) => t.cpu)),
+    plain: summarize(p.map((t) => t.cpu)),
+    agateWall: summarize(a.map((t) => t.wall)),
+    plainWall: summarize(p.map((t) => t.wall)),
+    ratio: summarize(a.map((t, i) => t.cpu / p[i]!.cpu)),
+  };
 }

@@ -38,6 +38,8 @@ export class McpConnection implements SessionResource {
   private fetcher: ClosableFetch | undefined;
   private opening: Promise<void> | undefined;
   private mounted: ToolSet | undefined;
+  /** Each mounted tool's definition as the server listed it (JSON), to tell a real change. */
+  private definitions = new Map<string, string>();
   private stale = false;
   private closing = false;
   private failure: McpServerError | undefined;
@@ -87,8 +89,9 @@ export class McpConnection implements SessionResource {
     if (this.failure !== undefined) throw this.failure;
     if (this.stale) {
       this.stale = false;
-      await this.list();
-      return true;
+      // The same tools as before (a server that announces a change it did not make to the
+      // selected tools): nothing to render again, and the tick's caches stay valid.
+      return this.list();
     }
     return false;
   }
@@ -227,10 +230,14 @@ export class McpConnection implements SessionResource {
     return this.failure;
   }
 
-  /** Lists the server's tools (every page) and mounts the selected ones. */
-  private async list(): Promise<void> {
+  /**
+   * Lists the server's tools (every page) and mounts the selected ones; true when the mounted
+   * set changed. A tool whose definition is unchanged keeps its object, and an unchanged set
+   * keeps its object, so a re-list that changes nothing costs the ticks after it nothing.
+   */
+  private async list(): Promise<boolean> {
     const client = this.client;
-    if (client === undefined) return;
+    if (client === undefined) return false;
     const options = { timeout: this.config.timeoutMs };
     let definitions: Awaited<ReturnType<MCPClient['listTools']>>;
     try {
@@ -247,19 +254,35 @@ export class McpConnection implements SessionResource {
     } catch (error) {
       throw this.failure ?? this.fail(`failed to list its tools: ${errorMessage(error)}`, error);
     }
-    const made = client.toolsFromDefinitions(definitions);
+    const selected = definitions.tools.filter((tool) => isSelected(tool.name, this.config));
+    const made = client.toolsFromDefinitions({ ...definitions, tools: selected });
+    const previous = this.mounted;
     const mounted: ToolSet = {};
-    for (const [name, tool] of Object.entries(made)) {
-      if (!isSelected(name, this.config)) continue;
+    const json = new Map<string, string>();
+    let changed = previous === undefined;
+    for (const definition of selected) {
+      const tool = made[definition.name];
+      if (tool === undefined) continue;
       // Two server names may map to one mounted name ("a.b", "a_b"): the later gets a suffix.
-      const base = mountedName(name, this.config.prefix);
+      const base = mountedName(definition.name, this.config.prefix);
       let mountedAs = base;
       for (let n = 2; Object.hasOwn(mounted, mountedAs); n++) {
         mountedAs = `${base.slice(0, 60)}_${n}`;
       }
-      mounted[mountedAs] = this.guarded(tool as SdkTool);
+      const listed = JSON.stringify(definition);
+      const kept = previous?.[mountedAs];
+      if (kept !== undefined && this.definitions.get(mountedAs) === listed) {
+        mounted[mountedAs] = kept;
+      } else {
+        mounted[mountedAs] = this.guarded(tool as SdkTool);
+        changed = true;
+      }
+      json.set(mountedAs, listed);
     }
+    if (!changed && Object.keys(previous ?? {}).length === json.size) return false;
     this.mounted = mounted;
+    this.definitions = json;
+    return true;
   }
 
   /**
@@ -273,23 +296,22 @@ export class McpConnection implements SessionResource {
     return {
       ...tool,
       execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
-        const signal = options?.abortSignal;
-        const onAbort = () => {
-          if (signal?.reason instanceof ToolTimeoutError) this.checkAnswers();
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
         try {
           return await execute(input as never, options);
         } catch (error) {
           if (this.failure !== undefined) throw this.failure;
-          if (signal?.aborted) throw error;
+          const signal = options?.abortSignal;
+          if (signal?.aborted) {
+            // The AI SDK's client rejects a call as its signal fires (it listens already), so
+            // a timed-out call lands here at once, without a listener of our own per call.
+            if (signal.reason instanceof ToolTimeoutError) this.checkAnswers();
+            throw error;
+          }
           // A JSON-RPC error is the server's answer (a tool error); anything else is the link.
           if (typeof (error as { code?: unknown }).code !== 'number') {
             throw this.fail(`failed during a call: ${errorMessage(error)}`, error);
           }
           throw error;
-        } finally {
-          signal?.removeEventListener('abort', onAbort);
         }
       },
     } as SdkTool;

@@ -149,4 +149,38 @@ describe('<McpServer> over stdio (server-everything)', () => {
     expect(alive(pid)).toBe(false);
     session.dispose();
   });
+
+  it('keeps the mounted tools when a list change leaves the selected ones as they were', async () => {
+    // The server announces tools/list_changed after the handshake (tools it registers then);
+    // with only `echo` selected, the re-list at the next tick changes nothing mounted.
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'echo', input: { message: '1' } }] },
+      { toolCalls: [{ toolName: 'echo', input: { message: '2' } }] },
+      { toolCalls: [{ toolName: 'echo', input: { message: '3' } }] },
+    ]);
+    const session = createSession(<Agent include={['echo']} />, { model });
+    try {
+      await session.tick();
+      const connection = session.resources.get('mcp:everything') as McpConnection;
+      const tools = connection.tools;
+      expect(Object.keys(tools ?? {})).toEqual(['echo']);
+      await session.tick();
+      await session.tick();
+      expect(connection.tools).toBe(tools);
+      expect(model.calls.map((call) => (call.tools ?? []).map((t) => t.name))).toEqual([
+        ['echo'],
+        ['echo'],
+        ['echo'],
+      ]);
+      const texts = toolResults(session.state.timeline).map((part) => JSON.stringify(part.output));
+      expect(texts).toEqual([
+        expect.stringContaining('Echo: 1'),
+        expect.stringContaining('Echo: 2'),
+        expect.stringContaining('Echo: 3'),
+      ]);
+    } finally {
+      await session.close();
+      session.dispose();
+    }
+  });
 });
