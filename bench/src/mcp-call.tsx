@@ -98,11 +98,24 @@ async function timed(calls: number, work: () => Promise<void>): Promise<Timing> 
   return { cpu: (cpuMs() - cpu) / calls, wall: (performance.now() - wall) / calls };
 }
 
+/**
+ * Untimed ticks (steps) after connecting, then a full GC, on both sides before the clock. The
+ * process that just spawned a server pays for it in the ticks that follow (copy-on-write page
+ * faults as the heap is touched again: a GC then costs tens of ms instead of one); settled,
+ * what is timed is the calls' own cost, on both sides alike, not the spawn's aftermath.
+ */
+const SETTLE = 5;
+function settle(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /** Per tick of `calls` ticks on a session whose server is already connected. */
 async function agateRep(calls: number): Promise<Timing> {
   const session = createSession(<Agent />, { model: echoModel(), streaming: false });
   try {
-    await session.tick(); // connects (not measured: the plain side connects once, too)
+    await session.tick(); // connects (not measured: the plain side connects before its clock too)
+    for (let i = 0; i < SETTLE; i++) await session.tick();
+    settle();
     return await timed(calls, async () => {
       for (let i = 0; i < calls; i++) await session.tick();
     });
@@ -124,6 +137,15 @@ async function plainRep(calls: number): Promise<Timing> {
     const { echo } = await client.tools();
     if (echo === undefined) throw new Error('server-everything has no echo tool');
     const tools = { echo };
+    // The same settling as Agate's side: a few untimed steps over the same client, then a GC.
+    await generateText({
+      model: echoModel(),
+      instructions: SYSTEM,
+      messages: MESSAGES,
+      tools,
+      stopWhen: isStepCount(SETTLE),
+    });
+    settle();
     return await timed(calls, async () => {
       const result = await generateText({
         model: echoModel(),
@@ -148,10 +170,11 @@ async function plainRep(calls: number): Promise<Timing> {
  * machine is mostly other processes' scheduling, the server's included), the fastest of three
  * runs of each side per repetition; wall time is reported beside it.
  *
- * Both sides spawn right before their timed run for a reason: spawning a child process costs
- * the parent CPU in the ticks that follow (measured: a spawned `true` before the plain loop's
- * timed run raises its CPU per step about as much as a server of its own does), so a side that
- * spawned and one that did not are not compared like for like.
+ * Both sides spawn their server for each run, and both settle before the clock (`SETTLE`):
+ * spawning a child process costs the parent CPU in the ticks that follow (measured: a spawned
+ * `true` before the plain loop's timed run raised its CPU per step about as much as a server of
+ * its own did), so a side that just spawned and one that did not are not like for like, and
+ * neither figure would be the call's own cost.
  */
 export async function measureMcpCall(reps: number, calls: number): Promise<McpCallResult> {
   await agateRep(5);
