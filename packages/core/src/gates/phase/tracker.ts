@@ -159,26 +159,27 @@ export function decideWarning(
   const recent = ledger.warningSteps.filter((s) => s > step - WINDOW);
   if (recent.length >= WINDOW_MAX) return undefined;
   const maxNoProgress = options.maxNoProgressSteps ?? PHASE_DEFAULTS.maxNoProgressSteps;
-  const give = (key: string, warning: PhaseWarning): PhaseWarning => {
-    ledger.warned.push(key);
-    ledger.warningSteps = [...recent, step];
-    return warning;
-  };
-  const warned = (key: string) => ledger.warned.includes(key);
+  const warned = ledger.warned;
 
   if (status.evidence.noProgressYet) {
-    if (step >= maxNoProgress && !warned('escalation')) {
+    if (step >= maxNoProgress && !warned.includes('escalation')) {
       const hint = options.hint?.(taskText);
-      return give('escalation', { kind: 'escalation', text: escalationWarning(step, tools, hint) });
+      return give(ledger, recent, 'escalation', {
+        kind: 'escalation',
+        text: escalationWarning(step, tools, hint),
+      });
     }
-    if (!warned('no-progress'))
-      return give('no-progress', { kind: 'no-progress', text: noProgressWarning(tools) });
+    if (!warned.includes('no-progress'))
+      return give(ledger, recent, 'no-progress', {
+        kind: 'no-progress',
+        text: noProgressWarning(tools),
+      });
   }
   const stallAfter = options.stallAfter ?? PHASE_DEFAULTS.stallAfter;
   if (ledger.firstChangeStep !== null && ledger.stall >= stallAfter) {
     const key = `stall@${step - ledger.stall}`;
-    if (!warned(key))
-      return give(key, {
+    if (!warned.includes(key))
+      return give(ledger, recent, key, {
         kind: 'stall',
         text: stallWarning(ledger.stall, judgement.unverified, tools),
       });
@@ -190,11 +191,26 @@ export function decideWarning(
       return undefined;
     const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
     const key = `missing:${lines.map((l) => l.text).join('|')}`;
-    if (warned(key)) return undefined;
+    if (warned.includes(key)) return undefined;
     ledger.lastMissingStep = step;
-    return give(key, { kind: 'missing', text: missingWarning(step, lines) });
+    return give(ledger, recent, key, { kind: 'missing', text: missingWarning(step, lines) });
   }
   return undefined;
+}
+
+/**
+ * Remembers a warning given at this step. New arrays, not pushes: the ledger may be a shallow
+ * copy whose arrays are still the frozen ones of the state it came from.
+ */
+function give(
+  ledger: PhaseLedger,
+  recent: number[],
+  key: string,
+  warning: PhaseWarning,
+): PhaseWarning {
+  ledger.warned = [...ledger.warned, key];
+  ledger.warningSteps = [...recent, ledger.stepsTaken];
+  return warning;
 }
 
 export type PhaseExit =
