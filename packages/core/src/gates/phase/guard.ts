@@ -12,6 +12,7 @@ import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult } from '../../runtime/tick-result.js';
+import { sameItems } from '../../runtime/tool-index.js';
 import { deepFreeze } from '../../state/update.js';
 import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerprint.js';
 import { isToolCategory, type ToolCategory } from './category.js';
@@ -48,6 +49,8 @@ const PROCEED: PhaseProceed = { kind: 'proceed' };
 export class PhaseGuard implements Guard {
   readonly name = 'phase';
   private tools: PhaseTools = { byCategory: {}, shell: [], dynamic: [] };
+  /** The compiled tools `tools` was read from. */
+  private toolsFrom: readonly CompiledTool[] = [];
   private calls: PhaseCall[] = [];
   private start: Fingerprint | undefined;
   private lastVerification: Fingerprint | undefined;
@@ -88,7 +91,11 @@ export class PhaseGuard implements Guard {
     // <PhasePrompt> needs the compiled tools, known only now: fill in its marker.
     tree.system = fillPhasePrompt(tree.system, tree.tools);
     if (this.props() === undefined) return undefined;
-    this.tools = toolsOf(tree.tools);
+    // The same compiled tools as last render (the usual tick): the same categories.
+    if (!sameItems(this.toolsFrom, tree.tools)) {
+      this.tools = toolsOf(tree.tools);
+      this.toolsFrom = [...tree.tools];
+    }
     const pending = this.phase().pending;
     return pending.length > 0
       ? { ephemeral: pending.map((text) => ({ text, source: 'phase-gates' })) }
@@ -207,8 +214,18 @@ export class PhaseGuard implements Guard {
     const previous = this.host.state().phase;
     const pending = outcome.warning ? [outcome.warning.text] : [];
     // Rebuilt whole each tick: frozen (the ledger's unchanged parts are already) and assigned
-    // without a draft.
-    this.host.assign('phase', deepFreeze({ ...status, ledger, pending }));
+    // without a draft. Written out, not spread from `status`: V8 freezes an object spread from
+    // an unfrozen one and then extended some twenty times slower (a new shape every tick).
+    const next: PhaseSessionState = {
+      understanding: status.understanding,
+      change: status.change,
+      verification: status.verification,
+      readiness: status.readiness,
+      evidence: status.evidence,
+      ledger,
+      pending,
+    };
+    this.host.assign('phase', deepFreeze(next));
     if (previous === null || !sameStatus(statusOf(previous), status)) {
       this.host.emit({ type: 'phase:changed', tick: guardTick.tick, status });
     }
