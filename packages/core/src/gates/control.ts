@@ -8,7 +8,7 @@ import type {
 } from '../guards/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../renderer/compiled-context.js';
-import type { GateDeclaration } from '../runtime/declarations.js';
+import type { GateDeclaration, KnobDeclaration } from '../runtime/declarations.js';
 import {
   AgateError,
   GateDeadlockError,
@@ -33,6 +33,9 @@ import {
 import { type GateTransition, gateTransitionsAtTickEnd } from './tick-end.js';
 import { DEFAULT_MAX_BLOCKS, type GateInfo } from './types.js';
 
+/** A gate that counts now: rendered, or engaged and unmounted. */
+type CountedGate = GateDeclaration & { rendered: boolean };
+
 /**
  * The gates family on the guard seam: knob and gate state for one session (the rendered
  * declarations joined with session state), every change (model, host, supervisor, runtime)
@@ -50,6 +53,34 @@ export class GateControl implements Guard {
   /** The last descriptor seen for each gate, so an engaged gate keeps blocking after unmount. */
   private readonly lastKnown = new Map<string, GateDeclaration>();
   private lastSetKnob: CompiledTool | undefined;
+  /** The knobs and gates `lastSetKnob` was made for (its description is theirs). */
+  private setKnobFor: { knobs: readonly KnobInfo[]; gates: readonly GateInfo[] } | undefined;
+  /**
+   * The last answers of gateDeclarations, gateInfos and knobInfos, with the objects they were
+   * derived from: the registry's lists (the same while no declaration changed) and the state's
+   * records (the same while no gate or knob changed).
+   */
+  private declarationsMemo:
+    | {
+        rendered: readonly GateDeclaration[];
+        gates: SessionState['gates'];
+        value: readonly CountedGate[];
+      }
+    | undefined;
+  private infosMemo:
+    | {
+        declarations: readonly CountedGate[];
+        gates: SessionState['gates'];
+        value: readonly GateInfo[];
+      }
+    | undefined;
+  private knobsMemo:
+    | {
+        declared: readonly KnobDeclaration[];
+        knobs: SessionState['knobs'];
+        value: readonly KnobInfo[];
+      }
+    | undefined;
 
   private get state(): SessionState {
     return this.access.state();
@@ -60,17 +91,24 @@ export class GateControl implements Guard {
    * unmounted. Unmounting (a phase switch, a knob the model set) must not be a way around a
    * gate: it keeps blocking until it is cleared.
    */
-  private gateDeclarations(): Array<GateDeclaration & { rendered: boolean }> {
+  private gateDeclarations(): readonly CountedGate[] {
     const rendered = this.registry.gates();
+    const gates = this.state.gates;
+    // The same rendered declarations and gate records as the last read (a tick reads them
+    // several times, and most ticks change neither): the same answer.
+    const memo = this.declarationsMemo;
+    if (memo?.rendered === rendered && memo.gates === gates) return memo.value;
     for (const d of rendered) this.lastKnown.set(d.name, d);
     const names = new Set(rendered.map((d) => d.name));
     const left = [...this.lastKnown.values()].filter(
-      (d) => !names.has(d.name) && (this.state.gates[d.name]?.state ?? 'inactive') !== 'inactive',
+      (d) => !names.has(d.name) && (gates[d.name]?.state ?? 'inactive') !== 'inactive',
     );
-    return [
+    const value = [
       ...rendered.map((d) => ({ ...d, rendered: true })),
       ...left.map((d) => ({ ...d, rendered: false })),
     ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.declarationsMemo = { rendered, gates, value };
+    return value;
   }
 
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
@@ -157,6 +195,15 @@ export class GateControl implements Guard {
    * declared or dropped): every render asks for it, and the tool is the same in between.
    */
   private setKnobTool(knobs: readonly KnobInfo[], gates: readonly GateInfo[]): CompiledTool {
+    // The same lists as last render (no knob or gate changed): not even described again.
+    if (
+      this.lastSetKnob !== undefined &&
+      this.setKnobFor?.knobs === knobs &&
+      this.setKnobFor.gates === gates
+    ) {
+      return this.lastSetKnob;
+    }
+    this.setKnobFor = { knobs, gates };
     const description = describeSetKnob(knobs, gates);
     if (this.lastSetKnob?.description !== description) {
       this.lastSetKnob = createSetKnobTool(knobs, gates, (input) =>
@@ -246,7 +293,7 @@ export class GateControl implements Guard {
         descriptor: d.rendered ? d.descriptor : { ...d.descriptor, activateWhen: undefined },
       })),
       result,
-      { ticks: [...guardTick.recentTicks], timeline: this.state.timeline },
+      () => ({ ticks: [...guardTick.recentTicks], timeline: this.state.timeline }),
     );
     for (const t of transitions) this.changeGate(t.gate, t.to, t.by, t.reason);
   }
@@ -338,10 +385,15 @@ export class GateControl implements Guard {
     );
   }
 
-  gateInfos(): GateInfo[] {
-    return this.gateDeclarations().map((d) => {
+  /** The gates that count now, joined with their records. Shared between reads: frozen. */
+  gateInfos(): readonly GateInfo[] {
+    const declarations = this.gateDeclarations();
+    const gates = this.state.gates;
+    const memo = this.infosMemo;
+    if (memo?.declarations === declarations && memo.gates === gates) return memo.value;
+    const value = declarations.map((d) => {
       const record = this.gateRecord(d);
-      return {
+      return Object.freeze({
         name: d.name,
         rendered: d.rendered,
         state: record.state,
@@ -351,18 +403,29 @@ export class GateControl implements Guard {
         blocks: record.blocks,
         maxBlocks: d.descriptor.maxBlocks ?? DEFAULT_MAX_BLOCKS,
         ...(record.changedBy !== undefined ? { changedBy: record.changedBy } : {}),
-      };
+      });
     });
+    this.infosMemo = { declarations, gates, value };
+    return value;
   }
 
-  knobInfos(): KnobInfo[] {
-    return this.registry.knobs().map((d) => ({
-      name: d.name,
-      description: d.options.description,
-      value: this.state.knobs[d.name] ?? d.options.initial,
-      ...(d.options.options !== undefined ? { options: d.options.options } : {}),
-      ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
-    }));
+  /** The rendered knobs with their values. Shared between reads: frozen. */
+  knobInfos(): readonly KnobInfo[] {
+    const declared = this.registry.knobs();
+    const knobs = this.state.knobs;
+    const memo = this.knobsMemo;
+    if (memo?.declared === declared && memo.knobs === knobs) return memo.value;
+    const value = declared.map((d) =>
+      Object.freeze({
+        name: d.name,
+        description: d.options.description,
+        value: knobs[d.name] ?? d.options.initial,
+        ...(d.options.options !== undefined ? { options: d.options.options } : {}),
+        ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
+      }),
+    );
+    this.knobsMemo = { declared, knobs, value };
+    return value;
   }
 
   /** Reports declarations that can never work, instead of letting the run loop on them. */
