@@ -10,6 +10,7 @@ import type {
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext } from '../../renderer/compiled-context.js';
+import type { GuardDeclaration } from '../../runtime/declarations.js';
 import { AgateError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
@@ -273,7 +274,7 @@ export class CheckpointGuard implements Guard {
   }
 
   report(): RunReport {
-    return { checkpoints: this.statuses(), checkpointLedger: ledgerOf(this.host.state()) };
+    return { checkpoints: this.statuses(), checkpointLedger: [...ledgerOf(this.host.state())] };
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -297,13 +298,19 @@ export class CheckpointGuard implements Guard {
   }
 
   /** Rendered checkpoints in mount order (tree order). */
-  private declared(): CheckpointProps[] {
-    const list = this.host.registry
-      .ofFamily(CHECKPOINT_FAMILY)
-      .map((d) => d.config as CheckpointProps);
+  private declared(): readonly CheckpointProps[] {
+    const from = this.host.registry.ofFamily(CHECKPOINT_FAMILY);
+    // The registry's list is the same object while no <Checkpoint> mounted, unmounted or
+    // re-rendered: read several times a tick, derived once.
+    if (this.declaredMemo?.from === from) return this.declaredMemo.list;
+    const list = from.map((d) => d.config as CheckpointProps);
     for (const props of list) this.lastKnown.set(props.id, props);
+    this.declaredMemo = { from, list };
     return list;
   }
+  private declaredMemo:
+    | { from: readonly GuardDeclaration[]; list: readonly CheckpointProps[] }
+    | undefined;
 
   private propsOf(id: string): CheckpointProps | undefined {
     return this.declared().find((d) => d.id === id) ?? this.lastKnown.get(id);
