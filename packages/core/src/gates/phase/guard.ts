@@ -28,6 +28,7 @@ import {
   callToPhaseCall,
   decideExitAttempt,
   decideWarning,
+  type MissingMemo,
   namedTools,
 } from './tracker.js';
 import type { PhaseCall, PhaseStatus, PhaseTools } from './types.js';
@@ -49,6 +50,8 @@ const PROCEED: PhaseProceed = { kind: 'proceed' };
 export class PhaseGuard implements Guard {
   readonly name = 'phase';
   private tools: PhaseTools = { byCategory: {}, shell: [], dynamic: [] };
+  /** decideWarning's "what is missing" of the last step, while nothing changed. */
+  private readonly missingMemo: MissingMemo = {};
   /** The compiled tools `tools` was read from. */
   private toolsFrom: readonly CompiledTool[] = [];
   private calls: PhaseCall[] = [];
@@ -209,6 +212,7 @@ export class PhaseGuard implements Guard {
       namedTools(this.tools, ledger),
       props,
       taskText(guardTick),
+      this.missingMemo,
     );
     const outcome = { status, ...(warning ? { warning } : {}) };
     const previous = this.host.state().phase;

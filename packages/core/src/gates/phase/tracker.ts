@@ -154,6 +154,7 @@ export function decideWarning(
   tools: PhaseTools,
   options: TrackerOptions,
   taskText: string,
+  memo?: MissingMemo,
 ): PhaseWarning | undefined {
   const step = ledger.stepsTaken;
   const recent = ledger.warningSteps.filter((s) => s > step - WINDOW);
@@ -189,13 +190,45 @@ export function decideWarning(
   if (step >= warnAfter && !status.readiness) {
     if (ledger.lastMissingStep !== null && step - ledger.lastMissingStep < warnEvery)
       return undefined;
-    const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
-    const key = `missing:${lines.map((l) => l.text).join('|')}`;
+    const { lines, key } = missingNow(status, ledger, judgement, tools, options, memo);
     if (warned.includes(key)) return undefined;
     ledger.lastMissingStep = step;
     return give(ledger, recent, key, { kind: 'missing', text: missingWarning(step, lines) });
   }
   return undefined;
+}
+
+/**
+ * What a caller that decides every step keeps between steps (the guard): the "what is missing"
+ * lines of the last step before any change, which depend only on the status's flags and the
+ * tools. Once such a warning was given, every later step asks again; this keeps it from being
+ * described anew each time.
+ */
+export interface MissingMemo {
+  last?: { flags: string; tools: PhaseTools; lines: MissingLine[]; key: string };
+}
+
+type MissingLine = ReturnType<typeof missingLines>[number];
+
+function missingNow(
+  status: PhaseStatus,
+  ledger: PhaseLedger,
+  judgement: VerificationJudgement,
+  tools: PhaseTools,
+  options: TrackerOptions,
+  memo: MissingMemo | undefined,
+): { lines: MissingLine[]; key: string } {
+  // With a change, the lines also name the changed files and the last verification: not kept.
+  const { evidence } = status;
+  const flags = status.change
+    ? undefined
+    : `${status.understanding}:${evidence.filesRead === 0}:${evidence.searchUsed}:${evidence.patchesProposed === 0}`;
+  const last = memo?.last;
+  if (flags !== undefined && last?.flags === flags && last.tools === tools) return last;
+  const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
+  const key = `missing:${lines.map((l) => l.text).join('|')}`;
+  if (memo !== undefined && flags !== undefined) memo.last = { flags, tools, lines, key };
+  return { lines, key };
 }
 
 /**
