@@ -17,6 +17,7 @@ import {
 } from '../runtime/errors.js';
 import type { RunReport } from '../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
+import { sameItems } from '../runtime/tool-index.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, SessionState } from '../state/session-state.js';
 import { describeMissingTools, findMissingTools } from './deadlock.js';
@@ -214,8 +215,40 @@ export class GateControl implements Guard {
   }
 
   check(context: CompiledContext): void {
+    // Everything the check reads is what it read last time (the usual tick): every warning it
+    // could give was given then, once, and nothing threw. Checked again only after a change.
+    const inputs = {
+      duplicates: this.registry.duplicates(),
+      declared: this.registry.gates(),
+      gates: context.gates,
+      tools: context.tools,
+      devChecks: this.access.devChecks,
+    };
+    const last = this.checked;
+    if (
+      last !== undefined &&
+      last.duplicates === inputs.duplicates &&
+      last.declared === inputs.declared &&
+      last.devChecks === inputs.devChecks &&
+      sameItems(last.gates, inputs.gates) &&
+      sameItems(last.tools, inputs.tools)
+    ) {
+      return;
+    }
+    this.checked = undefined;
     this.checkDeclarations(context);
+    this.checked = { ...inputs, gates: [...inputs.gates], tools: [...inputs.tools] };
   }
+  /** What the last check that threw nothing read (gate infos are kept while unchanged). */
+  private checked:
+    | {
+        duplicates: readonly string[];
+        declared: readonly GateDeclaration[];
+        gates: readonly GateInfo[];
+        tools: readonly CompiledTool[];
+        devChecks: boolean;
+      }
+    | undefined;
 
   /**
    * `set_knob` is not offered when every gate is the host's or a supervisor's to clear; a model

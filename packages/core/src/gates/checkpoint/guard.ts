@@ -160,8 +160,11 @@ export class CheckpointGuard implements Guard {
   }
 
   check(context: CompiledContext): void {
+    const declared = this.declared();
+    // Only a checkpoint with `guards` names tools (the usual one guards every tool).
+    if (!declared.some((d) => d.guards !== undefined)) return;
     const tools = new Set(context.tools.map((t) => t.name));
-    for (const d of this.declared()) {
+    for (const d of declared) {
       const missing = (d.guards ?? []).filter((name) => !tools.has(name));
       if (missing.length === 0) continue;
       this.host.warnOnce(
@@ -318,20 +321,42 @@ export class CheckpointGuard implements Guard {
 
   /** The first rendered checkpoint that is not approved. */
   private open(): OpenCheckpoint | undefined {
-    const records = recordsOf(this.host.state());
-    const props = this.declared().find((d) => records[d.id]?.state !== 'approved');
-    return props === undefined ? undefined : { props, record: records[props.id] };
+    return this.derived().open;
   }
 
   /** Pending checkpoints, rendered ones first (in order), then unmounted ones. */
-  private pendingIds(): string[] {
-    const records = recordsOf(this.host.state());
-    const ids = Object.keys(records).filter((id) => records[id]?.state === 'pending');
-    if (ids.length <= 1) return ids;
-    const order = this.declared().map((d) => d.id);
-    const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
-    return ids.sort((a, b) => rank(a) - rank(b));
+  private pendingIds(): readonly string[] {
+    return this.derived().pending;
   }
+
+  /**
+   * The open checkpoint and the pending ones, derived from the rendered list and the records:
+   * asked at every point of the tick (and per tool call), they change only with either.
+   */
+  private derived(): { open: OpenCheckpoint | undefined; pending: readonly string[] } {
+    const declared = this.declared();
+    const records = recordsOf(this.host.state());
+    const memo = this.derivedMemo;
+    if (memo?.declared === declared && memo.records === records) return memo;
+    const props = declared.find((d) => records[d.id]?.state !== 'approved');
+    const open = props === undefined ? undefined : { props, record: records[props.id] };
+    let pending = Object.keys(records).filter((id) => records[id]?.state === 'pending');
+    if (pending.length > 1) {
+      const order = declared.map((d) => d.id);
+      const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+      pending = pending.sort((a, b) => rank(a) - rank(b));
+    }
+    this.derivedMemo = { declared, records, open, pending };
+    return this.derivedMemo;
+  }
+  private derivedMemo:
+    | {
+        declared: readonly CheckpointProps[];
+        records: Readonly<Record<string, CheckpointRecord>>;
+        open: OpenCheckpoint | undefined;
+        pending: readonly string[];
+      }
+    | undefined;
 
   private endAwaiting(id: string): BeforeModelVerdict {
     const record = recordsOf(this.host.state())[id];
