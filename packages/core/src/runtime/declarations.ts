@@ -153,7 +153,7 @@ export class DeclarationRegistry {
     this.byMount ??= this.firsts().sort((a, b) => a.id - b.id);
     this.mounted = reuse(this.byMount, this.mounted);
     const { declarations } = this.mounted;
-    return this.mounted.derived(`family:${family}`, () =>
+    return this.mounted.derived(family, () =>
       declarations.filter((d): d is GuardDeclaration => d.kind === 'guard' && d.family === family),
     );
   }
@@ -163,7 +163,10 @@ export class DeclarationRegistry {
   }
 }
 
-/** The declarations a list of entries gave, and lists derived from them (by key). */
+/**
+ * The declarations a list of entries gave, and lists derived from them by key (a family name
+ * for the mount-order list; `knobs` or `gates` for the by-name one).
+ */
 class Derived {
   private readonly lists = new Map<string, readonly Declaration[]>();
 
