@@ -8,7 +8,7 @@ import type {
 } from '../guards/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../renderer/compiled-context.js';
-import type { GateDeclaration } from '../runtime/declarations.js';
+import type { GateDeclaration, KnobDeclaration } from '../runtime/declarations.js';
 import {
   AgateError,
   GateDeadlockError,
@@ -17,6 +17,7 @@ import {
 } from '../runtime/errors.js';
 import type { RunReport } from '../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
+import { sameItems } from '../runtime/tool-index.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus, SessionState } from '../state/session-state.js';
 import { describeMissingTools, findMissingTools } from './deadlock.js';
@@ -32,6 +33,9 @@ import {
 } from './set-knob-tool.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from './tick-end.js';
 import { DEFAULT_MAX_BLOCKS, type GateInfo } from './types.js';
+
+/** A gate that counts now: rendered, or engaged and unmounted. */
+type CountedGate = GateDeclaration & { rendered: boolean };
 
 /**
  * The gates family on the guard seam: knob and gate state for one session (the rendered
@@ -50,6 +54,34 @@ export class GateControl implements Guard {
   /** The last descriptor seen for each gate, so an engaged gate keeps blocking after unmount. */
   private readonly lastKnown = new Map<string, GateDeclaration>();
   private lastSetKnob: CompiledTool | undefined;
+  /** The knobs and gates `lastSetKnob` was made for (its description is theirs). */
+  private setKnobFor: { knobs: readonly KnobInfo[]; gates: readonly GateInfo[] } | undefined;
+  /**
+   * The last answers of gateDeclarations, gateInfos and knobInfos, with the objects they were
+   * derived from: the registry's lists (the same while no declaration changed) and the state's
+   * records (the same while no gate or knob changed).
+   */
+  private declarationsMemo:
+    | {
+        rendered: readonly GateDeclaration[];
+        gates: SessionState['gates'];
+        value: readonly CountedGate[];
+      }
+    | undefined;
+  private infosMemo:
+    | {
+        declarations: readonly CountedGate[];
+        gates: SessionState['gates'];
+        value: readonly GateInfo[];
+      }
+    | undefined;
+  private knobsMemo:
+    | {
+        declared: readonly KnobDeclaration[];
+        knobs: SessionState['knobs'];
+        value: readonly KnobInfo[];
+      }
+    | undefined;
 
   private get state(): SessionState {
     return this.access.state();
@@ -60,17 +92,24 @@ export class GateControl implements Guard {
    * unmounted. Unmounting (a phase switch, a knob the model set) must not be a way around a
    * gate: it keeps blocking until it is cleared.
    */
-  private gateDeclarations(): Array<GateDeclaration & { rendered: boolean }> {
+  private gateDeclarations(): readonly CountedGate[] {
     const rendered = this.registry.gates();
+    const gates = this.state.gates;
+    // The same rendered declarations and gate records as the last read (a tick reads them
+    // several times, and most ticks change neither): the same answer.
+    const memo = this.declarationsMemo;
+    if (memo?.rendered === rendered && memo.gates === gates) return memo.value;
     for (const d of rendered) this.lastKnown.set(d.name, d);
     const names = new Set(rendered.map((d) => d.name));
     const left = [...this.lastKnown.values()].filter(
-      (d) => !names.has(d.name) && (this.state.gates[d.name]?.state ?? 'inactive') !== 'inactive',
+      (d) => !names.has(d.name) && (gates[d.name]?.state ?? 'inactive') !== 'inactive',
     );
-    return [
+    const value = [
       ...rendered.map((d) => ({ ...d, rendered: true })),
       ...left.map((d) => ({ ...d, rendered: false })),
     ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.declarationsMemo = { rendered, gates, value };
+    return value;
   }
 
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
@@ -157,6 +196,15 @@ export class GateControl implements Guard {
    * declared or dropped): every render asks for it, and the tool is the same in between.
    */
   private setKnobTool(knobs: readonly KnobInfo[], gates: readonly GateInfo[]): CompiledTool {
+    // The same lists as last render (no knob or gate changed): not even described again.
+    if (
+      this.lastSetKnob !== undefined &&
+      this.setKnobFor?.knobs === knobs &&
+      this.setKnobFor.gates === gates
+    ) {
+      return this.lastSetKnob;
+    }
+    this.setKnobFor = { knobs, gates };
     const description = describeSetKnob(knobs, gates);
     if (this.lastSetKnob?.description !== description) {
       this.lastSetKnob = createSetKnobTool(knobs, gates, (input) =>
@@ -167,8 +215,40 @@ export class GateControl implements Guard {
   }
 
   check(context: CompiledContext): void {
+    // Everything the check reads is what it read last time (the usual tick): every warning it
+    // could give was given then, once, and nothing threw. Checked again only after a change.
+    const inputs = {
+      duplicates: this.registry.duplicates(),
+      declared: this.registry.gates(),
+      gates: context.gates,
+      tools: context.tools,
+      devChecks: this.access.devChecks,
+    };
+    const last = this.checked;
+    if (
+      last !== undefined &&
+      last.duplicates === inputs.duplicates &&
+      last.declared === inputs.declared &&
+      last.devChecks === inputs.devChecks &&
+      sameItems(last.gates, inputs.gates) &&
+      sameItems(last.tools, inputs.tools)
+    ) {
+      return;
+    }
+    this.checked = undefined;
     this.checkDeclarations(context);
+    this.checked = { ...inputs, gates: [...inputs.gates], tools: [...inputs.tools] };
   }
+  /** What the last check that threw nothing read (gate infos are kept while unchanged). */
+  private checked:
+    | {
+        duplicates: readonly string[];
+        declared: readonly GateDeclaration[];
+        gates: readonly GateInfo[];
+        tools: readonly CompiledTool[];
+        devChecks: boolean;
+      }
+    | undefined;
 
   /**
    * `set_knob` is not offered when every gate is the host's or a supervisor's to clear; a model
@@ -246,7 +326,7 @@ export class GateControl implements Guard {
         descriptor: d.rendered ? d.descriptor : { ...d.descriptor, activateWhen: undefined },
       })),
       result,
-      { ticks: [...guardTick.recentTicks], timeline: this.state.timeline },
+      () => ({ ticks: [...guardTick.recentTicks], timeline: this.state.timeline }),
     );
     for (const t of transitions) this.changeGate(t.gate, t.to, t.by, t.reason);
   }
@@ -338,10 +418,15 @@ export class GateControl implements Guard {
     );
   }
 
-  gateInfos(): GateInfo[] {
-    return this.gateDeclarations().map((d) => {
+  /** The gates that count now, joined with their records. Shared between reads: frozen. */
+  gateInfos(): readonly GateInfo[] {
+    const declarations = this.gateDeclarations();
+    const gates = this.state.gates;
+    const memo = this.infosMemo;
+    if (memo?.declarations === declarations && memo.gates === gates) return memo.value;
+    const value = declarations.map((d) => {
       const record = this.gateRecord(d);
-      return {
+      return Object.freeze({
         name: d.name,
         rendered: d.rendered,
         state: record.state,
@@ -351,18 +436,29 @@ export class GateControl implements Guard {
         blocks: record.blocks,
         maxBlocks: d.descriptor.maxBlocks ?? DEFAULT_MAX_BLOCKS,
         ...(record.changedBy !== undefined ? { changedBy: record.changedBy } : {}),
-      };
+      });
     });
+    this.infosMemo = { declarations, gates, value };
+    return value;
   }
 
-  knobInfos(): KnobInfo[] {
-    return this.registry.knobs().map((d) => ({
-      name: d.name,
-      description: d.options.description,
-      value: this.state.knobs[d.name] ?? d.options.initial,
-      ...(d.options.options !== undefined ? { options: d.options.options } : {}),
-      ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
-    }));
+  /** The rendered knobs with their values. Shared between reads: frozen. */
+  knobInfos(): readonly KnobInfo[] {
+    const declared = this.registry.knobs();
+    const knobs = this.state.knobs;
+    const memo = this.knobsMemo;
+    if (memo?.declared === declared && memo.knobs === knobs) return memo.value;
+    const value = declared.map((d) =>
+      Object.freeze({
+        name: d.name,
+        description: d.options.description,
+        value: knobs[d.name] ?? d.options.initial,
+        ...(d.options.options !== undefined ? { options: d.options.options } : {}),
+        ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
+      }),
+    );
+    this.knobsMemo = { declared, knobs, value };
+    return value;
   }
 
   /** Reports declarations that can never work, instead of letting the run loop on them. */

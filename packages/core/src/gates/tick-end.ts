@@ -31,8 +31,14 @@ export interface GateTransition {
 export function gateTransitionsAtTickEnd(
   gates: readonly GateAtTickEnd[],
   tick: TickResult,
-  history: GateHistory,
+  /** Or a function that gives it: built only if a `clearWhen` is asked (most ticks ask none). */
+  history: GateHistory | (() => GateHistory),
 ): GateTransition[] {
+  let given = typeof history === 'function' ? undefined : history;
+  const historyNow = () => {
+    given ??= (history as () => GateHistory)();
+    return given;
+  };
   const workTick = withoutSetKnob(tick);
   const transitions: GateTransition[] = [];
   for (const gate of gates) {
@@ -55,7 +61,7 @@ export function gateTransitionsAtTickEnd(
     if (
       state !== 'inactive' &&
       clearWhen !== undefined &&
-      ask(gate.name, 'clearWhen', () => clearWhen(tick, history))
+      ask(gate.name, 'clearWhen', () => clearWhen(tick, historyNow()))
     ) {
       transitions.push({
         gate: gate.name,
@@ -97,6 +103,13 @@ function ask(gate: string, predicate: 'activateWhen' | 'clearWhen', fn: () => bo
  * call a guard refused (a write refused at a pending checkpoint changed nothing).
  */
 export function withoutSetKnob(tick: TickResult): TickResult {
+  // The usual tick: nothing to leave out, nothing to build.
+  if (
+    !tick.toolCalls.some((c) => c.toolName === SET_KNOB_TOOL) &&
+    !tick.toolResults.some((r) => r.refusedBy !== undefined)
+  ) {
+    return tick;
+  }
   const ids = new Set([
     ...tick.toolCalls.filter((c) => c.toolName === SET_KNOB_TOOL).map((c) => c.toolCallId),
     ...tick.toolResults.filter((r) => r.refusedBy !== undefined).map((r) => r.toolCallId),

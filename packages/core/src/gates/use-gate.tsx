@@ -1,5 +1,6 @@
-import { type ReactElement, useCallback } from 'react';
+import { type ReactElement, useCallback, useMemo, useRef } from 'react';
 import { Ephemeral } from '../components/text.js';
+import type { GateDeclaration } from '../runtime/declarations.js';
 import { useSessionContext } from '../runtime/session-context.js';
 import { clearerOf, validateGateDescriptor } from './descriptor.js';
 import type { KnobControls } from './knob-types.js';
@@ -25,11 +26,17 @@ export interface GateState {
  * Declares a gate for as long as the component is mounted. The gate blocks exit whether or
  * not `element` is placed in the tree; `element` is what shows the model its instructions.
  */
-export function useGate(name: string, descriptor: GateDescriptor): GateState {
-  validateKnobName(name, 'useGate()');
-  validateGateDescriptor(descriptor, `useGate("${name}")`);
-  const session = useDeclaration('useGate()', { kind: 'gate', name, descriptor })
-    .session as unknown as KnobControls;
+export function useGate(name: string, given: GateDescriptor): GateState {
+  // A gate re-renders every tick (it reads the state), and `<Gate>` hands it a new descriptor
+  // object each time: kept as the previous one while every field is the same, so the
+  // declaration stays the same object and the gates family keeps what it derived from it.
+  const descriptor = useSameFields(given);
+  const declaration = useMemo((): GateDeclaration => {
+    validateKnobName(name, 'useGate()');
+    validateGateDescriptor(descriptor, `useGate("${name}")`);
+    return { kind: 'gate', name, descriptor };
+  }, [name, descriptor]);
+  const session = useDeclaration('useGate()', declaration).session as unknown as KnobControls;
   const { state } = useSessionContext('useGate()');
   const status = state.gates[name]?.state ?? descriptor.initial ?? 'inactive';
   const clear = useCallback(() => session.clearGate(name, 'host'), [session, name]);
@@ -67,4 +74,20 @@ function clearHint(name: string, descriptor: GateDescriptor): string {
     case 'supervisor':
       return 'A supervisor clears it after review.';
   }
+}
+
+/** `value`, or the object of the previous render when it has the same keys and values. */
+function useSameFields<T extends object>(value: T): T {
+  const ref = useRef(value);
+  if (ref.current !== value && !sameFields(ref.current, value)) ref.current = value;
+  return ref.current;
+}
+
+function sameFields(a: object, b: object): boolean {
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const key of keys) if (!Object.hasOwn(y, key) || x[key] !== y[key]) return false;
+  return true;
 }

@@ -1,14 +1,17 @@
 import type { KnobInfo } from '../gates/knob-types.js';
 import type { GateInfo } from '../gates/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
-import type { CompiledContext } from '../renderer/compiled-context.js';
+import type {
+  CompiledContext,
+  CompiledTool,
+  EphemeralBlock,
+} from '../renderer/compiled-context.js';
 import type { RunReport } from '../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
 import type {
   BeforeModelVerdict,
   ExitVerdict,
   Guard,
-  GuardContribution,
   GuardTick,
   ReleasedCall,
   RunStartInfo,
@@ -81,7 +84,12 @@ export class GuardSet {
   }
 
   /** Tools and ephemeral blocks the families add, after the tree's own. */
-  render(tree: CompiledTree): Required<GuardContribution> {
+  render(tree: CompiledTree): {
+    tools: CompiledTool[];
+    ephemeral: EphemeralBlock[];
+    knobs: KnobInfo[];
+    gates: GateInfo[];
+  } {
     let tools = tree.tools;
     let ephemeral = tree.ephemeral;
     let knobs: KnobInfo[] = [];

@@ -168,8 +168,8 @@ export interface GuardContribution {
   tools?: CompiledTool[];
   ephemeral?: EphemeralBlock[];
   /** The knobs and gates the context reports (the gates family). */
-  knobs?: KnobInfo[];
-  gates?: GateInfo[];
+  knobs?: readonly KnobInfo[];
+  gates?: readonly GateInfo[];
 }
 
 /** The tick being run, as every hook after render sees it. */

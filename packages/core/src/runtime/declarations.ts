@@ -61,8 +61,15 @@ export class DeclarationRegistry {
    */
   private byName: Entry[] | undefined;
   private byMount: Entry[] | undefined;
-  private duplicated: string[] | undefined;
+  private duplicated: readonly string[] | undefined;
   private changes = 0;
+  /**
+   * What the reads derived from the declarations `get()` gave last (by name, and by mount
+   * order), kept while every entry still gives the same declaration object: a read calls each
+   * `get()` and compares, instead of building new lists several times a tick in every family.
+   */
+  private named: Derived | undefined;
+  private mounted: Derived | undefined;
 
   /** `get` returns the latest declaration so closures (activateWhen, ...) are never stale. */
   register(name: string, get: () => Declaration): () => void {
@@ -99,6 +106,8 @@ export class DeclarationRegistry {
     this.byName = undefined;
     this.byMount = undefined;
     this.duplicated = undefined;
+    this.named = undefined;
+    this.mounted = undefined;
   }
 
   private firsts(): Entry[] {
@@ -106,43 +115,87 @@ export class DeclarationRegistry {
   }
 
   /** Names declared by more than one mounted component (reported as a warning). */
-  duplicates(): string[] {
+  duplicates(): readonly string[] {
     this.duplicated ??= [...this.entries]
       .filter(([, list]) => list.length > 1)
       .map(([name]) => name);
-    return [...this.duplicated];
+    return this.duplicated;
   }
 
-  all(): Declaration[] {
+  /** The first declaration of every name, sorted by name. The list is shared: do not change it. */
+  all(): readonly Declaration[] {
     this.byName ??= [...this.entries.keys()]
       .sort()
       .flatMap((name) => this.entries.get(name)?.slice(0, 1) ?? []);
-    return this.byName.map((e) => e.get()).filter((d): d is Declaration => d !== undefined);
+    this.named = reuse(this.byName, this.named);
+    return this.named.declarations;
   }
 
-  knobs(): KnobDeclaration[] {
-    return this.all().filter((d): d is KnobDeclaration => d.kind === 'knob');
+  knobs(): readonly KnobDeclaration[] {
+    const all = this.all();
+    return this.named!.derived('knobs', () =>
+      all.filter((d): d is KnobDeclaration => d.kind === 'knob'),
+    );
   }
 
-  gates(): GateDeclaration[] {
-    return this.all().filter((d): d is GateDeclaration => d.kind === 'gate');
+  gates(): readonly GateDeclaration[] {
+    const all = this.all();
+    return this.named!.derived('gates', () =>
+      all.filter((d): d is GateDeclaration => d.kind === 'gate'),
+    );
   }
 
   /**
    * A family's declarations in mount order (the order they first mounted, which is tree
    * order for elements mounted in one render), for families whose order matters (checkpoints).
    */
-  ofFamily(family: string): GuardDeclaration[] {
+  ofFamily(family: string): readonly GuardDeclaration[] {
     this.byMount ??= this.firsts().sort((a, b) => a.id - b.id);
-    const found: GuardDeclaration[] = [];
-    for (const entry of this.byMount) {
-      const declaration = entry.get();
-      if (declaration?.kind === 'guard' && declaration.family === family) found.push(declaration);
-    }
-    return found;
+    this.mounted = reuse(this.byMount, this.mounted);
+    const { declarations } = this.mounted;
+    return this.mounted.derived(family, () =>
+      declarations.filter((d): d is GuardDeclaration => d.kind === 'guard' && d.family === family),
+    );
   }
 
   continueGate(): ContinueDeclaration | undefined {
     return this.all().find((d): d is ContinueDeclaration => d.kind === 'continue');
   }
+}
+
+/**
+ * The declarations a list of entries gave, and lists derived from them by key (a family name
+ * for the mount-order list; `knobs` or `gates` for the by-name one).
+ */
+class Derived {
+  private readonly lists = new Map<string, readonly Declaration[]>();
+
+  constructor(
+    /** Each entry's `get()`, in entry order (undefined kept, so indexes match the entries). */
+    readonly got: readonly (Declaration | undefined)[],
+    readonly declarations: readonly Declaration[],
+  ) {}
+
+  derived<D extends Declaration>(key: string, make: () => D[]): readonly D[] {
+    let list = this.lists.get(key);
+    if (list === undefined) {
+      list = make();
+      this.lists.set(key, list);
+    }
+    return list as readonly D[];
+  }
+}
+
+/** `previous` while every entry still gives the declaration it gave then; else built anew. */
+function reuse(entries: readonly Entry[], previous: Derived | undefined): Derived {
+  if (previous !== undefined && previous.got.length === entries.length) {
+    let same = true;
+    for (let i = 0; i < entries.length && same; i++) same = entries[i]!.get() === previous.got[i];
+    if (same) return previous;
+  }
+  const got = entries.map((e) => e.get() as Declaration | undefined);
+  return new Derived(
+    got,
+    got.filter((d): d is Declaration => d !== undefined),
+  );
 }

@@ -10,6 +10,7 @@ import type {
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext } from '../../renderer/compiled-context.js';
+import type { GuardDeclaration } from '../../runtime/declarations.js';
 import { AgateError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
@@ -159,8 +160,11 @@ export class CheckpointGuard implements Guard {
   }
 
   check(context: CompiledContext): void {
+    const declared = this.declared();
+    // Only a checkpoint with `guards` names tools (the usual one guards every tool).
+    if (!declared.some((d) => d.guards !== undefined)) return;
     const tools = new Set(context.tools.map((t) => t.name));
-    for (const d of this.declared()) {
+    for (const d of declared) {
       const missing = (d.guards ?? []).filter((name) => !tools.has(name));
       if (missing.length === 0) continue;
       this.host.warnOnce(
@@ -273,7 +277,7 @@ export class CheckpointGuard implements Guard {
   }
 
   report(): RunReport {
-    return { checkpoints: this.statuses(), checkpointLedger: ledgerOf(this.host.state()) };
+    return { checkpoints: this.statuses(), checkpointLedger: [...ledgerOf(this.host.state())] };
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -297,13 +301,19 @@ export class CheckpointGuard implements Guard {
   }
 
   /** Rendered checkpoints in mount order (tree order). */
-  private declared(): CheckpointProps[] {
-    const list = this.host.registry
-      .ofFamily(CHECKPOINT_FAMILY)
-      .map((d) => d.config as CheckpointProps);
+  private declared(): readonly CheckpointProps[] {
+    const from = this.host.registry.ofFamily(CHECKPOINT_FAMILY);
+    // The registry's list is the same object while no <Checkpoint> mounted, unmounted or
+    // re-rendered: read several times a tick, derived once.
+    if (this.declaredMemo?.from === from) return this.declaredMemo.list;
+    const list = from.map((d) => d.config as CheckpointProps);
     for (const props of list) this.lastKnown.set(props.id, props);
+    this.declaredMemo = { from, list };
     return list;
   }
+  private declaredMemo:
+    | { from: readonly GuardDeclaration[]; list: readonly CheckpointProps[] }
+    | undefined;
 
   private propsOf(id: string): CheckpointProps | undefined {
     return this.declared().find((d) => d.id === id) ?? this.lastKnown.get(id);
@@ -311,20 +321,42 @@ export class CheckpointGuard implements Guard {
 
   /** The first rendered checkpoint that is not approved. */
   private open(): OpenCheckpoint | undefined {
-    const records = recordsOf(this.host.state());
-    const props = this.declared().find((d) => records[d.id]?.state !== 'approved');
-    return props === undefined ? undefined : { props, record: records[props.id] };
+    return this.derived().open;
   }
 
   /** Pending checkpoints, rendered ones first (in order), then unmounted ones. */
-  private pendingIds(): string[] {
-    const records = recordsOf(this.host.state());
-    const ids = Object.keys(records).filter((id) => records[id]?.state === 'pending');
-    if (ids.length <= 1) return ids;
-    const order = this.declared().map((d) => d.id);
-    const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
-    return ids.sort((a, b) => rank(a) - rank(b));
+  private pendingIds(): readonly string[] {
+    return this.derived().pending;
   }
+
+  /**
+   * The open checkpoint and the pending ones, derived from the rendered list and the records:
+   * asked at every point of the tick (and per tool call), they change only with either.
+   */
+  private derived(): { open: OpenCheckpoint | undefined; pending: readonly string[] } {
+    const declared = this.declared();
+    const records = recordsOf(this.host.state());
+    const memo = this.derivedMemo;
+    if (memo?.declared === declared && memo.records === records) return memo;
+    const props = declared.find((d) => records[d.id]?.state !== 'approved');
+    const open = props === undefined ? undefined : { props, record: records[props.id] };
+    let pending = Object.keys(records).filter((id) => records[id]?.state === 'pending');
+    if (pending.length > 1) {
+      const order = declared.map((d) => d.id);
+      const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+      pending = pending.sort((a, b) => rank(a) - rank(b));
+    }
+    this.derivedMemo = { declared, records, open, pending };
+    return this.derivedMemo;
+  }
+  private derivedMemo:
+    | {
+        declared: readonly CheckpointProps[];
+        records: Readonly<Record<string, CheckpointRecord>>;
+        open: OpenCheckpoint | undefined;
+        pending: readonly string[];
+      }
+    | undefined;
 
   private endAwaiting(id: string): BeforeModelVerdict {
     const record = recordsOf(this.host.state())[id];

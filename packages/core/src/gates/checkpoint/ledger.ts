@@ -92,9 +92,21 @@ export function recordsOf(
 }
 
 /** Ledger entries that look like entries (others, from a damaged file, are ignored). */
-export function ledgerOf(state: Pick<SessionState, 'checkpointLedger'>): CheckpointLedgerEntry[] {
+export function ledgerOf(
+  state: Pick<SessionState, 'checkpointLedger'>,
+): readonly CheckpointLedgerEntry[] {
   const ledger = state.checkpointLedger as unknown;
   if (!Array.isArray(ledger)) return [];
+  // A state's ledger is frozen: filtered once, however many times a tick reads it.
+  const known = Object.isFrozen(ledger) ? wellFormed.get(ledger) : undefined;
+  if (known !== undefined) return known;
+  const entries = filterEntries(ledger);
+  if (Object.isFrozen(ledger)) wellFormed.set(ledger, entries);
+  return entries;
+}
+const wellFormed = new WeakMap<readonly unknown[], readonly CheckpointLedgerEntry[]>();
+
+function filterEntries(ledger: readonly unknown[]): CheckpointLedgerEntry[] {
   return ledger.filter(
     (e): e is CheckpointLedgerEntry =>
       typeof e === 'object' &&

@@ -31,9 +31,13 @@ export function checkContinue(
   input: ContinueCheckInput,
 ): ContinueCheckOutcome | Promise<ContinueCheckOutcome> {
   const { props, evaluator, state, tick, emit } = input;
-  // A copy: the session keeps appending to its own list, and user functions must not change it.
-  const recentTicks = Object.freeze([...input.recentTicks]);
-  const step = buildStepContext(state, props, { state, recentTicks });
+  // The signals reach only the score functions: built (a copy of the recent ticks, which the
+  // session keeps appending to and user functions must not change) only for one of them.
+  const signals =
+    props.coherence !== undefined || props.uncertainty !== undefined
+      ? { state, recentTicks: Object.freeze([...input.recentTicks]) }
+      : { state, recentTicks: NO_TICKS };
+  const step = buildStepContext(state, props, signals);
   const evaluation = evaluator.evaluate(step);
   emit({ type: 'continue:evaluated', tick, evaluation, step });
   // The usual answer, synchronously: an awaited hook costs every tick a promise.
@@ -45,6 +49,7 @@ export function checkContinue(
 }
 
 const PROCEED: ContinueCheckOutcome = { kind: 'proceed' };
+const NO_TICKS: readonly TickResult[] = Object.freeze([]);
 
 async function decide(
   input: ContinueCheckInput,

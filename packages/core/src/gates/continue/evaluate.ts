@@ -31,7 +31,14 @@ export function evaluateContinue(
   ctx: StepContext,
   config?: Partial<ContinueGateConfig>,
 ): ContinueEvaluation {
-  const c = resolveContinueConfig(config);
+  return evaluateResolved(ctx, resolveContinueConfig(config));
+}
+
+/** `evaluateContinue` with a config already resolved and checked (the evaluator's, every step). */
+export function evaluateResolved(
+  ctx: StepContext,
+  c: Readonly<ContinueGateConfig>,
+): ContinueEvaluation {
   const coherenceLevel = scoreLevel(ctx.coherenceScore, 0);
   const uncertaintyLevel = scoreLevel(ctx.uncertaintyScore, 1);
   const reworkRatio = ctx.stepNumber > 0 ? ctx.reworkCount / ctx.stepNumber : 0;

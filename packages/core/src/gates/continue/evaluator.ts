@@ -1,4 +1,4 @@
-import { evaluateContinue } from './evaluate.js';
+import { evaluateResolved } from './evaluate.js';
 import {
   type ContinueDecision,
   type ContinueEvaluation,
@@ -54,7 +54,8 @@ export class ContinueGateEvaluator {
   }
 
   evaluate(ctx: StepContext): ContinueEvaluation {
-    const evaluation = evaluateContinue(ctx, this.config);
+    // Resolved and checked once, in the constructor.
+    const evaluation = evaluateResolved(ctx, this.config);
     const entry: ContinueHistoryEntry = { at: Date.now(), stepNumber: ctx.stepNumber, evaluation };
     if (this.ring.length < this.maxHistory) {
       this.ring.push(entry);

@@ -9,10 +9,11 @@ import type {
   ToolCallVerdict,
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
-import type { CompiledTool } from '../../renderer/compiled-context.js';
+import type { CompiledTool, EphemeralBlock } from '../../renderer/compiled-context.js';
 import { AgateError, InvalidElementError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickToolCall } from '../../runtime/tick-result.js';
+import { sameItems } from '../../runtime/tool-index.js';
 import { formatTodoItems, formatTodoList } from './format.js';
 import { createLedger, type Ledger } from './ledger.js';
 import { receiptOf } from './receipt.js';
@@ -108,23 +109,40 @@ export class EvidenceGuard implements Guard {
   render(tree: CompiledTree): GuardContribution | undefined {
     const config = this.config();
     if (config === undefined) return undefined;
-    for (const name of [TODO_WRITE_TOOL, COMPLETE_STEP_TOOL]) {
-      if (tree.tools.some((t) => t.name === name)) {
-        throw new InvalidElementError(
-          `A <Tool> is named "${name}", which <Todos> reserves for its own tool. Rename the tool.`,
-        );
+    // The same tools as the last render that passed (the usual tick): no name to check again.
+    if (!sameItems(this.checkedTools, tree.tools)) {
+      for (const name of [TODO_WRITE_TOOL, COMPLETE_STEP_TOOL]) {
+        if (tree.tools.some((t) => t.name === name)) {
+          throw new InvalidElementError(
+            `A <Tool> is named "${name}", which <Todos> reserves for its own tool. Rename the tool.`,
+          );
+        }
       }
+      this.checkedTools = [...tree.tools];
     }
-    return {
-      tools: [this.todoWrite, this.completeStep],
-      ephemeral: [
-        {
-          text: formatTodoList(this.items, { requireComplete: config.requireComplete }),
-          source: 'todos',
-        },
-      ],
-    };
+    // The list is written again only when it or the config changed (most ticks change neither).
+    const items = this.items;
+    const { requireComplete } = config;
+    const last = this.rendered;
+    if (last?.items !== items || last.requireComplete !== requireComplete) {
+      this.rendered = {
+        items,
+        requireComplete,
+        // Shared by the renders until the list changes: frozen.
+        contribution: Object.freeze({
+          tools: Object.freeze([this.todoWrite, this.completeStep]) as CompiledTool[],
+          ephemeral: Object.freeze([
+            Object.freeze({ text: formatTodoList(items, { requireComplete }), source: 'todos' }),
+          ]) as EphemeralBlock[],
+        }),
+      };
+    }
+    return this.rendered!.contribution;
   }
+  private checkedTools: readonly CompiledTool[] = [];
+  private rendered:
+    | { items: readonly TodoItem[]; requireComplete: boolean; contribution: GuardContribution }
+    | undefined;
 
   /** An unsigned completion is refused before `todo_write` runs; the list stays as it was. */
   beforeToolCall(tick: GuardTick, call: TickToolCall): ToolCallVerdict {

@@ -12,6 +12,7 @@ import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult } from '../../runtime/tick-result.js';
+import { sameItems } from '../../runtime/tool-index.js';
 import { deepFreeze } from '../../state/update.js';
 import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerprint.js';
 import { isToolCategory, type ToolCategory } from './category.js';
@@ -27,6 +28,7 @@ import {
   callToPhaseCall,
   decideExitAttempt,
   decideWarning,
+  type MissingMemo,
   namedTools,
 } from './tracker.js';
 import type { PhaseCall, PhaseStatus, PhaseTools } from './types.js';
@@ -48,6 +50,10 @@ const PROCEED: PhaseProceed = { kind: 'proceed' };
 export class PhaseGuard implements Guard {
   readonly name = 'phase';
   private tools: PhaseTools = { byCategory: {}, shell: [], dynamic: [] };
+  /** decideWarning's "what is missing" of the last step, while nothing changed. */
+  private readonly missingMemo: MissingMemo = {};
+  /** The compiled tools `tools` was read from. */
+  private toolsFrom: readonly CompiledTool[] = [];
   private calls: PhaseCall[] = [];
   private start: Fingerprint | undefined;
   private lastVerification: Fingerprint | undefined;
@@ -88,7 +94,11 @@ export class PhaseGuard implements Guard {
     // <PhasePrompt> needs the compiled tools, known only now: fill in its marker.
     tree.system = fillPhasePrompt(tree.system, tree.tools);
     if (this.props() === undefined) return undefined;
-    this.tools = toolsOf(tree.tools);
+    // The same compiled tools as last render (the usual tick): the same categories.
+    if (!sameItems(this.toolsFrom, tree.tools)) {
+      this.tools = toolsOf(tree.tools);
+      this.toolsFrom = [...tree.tools];
+    }
     const pending = this.phase().pending;
     return pending.length > 0
       ? { ephemeral: pending.map((text) => ({ text, source: 'phase-gates' })) }
@@ -127,25 +137,32 @@ export class PhaseGuard implements Guard {
   afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): void | Promise<void> {
     const props = this.props();
     if (props === undefined || !outcome.executed) return;
-    // A draft, not a deep copy: the ledger grows with the run, a step changes a little of it.
     const phase = this.phase();
-    const draft = createDraft(phase.ledger);
     const result = resultOf(outcome);
-    const call = callToPhaseCall(
-      draft,
-      outcome.call.toolName,
-      categoryFor(outcome.tool, outcome.input),
-      outcome.input,
-      result,
-    );
-    const ledger = finishDraft(draft);
-    this.calls.push(call);
-    // Most calls (no script written, no file opened) leave the ledger as it was: no new state.
-    if (ledger !== phase.ledger || phase !== this.host.state().phase) {
-      this.host.update((draft) => {
-        draft.phase = { ...this.phase(), ledger };
-      });
+    const category = categoryFor(outcome.tool, outcome.input);
+    const { toolName } = outcome.call;
+    let call: PhaseCall;
+    if (
+      category.kind === 'fixed' &&
+      !category.categories.includes('patch') &&
+      phase === this.host.state().phase
+    ) {
+      // Only a call that may write a script (a patch, or a shell command) changes the ledger:
+      // classified against the state's own, frozen ledger, without a draft.
+      call = callToPhaseCall(phase.ledger, toolName, category, outcome.input, result);
+    } else {
+      // A draft, not a deep copy: the ledger grows with the run, a step changes a little of it.
+      const draft = createDraft(phase.ledger);
+      call = callToPhaseCall(draft, toolName, category, outcome.input, result);
+      const ledger = finishDraft(draft);
+      // Most calls (no script written, no file opened) leave the ledger as it was: no new state.
+      if (ledger !== phase.ledger || phase !== this.host.state().phase) {
+        this.host.update((draft) => {
+          draft.phase = { ...this.phase(), ledger };
+        });
+      }
     }
+    this.calls.push(call);
     const verified =
       call.parts.some((p) => p.category === 'verify') &&
       verificationRan(result) &&
@@ -162,11 +179,7 @@ export class PhaseGuard implements Guard {
     const calls = this.calls;
     this.calls = [];
     if (props === undefined) return;
-    const recording = createDraft(this.phase().ledger);
-    recordStep(recording, calls, props);
-    // Judged on the finished (plain) ledger: reading through an immer draft costs several
-    // times more, every tick.
-    const recorded = finishDraft(recording);
+    const recorded = recordOnCopy(this.phase().ledger, calls, props);
     const touched = calls.some((c) =>
       c.parts.some((p) => p.category === 'patch' || p.category === 'verify'),
     );
@@ -185,20 +198,21 @@ export class PhaseGuard implements Guard {
     this.finishTick(guardTick, recorded, props);
   }
 
-  /** The tick's status and warning, from the recorded ledger (and the workspace's judgement). */
-  private finishTick(guardTick: GuardTick, recorded: PhaseLedger, props: PhaseGatesProps): void {
-    const judgement = this.judgement(recorded, props);
-    const status = phaseStatus(recorded, props, judgement);
-    // decideWarning mutates only `warned`, `warningSteps` and `lastMissingStep`: a shallow copy
-    // with its own `warned` takes those; the rest stays the frozen ledger (a write would throw).
-    const ledger: PhaseLedger = { ...recorded, warned: [...recorded.warned] };
+  /**
+   * The tick's status and warning, from the recorded ledger (and the workspace's judgement).
+   * `ledger` is this tick's own shallow copy: decideWarning sets only its top-level fields.
+   */
+  private finishTick(guardTick: GuardTick, ledger: PhaseLedger, props: PhaseGatesProps): void {
+    const judgement = this.judgement(ledger, props);
+    const status = phaseStatus(ledger, props, judgement);
     const warning = decideWarning(
       ledger,
       status,
       judgement,
-      namedTools(this.tools, recorded),
+      namedTools(this.tools, ledger),
       props,
       taskText(guardTick),
+      this.missingMemo,
     );
     const outcome = { status, ...(warning ? { warning } : {}) };
     const previous = this.host.state().phase;
@@ -269,6 +283,29 @@ export class PhaseGuard implements Guard {
       : judgeFromCalls(ledger, props);
   }
 }
+
+/**
+ * `recordStep` on a shallow copy of the state's (frozen) ledger, the copy returned unfrozen.
+ * Calls that only discover, search or do something else set nothing but the ledger's top-level
+ * counters and flags, so the copy takes them as they are: the usual tick, where an immer draft
+ * would cost several times more. Reads, changes and verifications reach into the ledger's
+ * records, and go through a draft.
+ */
+function recordOnCopy(
+  ledger: PhaseLedger,
+  calls: readonly PhaseCall[],
+  props: PhaseGatesProps,
+): PhaseLedger {
+  if (calls.every((call) => call.parts.every((part) => TOP_LEVEL_ONLY.has(part.category)))) {
+    const copy = { ...ledger };
+    recordStep(copy, calls, props);
+    return copy;
+  }
+  const draft = createDraft(ledger);
+  recordStep(draft, calls, props);
+  return { ...finishDraft(draft) };
+}
+const TOP_LEVEL_ONLY: ReadonlySet<ToolCategory> = new Set(['discovery', 'search', 'other']);
 
 function fresh(): PhaseSessionState {
   return { ...phaseStatus(createPhaseLedger()), ledger: createPhaseLedger(), pending: [] };

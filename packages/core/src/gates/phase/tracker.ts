@@ -154,31 +154,33 @@ export function decideWarning(
   tools: PhaseTools,
   options: TrackerOptions,
   taskText: string,
+  memo?: MissingMemo,
 ): PhaseWarning | undefined {
   const step = ledger.stepsTaken;
   const recent = ledger.warningSteps.filter((s) => s > step - WINDOW);
   if (recent.length >= WINDOW_MAX) return undefined;
   const maxNoProgress = options.maxNoProgressSteps ?? PHASE_DEFAULTS.maxNoProgressSteps;
-  const give = (key: string, warning: PhaseWarning): PhaseWarning => {
-    ledger.warned.push(key);
-    ledger.warningSteps = [...recent, step];
-    return warning;
-  };
-  const warned = (key: string) => ledger.warned.includes(key);
+  const warned = ledger.warned;
 
   if (status.evidence.noProgressYet) {
-    if (step >= maxNoProgress && !warned('escalation')) {
+    if (step >= maxNoProgress && !warned.includes('escalation')) {
       const hint = options.hint?.(taskText);
-      return give('escalation', { kind: 'escalation', text: escalationWarning(step, tools, hint) });
+      return give(ledger, recent, 'escalation', {
+        kind: 'escalation',
+        text: escalationWarning(step, tools, hint),
+      });
     }
-    if (!warned('no-progress'))
-      return give('no-progress', { kind: 'no-progress', text: noProgressWarning(tools) });
+    if (!warned.includes('no-progress'))
+      return give(ledger, recent, 'no-progress', {
+        kind: 'no-progress',
+        text: noProgressWarning(tools),
+      });
   }
   const stallAfter = options.stallAfter ?? PHASE_DEFAULTS.stallAfter;
   if (ledger.firstChangeStep !== null && ledger.stall >= stallAfter) {
     const key = `stall@${step - ledger.stall}`;
-    if (!warned(key))
-      return give(key, {
+    if (!warned.includes(key))
+      return give(ledger, recent, key, {
         kind: 'stall',
         text: stallWarning(ledger.stall, judgement.unverified, tools),
       });
@@ -188,13 +190,60 @@ export function decideWarning(
   if (step >= warnAfter && !status.readiness) {
     if (ledger.lastMissingStep !== null && step - ledger.lastMissingStep < warnEvery)
       return undefined;
-    const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
-    const key = `missing:${lines.map((l) => l.text).join('|')}`;
-    if (warned(key)) return undefined;
+    const { lines, key } = missingNow(status, ledger, judgement, tools, options, memo);
+    if (warned.includes(key)) return undefined;
     ledger.lastMissingStep = step;
-    return give(key, { kind: 'missing', text: missingWarning(step, lines) });
+    return give(ledger, recent, key, { kind: 'missing', text: missingWarning(step, lines) });
   }
   return undefined;
+}
+
+/**
+ * What a caller that decides every step keeps between steps (the guard): the "what is missing"
+ * lines of the last step before any change, which depend only on the status's flags and the
+ * tools. Once such a warning was given, every later step asks again; this keeps it from being
+ * described anew each time.
+ */
+export interface MissingMemo {
+  last?: { flags: string; tools: PhaseTools; lines: MissingLine[]; key: string };
+}
+
+type MissingLine = ReturnType<typeof missingLines>[number];
+
+function missingNow(
+  status: PhaseStatus,
+  ledger: PhaseLedger,
+  judgement: VerificationJudgement,
+  tools: PhaseTools,
+  options: TrackerOptions,
+  memo: MissingMemo | undefined,
+): { lines: MissingLine[]; key: string } {
+  // With a change, the lines also name the changed files and the last verification: not kept.
+  const { evidence } = status;
+  const flags = status.change
+    ? undefined
+    : `${status.understanding}:${evidence.filesRead === 0}:${evidence.searchUsed}:${evidence.patchesProposed === 0}`;
+  const last = memo?.last;
+  if (flags !== undefined && last?.flags === flags && last.tools === tools) return last;
+  const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
+  const key = `missing:${lines.map((l) => l.text).join('|')}`;
+  if (memo !== undefined && flags !== undefined) memo.last = { flags, tools, lines, key };
+  return { lines, key };
+}
+
+/**
+ * Remembers a warning given at this step. New arrays, not pushes: the ledger may be a shallow
+ * copy whose arrays are still the frozen ones of the state it came from.
+ */
+function give(
+  ledger: PhaseLedger,
+  recent: number[],
+  key: string,
+  warning: PhaseWarning,
+): PhaseWarning {
+  ledger.warned = [...ledger.warned, key];
+  ledger.warningSteps = [...recent, ledger.stepsTaken];
+  return warning;
 }
 
 export type PhaseExit =
