@@ -99,13 +99,15 @@ async function timed(calls: number, work: () => Promise<void>): Promise<Timing> 
 }
 
 /**
- * Untimed ticks (steps) after connecting, then a full GC, on both sides before the clock. The
+ * After connecting, on both sides before the clock: a full GC, then untimed ticks (steps). The
  * process that just spawned a server pays for it in the ticks that follow (copy-on-write page
- * faults as the heap is touched again: a GC then costs tens of ms instead of one); settled,
- * what is timed is the calls' own cost, on both sides alike, not the spawn's aftermath.
+ * faults as the heap is touched again: a GC then costs tens of ms instead of one), which the GC
+ * takes; the ticks after it re-optimize what a forced GC deoptimizes (see `collectGarbage` in
+ * stats.ts). What is timed is then the calls' own cost, on both sides alike.
  */
 const SETTLE = 5;
 function settle(): void {
+  // Not collectGarbage: one full collection is enough here, and the ticks after it follow.
   (globalThis as { gc?: () => void }).gc?.();
 }
 
@@ -114,8 +116,8 @@ async function agateRep(calls: number): Promise<Timing> {
   const session = createSession(<Agent />, { model: echoModel(), streaming: false });
   try {
     await session.tick(); // connects (not measured: the plain side connects before its clock too)
-    for (let i = 0; i < SETTLE; i++) await session.tick();
     settle();
+    for (let i = 0; i < SETTLE; i++) await session.tick();
     return await timed(calls, async () => {
       for (let i = 0; i < calls; i++) await session.tick();
     });
@@ -137,7 +139,8 @@ async function plainRep(calls: number): Promise<Timing> {
     const { echo } = await client.tools();
     if (echo === undefined) throw new Error('server-everything has no echo tool');
     const tools = { echo };
-    // The same settling as Agate's side: a few untimed steps over the same client, then a GC.
+    // The same settling as Agate's side: a GC, then a few untimed steps over the same client.
+    settle();
     await generateText({
       model: echoModel(),
       instructions: SYSTEM,
@@ -145,7 +148,6 @@ async function plainRep(calls: number): Promise<Timing> {
       tools,
       stopWhen: isStepCount(SETTLE),
     });
-    settle();
     return await timed(calls, async () => {
       const result = await generateText({
         model: echoModel(),

@@ -234,7 +234,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const mcp = data.mcpCall;
   rows.push({
-    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} alternating repetitions of ${mcp?.calls ?? 0} calls, fastest of 3 runs each, CPU time of this process per tick, per repetition; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (5 untimed calls, a GC), since a spawn raises the parent's CPU in the ticks after it)`,
+    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} alternating repetitions of ${mcp?.calls ?? 0} calls, fastest of 3 runs each, CPU time of this process per tick, per repetition; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then 5 untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
     target: `≤ ${MCP_CALL_TARGET}×`,
     measured: mcp
       ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)})`
