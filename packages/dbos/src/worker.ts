@@ -33,6 +33,11 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
     DEFAULTS.approvalTimeoutMs,
     'approvalTimeoutMs',
   );
+  const decisionPollMs = positiveInteger(
+    options.decisionPollMs,
+    DEFAULTS.decisionPollMs,
+    'decisionPollMs',
+  );
   if (Object.keys(options.agents).length === 0) {
     throw new DurableRunError('launchWorker needs at least one agent in `agents`.');
   }
@@ -70,11 +75,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       store,
       executorId,
       recoveryAfterMs,
-      decisionPollMs: positiveInteger(
-        options.decisionPollMs,
-        DEFAULTS.decisionPollMs,
-        'decisionPollMs',
-      ),
+      decisionPollMs,
       onError: () => {},
     });
     // What other processes tell the workers at once: a decision saved, a run cancelled.
