@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { SessionState } from '../../state/session-state.js';
 import { canonicalJson } from '../../state/update.js';
-import { appendEntry, checkKey, ledgerOf, type SigningContext } from '../checkpoint/ledger.js';
+import {
+  appendEntry,
+  checkKey,
+  lastDecision,
+  ledgerOf,
+  type SigningContext,
+  TOOL_DECISIONS,
+} from '../checkpoint/ledger.js';
 import { type ApprovalVerifier, verifies, verifyWith } from '../checkpoint/signing.js';
 import type { CheckpointLedgerEntry } from '../checkpoint/types.js';
 import {
@@ -128,7 +135,7 @@ export function decideToolCall(
   }
   const ledger = ledgerOf(state);
   if (record.state !== 'pending') {
-    const decided = lastToolDecision(ledger, id);
+    const decided = lastDecision(ledger, id, TOOL_DECISIONS);
     throw new ToolCallNotPendingError(
       id,
       record.state,
@@ -174,23 +181,6 @@ export function decideToolCall(
     state.reason = `Tool call "${id}" was ${decision.approved ? 'approved' : 'denied'} by ${by}; run() goes on.`;
   }
   return entry;
-}
-
-/** The latest approval or denial of tool call `id` in the ledger, if any. */
-function lastToolDecision(
-  ledger: readonly CheckpointLedgerEntry[],
-  id: string,
-): CheckpointLedgerEntry | undefined {
-  for (let i = ledger.length - 1; i >= 0; i--) {
-    const entry = ledger[i]!;
-    if (
-      entry.checkpoint === id &&
-      (entry.kind === 'tool-approved' || entry.kind === 'tool-denied')
-    ) {
-      return entry;
-    }
-  }
-  return undefined;
 }
 
 export interface ApprovalCorrection {

@@ -1,4 +1,3 @@
-import { createPublicKey } from 'node:crypto';
 import { produce } from 'immer';
 import { createInitialState } from '../../guards/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
@@ -7,7 +6,7 @@ import type { SessionStore } from '../../persistence/store.js';
 import { updateSession } from '../../persistence/update-session.js';
 import type { SessionState } from '../../state/session-state.js';
 import { UnknownSessionError } from '../checkpoint/errors.js';
-import { resolveApprovalKey, resolveApprovalPrivateKey } from '../checkpoint/signing.js';
+import { resolveDecisionKeys } from '../checkpoint/signing.js';
 import type { CheckpointLedgerEntry } from '../checkpoint/types.js';
 import {
   applyApprovalCorrections,
@@ -63,12 +62,8 @@ async function decideStored(
   decision: ToolCallDecision,
   keys: Pick<ToolApprovalInput, 'key' | 'privateKey'> | undefined,
 ): Promise<CheckpointLedgerEntry> {
-  const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
-  const key = privateKey === undefined ? resolveApprovalKey(keys?.key) : undefined;
-  const verifier = {
-    key,
-    publicKey: privateKey === undefined ? undefined : createPublicKey(privateKey),
-  };
+  // The private key (key-pair mode) wins; the shared secret is the version-1 mode.
+  const { key, privateKey, verifier } = resolveDecisionKeys(keys);
   const verb = decision.approved ? 'approved' : 'denied';
   // An approval racing a denial (two people, two processes) saves only over the revision it
   // read; the loser reloads once, finds the call decided, and is told by whom.

@@ -303,16 +303,21 @@ export function decide(
   return entry;
 }
 
-/** The latest approval or rejection of checkpoint `id`, if any. */
+const CHECKPOINT_DECISIONS: readonly CheckpointLedgerKind[] = ['approved', 'rejected'];
+export const TOOL_DECISIONS: readonly CheckpointLedgerKind[] = ['tool-approved', 'tool-denied'];
+
+/**
+ * The latest decision on `id`, if any: an approval or rejection of a checkpoint, or (with
+ * `TOOL_DECISIONS`) an approval or denial of a held tool call.
+ */
 export function lastDecision(
   ledger: readonly CheckpointLedgerEntry[],
   id: string,
+  kinds: readonly CheckpointLedgerKind[] = CHECKPOINT_DECISIONS,
 ): CheckpointLedgerEntry | undefined {
   for (let i = ledger.length - 1; i >= 0; i--) {
     const entry = ledger[i]!;
-    if (entry.checkpoint === id && (entry.kind === 'approved' || entry.kind === 'rejected')) {
-      return entry;
-    }
+    if (entry.checkpoint === id && kinds.includes(entry.kind)) return entry;
   }
   return undefined;
 }

@@ -117,6 +117,24 @@ export interface ApprovalVerifier {
   publicKey?: KeyObject | undefined;
 }
 
+/**
+ * A supervisor's signing keys as given (else from the environment): the private key wins, and
+ * the shared secret (the version-1 mode) is used only without one. `verifier` checks what they
+ * sign, as the session will.
+ */
+export function resolveDecisionKeys(keys: { key?: string; privateKey?: KeyInput } | undefined): {
+  privateKey?: KeyObject;
+  key?: string;
+  verifier: ApprovalVerifier;
+} {
+  const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
+  if (privateKey !== undefined) {
+    return { privateKey, verifier: { publicKey: createPublicKey(privateKey) } };
+  }
+  const key = resolveApprovalKey(keys?.key);
+  return { ...(key !== undefined ? { key } : {}), verifier: { key } };
+}
+
 /** True when the verifier holds any key (else decisions are taken as they are: unsigned mode). */
 export function verifies(verifier: ApprovalVerifier): boolean {
   return verifier.key !== undefined || verifier.publicKey !== undefined;

@@ -1,4 +1,3 @@
-import { createPublicKey } from 'node:crypto';
 import { produce } from 'immer';
 import { createInitialState } from '../../guards/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
@@ -9,7 +8,7 @@ import type { SessionState } from '../../state/session-state.js';
 import { childStateAt, parsePath } from '../../subagents/path.js';
 import { UnknownCheckpointError, UnknownSessionError } from './errors.js';
 import { applyCorrections, type Decision, decide, findCorrections } from './ledger.js';
-import { resolveApprovalKey, resolveApprovalPrivateKey } from './signing.js';
+import { resolveDecisionKeys } from './signing.js';
 import type { ApproveInput, CheckpointLedgerEntry, RejectInput } from './types.js';
 
 /**
@@ -56,12 +55,7 @@ async function decideStored(
   keys: Pick<ApproveInput, 'key' | 'privateKey'> | undefined,
 ): Promise<CheckpointLedgerEntry> {
   // The private key (key-pair mode) wins; the shared secret is the version-1 mode.
-  const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
-  const key = privateKey === undefined ? resolveApprovalKey(keys?.key) : undefined;
-  const verifier = {
-    key,
-    publicKey: privateKey === undefined ? undefined : createPublicKey(privateKey),
-  };
+  const { key, privateKey, verifier } = resolveDecisionKeys(keys);
   // A decision racing another (approve against reject, two supervisors) saves only over the
   // revision it read; the loser reloads once, finds the checkpoint decided, and is told by whom.
   return updateSession(
