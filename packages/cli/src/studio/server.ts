@@ -96,63 +96,111 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
           : send(response, 200, detail);
       }
     }
-    if (
-      request.method === 'POST' &&
-      path[0] === 'api' &&
-      path[1] === 'sessions' &&
-      (path[3] === 'checkpoints' || path[3] === 'tool-calls')
-    ) {
-      const decision = path[5];
-      const allowed =
-        path[3] === 'checkpoints'
-          ? decision === 'approve' || decision === 'reject'
-          : decision === 'approve' || decision === 'deny';
-      if (path.length === 6 && allowed) {
-        if (request.headers.origin !== undefined && request.headers.origin !== origin) {
-          return send(response, 403, { error: 'Decisions are taken only from the studio page.' });
-        }
-        if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
-          return send(response, 415, { error: 'Send the decision as application/json.' });
-        }
-        const body = await readJson(request);
-        const result =
-          path[3] === 'checkpoints'
-            ? await decide(
-                path[2] as string,
-                path[4] as string,
-                decision as 'approve' | 'reject',
-                body,
-              )
-            : await decideCall(
-                path[2] as string,
-                path[4] as string,
-                decision as 'approve' | 'deny',
-                body,
-              );
-        if (result.ok) notifyAll(path[2] as string);
-        return send(response, result.status, result.body);
+    const record =
+      request.method === 'POST' && path.length === 6 && path[0] === 'api' && path[1] === 'sessions'
+        ? decisionAt(path[3] as string, path[5] as string)
+        : undefined;
+    if (record !== undefined) {
+      if (request.headers.origin !== undefined && request.headers.origin !== origin) {
+        return send(response, 403, { error: 'Decisions are taken only from the studio page.' });
       }
+      if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
+        return send(response, 415, { error: 'Send the decision as application/json.' });
+      }
+      const sessionId = path[2] as string;
+      const result = await decide(await readJson(request), (by, field) =>
+        record(sessionId, path[4] as string, by, field),
+      );
+      if (result.ok) notifyAll(sessionId);
+      return send(response, result.status, result.body);
     }
     send(response, 404, { error: `Nothing at ${request.method} ${url.pathname}.` });
   }
 
   /** The key decisions from the page are signed with: the one this process holds. */
-  function signer() {
-    return {
-      ...(options.privateKey !== undefined ? { privateKey: options.privateKey } : {}),
-      ...(options.key !== undefined && options.privateKey === undefined
-        ? { key: options.key }
-        : {}),
-    };
+  const signer = {
+    ...(options.privateKey !== undefined ? { privateKey: options.privateKey } : {}),
+    ...(options.key !== undefined && options.privateKey === undefined ? { key: options.key } : {}),
+  };
+
+  /** The body's text fields, by name (absent or blank: undefined). */
+  type Field = (name: string) => string | undefined;
+  type MakeDecision = (
+    sessionId: string,
+    id: string,
+    by: string,
+    field: Field,
+  ) => Promise<CheckpointLedgerEntry>;
+
+  /**
+   * The decisions the page can make, by the URL's `checkpoints|tool-calls/<id>/<verb>`. A
+   * rejection and a denial need their text (the core says so when it is missing).
+   */
+  const DECISIONS: { readonly [noun: string]: { readonly [verb: string]: MakeDecision } } = {
+    checkpoints: {
+      approve: (sessionId, id, by, field) =>
+        approveCheckpoint(options.store, sessionId, id, {
+          by,
+          ...optional('note', field),
+          ...signer,
+        }),
+      reject: (sessionId, id, by, field) =>
+        rejectCheckpoint(options.store, sessionId, id, {
+          by,
+          feedback: field('feedback') ?? '',
+          ...signer,
+        }),
+    },
+    'tool-calls': {
+      approve: (sessionId, id, by, field) =>
+        approveToolCall(options.store, sessionId, id, {
+          by,
+          ...optional('reason', field),
+          ...signer,
+        }),
+      deny: (sessionId, id, by, field) =>
+        denyToolCall(options.store, sessionId, id, {
+          by,
+          reason: field('reason') ?? '',
+          ...signer,
+        }),
+    },
+  };
+
+  function decisionAt(noun: string, verb: string): MakeDecision | undefined {
+    // Own keys only: `constructor` or `__proto__` in the URL names no decision.
+    const verbs = Object.hasOwn(DECISIONS, noun) ? DECISIONS[noun] : undefined;
+    return verbs !== undefined && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
   }
 
   type Answer = { ok: boolean; status: number; body: unknown };
 
-  const recorded = (entry: CheckpointLedgerEntry): Answer => ({
-    ok: true,
-    status: 200,
-    body: { kind: entry.kind, by: entry.by, seq: entry.seq, signed: entry.signature !== undefined },
-  });
+  /** A decision from the page: who decides (`by`) is required; `record` makes it in the core. */
+  async function decide(
+    body: unknown,
+    record: (by: string, field: Field) => Promise<CheckpointLedgerEntry>,
+  ): Promise<Answer> {
+    const fields =
+      typeof body === 'object' && body !== null ? (body as { [name: string]: unknown }) : {};
+    const by = text(fields.by);
+    if (by === undefined)
+      return { ok: false, status: 400, body: { error: 'Say who decides ("by").' } };
+    try {
+      const entry = await record(by, (name) => text(fields[name]));
+      return {
+        ok: true,
+        status: 200,
+        body: {
+          kind: entry.kind,
+          by: entry.by,
+          seq: entry.seq,
+          signed: entry.signature !== undefined,
+        },
+      };
+    } catch (error) {
+      return refused(error);
+    }
+  }
 
   /** A decision's typed error as an HTTP answer (anything else is a server error). */
   function refused(error: unknown): Answer {
@@ -176,70 +224,6 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       return { ok: false, status: 400, body: { error: message } };
     }
     throw error;
-  }
-
-  async function decide(
-    sessionId: string,
-    checkpointId: string,
-    kind: 'approve' | 'reject',
-    body: unknown,
-  ): Promise<Answer> {
-    const fields =
-      typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    const by = text(fields.by);
-    const note = text(fields.note);
-    const feedback = text(fields.feedback);
-    if (by === undefined)
-      return { ok: false, status: 400, body: { error: 'Say who decides ("by").' } };
-    try {
-      return recorded(
-        kind === 'approve'
-          ? await approveCheckpoint(options.store, sessionId, checkpointId, {
-              by,
-              ...(note !== undefined ? { note } : {}),
-              ...signer(),
-            })
-          : await rejectCheckpoint(options.store, sessionId, checkpointId, {
-              by,
-              feedback: feedback ?? '',
-              ...signer(),
-            }),
-      );
-    } catch (error) {
-      return refused(error);
-    }
-  }
-
-  /** A held tool call approved or denied from the page (a denial needs a reason). */
-  async function decideCall(
-    sessionId: string,
-    toolCallId: string,
-    kind: 'approve' | 'deny',
-    body: unknown,
-  ): Promise<Answer> {
-    const fields =
-      typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    const by = text(fields.by);
-    const reason = text(fields.reason);
-    if (by === undefined)
-      return { ok: false, status: 400, body: { error: 'Say who decides ("by").' } };
-    try {
-      return recorded(
-        kind === 'approve'
-          ? await approveToolCall(options.store, sessionId, toolCallId, {
-              by,
-              ...(reason !== undefined ? { reason } : {}),
-              ...signer(),
-            })
-          : await denyToolCall(options.store, sessionId, toolCallId, {
-              by,
-              reason: reason ?? '',
-              ...signer(),
-            }),
-      );
-    } catch (error) {
-      return refused(error);
-    }
   }
 
   function notifyAll(sessionId: string): void {
@@ -269,6 +253,15 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
 
 function isLocalHost(host: string, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+/** `{ [name]: text }` when the body has that text field, else nothing. */
+function optional<K extends string>(
+  name: K,
+  field: (name: string) => string | undefined,
+): Partial<{ [key in K]: string }> {
+  const value = field(name);
+  return value === undefined ? {} : ({ [name]: value } as { [key in K]: string });
 }
 
 function text(value: unknown): string | undefined {

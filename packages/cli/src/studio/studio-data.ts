@@ -172,12 +172,8 @@ function describe(state: SessionState, live: boolean): StudioSession {
 }
 
 function preview(input: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(input) ?? 'undefined';
-  } catch {
-    json = String(input);
-  }
+  // The input is the state's JSON (loaded from the store, or a live session's plain state).
+  const json = JSON.stringify(input) ?? 'undefined';
   return json.length > INPUT_PREVIEW_CHARS
     ? `${json.slice(0, INPUT_PREVIEW_CHARS)}… (${json.length} characters)`
     : json;
