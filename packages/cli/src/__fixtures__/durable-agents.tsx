@@ -1,7 +1,7 @@
-import { System, Timeline, Tool, User } from '@agate/core';
+import { System, Timeline, User } from '@agate/core';
 import type { DurableAgents } from '@agate/dbos';
 import { scriptedModel } from '@agate/testing';
-import { z } from 'zod';
+import ApprovalAgent from './approval-agent.js';
 
 /**
  * An agents file for `agate worker`: one agent that answers at once, one whose `drop_table` call
@@ -19,20 +19,7 @@ export const agents: DurableAgents = {
     options: { model: scriptedModel(['Hello!'], { whenExhausted: 'repeat-last' }) },
   },
   dropper: {
-    element: () => (
-      <>
-        <System>You manage a database.</System>
-        <User>Drop the logs table.</User>
-        <Timeline />
-        <Tool
-          name="drop_table"
-          description="Drops a table"
-          input={z.object({ table: z.string() })}
-          needsApproval
-          execute={({ table }) => `dropped ${table}`}
-        />
-      </>
-    ),
+    element: () => <ApprovalAgent />,
     options: {
       model: scriptedModel(
         [

@@ -128,6 +128,33 @@ function requestWithHost(url: string, host: string): Promise<number> {
   });
 }
 
+const QUIET: CliIo = {
+  out: () => {},
+  err: () => {},
+  env: {},
+  isTTY: false,
+  onInterrupt: () => () => {},
+};
+
+/** `agate studio --store dir`, started as from a terminal: its address, Ctrl-C, its exit code. */
+async function studioCommand(dir: string) {
+  let stdout = '';
+  let interrupt: (() => void) | undefined;
+  const exit = main(['studio', '--store', dir], {
+    ...QUIET,
+    out: (text) => {
+      stdout += text;
+    },
+    onInterrupt: (handler) => {
+      interrupt = () => handler('SIGINT');
+      return () => {};
+    },
+  });
+  await expect.poll(() => /agate studio: (\S+)/.exec(stdout)?.[1]).toBeDefined();
+  const url = /agate studio: (\S+)/.exec(stdout)?.[1] as string;
+  return { url, exit, interrupt: () => interrupt?.() };
+}
+
 describe('agate studio', () => {
   it('serves the store on 127.0.0.1 until Ctrl-C; rejects from the API; refuses a foreign Host', async () => {
     const dir = join(work, 'studio-store');
@@ -139,35 +166,14 @@ describe('agate studio', () => {
         { toolCalls: [{ toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'Saved.' } }] },
       ]),
     );
-    const quiet: CliIo = {
-      out: () => {},
-      err: () => {},
-      env: {},
-      isTTY: false,
-      onInterrupt: () => () => {},
-    };
     expect(
       await main(
         ['run', AGENT, '--scripted', script, '--store', dir, '--id', 'to-reject', '--plain'],
-        quiet,
+        QUIET,
       ),
     ).toBe(ExitCode.waiting);
 
-    let stdout = '';
-    let interrupt: (() => void) | undefined;
-    const io: CliIo = {
-      ...quiet,
-      out: (text) => {
-        stdout += text;
-      },
-      onInterrupt: (handler) => {
-        interrupt = () => handler('SIGINT');
-        return () => {};
-      },
-    };
-    const exit = main(['studio', '--store', dir], io);
-    await expect.poll(() => /agate studio: (\S+)/.exec(stdout)?.[1]).toBeDefined();
-    const url = /agate studio: (\S+)/.exec(stdout)?.[1] as string;
+    const { url, exit, interrupt } = await studioCommand(dir);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
 
     const sessions = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
@@ -191,20 +197,13 @@ describe('agate studio', () => {
     expect((await decide({ by: 'lead', feedback: 'again' })).status).toBe(409);
     expect(await requestWithHost(`${url}api/sessions`, 'evil.example:80')).toBe(403);
 
-    interrupt?.();
+    interrupt();
     expect(await exit).toBe(ExitCode.ok);
     await expect(fetch(`${url}api/sessions`)).rejects.toThrow();
   }, 30_000);
 
   it('approves a held tool call through its API: 409 once decided, 404 for an unknown call', async () => {
     const dir = join(work, 'held-store');
-    const quiet: CliIo = {
-      out: () => {},
-      err: () => {},
-      env: {},
-      isTTY: false,
-      onInterrupt: () => () => {},
-    };
     expect(
       await main(
         [
@@ -218,23 +217,10 @@ describe('agate studio', () => {
           'held',
           '--plain',
         ],
-        quiet,
+        QUIET,
       ),
     ).toBe(ExitCode.waiting);
-    let stdout = '';
-    let interrupt: (() => void) | undefined;
-    const exit = main(['studio', '--store', dir], {
-      ...quiet,
-      out: (text) => {
-        stdout += text;
-      },
-      onInterrupt: (handler) => {
-        interrupt = () => handler('SIGINT');
-        return () => {};
-      },
-    });
-    await expect.poll(() => /agate studio: (\S+)/.exec(stdout)?.[1]).toBeDefined();
-    const url = /agate studio: (\S+)/.exec(stdout)?.[1] as string;
+    const { url, exit, interrupt } = await studioCommand(dir);
 
     const sessions = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
       id: string;
@@ -260,7 +246,7 @@ describe('agate studio', () => {
     expect(again.status).toBe(409);
     expect(((await again.json()) as { error: string }).error).toMatch(/already approved by dba/);
 
-    interrupt?.();
+    interrupt();
     expect(await exit).toBe(ExitCode.ok);
   }, 30_000);
 });

@@ -16,6 +16,7 @@ import { requireSystem, scriptedModel } from '@agate/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import ApprovalAgent from '../__fixtures__/approval-agent.js';
 import { type Studio, startStudio } from './server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -42,23 +43,6 @@ function Notes(props: { task?: boolean }) {
         execute={({ text }) => `Saved: ${text}`}
       />
       {props.task && <Checkpoint id="T-1" task="Save the first note" />}
-    </>
-  );
-}
-
-function Dba() {
-  return (
-    <>
-      <System>You manage a database.</System>
-      <User>Drop the logs table.</User>
-      <Timeline />
-      <Tool
-        name="drop_table"
-        description="Drops a table"
-        input={z.object({ table: z.string() })}
-        needsApproval
-        execute={({ table }) => `dropped ${table}`}
-      />
     </>
   );
 }
@@ -111,7 +95,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
       ]),
     });
     expect((await gated.run()).status).toBe('awaiting-approval');
-    const holding = createSession(<Dba />, {
+    const holding = createSession(<ApprovalAgent />, {
       id: 'hold-me',
       store,
       tickLog: true,
@@ -248,7 +232,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     await page.waitForSelector('#pending', { state: 'detached' });
 
     // The run takes the decision: the model reads who denied the call and why.
-    const resumed = createSession(<Dba />, {
+    const resumed = createSession(<ApprovalAgent />, {
       store,
       snapshot: (await store.load('hold-me'))!,
       approvalPublicKey: publicKey,

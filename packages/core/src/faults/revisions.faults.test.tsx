@@ -102,65 +102,72 @@ function startDecider(
   };
 }
 
-/** 20 trials: both processes decide the same pending checkpoint at the same moment. */
-async function race(where: string, store: SessionStore, prefix: string) {
-  const approver = startDecider(where, 'approve', 'ana');
-  const rejecter = startDecider(where, 'reject', 'bob');
-  try {
-    for (let trial = 0; trial < TRIALS; trial++) {
-      const id = `${prefix}-${trial}`;
-      await store.save(copyAs(id));
-      const [a, r] = await Promise.all([approver.decide(id), rejecter.decide(id)]);
-      expect([a.ok, r.ok].filter(Boolean), `trial ${trial}: exactly one wins`).toHaveLength(1);
-      const [winner, loser] = a.ok ? ['ana', r] : ['bob', a];
-      expect(loser.name).toBe('CheckpointNotPendingError');
-      expect(loser.decidedBy).toBe(winner);
-      expect(loser.message).toMatch(new RegExp(`already (approved|rejected) by ${winner}`));
-      // One decision in the ledger: the winner's, and the state it leads to.
-      const state = (await store.load(id))?.state as {
-        checkpointLedger: Array<{ kind: string; by: string }>;
-        checkpoints: Record<string, { state: string }>;
-      };
-      const decisions = state.checkpointLedger.filter(
-        (e) => e.kind === 'approved' || e.kind === 'rejected',
-      );
-      expect(decisions.map((e) => e.by)).toEqual([winner]);
-      expect(state.checkpoints['T-1']?.state).toBe(winner === 'ana' ? 'approved' : 'unlocked');
-    }
-  } finally {
-    await Promise.all([approver.stop(), rejecter.stop()]);
-  }
+/** What two racing supervisors decide on, and what the stored session must say afterwards. */
+interface RaceCase {
+  snapshot: () => SessionSnapshot;
+  /** The approver's kind (run by `ana`) and the other's (run by `bob`). */
+  kinds: ['approve', 'reject'] | ['approve-call', 'deny-call'];
+  loserError: string;
+  /** The decided states a loser's message may name (`already approved by ana`). */
+  decided: string;
+  /** The ledger kinds that are decisions. */
+  decisionKinds: string[];
+  expectDecided(state: Record<string, unknown>, winner: string): void;
 }
 
-/** 20 trials: an approval and a denial of the same held tool call at the same moment. */
-async function raceCall(where: string, store: SessionStore, prefix: string) {
-  const approver = startDecider(where, 'approve-call', 'ana');
-  const denier = startDecider(where, 'deny-call', 'bob');
+/** A pending checkpoint T-1: approve against reject. */
+const CHECKPOINT_RACE: RaceCase = {
+  snapshot: () => pending,
+  kinds: ['approve', 'reject'],
+  loserError: 'CheckpointNotPendingError',
+  decided: 'approved|rejected',
+  decisionKinds: ['approved', 'rejected'],
+  expectDecided(state, winner) {
+    const checkpoints = state.checkpoints as Record<string, { state: string }>;
+    expect(checkpoints['T-1']?.state).toBe(winner === 'ana' ? 'approved' : 'unlocked');
+  },
+};
+
+/** A held tool call c-drop: approve against deny. */
+const CALL_RACE: RaceCase = {
+  snapshot: () => held,
+  kinds: ['approve-call', 'deny-call'],
+  loserError: 'ToolCallNotPendingError',
+  decided: 'approved|denied',
+  decisionKinds: ['tool-approved', 'tool-denied'],
+  expectDecided(state, winner) {
+    const approvals = state.toolApprovals as Array<{ id: string; state: string; by?: string }>;
+    expect(approvals.find((r) => r.id === 'c-drop')).toMatchObject({
+      state: winner === 'ana' ? 'approved' : 'denied',
+      by: winner,
+    });
+  },
+};
+
+/** 20 trials: two processes decide the same pending decision at the same moment. */
+async function race(where: string, store: SessionStore, prefix: string, what: RaceCase) {
+  const approver = startDecider(where, what.kinds[0], 'ana');
+  const other = startDecider(where, what.kinds[1], 'bob');
   try {
     for (let trial = 0; trial < TRIALS; trial++) {
       const id = `${prefix}-${trial}`;
-      await store.save(copyAs(id, held));
-      const [a, d] = await Promise.all([approver.decide(id), denier.decide(id)]);
-      expect([a.ok, d.ok].filter(Boolean), `trial ${trial}: exactly one wins`).toHaveLength(1);
-      const [winner, loser] = a.ok ? ['ana', d] : ['bob', a];
-      expect(loser.name).toBe('ToolCallNotPendingError');
+      await store.save(copyAs(id, what.snapshot()));
+      const [a, o] = await Promise.all([approver.decide(id), other.decide(id)]);
+      expect([a.ok, o.ok].filter(Boolean), `trial ${trial}: exactly one wins`).toHaveLength(1);
+      const [winner, loser] = a.ok ? ['ana', o] : ['bob', a];
+      expect(loser.name).toBe(what.loserError);
       expect(loser.decidedBy).toBe(winner);
-      expect(loser.message).toMatch(new RegExp(`already (approved|denied) by ${winner}`));
-      const state = (await store.load(id))?.state as {
+      expect(loser.message).toMatch(new RegExp(`already (${what.decided}) by ${winner}`));
+      // One decision in the ledger: the winner's, and the state it leads to.
+      const state = (await store.load(id))?.state as Record<string, unknown> & {
         checkpointLedger: Array<{ kind: string; by: string }>;
-        toolApprovals: Array<{ id: string; state: string; by?: string }>;
       };
-      const decisions = state.checkpointLedger.filter(
-        (e) => e.kind === 'tool-approved' || e.kind === 'tool-denied',
-      );
+      const decisions = state.checkpointLedger.filter((e) => what.decisionKinds.includes(e.kind));
       expect(decisions.map((e) => e.by)).toEqual([winner]);
-      expect(state.toolApprovals.find((r) => r.id === 'c-drop')).toMatchObject({
-        state: winner === 'ana' ? 'approved' : 'denied',
-        by: winner,
-      });
+      what.expectDecided(state, winner);
     }
   } finally {
-    await Promise.all([approver.stop(), denier.stop()]);
+    await Promise.all([approver.stop(), other.stop()]);
   }
 }
 
@@ -183,14 +190,14 @@ describe('revision faults', () => {
     timeout: 120_000,
   }, async () => {
     const where = join(dir, 'race');
-    await race(where, createFileStore(where), 'file');
+    await race(where, createFileStore(where), 'file', CHECKPOINT_RACE);
   });
 
   it('approve and deny of one tool call racing from two processes on the file store', {
     timeout: 120_000,
   }, async () => {
     const where = join(dir, 'race-call');
-    await raceCall(where, createFileStore(where), 'file-call');
+    await race(where, createFileStore(where), 'file-call', CALL_RACE);
   });
 });
 
@@ -204,7 +211,7 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
   it('approve and reject racing from two processes on Postgres', { timeout: 120_000 }, async () => {
     const store = createPostgresStore({ connectionString: server.url });
     try {
-      await race(server.url, store, 'pg');
+      await race(server.url, store, 'pg', CHECKPOINT_RACE);
     } finally {
       await store.close();
     }
@@ -215,7 +222,7 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
   }, async () => {
     const store = createPostgresStore({ connectionString: server.url });
     try {
-      await raceCall(server.url, store, 'pg-call');
+      await race(server.url, store, 'pg-call', CALL_RACE);
     } finally {
       await store.close();
     }
