@@ -10,7 +10,7 @@ import {
 import { createClient, launchWorker } from '@agate/dbos';
 import { postgresBinDir, scriptedModel, startPostgres } from '@agate/testing';
 import { z } from 'zod';
-import { type Summary, summarize } from './stats.js';
+import { median, type Summary, summarize } from './stats.js';
 
 /** A tick through `@agate/dbos` may cost at most this many ms more than in process (median). */
 export const DBOS_TICK_EXTRA_TARGET_MS = 15;
@@ -75,13 +75,6 @@ function tickClock() {
     },
     perTick: () => median(ticks),
   };
-}
-
-function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**
