@@ -8,7 +8,7 @@ import type {
 } from '../guards/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../renderer/compiled-context.js';
-import type { GateDeclaration, KnobDeclaration } from '../runtime/declarations.js';
+import type { GateDeclaration } from '../runtime/declarations.js';
 import {
   AgateError,
   GateDeadlockError,
@@ -19,6 +19,7 @@ import type { RunReport } from '../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
 import { sameItems } from '../runtime/tool-index.js';
 import type { JsonValue } from '../state/json.js';
+import { LastOf } from '../state/last-of.js';
 import type { ChangedBy, GateStatus, SessionState } from '../state/session-state.js';
 import { describeMissingTools, findMissingTools } from './deadlock.js';
 import { clearerOf } from './descriptor.js';
@@ -57,31 +58,13 @@ export class GateControl implements Guard {
   /** The knobs and gates `lastSetKnob` was made for (its description is theirs). */
   private setKnobFor: { knobs: readonly KnobInfo[]; gates: readonly GateInfo[] } | undefined;
   /**
-   * The last answers of gateDeclarations, gateInfos and knobInfos, with the objects they were
-   * derived from: the registry's lists (the same while no declaration changed) and the state's
-   * records (the same while no gate or knob changed).
+   * The last answers of gateDeclarations, gateInfos and knobInfos, kept while the objects they
+   * were derived from are the same: the registry's lists (the same while no declaration
+   * changed) and the state's records (the same while no gate or knob changed).
    */
-  private declarationsMemo:
-    | {
-        rendered: readonly GateDeclaration[];
-        gates: SessionState['gates'];
-        value: readonly CountedGate[];
-      }
-    | undefined;
-  private infosMemo:
-    | {
-        declarations: readonly CountedGate[];
-        gates: SessionState['gates'];
-        value: readonly GateInfo[];
-      }
-    | undefined;
-  private knobsMemo:
-    | {
-        declared: readonly KnobDeclaration[];
-        knobs: SessionState['knobs'];
-        value: readonly KnobInfo[];
-      }
-    | undefined;
+  private readonly declarationsMemo = new LastOf<readonly CountedGate[]>();
+  private readonly infosMemo = new LastOf<readonly GateInfo[]>();
+  private readonly knobsMemo = new LastOf<readonly KnobInfo[]>();
 
   private get state(): SessionState {
     return this.access.state();
@@ -97,19 +80,17 @@ export class GateControl implements Guard {
     const gates = this.state.gates;
     // The same rendered declarations and gate records as the last read (a tick reads them
     // several times, and most ticks change neither): the same answer.
-    const memo = this.declarationsMemo;
-    if (memo?.rendered === rendered && memo.gates === gates) return memo.value;
-    for (const d of rendered) this.lastKnown.set(d.name, d);
-    const names = new Set(rendered.map((d) => d.name));
-    const left = [...this.lastKnown.values()].filter(
-      (d) => !names.has(d.name) && (gates[d.name]?.state ?? 'inactive') !== 'inactive',
-    );
-    const value = [
-      ...rendered.map((d) => ({ ...d, rendered: true })),
-      ...left.map((d) => ({ ...d, rendered: false })),
-    ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.declarationsMemo = { rendered, gates, value };
-    return value;
+    return this.declarationsMemo.of(rendered, gates, () => {
+      for (const d of rendered) this.lastKnown.set(d.name, d);
+      const names = new Set(rendered.map((d) => d.name));
+      const left = [...this.lastKnown.values()].filter(
+        (d) => !names.has(d.name) && (gates[d.name]?.state ?? 'inactive') !== 'inactive',
+      );
+      return [
+        ...rendered.map((d) => ({ ...d, rendered: true })),
+        ...left.map((d) => ({ ...d, rendered: false })),
+      ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    });
   }
 
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
@@ -422,43 +403,39 @@ export class GateControl implements Guard {
   gateInfos(): readonly GateInfo[] {
     const declarations = this.gateDeclarations();
     const gates = this.state.gates;
-    const memo = this.infosMemo;
-    if (memo?.declarations === declarations && memo.gates === gates) return memo.value;
-    const value = declarations.map((d) => {
-      const record = this.gateRecord(d);
-      return Object.freeze({
-        name: d.name,
-        rendered: d.rendered,
-        state: record.state,
-        description: d.descriptor.description,
-        instructions: d.descriptor.instructions,
-        clearableBy: clearerOf(d.descriptor),
-        blocks: record.blocks,
-        maxBlocks: d.descriptor.maxBlocks ?? DEFAULT_MAX_BLOCKS,
-        ...(record.changedBy !== undefined ? { changedBy: record.changedBy } : {}),
-      });
-    });
-    this.infosMemo = { declarations, gates, value };
-    return value;
+    return this.infosMemo.of(declarations, gates, () =>
+      declarations.map((d) => {
+        const record = this.gateRecord(d);
+        return Object.freeze({
+          name: d.name,
+          rendered: d.rendered,
+          state: record.state,
+          description: d.descriptor.description,
+          instructions: d.descriptor.instructions,
+          clearableBy: clearerOf(d.descriptor),
+          blocks: record.blocks,
+          maxBlocks: d.descriptor.maxBlocks ?? DEFAULT_MAX_BLOCKS,
+          ...(record.changedBy !== undefined ? { changedBy: record.changedBy } : {}),
+        });
+      }),
+    );
   }
 
   /** The rendered knobs with their values. Shared between reads: frozen. */
   knobInfos(): readonly KnobInfo[] {
     const declared = this.registry.knobs();
     const knobs = this.state.knobs;
-    const memo = this.knobsMemo;
-    if (memo?.declared === declared && memo.knobs === knobs) return memo.value;
-    const value = declared.map((d) =>
-      Object.freeze({
-        name: d.name,
-        description: d.options.description,
-        value: knobs[d.name] ?? d.options.initial,
-        ...(d.options.options !== undefined ? { options: d.options.options } : {}),
-        ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
-      }),
+    return this.knobsMemo.of(declared, knobs, () =>
+      declared.map((d) =>
+        Object.freeze({
+          name: d.name,
+          description: d.options.description,
+          value: knobs[d.name] ?? d.options.initial,
+          ...(d.options.options !== undefined ? { options: d.options.options } : {}),
+          ...(d.options.schema !== undefined ? { schema: d.options.schema } : {}),
+        }),
+      ),
     );
-    this.knobsMemo = { declared, knobs, value };
-    return value;
   }
 
   /** Reports declarations that can never work, instead of letting the run loop on them. */

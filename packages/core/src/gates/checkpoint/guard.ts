@@ -10,10 +10,10 @@ import type {
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext } from '../../renderer/compiled-context.js';
-import type { GuardDeclaration } from '../../runtime/declarations.js';
 import { AgateError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
+import { LastOf } from '../../state/last-of.js';
 import {
   CheckpointDeclarationError,
   CheckpointNotPendingError,
@@ -305,15 +305,13 @@ export class CheckpointGuard implements Guard {
     const from = this.host.registry.ofFamily(CHECKPOINT_FAMILY);
     // The registry's list is the same object while no <Checkpoint> mounted, unmounted or
     // re-rendered: read several times a tick, derived once.
-    if (this.declaredMemo?.from === from) return this.declaredMemo.list;
-    const list = from.map((d) => d.config as CheckpointProps);
-    for (const props of list) this.lastKnown.set(props.id, props);
-    this.declaredMemo = { from, list };
-    return list;
+    return this.declaredMemo.of(from, undefined, () => {
+      const list = from.map((d) => d.config as CheckpointProps);
+      for (const props of list) this.lastKnown.set(props.id, props);
+      return list;
+    });
   }
-  private declaredMemo:
-    | { from: readonly GuardDeclaration[]; list: readonly CheckpointProps[] }
-    | undefined;
+  private readonly declaredMemo = new LastOf<readonly CheckpointProps[]>();
 
   private propsOf(id: string): CheckpointProps | undefined {
     return this.declared().find((d) => d.id === id) ?? this.lastKnown.get(id);
@@ -336,27 +334,22 @@ export class CheckpointGuard implements Guard {
   private derived(): { open: OpenCheckpoint | undefined; pending: readonly string[] } {
     const declared = this.declared();
     const records = recordsOf(this.host.state());
-    const memo = this.derivedMemo;
-    if (memo?.declared === declared && memo.records === records) return memo;
-    const props = declared.find((d) => records[d.id]?.state !== 'approved');
-    const open = props === undefined ? undefined : { props, record: records[props.id] };
-    let pending = Object.keys(records).filter((id) => records[id]?.state === 'pending');
-    if (pending.length > 1) {
-      const order = declared.map((d) => d.id);
-      const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
-      pending = pending.sort((a, b) => rank(a) - rank(b));
-    }
-    this.derivedMemo = { declared, records, open, pending };
-    return this.derivedMemo;
-  }
-  private derivedMemo:
-    | {
-        declared: readonly CheckpointProps[];
-        records: Readonly<Record<string, CheckpointRecord>>;
-        open: OpenCheckpoint | undefined;
-        pending: readonly string[];
+    return this.derivedMemo.of(declared, records, () => {
+      const props = declared.find((d) => records[d.id]?.state !== 'approved');
+      const open = props === undefined ? undefined : { props, record: records[props.id] };
+      let pending = Object.keys(records).filter((id) => records[id]?.state === 'pending');
+      if (pending.length > 1) {
+        const order = declared.map((d) => d.id);
+        const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+        pending = pending.sort((a, b) => rank(a) - rank(b));
       }
-    | undefined;
+      return { open, pending };
+    });
+  }
+  private readonly derivedMemo = new LastOf<{
+    open: OpenCheckpoint | undefined;
+    pending: readonly string[];
+  }>();
 
   private endAwaiting(id: string): BeforeModelVerdict {
     const record = recordsOf(this.host.state())[id];
