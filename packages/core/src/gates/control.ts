@@ -80,17 +80,25 @@ export class GateControl implements Guard {
     const gates = this.state.gates;
     // The same rendered declarations and gate records as the last read (a tick reads them
     // several times, and most ticks change neither): the same answer.
-    return this.declarationsMemo.of(rendered, gates, () => {
-      for (const d of rendered) this.lastKnown.set(d.name, d);
-      const names = new Set(rendered.map((d) => d.name));
-      const left = [...this.lastKnown.values()].filter(
-        (d) => !names.has(d.name) && (gates[d.name]?.state ?? 'inactive') !== 'inactive',
-      );
-      return [
-        ...rendered.map((d) => ({ ...d, rendered: true })),
-        ...left.map((d) => ({ ...d, rendered: false })),
-      ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    });
+    return (
+      this.declarationsMemo.get(rendered, gates) ??
+      this.declarationsMemo.set(rendered, gates, this.countedGates(rendered, gates))
+    );
+  }
+
+  private countedGates(
+    rendered: readonly GateDeclaration[],
+    gates: SessionState['gates'],
+  ): readonly CountedGate[] {
+    for (const d of rendered) this.lastKnown.set(d.name, d);
+    const names = new Set(rendered.map((d) => d.name));
+    const left = [...this.lastKnown.values()].filter(
+      (d) => !names.has(d.name) && (gates[d.name]?.state ?? 'inactive') !== 'inactive',
+    );
+    return [
+      ...rendered.map((d) => ({ ...d, rendered: true })),
+      ...left.map((d) => ({ ...d, rendered: false })),
+    ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
@@ -403,7 +411,11 @@ export class GateControl implements Guard {
   gateInfos(): readonly GateInfo[] {
     const declarations = this.gateDeclarations();
     const gates = this.state.gates;
-    return this.infosMemo.of(declarations, gates, () =>
+    const kept = this.infosMemo.get(declarations, gates);
+    if (kept !== undefined) return kept;
+    return this.infosMemo.set(
+      declarations,
+      gates,
       declarations.map((d) => {
         const record = this.gateRecord(d);
         return Object.freeze({
@@ -425,7 +437,11 @@ export class GateControl implements Guard {
   knobInfos(): readonly KnobInfo[] {
     const declared = this.registry.knobs();
     const knobs = this.state.knobs;
-    return this.knobsMemo.of(declared, knobs, () =>
+    const kept = this.knobsMemo.get(declared, knobs);
+    if (kept !== undefined) return kept;
+    return this.knobsMemo.set(
+      declared,
+      knobs,
       declared.map((d) =>
         Object.freeze({
           name: d.name,

@@ -305,11 +305,11 @@ export class CheckpointGuard implements Guard {
     const from = this.host.registry.ofFamily(CHECKPOINT_FAMILY);
     // The registry's list is the same object while no <Checkpoint> mounted, unmounted or
     // re-rendered: read several times a tick, derived once.
-    return this.declaredMemo.of(from, undefined, () => {
-      const list = from.map((d) => d.config as CheckpointProps);
-      for (const props of list) this.lastKnown.set(props.id, props);
-      return list;
-    });
+    const kept = this.declaredMemo.get(from, undefined);
+    if (kept !== undefined) return kept;
+    const list = from.map((d) => d.config as CheckpointProps);
+    for (const props of list) this.lastKnown.set(props.id, props);
+    return this.declaredMemo.set(from, undefined, list);
   }
   private readonly declaredMemo = new LastOf<readonly CheckpointProps[]>();
 
@@ -334,17 +334,17 @@ export class CheckpointGuard implements Guard {
   private derived(): { open: OpenCheckpoint | undefined; pending: readonly string[] } {
     const declared = this.declared();
     const records = recordsOf(this.host.state());
-    return this.derivedMemo.of(declared, records, () => {
-      const props = declared.find((d) => records[d.id]?.state !== 'approved');
-      const open = props === undefined ? undefined : { props, record: records[props.id] };
-      let pending = Object.keys(records).filter((id) => records[id]?.state === 'pending');
-      if (pending.length > 1) {
-        const order = declared.map((d) => d.id);
-        const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
-        pending = pending.sort((a, b) => rank(a) - rank(b));
-      }
-      return { open, pending };
-    });
+    const kept = this.derivedMemo.get(declared, records);
+    if (kept !== undefined) return kept;
+    const props = declared.find((d) => records[d.id]?.state !== 'approved');
+    const open = props === undefined ? undefined : { props, record: records[props.id] };
+    let pending = Object.keys(records).filter((id) => records[id]?.state === 'pending');
+    if (pending.length > 1) {
+      const order = declared.map((d) => d.id);
+      const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+      pending = pending.sort((a, b) => rank(a) - rank(b));
+    }
+    return this.derivedMemo.set(declared, records, { open, pending });
   }
   private readonly derivedMemo = new LastOf<{
     open: OpenCheckpoint | undefined;
