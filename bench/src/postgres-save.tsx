@@ -140,7 +140,7 @@ export async function measurePostgresSave(reps: number): Promise<PostgresSaveRes
     const head = JSON.stringify({
       ...state,
       timeline: [],
-      progress: { ...state.progress, callSignatures: [] },
+      progress: { ...state.guards.continue, callSignatures: [] },
     }).length;
     if (process.env.AGATE_BENCH_DEBUG) process.stderr.write(`head at tick 2000: ${head} chars\n`);
     return {

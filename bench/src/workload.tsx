@@ -5,7 +5,7 @@ import {
   gate,
   PhaseGates,
   run,
-  type SessionState,
+  type SeedState,
   System,
   type TelemetryOptions,
   Timeline,
@@ -186,20 +186,32 @@ export function IdleGuards() {
  * run's final reply for a supervisor, which is not idle).
  */
 const AT = '2026-01-01T00:00:00.000Z';
-export const IDLE_GUARD_STATE: Partial<SessionState> = {
-  checkpoints: { reviewed: { state: 'approved', ticks: 0, openedAtTick: 0 } },
-  checkpointLedger: [
-    {
-      seq: 1,
-      checkpoint: 'reviewed',
-      kind: 'submitted',
-      by: 'model',
-      at: AT,
-      tick: 0,
-      summary: 'x',
+export const IDLE_GUARD_STATE: SeedState = {
+  guards: {
+    checkpoints: {
+      records: { reviewed: { state: 'approved', ticks: 0, openedAtTick: 0 } },
+      ledger: [
+        {
+          seq: 1,
+          checkpoint: 'reviewed',
+          kind: 'submitted',
+          by: 'model',
+          at: AT,
+          tick: 0,
+          summary: 'x',
+        },
+        {
+          seq: 2,
+          checkpoint: 'reviewed',
+          kind: 'approved',
+          by: 'bench',
+          at: AT,
+          tick: 0,
+          answers: 1,
+        },
+      ],
     },
-    { seq: 2, checkpoint: 'reviewed', kind: 'approved', by: 'bench', at: AT, tick: 0, answers: 1 },
-  ],
+  },
 };
 
 export function BenchAgent(props: { preconverted?: boolean; guards?: boolean }) {

@@ -39,7 +39,7 @@ describe('the checkpoint agent, offline', () => {
     expect(waits.map((w) => w.checkpoint)).toEqual(['T-1', 'T-2']);
     expect(waits[0]?.stored).toMatchObject({
       status: 'awaiting-approval',
-      checkpoints: { 'T-1': { state: 'pending' } },
+      guards: { checkpoints: { records: { 'T-1': { state: 'pending' } } } },
     });
     expect(model.calls).toHaveLength(3);
 

@@ -233,7 +233,7 @@ describe('agate approve / reject on a stored session, then the session continues
     expect(out.stdout).toContain('Approved checkpoint T-1 of session signed by ana');
     const fileStore = createFileStore(store);
     const snapshot = await fileStore.load('signed');
-    const ledger = (snapshot?.state as SessionState | undefined)?.checkpointLedger ?? [];
+    const ledger = (snapshot?.state as SessionState | undefined)?.guards.checkpoints.ledger ?? [];
     expect(ledger.at(-1)).toMatchObject({ kind: 'approved', by: 'ana', note: 'Nice work.' });
     expect(ledger.at(-1)?.signature).toMatch(/^[0-9a-f]{64}$/);
     const model = scriptedModel([{ toolCalls: [submit('T-2')] }]);
@@ -254,7 +254,7 @@ describe('agate approve / reject on a stored session, then the session continues
     const fileStore = createFileStore(store);
     const snapshot = await fileStore.load('plain');
     const state = snapshot?.state as SessionState | undefined;
-    expect(state?.checkpoints['T-1']?.state).toBe('unlocked');
+    expect(state?.guards.checkpoints.records['T-1']?.state).toBe('unlocked');
     const model = scriptedModel([{ toolCalls: [submit('T-1')] }]);
     const session = createSession(agent(), { model, store: fileStore, snapshot });
     await session.run();

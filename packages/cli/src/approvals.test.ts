@@ -123,7 +123,7 @@ describe('agate approve / deny <session> <callId>', () => {
     expect(denied.stdout).toContain('Denied tool call d-2 of session held by dba');
     const state = await stored('held');
     expect(state.status).toBe('idle');
-    expect(state.toolApprovals.map((r) => [r.id, r.state])).toEqual([
+    expect(state.guards.approvals.calls.map((r) => [r.id, r.state])).toEqual([
       ['d-1', 'approved'],
       ['d-2', 'denied'],
     ]);
@@ -167,6 +167,8 @@ describe('agate approve / deny <session> <callId>', () => {
     expect(noReason.code).not.toBe(0);
     expect(noReason.stderr).toContain('--reason');
     expect(noBy.code).toBe(ExitCode.usage);
-    expect((await stored('held-2')).toolApprovals.every((r) => r.state === 'pending')).toBe(true);
+    expect(
+      (await stored('held-2')).guards.approvals.calls.every((r) => r.state === 'pending'),
+    ).toBe(true);
   });
 });

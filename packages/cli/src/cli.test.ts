@@ -9,7 +9,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFileStore } from '@agate/core';
+import { createFileStore, type SessionState } from '@agate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureStore, fixture } from './__fixtures__/store-fixture.js';
 import { ExitCode } from './errors.js';
@@ -230,23 +230,18 @@ describe('agate approve / reject', () => {
     );
 
     const fileStore = createFileStore(store);
-    const state = async (id: string) =>
-      (await fileStore.load(id))?.state as {
-        status: string;
-        checkpoints: Record<string, { state: string }>;
-        checkpointLedger: Array<{ kind: string; by: string; note?: string; feedback?: string }>;
-      };
+    const state = async (id: string) => (await fileStore.load(id))?.state as SessionState;
     const a = await state('cp-approve');
-    expect(a.checkpoints['T-1']?.state).toBe('approved');
+    expect(a.guards.checkpoints.records['T-1']?.state).toBe('approved');
     expect(a.status).toBe('idle');
-    expect(a.checkpointLedger.at(-1)).toMatchObject({
+    expect(a.guards.checkpoints.ledger.at(-1)).toMatchObject({
       kind: 'approved',
       by: 'ana',
       note: 'Looks good.',
     });
     const r = await state('cp-reject');
-    expect(r.checkpoints['T-1']?.state).toBe('unlocked');
-    expect(r.checkpointLedger.at(-1)).toMatchObject({
+    expect(r.guards.checkpoints.records['T-1']?.state).toBe('unlocked');
+    expect(r.guards.checkpoints.ledger.at(-1)).toMatchObject({
       kind: 'rejected',
       by: 'bo',
       feedback: 'Say hello louder.',
@@ -332,10 +327,8 @@ describe('agate run', () => {
     ]);
     expect(events.at(-1)).toMatchObject({ type: 'run:end', status: 'awaiting-approval', ticks: 1 });
     // ... but the session signs its ledger with it.
-    const saved = (await createFileStore(runStore).load('json-1'))?.state as {
-      checkpointLedger: Array<{ signature?: string }>;
-    };
-    expect(saved.checkpointLedger[0]?.signature).toMatch(/^[0-9a-f]{64}$/);
+    const saved = (await createFileStore(runStore).load('json-1'))?.state as SessionState;
+    expect(saved.guards.checkpoints.ledger[0]?.signature).toMatch(/^[0-9a-f]{64}$/);
 
     const approved = await agate(
       ['approve', 'json-1', 'T-1', '--by', 'ana', '--store', runStore],

@@ -5,7 +5,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFileStore } from '@agate/core';
+import { createFileStore, type SessionState } from '@agate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPROVAL_KEY, buildFixtureStore, fixture } from './__fixtures__/store-fixture.js';
 import { ExitCode } from './errors.js';
@@ -134,10 +134,8 @@ describe('approve and reject', () => {
     });
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/by ana \(ledger entry #2, signed with key [0-9a-f]{16}\)/);
-    const state = (await createFileStore(store).load('cp-signed'))?.state as {
-      checkpointLedger: Array<{ kind: string; signature?: string }>;
-    };
-    expect(state.checkpointLedger.at(-1)).toMatchObject({
+    const state = (await createFileStore(store).load('cp-signed'))?.state as SessionState;
+    expect(state.guards.checkpoints.ledger.at(-1)).toMatchObject({
       kind: 'approved',
       signature: expect.stringMatching(/^[0-9a-f]{64}$/),
     });

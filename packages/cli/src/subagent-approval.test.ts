@@ -68,7 +68,11 @@ describe('a checkpoint inside a sub-agent, decided from the CLI', () => {
     const saved = await createFileStore(store).load('sub-1');
     expect(saved?.state).toMatchObject({
       inflight: {
-        progress: { call_3: { state: { checkpoints: { 'T-1': { state: 'approved' } } } } },
+        progress: {
+          call_3: {
+            state: { guards: { checkpoints: { records: { 'T-1': { state: 'approved' } } } } },
+          },
+        },
       },
     });
 

@@ -30,6 +30,7 @@ export type { ContextBudgetReport, DroppedCounts } from './context/report.js';
 // Human approval of single tool calls (<Tool needsApproval>)
 export {
   APPROVALS_FAMILY,
+  type ApprovalsState,
   approveToolCall,
   denyToolCall,
   hasToolApproval,
@@ -62,6 +63,7 @@ export {
   type CheckpointProps,
   type CheckpointRecord,
   type CheckpointStatus,
+  type CheckpointsState,
   type CheckpointTrigger,
   DEFAULT_CHECKPOINT_BUDGET,
   type FileBaseline,
@@ -89,6 +91,7 @@ export {
   InvalidContinueConfigError,
   type StepContext,
 } from './gates/continue/index.js';
+export type { ProgressState } from './gates/continue/progress.js';
 export type {
   ContinueGateProps,
   ContinueSignals,
@@ -182,6 +185,8 @@ export {
   type GateDescriptor,
   type GateHistory,
   type GateInfo,
+  type GateRecord,
+  type GatesState,
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
@@ -227,6 +232,7 @@ export {
   InvalidSessionIdError,
   isSettledJson,
   type ListOptions,
+  migrateState,
   parseRestorePointRef,
   parseSnapshot,
   RESTORE_POINTS_DIR,
@@ -320,10 +326,11 @@ export {
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
 export type {
   ChangedBy,
-  GateRecord,
   GateStatus,
+  GuardSlices,
   GuardStates,
   RunStatus,
+  SeedState,
   SessionState,
   UsageTotals,
 } from './state/session-state.js';

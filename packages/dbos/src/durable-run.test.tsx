@@ -111,7 +111,9 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     const waiting = await store.load('drop-1');
     expect(waiting?.state).toMatchObject({
       status: 'awaiting-approval',
-      toolApprovals: [{ id: 'c-drop', toolName: 'drop_table', state: 'pending' }],
+      guards: {
+        approvals: { calls: [{ id: 'c-drop', toolName: 'drop_table', state: 'pending' }] },
+      },
     });
     await approveToolCall(store, 'drop-1', 'c-drop', { by: 'ada' });
     const result = await handle.result({ timeoutMs: 30_000 });

@@ -1,7 +1,11 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   createSession,
   createSnapshot,
+  migrateState,
   type SessionSnapshot,
+  SNAPSHOT_VERSION,
   StaleSessionError,
   System,
   Timeline,
@@ -30,7 +34,9 @@ const running = (
       id,
       status: 'running',
       timeline: Object.freeze([...timeline]),
-      progress: Object.freeze({ stepNumber: 1, callSignatures: Object.freeze([...signatures]) }),
+      guards: Object.freeze({
+        continue: Object.freeze({ stepNumber: 1, callSignatures: Object.freeze([...signatures]) }),
+      }),
       after: 'the lists',
     }),
     undefined,
@@ -194,7 +200,10 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
       )
     ).rows;
   const stateOf = async (id: string, from = store) =>
-    (await from.load(id))?.state as { timeline: unknown[]; progress: { callSignatures: string[] } };
+    (await from.load(id))?.state as {
+      timeline: unknown[];
+      guards: { continue: { callSignatures: string[] } };
+    };
 
   it('a running session saved every tick serializes only what the tick added', async () => {
     const id = 'by-identity';
@@ -216,13 +225,13 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     expect(after).toHaveLength(400);
     const state = await stateOf(id);
     expect(state.timeline).toEqual(messages);
-    expect(state.progress.callSignatures).toEqual(signatures.slice(0, 200));
+    expect(state.guards.continue.callSignatures).toEqual(signatures.slice(0, 200));
     // The session row holds neither list.
     const head = await pool.query(`select head from "${store.schema}".sessions where id = $1`, [
       id,
     ]);
     expect(head.rows[0].head).toBe(
-      '{"id":"by-identity","status":"running","timeline":[],"progress":{"stepNumber":1,"callSignatures":[]},"after":"the lists"}',
+      '{"id":"by-identity","status":"running","timeline":[],"guards":{"continue":{"stepNumber":1,"callSignatures":[]}},"after":"the lists"}',
     );
   });
 
@@ -240,7 +249,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     expect(await rowsOf('signatures', id)).toHaveLength(9);
     let state = await stateOf(id);
     expect(state.timeline).toEqual(messages.slice(5, 22));
-    expect(state.progress.callSignatures).toEqual(range(2, 11).map(sig));
+    expect(state.guards.continue.callSignatures).toEqual(range(2, 11).map(sig));
     // A message in the middle replaced (a decided call's result going into its tool message),
     // same length, same last messages: found, and the list rewritten.
     const edited = messages.slice(5, 22);
@@ -252,12 +261,12 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     const sigs = range(2, 11).map(sig);
     sigs[1] = 'changed';
     await store.save(running(id, edited, sigs));
-    expect((await stateOf(id)).progress.callSignatures).toEqual(sigs);
+    expect((await stateOf(id)).guards.continue.callSignatures).toEqual(sigs);
     // Rewound to an earlier, shorter snapshot (a restore): rewritten.
     await store.save(running(id, messages.slice(0, 3), []));
     state = await stateOf(id);
     expect(state.timeline).toEqual(messages.slice(0, 3));
-    expect(state.progress.callSignatures).toEqual([]);
+    expect(state.guards.continue.callSignatures).toEqual([]);
     expect(await rowsOf('timeline', id)).toHaveLength(3);
   });
 
@@ -293,7 +302,7 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     await mine.save(running(id, messages.slice(0, 11), ['a', 'c']));
     let state = await stateOf(id);
     expect(state.timeline).toEqual(messages.slice(0, 11));
-    expect(state.progress.callSignatures).toEqual(['a', 'c']);
+    expect(state.guards.continue.callSignatures).toEqual(['a', 'c']);
     // Deleted and saved afresh by the other process at the same revision (1): still not mixed.
     await mine.save(running(id, messages.slice(0, 12), ['a', 'c']));
     expect(await theirs.delete(id)).toBe(true);
@@ -301,14 +310,14 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     await mine.save(running(id, messages.slice(0, 13), ['a', 'c']));
     state = await stateOf(id, theirs);
     expect(state.timeline).toEqual(messages.slice(0, 13));
-    expect(state.progress.callSignatures).toEqual(['a', 'c']);
+    expect(state.guards.continue.callSignatures).toEqual(['a', 'c']);
     await mine.close();
     await theirs.close();
   });
 
   it('reads a session row written before signatures had rows (migration 1)', async () => {
     const id = 'old-row';
-    await store.save(session(id, 2, 0, { progress: { callSignatures: ['x', 'y'] } }));
+    await store.save(session(id, 2, 0, { guards: { continue: { callSignatures: ['x', 'y'] } } }));
     // As migration 1 left it: the signatures inside the head, no rows.
     await pool.query(
       `update "${store.schema}".sessions set has_signatures = false, signatures_count = 0,
@@ -316,9 +325,46 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
       [id],
     );
     await pool.query(`delete from "${store.schema}".signatures where session_id = $1`, [id]);
-    expect((await stateOf(id)).progress.callSignatures).toEqual(['x', 'y']);
-    await store.save(session(id, 3, 0, { progress: { callSignatures: ['x', 'y', 'z'] } }));
-    expect((await stateOf(id)).progress.callSignatures).toEqual(['x', 'y', 'z']);
+    expect((await stateOf(id)).guards.continue.callSignatures).toEqual(['x', 'y']);
+    await store.save(
+      session(id, 3, 0, { guards: { continue: { callSignatures: ['x', 'y', 'z'] } } }),
+    );
+    expect((await stateOf(id)).guards.continue.callSignatures).toEqual(['x', 'y', 'z']);
+  });
+
+  it('reads a row written with snapshot version 1 through the migration, lists included', async () => {
+    const id = 'v1-fixture';
+    const v1 = JSON.parse(
+      await readFile(
+        join(
+          import.meta.dirname,
+          '../../core/src/persistence/__fixtures__/v1-pending-checkpoint.json',
+        ),
+        'utf8',
+      ),
+    ).state as Record<string, unknown> & { progress: { callSignatures: string[] } };
+    const v2 = migrateState(structuredClone(v1), 1) as Record<string, unknown>;
+    expect(v1.progress.callSignatures.length).toBeGreaterThan(0);
+    // Saved as today, then the row turned into what version 1 wrote: its head in the old
+    // layout (the lists emptied, as a save keeps them), the same timeline and signature rows.
+    await store.save(createSnapshot(id, v2));
+    const head = { ...v1, timeline: [], progress: { ...v1.progress, callSignatures: [] } };
+    await pool.query(
+      `update "${store.schema}".sessions set format_version = 1, head = $2 where id = $1`,
+      [id, JSON.stringify(head)],
+    );
+    const loaded = await store.load(id);
+    expect(loaded?.version).toBe(SNAPSHOT_VERSION);
+    expect(loaded?.state).toEqual(v2);
+    // Written back in the current layout at the next save.
+    await store.save(loaded!);
+    const row = await pool.query(
+      `select format_version, head from "${store.schema}".sessions where id = $1`,
+      [id],
+    );
+    expect(row.rows[0].format_version).toBe(SNAPSHOT_VERSION);
+    expect(JSON.parse(row.rows[0].head)).not.toHaveProperty('progress');
+    expect((await store.load(id))?.state).toEqual(v2);
   });
 
   it('a real session saved at every tick end, its timeline trimmed, loads as it ended', async () => {

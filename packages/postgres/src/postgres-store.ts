@@ -4,6 +4,7 @@ import {
   assertValidSessionId,
   isSettledJson,
   type ListOptions,
+  migrateState,
   parseSnapshot,
   type RestorePointSummary,
   restorePointRef,
@@ -480,17 +481,24 @@ interface ListTexts {
   signatures_items: string[] | null;
 }
 
+function damaged(where: string, error: unknown): SnapshotError {
+  return new SnapshotError(
+    `Session snapshot ${where} is damaged: ${(error as Error).message}. Restore it from a backup, or delete it to start the session afresh.`,
+    { path: where, cause: error },
+  );
+}
+
 function joinSnapshot(row: SessionRow & ListTexts, schema: string): SessionSnapshot {
   const where = `postgres:${schema}/${row.id}`;
-  if (row.format_version !== SNAPSHOT_VERSION) {
-    throw new SnapshotError(
-      `Session snapshot ${where} cannot be read: snapshot version ${row.format_version} is not supported by this version of @agate/core (expects ${SNAPSHOT_VERSION}).`,
-      { path: where },
-    );
-  }
   let state: unknown;
   try {
     state = JSON.parse(row.head);
+  } catch (error) {
+    throw damaged(where, error);
+  }
+  // An older layout is brought to this one before the lists go back in at their current places.
+  state = migrateState(state, row.format_version, where);
+  try {
     for (const list of STORED_LISTS) {
       const columns = listColumns(row as unknown as Record<string, unknown>, list);
       if (!columns.has) continue;
@@ -508,10 +516,7 @@ function joinSnapshot(row: SessionRow & ListTexts, schema: string): SessionSnaps
       );
     }
   } catch (error) {
-    throw new SnapshotError(
-      `Session snapshot ${where} is damaged: ${(error as Error).message}. Restore it from a backup, or delete it to start the session afresh.`,
-      { path: where, cause: error },
-    );
+    throw damaged(where, error);
   }
   return {
     format: SNAPSHOT_FORMAT,

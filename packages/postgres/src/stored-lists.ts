@@ -43,21 +43,31 @@ const timeline: StoredList = {
   },
 };
 
-/** The ContinueGate's `progress.callSignatures` (up to 2,000 tool inputs as text). */
+/** The ContinueGate's slice of a state (`state.guards.continue`), when it is an object. */
+function progressOf(state: unknown): State | undefined {
+  if (!isRecord(state) || !isRecord(state.guards)) return undefined;
+  const progress = state.guards.continue;
+  return isRecord(progress) ? progress : undefined;
+}
+
+/** The ContinueGate's `guards.continue.callSignatures` (up to 2,000 tool inputs as text). */
 const signatures: StoredList = {
   name: 'signatures',
   table: 'signatures',
   column: 'signature',
-  read: (state) =>
-    isRecord(state) && isRecord(state.progress) && Array.isArray(state.progress.callSignatures)
-      ? state.progress.callSignatures
-      : undefined,
-  emptied: (state) => ({
-    ...state,
-    progress: { ...(state.progress as State), callSignatures: [] },
-  }),
+  read: (state) => {
+    const list = progressOf(state)?.callSignatures;
+    return Array.isArray(list) ? list : undefined;
+  },
+  emptied: (state) => {
+    const guards = state.guards as State;
+    return {
+      ...state,
+      guards: { ...guards, continue: { ...(guards.continue as State), callSignatures: [] } },
+    };
+  },
   restore: (head, items) => {
-    (head.progress as State).callSignatures = items;
+    (progressOf(head) as State).callSignatures = items;
   },
 };
 

@@ -2,7 +2,7 @@ import {
   type CompiledContext,
   type ContextBudgetOptions,
   createSession,
-  type SessionState,
+  type SeedState,
   subAgentElement,
 } from '@agate/core';
 import type { ReactNode } from 'react';
@@ -25,7 +25,7 @@ export interface RenderContextOptions {
  */
 export function renderContext(
   element: ReactNode,
-  state?: Partial<SessionState>,
+  state?: SeedState,
   options: RenderContextOptions = {},
 ): CompiledContext {
   const tree = options.subAgent === undefined ? element : subAgentTree(element, options.subAgent);

@@ -9,10 +9,10 @@ import {
   type CheckpointLedgerEntry,
   CheckpointNotPendingError,
   denyToolCall,
+  type GuardStates,
   hasToolApproval,
   InvalidSessionIdError,
   rejectCheckpoint,
-  type SessionState,
   SnapshotError,
   ToolApprovalDecisionError,
   ToolCallNotPendingError,
@@ -125,7 +125,7 @@ async function isToolCall(
 ): Promise<boolean> {
   const snapshot = await store.load(sessionId);
   if (snapshot === undefined) return false;
-  return hasToolApproval(snapshot.state as Pick<SessionState, 'toolApprovals'>, id);
+  return hasToolApproval(snapshot.state as { guards: Pick<GuardStates, 'approvals'> }, id);
 }
 
 /** The key file's PEM text; a file that cannot be read is the user's to fix (exit code 5). */

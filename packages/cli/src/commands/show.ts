@@ -51,7 +51,7 @@ export function formatSession(
     lines.push(`  ${String(first + i + 1).padStart(3)}  ${briefMessage(message)}`);
   });
 
-  const gates = Object.entries(state.gates);
+  const gates = Object.entries(state.guards.gates?.gates ?? {});
   lines.push('', 'Gates');
   if (gates.length === 0) lines.push('  (none)');
   else {
@@ -64,7 +64,7 @@ export function formatSession(
     lines.push(indent(formatTable(['name', 'state', 'changed', 'refusals'], rows)));
   }
 
-  const knobs = Object.entries(state.knobs);
+  const knobs = Object.entries(state.guards.gates?.knobs ?? {});
   lines.push('', 'Knobs');
   if (knobs.length === 0) lines.push('  (none)');
   else for (const [name, value] of knobs) lines.push(`  ${name} = ${JSON.stringify(value)}`);

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { checkpointCell, checkpointSection, ledgerLine } from './checkpoints.js';
 
 function stateWith(
-  checkpoints: Partial<SessionState['checkpoints']>,
+  records: Partial<SessionState['guards']['checkpoints']['records']>,
   ledger: CheckpointLedgerEntry[] = [],
 ) {
-  return { checkpoints, checkpointLedger: ledger } as unknown as SessionState;
+  return { guards: { checkpoints: { records, ledger } } } as unknown as SessionState;
 }
 
 describe('checkpointCell', () => {
@@ -26,7 +26,7 @@ describe('checkpointCell', () => {
   });
 
   it('reads a snapshot from before checkpoints existed as having none', () => {
-    const old = {} as SessionState;
+    const old = { guards: {} } as SessionState;
     expect(checkpointCell(old)).toBe('');
     expect(checkpointSection(old)).toEqual(['', 'Checkpoints', '  (none)']);
   });

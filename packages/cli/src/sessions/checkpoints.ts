@@ -3,11 +3,11 @@ import { formatTable, preview, shortTime } from '../format/table.js';
 
 /** Snapshots written before checkpoints existed lack the fields; they read as empty. */
 function recordsOf(state: SessionState): Array<[string, CheckpointRecord]> {
-  return Object.entries(state.checkpoints ?? {});
+  return Object.entries(state.guards.checkpoints?.records ?? {});
 }
 
 function ledgerOf(state: SessionState): CheckpointLedgerEntry[] {
-  return state.checkpointLedger ?? [];
+  return state.guards.checkpoints?.ledger ?? [];
 }
 
 /**
@@ -17,7 +17,7 @@ function ledgerOf(state: SessionState): CheckpointLedgerEntry[] {
 export function checkpointCell(state: SessionState): string {
   const records = recordsOf(state);
   const pending = records.filter(([, r]) => r.state === 'pending');
-  const calls = (state.toolApprovals ?? []).filter((r) => r.state === 'pending').length;
+  const calls = (state.guards.approvals?.calls ?? []).filter((r) => r.state === 'pending').length;
   const held = calls > 0 ? [`${calls} tool call${calls === 1 ? '' : 's'} pending`] : [];
   if (pending.length > 0 || calls > 0) {
     return [...pending.map(([id]) => `${id} pending`), ...held].join(', ');
@@ -32,7 +32,11 @@ export function checkpointCell(state: SessionState): string {
 export function checkpointSection(state: SessionState): string[] {
   const records = recordsOf(state);
   const ledger = ledgerOf(state);
-  if (records.length === 0 && ledger.length === 0 && (state.toolApprovals ?? []).length === 0) {
+  if (
+    records.length === 0 &&
+    ledger.length === 0 &&
+    (state.guards.approvals?.calls ?? []).length === 0
+  ) {
     return ['', 'Checkpoints', '  (none)'];
   }
   const lines = ['', 'Checkpoints'];
@@ -50,7 +54,7 @@ export function checkpointSection(state: SessionState): string[] {
       ),
     ),
   );
-  const held = state.toolApprovals ?? [];
+  const held = state.guards.approvals?.calls ?? [];
   if (held.length > 0) {
     lines.push('', 'Tool calls held for approval (agate approve / agate deny <session> <call id>)');
     lines.push(

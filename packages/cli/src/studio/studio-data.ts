@@ -154,13 +154,13 @@ function describe(state: SessionState, live: boolean): StudioSession {
     status: state.status,
     ticks: state.tick,
     live,
-    pending: Object.entries(state.checkpoints ?? {})
+    pending: Object.entries(state.guards.checkpoints?.records ?? {})
       .filter(([id, record]) => record.state === 'pending' && !decided(state, id))
       .map(([id, record]) => ({
         id,
         ...(record.reason !== undefined ? { reason: record.reason } : {}),
       })),
-    pendingCalls: (state.toolApprovals ?? [])
+    pendingCalls: (state.guards.approvals?.calls ?? [])
       .filter((record) => record.state === 'pending')
       .map((record) => ({
         id: record.id,
@@ -181,7 +181,7 @@ function preview(input: unknown): string {
 
 /** A decision recorded (by the CLI or this page) but not yet taken by a run. */
 function decided(state: SessionState, id: string): boolean {
-  const last = (state.checkpointLedger ?? []).filter((e) => e.checkpoint === id).at(-1);
+  const last = (state.guards.checkpoints?.ledger ?? []).filter((e) => e.checkpoint === id).at(-1);
   return last?.kind === 'approved' || last?.kind === 'rejected';
 }
 

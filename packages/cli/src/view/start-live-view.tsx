@@ -39,24 +39,29 @@ export function sessionFacts(session: Pick<Session, 'state' | 'context'>): Sessi
   const { state, context } = session;
   const gates: SessionFacts['gates'] = {};
   for (const info of context?.gates ?? []) {
-    const record = state.gates[info.name];
+    const record = state.guards.gates.gates[info.name];
     gates[info.name] = {
       state: record?.state ?? info.state,
       blocks: record?.blocks ?? info.blocks,
       maxBlocks: info.maxBlocks,
     };
   }
-  for (const [name, record] of Object.entries(state.gates)) {
+  for (const [name, record] of Object.entries(state.guards.gates.gates)) {
     gates[name] ??= { state: record.state, blocks: record.blocks };
   }
   const knobs: SessionFacts['knobs'] = {};
   for (const info of context?.knobs ?? []) knobs[info.name] = info.value;
   const checkpoints: SessionFacts['checkpoints'] = {};
-  for (const [id, record] of Object.entries(state.checkpoints ?? {})) {
+  for (const [id, record] of Object.entries(state.guards.checkpoints.records ?? {})) {
     checkpoints[id] = {
       state: record.state,
       ...(record.reason !== undefined ? { reason: record.reason } : {}),
     };
   }
-  return { type: 'view:facts', gates, knobs: { ...knobs, ...state.knobs }, checkpoints };
+  return {
+    type: 'view:facts',
+    gates,
+    knobs: { ...knobs, ...state.guards.gates.knobs },
+    checkpoints,
+  };
 }

@@ -411,7 +411,7 @@ describe('issue 15 (3): what is never dropped', () => {
       state: { timeline: history(5) },
     });
     await session.run();
-    expect(session.state.checkpoints['T-1']?.state).toBe('pending');
+    expect(session.state.guards.checkpoints.records['T-1']?.state).toBe('pending');
     const full = session.render();
     const pendingText = full.ephemeral.find((e) => e.source?.startsWith('checkpoint'))?.text ?? '';
     expect(pendingText).toMatch(/T-1/);

@@ -9,6 +9,7 @@ import {
   createSession,
   openChatSession,
   type SessionOptions,
+  type SessionState,
   SnapshotError,
   Tool,
 } from '../index.js';
@@ -71,9 +72,7 @@ describe('approvals: tampered session files', () => {
     const store = await heldSession();
     await approveToolCall(store, 'held', 'd-1', { by: 'dba', key: KEY });
     const file = structuredClone((await store.load('held'))!);
-    (file.state as { toolApprovals: Array<{ input: unknown }> }).toolApprovals[0]!.input = {
-      table: 'payments',
-    };
+    (file.state as SessionState).guards.approvals.calls[0]!.input = { table: 'payments' };
     await store.save(file);
     const { result, warnings, modelCalls } = await resume(store);
     expect(result.status).toBe('awaiting-approval');
@@ -94,8 +93,8 @@ describe('approvals: tampered session files', () => {
     dropped.length = 0;
     const store = await heldSession();
     const file = structuredClone((await store.load('held'))!);
-    const state = file.state as { status: string; toolApprovals: Array<{ state: string }> };
-    state.toolApprovals[0]!.state = 'approved';
+    const state = file.state as SessionState;
+    state.guards.approvals.calls[0]!.state = 'approved';
     state.status = 'idle';
     await store.save(file);
     const { result, warnings } = await resume(store);
@@ -109,23 +108,21 @@ describe('approvals: tampered session files', () => {
     const store = await heldSession([dropCall('d-2', 'orders')]);
     await approveToolCall(store, 'held', 'd-1', { by: 'dba', key: KEY });
     const file = structuredClone((await store.load('held'))!);
-    const state = file.state as {
-      toolApprovals: Array<{ id: string; state: string; by?: string }>;
-      checkpointLedger: Array<Record<string, unknown>>;
-    };
+    const { approvals, checkpoints } = (file.state as SessionState).guards;
+    const ledger = checkpoints.ledger;
     // The approval entry of d-1, copied to answer d-2's request; d-2 marked approved.
-    const approval = state.checkpointLedger.find((e) => e.kind === 'tool-approved')!;
-    const request = state.checkpointLedger.find(
+    const approval = ledger.find((e) => e.kind === 'tool-approved')!;
+    const request = ledger.find(
       (e) => e.kind === 'tool-approval-request' && e.checkpoint === 'd-2',
     )!;
-    state.checkpointLedger.push({
+    ledger.push({
       ...approval,
       checkpoint: 'd-2',
       answers: request.seq,
-      seq: state.checkpointLedger.length + 1,
+      seq: ledger.length + 1,
     });
-    state.toolApprovals[1]!.state = 'approved';
-    state.toolApprovals[1]!.by = 'dba';
+    approvals.calls[1]!.state = 'approved';
+    approvals.calls[1]!.by = 'dba';
     await store.save(file);
     const { result, warnings } = await resume(store);
     expect(result.status).toBe('awaiting-approval');
@@ -137,7 +134,9 @@ describe('approvals: tampered session files', () => {
   it('a session file whose held calls are not a list', async () => {
     const store = await heldSession();
     const file = structuredClone((await store.load('held'))!);
-    (file.state as Record<string, unknown>).toolApprovals = 'approve everything';
+    (file.state as { guards: Record<string, unknown> }).guards.approvals = {
+      calls: 'approve everything',
+    };
     await store.save(file);
     const before = JSON.stringify(await store.load('held'));
     await expect(approveToolCall(store, 'held', 'd-1', { by: 'dba', key: KEY })).rejects.toThrow(
@@ -223,8 +222,8 @@ describe('approvals: a removed record', () => {
     dropped.length = 0;
     const store = await heldSession();
     const file = structuredClone((await store.load('held'))!);
-    const state = file.state as { status: string; toolApprovals: unknown[] };
-    state.toolApprovals = [];
+    const state = file.state as SessionState;
+    state.guards.approvals.calls = [];
     state.status = 'idle';
     await store.save(file);
     const { result, warnings, modelCalls } = await resume(store);

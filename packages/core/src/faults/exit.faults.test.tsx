@@ -20,6 +20,7 @@ import {
   createSession,
   generateApprovalKeyPair,
   type SessionState,
+  SNAPSHOT_VERSION,
 } from '../index.js';
 import { createSnapshot } from '../persistence/snapshot.js';
 import HostileAgent from './__fixtures__/hostile-agent.js';
@@ -192,7 +193,7 @@ describe('decisions nobody inside a run can forge', () => {
     const pending = await store.load('forge-1');
     if (pending === undefined) throw new Error('the pending session was not saved');
     const state = pending.state as SessionState;
-    const request = latestRequest(state.checkpointLedger, 'T-1');
+    const request = latestRequest(state.guards.checkpoints.ledger, 'T-1');
     expect(request).toMatchObject({ kind: 'submitted', alg: 'ed25519' });
 
     // Every candidate, as a shared secret (HMAC) and as a private key: none verifies.
@@ -248,7 +249,7 @@ describe('decisions nobody inside a run can forge', () => {
     expect((await first.run()).status).toBe('awaiting-approval');
     await approveCheckpoint(store, 'v1-session', 'T-1', { by: 'ana', key: secret });
     const snapshot = (await store.load('v1-session'))!;
-    expect(snapshot.version).toBe(1);
+    expect(snapshot.version).toBe(SNAPSHOT_VERSION);
     // With the old key beside the new public key, the past decision still verifies.
     const upgraded = createSession(createElement(HostileAgent), {
       model: scriptedModel(['Done.']),
@@ -275,7 +276,7 @@ function forgedApproval(
   signer: { key?: string; privateKey?: ReturnType<typeof toPrivateKey> },
 ): SessionState {
   return produce(state, (draft) => {
-    const request = latestRequest(draft.checkpointLedger, 'T-1')!;
+    const request = latestRequest(draft.guards.checkpoints.ledger, 'T-1')!;
     if (signer.privateKey !== undefined) {
       const entry = appendEntry(
         draft,
@@ -302,7 +303,7 @@ function forgedApproval(
         { sessionId: draft.id, key: signer.key },
       );
     }
-    draft.checkpoints['T-1']!.state = 'approved';
+    draft.guards.checkpoints.records['T-1']!.state = 'approved';
     draft.status = 'idle';
   });
 }

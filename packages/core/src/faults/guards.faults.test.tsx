@@ -80,7 +80,7 @@ describe('guard and observer faults', () => {
     expect(failed.error).toMatchObject({ tick: 1, step: 'guard' });
     // The predicate runs after the tick was committed: tick 1 is kept, the gate untouched.
     expect(session.state.tick).toBe(1);
-    expect(session.state.gates).toEqual({});
+    expect(session.state.guards.gates.gates).toEqual({});
     expect(w.ofType('tick:end')).toHaveLength(0);
 
     predicateThrows = false;

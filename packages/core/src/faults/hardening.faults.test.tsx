@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -8,9 +10,11 @@ import {
   InvalidOptionError,
   InvalidSessionIdError,
   run,
+  type SessionSnapshot,
   SnapshotError,
   Tool,
 } from '../index.js';
+import { V1Agent } from '../persistence/__fixtures__/v1-agent.js';
 import { call, FaultAgent, step, toolOutputs, watch } from './harness.js';
 
 const empty = z.object({});
@@ -218,6 +222,8 @@ describe('ids and options', () => {
   });
 });
 
+const guardsOf = (state: Record<string, unknown>) => state.guards as Record<string, unknown>;
+
 describe('snapshots validated on load', () => {
   it('a hand-edited snapshot with bad values', async () => {
     const model = scriptedModel([step(1), 'Done.']);
@@ -248,19 +254,21 @@ describe('snapshots validated on load', () => {
       ],
       [
         (s) => {
-          s.gates = { review: { state: 'open-sesame', blocks: 0 } };
+          guardsOf(s).gates = { knobs: {}, gates: { review: { state: 'open-sesame', blocks: 0 } } };
         },
-        ['state.gates.review.state:'],
+        ['state.guards.gates.gates.review.state:'],
       ],
       [
         (s) => {
-          s.checkpoints = { 'T-1': { state: 'approved-ish', ticks: 0, openedAtTick: 0 } };
-          s.checkpointLedger = [{ seq: 0, checkpoint: 'T-1', kind: 'approved' }];
+          guardsOf(s).checkpoints = {
+            records: { 'T-1': { state: 'approved-ish', ticks: 0, openedAtTick: 0 } },
+            ledger: [{ seq: 0, checkpoint: 'T-1', kind: 'approved' }],
+          };
         },
         [
-          'state.checkpoints.T-1.state:',
-          'state.checkpointLedger[0].seq:',
-          'state.checkpointLedger[0].by:',
+          'state.guards.checkpoints.records.T-1.state:',
+          'state.guards.checkpoints.ledger[0].seq:',
+          'state.guards.checkpoints.ledger[0].by:',
         ],
       ],
       [
@@ -283,6 +291,54 @@ describe('snapshots validated on load', () => {
       snapshot: good,
     });
     expect((await again.run()).status).toBe('completed');
+  });
+});
+
+/** The version-1 fixture (a pending checkpoint, written by the code of that time), as JSON. */
+const v1Fixture = () =>
+  JSON.parse(
+    readFileSync(
+      join(import.meta.dirname, '../persistence/__fixtures__/v1-pending-checkpoint.json'),
+      'utf8',
+    ),
+  ) as SessionSnapshot & { state: Record<string, unknown> };
+
+describe('version-1 snapshots: the migration launders nothing', () => {
+  it('a version-1 snapshot with a checkpoint flipped to approved by hand', async () => {
+    const snapshot = v1Fixture();
+    (snapshot.state.checkpoints as Record<string, { state: string }>).fix!.state = 'approved';
+    const model = scriptedModel(['Done.']);
+    const session = createSession(<V1Agent />, { model, snapshot, store: createMemoryStore() });
+    const w = watch(session);
+    const result = await session.run();
+    // Moved as it was, then judged as today: no approval in the ledger, so still pending.
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.checkpoints).toEqual({ fix: 'pending' });
+    expect(model.calls).toHaveLength(0);
+    expect(w.ofType('warning').map((e) => e.code)).toContain('checkpoint-unverified');
+  });
+
+  it('a version-1 snapshot with a bad value in a field the migration moves', () => {
+    const snapshot = v1Fixture();
+    snapshot.state.gates = { verification: { state: 'open-sesame', blocks: 0 } };
+    const attempt = () => createSession(<V1Agent />, { model: scriptedModel([]), snapshot });
+    expect(attempt).toThrow(SnapshotError);
+    expect(attempt).toThrow('state.guards.gates.gates.verification.state:');
+    const counters = v1Fixture();
+    counters.state.progress = { ...(counters.state.progress as object), stepNumber: -4 };
+    expect(() =>
+      createSession(<V1Agent />, { model: scriptedModel([]), snapshot: counters }),
+    ).toThrow('state.guards.continue.stepNumber must be a whole number >= 0');
+  });
+
+  it('a version-1 snapshot whose guard has the name of a built-in family', () => {
+    const snapshot = v1Fixture();
+    snapshot.state.guards = { checkpoints: { records: { fix: { state: 'approved' } } } };
+    const attempt = () => createSession(<V1Agent />, { model: scriptedModel([]), snapshot });
+    expect(attempt).toThrow(SnapshotError);
+    expect(attempt).toThrow(
+      /defineGuard guard "checkpoints" has the name of a built-in guard family's state/,
+    );
   });
 });
 

@@ -19,6 +19,7 @@ import {
   createSession,
   createSnapshot,
   type SessionSnapshot,
+  type SessionState,
   type SessionStore,
   SnapshotError,
   StaleSessionError,
@@ -112,7 +113,7 @@ interface RaceCase {
   decided: string;
   /** The ledger kinds that are decisions. */
   decisionKinds: string[];
-  expectDecided(state: Record<string, unknown>, winner: string): void;
+  expectDecided(state: SessionState, winner: string): void;
 }
 
 /** A pending checkpoint T-1: approve against reject. */
@@ -123,8 +124,9 @@ const CHECKPOINT_RACE: RaceCase = {
   decided: 'approved|rejected',
   decisionKinds: ['approved', 'rejected'],
   expectDecided(state, winner) {
-    const checkpoints = state.checkpoints as Record<string, { state: string }>;
-    expect(checkpoints['T-1']?.state).toBe(winner === 'ana' ? 'approved' : 'unlocked');
+    expect(state.guards.checkpoints.records['T-1']?.state).toBe(
+      winner === 'ana' ? 'approved' : 'unlocked',
+    );
   },
 };
 
@@ -136,8 +138,7 @@ const CALL_RACE: RaceCase = {
   decided: 'approved|denied',
   decisionKinds: ['tool-approved', 'tool-denied'],
   expectDecided(state, winner) {
-    const approvals = state.toolApprovals as Array<{ id: string; state: string; by?: string }>;
-    expect(approvals.find((r) => r.id === 'c-drop')).toMatchObject({
+    expect(state.guards.approvals.calls.find((r) => r.id === 'c-drop')).toMatchObject({
       state: winner === 'ana' ? 'approved' : 'denied',
       by: winner,
     });
@@ -159,10 +160,10 @@ async function race(where: string, store: SessionStore, prefix: string, what: Ra
       expect(loser.decidedBy).toBe(winner);
       expect(loser.message).toMatch(new RegExp(`already (${what.decided}) by ${winner}`));
       // One decision in the ledger: the winner's, and the state it leads to.
-      const state = (await store.load(id))?.state as Record<string, unknown> & {
-        checkpointLedger: Array<{ kind: string; by: string }>;
-      };
-      const decisions = state.checkpointLedger.filter((e) => what.decisionKinds.includes(e.kind));
+      const state = (await store.load(id))?.state as SessionState;
+      const decisions = state.guards.checkpoints.ledger.filter((e) =>
+        what.decisionKinds.includes(e.kind),
+      );
       expect(decisions.map((e) => e.by)).toEqual([winner]);
       what.expectDecided(state, winner);
     }
@@ -240,7 +241,9 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
           id: 'turns',
           status: 'running',
           timeline: Object.freeze([...messages]),
-          progress: Object.freeze({ callSignatures: Object.freeze(signatures) }),
+          guards: Object.freeze({
+            continue: Object.freeze({ callSignatures: Object.freeze(signatures) }),
+          }),
         }),
         undefined,
         { shareFrozen: true },
@@ -248,7 +251,7 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
     const stored = async () =>
       (await theirs.load('turns'))?.state as {
         timeline: unknown[];
-        progress: { callSignatures: string[] };
+        guards: { continue: { callSignatures: string[] } };
       };
     try {
       const messages = Array.from({ length: 60 }, (_, i) => message(i));
@@ -262,12 +265,12 @@ describe.skipIf(!requirePostgres('Postgres fault cases'))('Postgres revision fau
       await mine.save(running(messages.slice(0, 42), ['a', 'c']));
       let state = await stored();
       expect(state.timeline).toEqual(messages.slice(0, 42));
-      expect(state.progress.callSignatures).toEqual(['a', 'c']);
+      expect(state.guards.continue.callSignatures).toEqual(['a', 'c']);
       // And the other way round, trimmed at the front meanwhile.
       await theirs.save(running([...edited.slice(5), message(99)], ['b', 'd']));
       state = await stored();
       expect(state.timeline).toEqual([...edited.slice(5), message(99)]);
-      expect(state.progress.callSignatures).toEqual(['b', 'd']);
+      expect(state.guards.continue.callSignatures).toEqual(['b', 'd']);
     } finally {
       await mine.close();
       await theirs.close();

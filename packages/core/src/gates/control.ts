@@ -33,7 +33,7 @@ import {
   type SetKnobInput,
 } from './set-knob-tool.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from './tick-end.js';
-import { DEFAULT_MAX_BLOCKS, type GateInfo } from './types.js';
+import { DEFAULT_MAX_BLOCKS, type GateInfo, type GatesState } from './types.js';
 
 /** A gate that counts now: rendered, or engaged and unmounted. */
 type CountedGate = GateDeclaration & { rendered: boolean };
@@ -77,7 +77,7 @@ export class GateControl implements Guard {
    */
   private gateDeclarations(): readonly CountedGate[] {
     const rendered = this.registry.gates();
-    const gates = this.state.gates;
+    const gates = this.state.guards.gates.gates;
     // The same rendered declarations and gate records as the last read (a tick reads them
     // several times, and most ticks change neither): the same answer.
     return (
@@ -88,7 +88,7 @@ export class GateControl implements Guard {
 
   private countedGates(
     rendered: readonly GateDeclaration[],
-    gates: SessionState['gates'],
+    gates: GatesState['gates'],
   ): readonly CountedGate[] {
     for (const d of rendered) this.lastKnown.set(d.name, d);
     const names = new Set(rendered.map((d) => d.name));
@@ -268,14 +268,14 @@ export class GateControl implements Guard {
 
     this.access.update((draft) => {
       for (const g of decision.gates) {
-        const record = draft.gates[g.name] ?? { state: 'active', blocks: 0 };
+        const record = draft.guards.gates.gates[g.name] ?? { state: 'active', blocks: 0 };
         record.state = 'active';
         record.blocks = g.blocks;
         if (g.wasDeferred) {
           record.changedBy = 'runtime';
           record.changedAtTick = tick;
         }
-        draft.gates[g.name] = record;
+        draft.guards.gates.gates[g.name] = record;
       }
     });
     for (const g of decision.gates) {
@@ -363,7 +363,7 @@ export class GateControl implements Guard {
   ): void {
     const previous = knob.value;
     this.access.update((draft) => {
-      draft.knobs[knob.name] = value;
+      draft.guards.gates.knobs[knob.name] = value;
     });
     this.access.emit({
       type: 'knob:changed',
@@ -386,12 +386,12 @@ export class GateControl implements Guard {
     const from = declaration ? this.gateRecord(declaration).state : 'inactive';
     if (from === to) return;
     this.access.update((draft) => {
-      const record = draft.gates[name] ?? { state: from, blocks: 0 };
+      const record = draft.guards.gates.gates[name] ?? { state: from, blocks: 0 };
       record.state = to;
       record.changedBy = by;
       record.changedAtTick = tick;
       if (to === 'inactive') record.blocks = 0;
-      draft.gates[name] = record;
+      draft.guards.gates.gates[name] = record;
     });
     const type =
       to === 'inactive' ? 'gate:cleared' : to === 'deferred' ? 'gate:deferred' : 'gate:activated';
@@ -400,7 +400,7 @@ export class GateControl implements Guard {
 
   private gateRecord(declaration: GateDeclaration) {
     return (
-      this.state.gates[declaration.name] ?? {
+      this.state.guards.gates.gates[declaration.name] ?? {
         state: declaration.descriptor.initial ?? 'inactive',
         blocks: 0,
       }
@@ -410,7 +410,7 @@ export class GateControl implements Guard {
   /** The gates that count now, joined with their records. Shared between reads: frozen. */
   gateInfos(): readonly GateInfo[] {
     const declarations = this.gateDeclarations();
-    const gates = this.state.gates;
+    const gates = this.state.guards.gates.gates;
     const kept = this.infosMemo.get(declarations, gates);
     if (kept !== undefined) return kept;
     return this.infosMemo.set(
@@ -436,7 +436,7 @@ export class GateControl implements Guard {
   /** The rendered knobs with their values. Shared between reads: frozen. */
   knobInfos(): readonly KnobInfo[] {
     const declared = this.registry.knobs();
-    const knobs = this.state.knobs;
+    const knobs = this.state.guards.gates.knobs;
     const kept = this.knobsMemo.get(declared, knobs);
     if (kept !== undefined) return kept;
     return this.knobsMemo.set(

@@ -15,7 +15,7 @@ import {
   useGate,
   useKnob,
 } from '../index.js';
-import type { SessionState } from '../state/session-state.js';
+import type { SeedState } from '../state/session-state.js';
 
 expect.addSnapshotSerializer(agateSerializer);
 
@@ -47,8 +47,8 @@ function Verified() {
   return <Base>{v.element}</Base>;
 }
 
-const withGate = (state: 'active' | 'deferred', blocks = 0): Partial<SessionState> => ({
-  gates: { verification: { state, blocks } },
+const withGate = (state: 'active' | 'deferred', blocks = 0, knobs = {}): SeedState => ({
+  guards: { gates: { knobs, gates: { verification: { state, blocks } } } },
 });
 
 function Guarded() {
@@ -96,7 +96,7 @@ describe('a gate in each state', () => {
   });
 
   it('the set_knob definition does not change with the gate state (prompt caches keep hitting)', () => {
-    const describe = (state?: Partial<SessionState>) =>
+    const describe = (state?: SeedState) =>
       renderContext(<Verified />, state).tools.find((t) => t.name === 'set_knob')?.description;
     expect(describe(withGate('active'))).toBe(describe());
     expect(describe(withGate('deferred'))).toBe(describe());
@@ -104,7 +104,12 @@ describe('a gate in each state', () => {
 
   it('host and supervisor gates tell the model who clears them', () => {
     const context = renderContext(<Guarded />, {
-      gates: { tests: { state: 'active', blocks: 0 }, review: { state: 'active', blocks: 1 } },
+      guards: {
+        gates: {
+          knobs: {},
+          gates: { tests: { state: 'active', blocks: 0 }, review: { state: 'active', blocks: 1 } },
+        },
+      },
     });
     expect(context).toMatchSnapshot();
   });
@@ -149,13 +154,13 @@ function Moded() {
 describe('knobs', () => {
   it('useKnob with options: listed in set_knob with its value and allowed values', () => {
     expect(renderContext(<Moded />)).toMatchSnapshot('initial');
-    expect(renderContext(<Moded />, { knobs: { mode: 'build' } })).toMatchSnapshot('set to build');
+    expect(
+      renderContext(<Moded />, { guards: { gates: { knobs: { mode: 'build' }, gates: {} } } }),
+    ).toMatchSnapshot('set to build');
   });
 
   it('<Knob> with render-prop children, next to a gate, with a schema knob', () => {
-    expect(
-      renderContext(<Agent />, { knobs: { mode: 'build' }, ...withGate('active') }),
-    ).toMatchSnapshot();
+    expect(renderContext(<Agent />, withGate('active', 0, { mode: 'build' }))).toMatchSnapshot();
   });
 
   it('no knob and no gate: no set_knob', () => {
@@ -185,9 +190,14 @@ describe('gate elements in a list', () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const ctx = renderContext(<TwoGatesAsList />, {
-        gates: {
-          lint: { state: 'active', blocks: 0 },
-          verification: { state: 'active', blocks: 0 },
+        guards: {
+          gates: {
+            knobs: {},
+            gates: {
+              lint: { state: 'active', blocks: 0 },
+              verification: { state: 'active', blocks: 0 },
+            },
+          },
         },
       });
       expect(ctx.ephemeral.map((b) => b.source)).toEqual(['gate:lint', 'gate:verification']);

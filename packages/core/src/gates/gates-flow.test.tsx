@@ -184,7 +184,7 @@ describe('edit, try to finish, verify, clear, finish', () => {
 
     // Notices are ephemeral: nothing of them is stored.
     expect(JSON.stringify(session.state)).not.toContain('EXIT REFUSED');
-    expect(session.state.gates.verification).toMatchObject({
+    expect(session.state.guards.gates.gates.verification).toMatchObject({
       state: 'inactive',
       blocks: 0,
       changedBy: 'model',
@@ -320,14 +320,14 @@ describe('who may clear', () => {
     expect(refused?.output).toBe(
       'Gate "review" can only be cleared by a supervisor, not through set_knob. It guards: A person reviews every change. Finish the work it asks for; a person will review and clear it.',
     );
-    expect(session.state.gates.review?.state).toBe('active');
+    expect(session.state.guards.gates.gates.review?.state).toBe('active');
 
     // Neither the host nor a host-side setKnob can stand in for the supervisor.
     expect(() => session.clearGate('review')).toThrow(SessionStateError);
     expect(() => session.setKnob('review', 'inactive', 'host')).toThrow(
       'can only be cleared by a supervisor',
     );
-    expect(session.state.gates.review?.state).toBe('active');
+    expect(session.state.guards.gates.gates.review?.state).toBe('active');
 
     session.clearGate('review', 'supervisor');
     expect(gateLog(events).at(-1)).toBe('3 gate:cleared review (from active) by supervisor');
@@ -458,8 +458,8 @@ describe('set_knob', () => {
     );
     expect(outputs[3]?.[0]).toBe(true);
     expect(outputs[3]?.[1]).toContain('Invalid arguments for tool "set_knob"');
-    expect(session.state.knobs).toEqual({});
-    expect(session.state.gates).toEqual({});
+    expect(session.state.guards.gates.knobs).toEqual({});
+    expect(session.state.guards.gates.gates).toEqual({});
   });
 
   it('one call changes exactly one knob, even when the model tries to smuggle in more', async () => {
@@ -535,7 +535,7 @@ describe('set_knob', () => {
       'Unknown knob "nope". Knobs and gates you can set: verification, mode.',
     );
     session.setKnob('mode', 'build');
-    expect(session.state.knobs.mode).toBe('build');
+    expect(session.state.guards.gates.knobs.mode).toBe('build');
     session.dispose();
   });
 });
@@ -672,7 +672,7 @@ describe('exit blocking does not depend on render or registration order', () => 
       finish(),
     ]);
     expect(result.status).toBe('completed');
-    expect(session.state.gates.verification?.state).toBe('inactive');
+    expect(session.state.guards.gates.gates.verification?.state).toBe('inactive');
     expect(gateLog(events).filter((l) => l.includes('exit:blocked'))).toHaveLength(1);
     expect(events.filter((e) => e.type === 'warning')).toEqual([
       {
@@ -791,7 +791,7 @@ describe('errors', () => {
     );
     // The tick itself is kept; the gate was left as it was.
     expect(session.state.tick).toBe(1);
-    expect(session.state.gates).toEqual({});
+    expect(session.state.guards.gates.gates).toEqual({});
   });
 
   it('an invalid inline descriptor fails the render with the gate named', async () => {

@@ -73,3 +73,29 @@ declare module '../runtime/events.js' {
     'gate:cleared': GateChange;
   }
 }
+
+export interface GateRecord {
+  state: GateStatus;
+  /** Exit attempts this gate has refused since it was last cleared. */
+  blocks: number;
+  changedBy?: ChangedBy;
+  changedAtTick?: number;
+}
+
+/** The gates family's slice of the state (`state.guards.gates`): knob values and gate records. */
+export interface GatesState {
+  knobs: Record<string, JsonValue>;
+  gates: Record<string, GateRecord>;
+}
+
+declare module '../state/session-state.js' {
+  interface GuardStates {
+    /** `useKnob` values and `<Gate>` records, by name. */
+    gates: GatesState;
+  }
+}
+
+/** The gates family's slice of a new session's state. */
+export function initialGatesState(): { gates: GatesState } {
+  return { gates: { knobs: {}, gates: {} } };
+}

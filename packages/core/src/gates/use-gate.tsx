@@ -38,7 +38,7 @@ export function useGate(name: string, given: GateDescriptor): GateState {
   }, [name, descriptor]);
   const session = useDeclaration('useGate()', declaration).session as unknown as KnobControls;
   const { state } = useSessionContext('useGate()');
-  const status = state.gates[name]?.state ?? descriptor.initial ?? 'inactive';
+  const status = state.guards.gates.gates[name]?.state ?? descriptor.initial ?? 'inactive';
   const clear = useCallback(() => session.clearGate(name, 'host'), [session, name]);
   const defer = useCallback(() => session.setKnob(name, 'deferred', 'host'), [session, name]);
   let element: ReactElement | null = null;

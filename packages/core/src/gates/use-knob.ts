@@ -20,7 +20,7 @@ export function useKnob<T extends JsonValue>(
     options: options as unknown as KnobOptions,
   }).session as unknown as KnobControls;
   const { state } = useSessionContext('useKnob()');
-  const value = (state.knobs[name] ?? options.initial) as T;
+  const value = (state.guards.gates.knobs[name] ?? options.initial) as T;
   const set = useCallback((next: T) => session.setKnob(name, next, 'host'), [session, name]);
   return [value, set];
 }

@@ -20,7 +20,7 @@ import type {
 import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
 import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import type { JsonValue } from '../state/json.js';
-import type { RunStatus, SessionState } from '../state/session-state.js';
+import type { GuardStates, RunStatus, SessionState } from '../state/session-state.js';
 
 /**
  * The guard seam. A guard family (gates, the ContinueGate, checkpoints, evidence, phase gates)
@@ -132,10 +132,10 @@ export interface GuardHost {
   state(): SessionState;
   update(recipe: (draft: SessionState) => void): void;
   /**
-   * Replaces one top-level part of the state with a value that is already deeply frozen (a
-   * family's own bookkeeping, rebuilt whole each tick): what `update` would do, without drafting.
+   * Replaces a family's whole slice of `state.guards` with a value that is already deeply frozen
+   * (its bookkeeping, rebuilt whole each tick): what `update` would do, without drafting.
    */
-  assign<K extends keyof SessionState>(key: K, value: SessionState[K]): void;
+  assign<K extends keyof GuardStates>(key: K, value: GuardStates[K]): void;
   emit(event: AgateEvent): void;
   /** Emits a `warning` event once per key over the session's life. */
   warnOnce(key: string, code: string, message: string): void;

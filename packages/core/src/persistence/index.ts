@@ -5,6 +5,7 @@ export {
   StaleSessionError,
 } from './errors.js';
 export { createFileStore, DEFAULT_SESSIONS_DIR, RESTORE_POINTS_DIR } from './file-store.js';
+export { migrateState } from './migrate.js';
 export {
   assertValidSessionId,
   type CreateSnapshotOptions,

@@ -10,19 +10,17 @@ const isString: Check = (v) => typeof v === 'string';
 const isArray: Check = (v) => Array.isArray(v);
 const isRecord: Check = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The shape of a version-1 session state; each entry says what the field must be. */
+/** The shape of a session state (layout version 2); each entry says what the field must be. */
 const STATE_FIELDS: Array<[string, Check, string]> = [
   ['id', isValidSessionId, 'a valid session id'],
   ['tick', isCount, 'a whole number >= 0'],
   ['timeline', isArray, 'an array of messages'],
-  ['knobs', isRecord, 'an object'],
-  ['gates', isRecord, 'an object'],
   ['usage', isRecord, 'an object'],
   ['toolCalls', isCount, 'a whole number >= 0'],
   ['notices', isArray, 'an array'],
   ['text', isString, 'a string'],
   ['status', isString, 'a string'],
-  ['progress', isRecord, 'an object'],
+  ['guards', isRecord, 'an object'],
 ];
 const USAGE_FIELDS = ['inputTokens', 'outputTokens', 'totalTokens'];
 const PROGRESS_FIELDS: Array<[string, Check, string]> = [
@@ -77,9 +75,15 @@ function stateProblems(state: unknown): string[] {
       if (!isNumber(usage[field])) problems.push(`state.usage.${field} must be a number`);
     }
   }
-  if (isRecord(record.progress)) {
+  // The ContinueGate's counters: a missing one would silently turn its budgets into NaN.
+  const progress = isRecord(record.guards)
+    ? (record.guards as Record<string, unknown>).continue
+    : undefined;
+  if (progress !== undefined) {
     problems.push(
-      ...checkFields(record.progress as Record<string, unknown>, PROGRESS_FIELDS, 'state.progress'),
+      ...(isRecord(progress)
+        ? checkFields(progress as Record<string, unknown>, PROGRESS_FIELDS, 'state.guards.continue')
+        : ['state.guards.continue must be an object']),
     );
   }
   return problems;

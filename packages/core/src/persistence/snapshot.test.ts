@@ -217,14 +217,15 @@ describe('serializeSnapshot and parseSnapshot', () => {
 
   it.each([
     [0, /older @agate\/core/],
-    [2, /newer @agate\/core; upgrade/],
+    [SNAPSHOT_VERSION + 1, /newer @agate\/core; upgrade/],
   ])('rejects version %s', (version, hint) => {
     const text = JSON.stringify({ ...JSON.parse(valid), version });
     const error = caught(() => parseSnapshot(text, 'f.json')) as SnapshotError;
     expect(error.message).toContain(
-      `snapshot version ${version} is not supported by this version of @agate/core (expects 1)`,
+      `snapshot version ${version} is not supported by this version of @agate/core (expects ${SNAPSHOT_VERSION})`,
     );
     expect(error.message).toMatch(hint);
+    expect(error.path).toBe('f.json');
   });
 
   it('lists every missing field', () => {

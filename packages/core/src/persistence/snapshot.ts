@@ -1,10 +1,11 @@
 import { errorMessage } from '../runtime/errors.js';
 import { continuationOf } from './continuations.js';
 import { InvalidSessionIdError, SnapshotError } from './errors.js';
+import { migrateState, SNAPSHOT_VERSION } from './migrate.js';
 
 export const SNAPSHOT_FORMAT = 'agate.session';
-/** Bumped whenever the snapshot layout changes incompatibly. */
-export const SNAPSHOT_VERSION = 1;
+/** Bumped whenever the snapshot layout changes incompatibly; older layouts are migrated on load. */
+export { SNAPSHOT_VERSION };
 
 /** A session's state at one moment, in the form stores write and read. */
 export interface SessionSnapshot<S = unknown> {
@@ -297,16 +298,8 @@ export function parseSnapshot(text: string, source?: string): SessionSnapshot {
   if (typeof record.version !== 'number') {
     return fail('is missing its "version" number.');
   }
-  if (record.version !== SNAPSHOT_VERSION) {
-    const hint =
-      record.version > SNAPSHOT_VERSION
-        ? 'it was written by a newer @agate/core; upgrade to read it'
-        : 'it was written by an older @agate/core and there is no migration for it';
-    return fail(
-      `cannot be read: snapshot version ${record.version} is not supported by this version of ` +
-        `@agate/core (expects ${SNAPSHOT_VERSION}); ${hint}.`,
-    );
-  }
+  // An older layout is brought to this one (a newer or unknown one is refused, naming both).
+  const state = migrateState(record.state, record.version, source);
   const problems = fieldProblems(record);
   if (problems.length > 0) return fail(`is incomplete: ${problems.join('; ')}.`);
 
@@ -317,7 +310,7 @@ export function parseSnapshot(text: string, source?: string): SessionSnapshot {
     savedAt: record.savedAt as string,
     ...(record.label === undefined ? {} : { label: record.label as string }),
     ...(isRevision(record.revision) ? { revision: record.revision } : {}),
-    state: record.state,
+    state,
   };
 }
 

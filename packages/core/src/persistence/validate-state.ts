@@ -92,10 +92,41 @@ const todoItem = z.looseObject({
   status: z.enum(TODO_STATUSES),
 });
 
+const progress = z.looseObject({
+  stepNumber: count,
+  lastCheckpointStep: count,
+  reworkCount: count,
+  stepTokens: z.array(nonNegative),
+  callSignatures: z.array(z.string()),
+  elapsedMs: nonNegative,
+});
+
+/**
+ * The built-in families' slices of `state.guards` (a missing slice starts at its initial value);
+ * `defineGuard` guards' slices are checked by their own `stateSchema` when they are mounted.
+ */
+const guards = z.looseObject({
+  gates: z
+    .looseObject({
+      knobs: z.record(z.string(), z.unknown()),
+      gates: z.record(z.string(), gateRecord),
+    })
+    .optional(),
+  continue: progress.optional(),
+  todos: z.looseObject({ items: z.array(todoItem), blocks: count }).optional(),
+  checkpoints: z
+    .looseObject({
+      records: z.record(z.string(), checkpointRecord),
+      ledger: z.array(ledgerEntry),
+    })
+    .optional(),
+  approvals: z.looseObject({ calls: z.array(toolApproval) }).optional(),
+  refusals: z.record(z.string(), count).optional(),
+});
+
 const stateSchema = z.looseObject({
   tick: count,
   timeline: z.array(timelineMessage),
-  gates: z.record(z.string(), gateRecord),
   usage: z.looseObject({
     inputTokens: nonNegative,
     outputTokens: nonNegative,
@@ -117,17 +148,7 @@ const stateSchema = z.looseObject({
     'aborted',
     'error',
   ]),
-  progress: z.looseObject({
-    stepNumber: count,
-    lastCheckpointStep: count,
-    reworkCount: count,
-    stepTokens: z.array(nonNegative),
-    callSignatures: z.array(z.string()),
-    elapsedMs: nonNegative,
-  }),
-  todos: z.looseObject({ items: z.array(todoItem), blocks: count }).optional(),
-  checkpoints: z.record(z.string(), checkpointRecord).optional(),
-  checkpointLedger: z.array(ledgerEntry).optional(),
+  guards,
   // A tick whose calls were interrupted (a running sub-agent): its calls are run from here.
   inflight: z
     .looseObject({
@@ -150,7 +171,6 @@ const stateSchema = z.looseObject({
       progress: z.record(z.string(), z.unknown()),
     })
     .optional(),
-  toolApprovals: z.array(toolApproval).optional(),
 });
 
 /** Each problem as `state.<path>: <what is wrong>`; empty when the state is well formed. */

@@ -128,7 +128,7 @@ export class InflightRecorder {
 }
 
 declare module '../state/session-state.js' {
-  interface GuardStates {
+  interface SessionState {
     /**
      * A tick whose tool calls were interrupted after some saved progress (a running sub-agent):
      * the next run continues it instead of calling the model again. Absent otherwise. Declared

@@ -10,6 +10,7 @@ import {
   createFileStore,
   createSession,
   type SessionSnapshot,
+  type SessionState,
   SNAPSHOT_VERSION,
   SnapshotError,
   System,
@@ -117,7 +118,7 @@ describe('a restored session calls the model again', () => {
     expect(model.calls).toHaveLength(FINAL_TICK - PAUSE_AFTER_TICK);
     expect(result.totalTicks).toBe(FINAL_TICK);
     // The pause was carried in the snapshot, so this run counted as a person resuming it.
-    expect(restored.state.progress).toMatchObject({
+    expect(restored.state.guards.continue).toMatchObject({
       stepNumber: FINAL_TICK - PAUSE_AFTER_TICK,
       reworkCount: 0,
     });
@@ -165,14 +166,14 @@ describe('across run() calls and restores', () => {
   it('elapsed time carries over too', async () => {
     const first = createSession(<Agent />, { model: stepsModel(3) });
     await first.run({ maxTicks: 1 });
-    const elapsed = first.state.progress.elapsedMs;
+    const elapsed = first.state.guards.continue.elapsedMs;
     const restored = createSession(<Agent />, {
       model: stepsModel(3),
       snapshot: overTheWire(first.snapshot()),
     });
-    expect(restored.state.progress.elapsedMs).toBe(elapsed);
+    expect(restored.state.guards.continue.elapsedMs).toBe(elapsed);
     await restored.run();
-    expect(restored.state.progress.elapsedMs).toBeGreaterThanOrEqual(elapsed);
+    expect(restored.state.guards.continue.elapsedMs).toBeGreaterThanOrEqual(elapsed);
   });
 });
 
@@ -217,13 +218,14 @@ describe('bad snapshots are refused with a SnapshotError', () => {
 
   it('whose state is not a session state, naming the fields', async () => {
     const good = await goodSnapshot();
-    const state = good.state as { progress: Record<string, unknown>; tick: unknown };
-    const { stepTokens: _dropped, ...progress } = state.progress;
-    const error = restoreError({ ...good, state: { ...state, tick: 'three', progress } });
+    const state = good.state as SessionState;
+    const { stepTokens: _dropped, ...progress } = state.guards.continue;
+    const guards = { ...state.guards, continue: progress };
+    const error = restoreError({ ...good, state: { ...state, tick: 'three', guards } });
     expect(error).toBeInstanceOf(SnapshotError);
     expect((error as Error).message).toBe(
       'The snapshot passed to createSession ("good") does not hold a valid Agate session state: ' +
-        'state.tick must be a whole number >= 0; state.progress.stepTokens is missing.',
+        'state.tick must be a whole number >= 0; state.guards.continue.stepTokens is missing.',
     );
   });
 });
@@ -266,10 +268,13 @@ describe('the file store with sessions', () => {
     await session.run({ maxTicks: 1 });
     const broken = {
       ...session.snapshot(),
-      state: { ...session.state, knobs: { when: new Date(0) } },
+      state: {
+        ...session.state,
+        guards: { ...session.state.guards, gates: { knobs: { when: new Date(0) }, gates: {} } },
+      },
     } as SessionSnapshot;
     await expect(store.save(broken)).rejects.toThrow(
-      /state\.knobs\.when is a Date object, not a plain object or array/,
+      /state\.guards\.gates\.knobs\.when is a Date object, not a plain object or array/,
     );
     expect(await readFile(join(dir, 'kept.json'), 'utf8')).toBe(before);
 

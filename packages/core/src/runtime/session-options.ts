@@ -3,7 +3,7 @@ import type { ContextBudgetOptions } from '../context/options.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
-import type { GateStatus, RunStatus, SessionState } from '../state/session-state.js';
+import type { GateStatus, RunStatus, SeedState, SessionState } from '../state/session-state.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import type { TickLogOptions } from '../ticklog/types.js';
 import type { DurableSteps } from './durable-steps.js';
@@ -38,7 +38,7 @@ export interface SessionOptions {
    */
   name?: string;
   /** Seed state (tests, or a hand-built history). Ignored when a snapshot is given. */
-  state?: Partial<SessionState>;
+  state?: SeedState;
   /** Oldest messages are dropped past this many (default 5,000), never leaving an orphaned tool result. */
   maxTimelineMessages?: number;
   /** Events kept for `RunResult.events` (default 1,000). */

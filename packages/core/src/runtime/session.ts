@@ -4,7 +4,7 @@ import { createElement, type ReactNode } from 'react';
 import { ContextBudget } from '../context/budget.js';
 import { createGuards } from '../guards/families.js';
 import { type GuardSet, isThenable } from '../guards/guard-set.js';
-import { createInitialState } from '../guards/initial-state.js';
+import { withInitialState } from '../guards/initial-state.js';
 import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
 import type { GuardHost, GuardTick, ReleasedCall, ToolCallOutcome } from '../guards/types.js';
 import { StaleSessionError } from '../persistence/errors.js';
@@ -121,9 +121,9 @@ export class Session {
     const seeded =
       options.snapshot !== undefined
         ? restoreSnapshotState<SessionState>(options.snapshot)
-        : { ...createInitialState(options.id ?? crypto.randomUUID()), ...options.state };
-    // Fields added by later versions start empty in a session restored from an older snapshot.
-    this.currentState = produce({ ...createInitialState(seeded.id), ...seeded }, () => {});
+        : { id: options.id ?? crypto.randomUUID(), ...options.state };
+    // Fields and guard slices added by later versions start empty in a restored session.
+    this.currentState = produce(withInitialState(seeded), () => {});
     this.id = this.currentState.id;
     this.storedRevision = options.snapshot?.revision;
     // One id rule for sessions, stores and the CLI: fail here, not at the first save many ticks later.
@@ -150,7 +150,11 @@ export class Session {
       state: () => this.currentState,
       update: (recipe) => this.update(recipe),
       assign: (key, value) => {
-        this.currentState = Object.freeze({ ...this.currentState, [key]: value });
+        const state = this.currentState;
+        this.currentState = Object.freeze({
+          ...state,
+          guards: Object.freeze({ ...state.guards, [key]: value }),
+        });
       },
       emit: (event) => this.emit(event),
       warnOnce: (key, code, message) => this.warnOnce(key, code, message),

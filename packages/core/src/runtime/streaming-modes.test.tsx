@@ -142,7 +142,7 @@ describe("streaming: 'auto' (the default)", () => {
     // Session state too, except the wall time the ticks took.
     const timeless = (state: typeof generated.state) => ({
       ...state,
-      progress: { ...state.progress, elapsedMs: 0 },
+      guards: { ...state.guards, continue: { ...state.guards.continue, elapsedMs: 0 } },
     });
     expect(timeless(generated.state)).toEqual(timeless(streamed.state));
     // The deltas carry the same text, in one piece or several.

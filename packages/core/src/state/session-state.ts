@@ -1,19 +1,10 @@
 import type { ModelMessage } from 'ai';
-import type { JsonValue } from './json.js';
 
 /** The three states of a gate (a knob with exit-blocking semantics). */
 export type GateStatus = 'inactive' | 'active' | 'deferred';
 
 /** Who changed a knob or gate: the model (set_knob), the host program, a supervisor, or the runtime. */
 export type ChangedBy = 'model' | 'host' | 'supervisor' | 'runtime';
-
-export interface GateRecord {
-  state: GateStatus;
-  /** Exit attempts this gate has refused since it was last cleared. */
-  blocks: number;
-  changedBy?: ChangedBy;
-  changedAtTick?: number;
-}
 
 export interface UsageTotals {
   inputTokens: number;
@@ -35,39 +26,34 @@ export type RunStatus =
   | 'aborted'
   | 'error';
 
-/** Bookkeeping the ContinueGate reads; kept in state so budgets survive a resume. */
-export interface ProgressState {
-  /** Steps since the run started or was last resumed by a person. */
-  stepNumber: number;
-  lastCheckpointStep: number;
-  reworkCount: number;
-  /** Tokens used by each recent tick, oldest first (capped). */
-  stepTokens: number[];
-  /** Canonical signatures of recent tool calls, for the default rework detector (capped). */
-  callSignatures: string[];
-  /** Wall time spent inside ticks, summed over every run of this session. */
-  elapsedMs: number;
-}
-
 /**
- * The state fields of the built-in guard families (`todos`, `checkpoints`, `phase`, ...): each
- * family declares its own by augmenting this interface beside its code, so this floor names no
- * family. Guards made with `defineGuard` keep theirs in `guards` instead.
+ * The built-in guard families' slices of `state.guards` (`gates`, `continue`, `checkpoints`,
+ * `todos`, `phase`, `approvals`, `refusals`): each family declares its own by augmenting this
+ * interface beside its code, so this floor names no family. Guards made with `defineGuard` keep
+ * theirs beside them, at `state.guards[name]`; the families' names are reserved.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
 export interface GuardStates {}
 
+/** `state.guards`: every guard's own state, the built-in families' and `defineGuard` guards' (JSON). */
+export type GuardSlices = GuardStates & { [guard: string]: unknown };
+
+/** A seed state (`SessionOptions.state`): any runtime field, and any guard's whole slice. */
+export type SeedState = Partial<Omit<SessionState, 'guards'>> & {
+  guards?: Partial<GuardStates> & { [guard: string]: unknown };
+};
+
 /**
  * Everything a session is. Plain JSON (immer keeps it immutable) so that `session.snapshot()`
- * can hand it to another process and the run continues there.
+ * can hand it to another process and the run continues there. The runtime's own fields are at
+ * the top; what a guard keeps is under `guards` (snapshot layout version 2; version 1 kept the
+ * families' fields at the top and is migrated on load, see `persistence/migrate.ts`).
  */
-export interface SessionState extends GuardStates {
+export interface SessionState {
   id: string;
   /** Completed ticks over the session's whole life (all runs). */
   tick: number;
   timeline: ModelMessage[];
-  knobs: Record<string, JsonValue>;
-  gates: Record<string, GateRecord>;
   usage: UsageTotals;
   toolCalls: number;
   /** Runtime notices shown as ephemeral content on the next tick only (for example exit refusals). */
@@ -76,41 +62,21 @@ export interface SessionState extends GuardStates {
   text: string;
   status: RunStatus | 'idle' | 'running';
   reason?: string;
-  progress: ProgressState;
-  /** Each `defineGuard` guard's own state, by guard name (JSON; absent until its first `setState`). */
-  guards: Record<string, JsonValue>;
-  /** Exit attempts each `defineGuard` guard has refused in a row (absent: none). */
-  guardRefusals: Record<string, number>;
+  /** Each guard's own state: the built-in families' slices and each `defineGuard` guard's, by name. */
+  guards: GuardSlices;
 }
 
-export const STEP_TOKENS_CAP = 50;
-export const CALL_SIGNATURES_CAP = 2_000;
-
-/** The session state without the families' fields (`guards/initial-state.ts` adds them). */
-export type CoreState = Omit<SessionState, keyof GuardStates>;
-
-/** A new session's state, less what the guard families add (see `createInitialState` in guards/). */
-export function createCoreState(id: string): CoreState {
+/** A new session's state, with no guard's slice yet (see `createInitialState` in guards/). */
+export function createCoreState(id: string): SessionState {
   return {
     id,
     tick: 0,
     timeline: [],
-    knobs: {},
-    gates: {},
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     toolCalls: 0,
     notices: [],
     text: '',
     status: 'idle',
-    progress: {
-      stepNumber: 0,
-      lastCheckpointStep: 0,
-      reworkCount: 0,
-      stepTokens: [],
-      callSignatures: [],
-      elapsedMs: 0,
-    },
-    guards: {},
-    guardRefusals: {},
+    guards: {} as GuardSlices,
   };
 }

@@ -3,12 +3,7 @@ import { noteContinuation } from '../persistence/continuations.js';
 import { attachRequestForm } from '../runtime/request-messages.js';
 import type { TickResult, TickToolResult } from '../runtime/tick-result.js';
 import type { JsonValue } from './json.js';
-import {
-  CALL_SIGNATURES_CAP,
-  type SessionState,
-  STEP_TOKENS_CAP,
-  type UsageTotals,
-} from './session-state.js';
+import type { SessionState, UsageTotals } from './session-state.js';
 import { tailOfTimeline } from './timeline.js';
 
 /** The messages one tick adds to the timeline: the assistant turn, then its tool results. */
@@ -164,46 +159,6 @@ export function commitTick(
   // So a save's snapshot checks only this tick's messages (persistence/continuations.ts).
   noteContinuation(next.timeline, state.timeline, dropped);
   return { state: Object.freeze(next), dropped };
-}
-
-/**
- * The ContinueGate's bookkeeping for a finished tick (kept whether or not one is mounted): the
- * next progress record, frozen, built without a draft because it runs every tick.
- */
-export function nextProgress(
-  base: Readonly<SessionState['progress']>,
-  tokens: number,
-  options: {
-    elapsedMs: number;
-    rework: boolean;
-    /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
-    signatures: readonly string[];
-  },
-): SessionState['progress'] {
-  const stepTokens = base.stepTokens.concat(tokens);
-  const signatures =
-    options.signatures.length === 0
-      ? base.callSignatures
-      : base.callSignatures.concat(options.signatures);
-  const callSignatures =
-    signatures.length > CALL_SIGNATURES_CAP ? signatures.slice(-CALL_SIGNATURES_CAP) : signatures;
-  if (callSignatures !== base.callSignatures) {
-    noteContinuation(
-      callSignatures,
-      base.callSignatures,
-      signatures.length - callSignatures.length,
-    );
-  }
-  return Object.freeze({
-    ...base,
-    stepNumber: base.stepNumber + 1,
-    elapsedMs: base.elapsedMs + options.elapsedMs,
-    reworkCount: base.reworkCount + (options.rework ? 1 : 0),
-    stepTokens: Object.freeze(
-      stepTokens.length > STEP_TOKENS_CAP ? stepTokens.slice(-STEP_TOKENS_CAP) : stepTokens,
-    ) as number[],
-    callSignatures: Object.freeze(callSignatures) as string[],
-  });
 }
 
 /** Freezes `value` and everything in it that is not frozen yet (a frozen part is skipped whole). */

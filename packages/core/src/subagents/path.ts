@@ -115,7 +115,7 @@ export function pendingPaths(state: SessionState, prefix: readonly string[] = []
   const out: string[][] = [];
   for (const { segment, progress } of runningChildren(state)) {
     const at = [...prefix, segment];
-    for (const [id, record] of Object.entries(progress.state.checkpoints ?? {})) {
+    for (const [id, record] of Object.entries(progress.state.guards?.checkpoints?.records ?? {})) {
       if (record?.state === 'pending') out.push([...at, id]);
     }
     out.push(...pendingPaths(progress.state, at));

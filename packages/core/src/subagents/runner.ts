@@ -160,7 +160,7 @@ function waitingReason(
   result: RunResult,
 ): string {
   if (result.status === 'awaiting-approval') {
-    const own = Object.entries(state.checkpoints ?? {})
+    const own = Object.entries(state.guards.checkpoints.records ?? {})
       .filter(([, r]) => r?.state === 'pending')
       .map(([cp, r]) => ({ path: [segment, cp], why: r.reason }));
     const nested = pendingPaths(state, [segment]).map((path) => ({ path, why: undefined }));

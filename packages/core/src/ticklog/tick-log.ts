@@ -163,8 +163,13 @@ export class TickLog {
     record.durationMs =
       Math.round(((building.ended ?? performance.now()) - building.started) * 10) / 10;
     // Gates and knobs as the tick (and its exit decision) left them.
-    record.gates = Object.fromEntries(Object.entries(state.gates).map(([k, g]) => [k, g.state]));
-    record.knobs = boundJson(state.knobs, this.maxFieldChars) as Record<string, JsonValue>;
+    record.gates = Object.fromEntries(
+      Object.entries(state.guards.gates.gates).map(([k, g]) => [k, g.state]),
+    );
+    record.knobs = boundJson(state.guards.gates.knobs, this.maxFieldChars) as Record<
+      string,
+      JsonValue
+    >;
     this.records.push(record);
     let trimmed: TickRecord[] | undefined;
     // Trimmed in chunks (a quarter over the cap), so rebasing the first request stays rare.

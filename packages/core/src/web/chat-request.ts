@@ -133,7 +133,7 @@ function decideFromChat(
   decider: NonNullable<ChatSessionOptions['toolApprovals']>,
 ): void {
   const pending = new Set(
-    session.state.toolApprovals.filter((r) => r.state === 'pending').map((r) => r.id),
+    session.state.guards.approvals.calls.filter((r) => r.state === 'pending').map((r) => r.id),
   );
   const keys = decider.privateKey !== undefined ? { privateKey: decider.privateKey } : {};
   for (const answer of approvals) {

@@ -122,7 +122,7 @@ describe('a held tool call on the web', () => {
       output: 'pushed main',
     });
     expect(done.parts.some((p) => p.type === 'text' && p.text === 'Pushed main.')).toBe(true);
-    const ledger = second.session.state.checkpointLedger;
+    const ledger = second.session.state.guards.checkpoints.ledger;
     expect(ledger.at(-1)).toMatchObject({ kind: 'tool-approved', by: 'ana@example.com' });
   });
 

@@ -224,10 +224,10 @@ export class UIChunkMapper {
   decidedSince(state: SessionState): AgateUIMessageChunk[] {
     const out: AgateUIMessageChunk[] = [];
     for (const [id] of this.pending) {
-      if (state.checkpoints[id]?.state === 'pending') continue;
+      if (state.guards.checkpoints.records[id]?.state === 'pending') continue;
       this.pending.delete(id);
       // Only a decision that is the checkpoint's latest entry: an older one is long settled.
-      const decision = state.checkpointLedger.findLast((entry) => entry.checkpoint === id);
+      const decision = state.guards.checkpoints.ledger.findLast((entry) => entry.checkpoint === id);
       if (decision?.kind !== 'approved' && decision?.kind !== 'rejected') continue;
       out.push(
         this.checkpoint({

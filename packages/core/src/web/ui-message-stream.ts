@@ -46,8 +46,8 @@ export function toUIMessageStream(
   // A session that waited for a person: what is still pending (the run may end at once,
   // still awaiting it), and what was decided since its last tick (the page drops its buttons).
   const { state } = session;
-  for (const [id, record] of Object.entries(state.checkpoints)) {
-    const latest = state.checkpointLedger.findLast((entry) => entry.checkpoint === id);
+  for (const [id, record] of Object.entries(state.guards.checkpoints.records)) {
+    const latest = state.guards.checkpoints.ledger.findLast((entry) => entry.checkpoint === id);
     const decidedSinceLastTick =
       (latest?.kind === 'approved' || latest?.kind === 'rejected') && latest.tick === state.tick;
     if (record.state === 'pending' || decidedSinceLastTick) {
@@ -59,7 +59,9 @@ export function toUIMessageStream(
       });
     }
   }
-  mapper.seedDenied(state.toolApprovals.filter((r) => r.state === 'denied').map((r) => r.id));
+  mapper.seedDenied(
+    state.guards.approvals.calls.filter((r) => r.state === 'denied').map((r) => r.id),
+  );
   const decidedWhileWaiting = mapper.decidedSince(state);
   let unsubscribe: (() => void) | undefined;
   return new ReadableStream<AgateUIMessageChunk>({

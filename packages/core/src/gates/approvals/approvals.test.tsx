@@ -11,6 +11,7 @@ import {
   Checkpoint,
   createMemoryStore,
   generateApprovalKeyPair,
+  type SessionState,
   Tool,
   ToolApprovalDecisionError,
   ToolCallNotPendingError,
@@ -83,7 +84,7 @@ describe('<Tool needsApproval>', () => {
     // The results are in the timeline in call order, before the model's next call.
     expect(resultsSent(model).map(([id]) => id)).toEqual(['c-count', 'c-drop', 'c-pay']);
     expect(resultsSent(model)[1]![1]).toBe('"dropped users"');
-    expect(session.state.toolApprovals).toEqual([]);
+    expect(session.state.guards.approvals.calls).toEqual([]);
     expect(done.checkpointLedger.map((e) => e.kind)).toEqual([
       'tool-approval-request',
       'tool-approved',
@@ -315,7 +316,9 @@ describe('<Tool needsApproval>', () => {
     stop.abort();
     const cut = await running;
     expect(cut.status).toBe('aborted');
-    expect(slow.state.toolApprovals.map((r) => [r.id, r.state])).toEqual([['s1', 'approved']]);
+    expect(slow.state.guards.approvals.calls.map((r) => [r.id, r.state])).toEqual([
+      ['s1', 'approved'],
+    ]);
     const next = slow.run();
     await new Promise((r) => setTimeout(r, 20));
     release?.();
@@ -368,7 +371,9 @@ describe('saving a session that waits', () => {
         await readFile(join(dir, '.agate', 'sessions', 'no-store.json'), 'utf8'),
       );
       expect(saved.state.status).toBe('awaiting-approval');
-      expect(saved.state.toolApprovals).toMatchObject([{ id: 'c-drop', state: 'pending' }]);
+      expect(saved.state.guards.approvals.calls).toMatchObject([
+        { id: 'c-drop', state: 'pending' },
+      ]);
     } finally {
       cwd.mockRestore();
       await rm(dir, { recursive: true, force: true });
@@ -387,9 +392,9 @@ describe('decisions through the store', () => {
 
     // Forged: the record flipped to approved by hand, no ledger entry.
     const forged = structuredClone(saved!);
-    const state = forged.state as { toolApprovals: Array<{ state: string; by?: string }> };
-    state.toolApprovals[0]!.state = 'approved';
-    state.toolApprovals[0]!.by = 'mallory';
+    const state = forged.state as SessionState;
+    state.guards.approvals.calls[0]!.state = 'approved';
+    state.guards.approvals.calls[0]!.by = 'mallory';
     await store.save(forged);
     const b = start({ store, snapshot: (await store.load('stored'))! }, approvalModel(true));
     const forgedRun = await b.session.run();
@@ -407,9 +412,7 @@ describe('decisions through the store', () => {
     // Properly approved from the store, then the input edited: pending again.
     await approveToolCall(store, 'stored', 'c-drop', { by: 'dba', key: KEY });
     const edited = structuredClone((await store.load('stored'))!);
-    (edited.state as { toolApprovals: Array<{ input: unknown }> }).toolApprovals[0]!.input = {
-      table: 'payments',
-    };
+    (edited.state as SessionState).guards.approvals.calls[0]!.input = { table: 'payments' };
     await store.save(edited);
     const c = start({ store, snapshot: (await store.load('stored'))! }, approvalModel(true));
     expect((await c.session.run()).status).toBe('awaiting-approval');
@@ -428,10 +431,10 @@ describe('decisions through the store', () => {
     // Copy two's approved state and ledger into one.
     const oneSaved = structuredClone((await store.load('one'))!);
     const twoSaved = (await store.load('two'))!;
-    const twoState = twoSaved.state as Record<string, unknown>;
-    Object.assign(oneSaved.state as Record<string, unknown>, {
-      toolApprovals: twoState.toolApprovals,
-      checkpointLedger: twoState.checkpointLedger,
+    const twoGuards = (twoSaved.state as SessionState).guards;
+    Object.assign((oneSaved.state as SessionState).guards, {
+      approvals: twoGuards.approvals,
+      checkpoints: twoGuards.checkpoints,
     });
     await store.save(oneSaved);
     const copied = start({ store, snapshot: (await store.load('one'))! }, approvalModel(true));

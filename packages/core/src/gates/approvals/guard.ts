@@ -157,7 +157,7 @@ export class ApprovalGuard implements Guard {
     const state = this.host.state();
     if (!approvalsOf(state).some((r) => r.id === id && r.state !== 'pending')) return;
     this.host.update((draft) => {
-      draft.toolApprovals = draft.toolApprovals.filter((r) => r.id !== id);
+      draft.guards.approvals.calls = draft.guards.approvals.calls.filter((r) => r.id !== id);
     });
   }
 
@@ -280,8 +280,8 @@ export class ApprovalGuard implements Guard {
     const orphans = findOrphanedRequests(state);
     if (orphans.length > 0) {
       this.host.update((draft) => {
-        if (!Array.isArray(draft.toolApprovals)) draft.toolApprovals = [];
-        draft.toolApprovals.push(...orphans);
+        if (!Array.isArray(draft.guards.approvals.calls)) draft.guards.approvals.calls = [];
+        draft.guards.approvals.calls.push(...orphans);
       });
       for (const o of orphans) {
         this.host.emit({

@@ -6,6 +6,7 @@ export {
 export { approveToolCall, denyToolCall, hasToolApproval } from './supervisor.js';
 export {
   APPROVALS_FAMILY,
+  type ApprovalsState,
   type NeedsApproval,
   type NeedsApprovalContext,
   type PendingToolApproval,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SessionState } from '../../state/session-state.js';
+import type { GuardStates, SessionState } from '../../state/session-state.js';
 import { canonicalJson } from '../../state/update.js';
 import {
   appendEntry,
@@ -24,14 +24,15 @@ import type { PendingToolApproval, ToolApprovalRecord } from './types.js';
  * stored snapshot. Requests and decisions go into the checkpoint ledger, signed the same way.
  */
 
-export type ApprovalState = Pick<
-  SessionState,
-  'id' | 'tick' | 'status' | 'reason' | 'checkpoints' | 'checkpointLedger' | 'toolApprovals'
->;
+export type ApprovalState = Pick<SessionState, 'id' | 'tick' | 'status' | 'reason'> & {
+  guards: Pick<GuardStates, 'checkpoints' | 'approvals'>;
+};
 
 /** Records, tolerating a hand-edited snapshot where the field is missing or not an array. */
-export function approvalsOf(state: Pick<SessionState, 'toolApprovals'>): ToolApprovalRecord[] {
-  const records = state.toolApprovals as unknown;
+export function approvalsOf(state: {
+  guards: Pick<GuardStates, 'approvals'>;
+}): ToolApprovalRecord[] {
+  const records = state.guards.approvals.calls as unknown;
   return Array.isArray(records)
     ? records.filter(
         (r): r is ToolApprovalRecord =>
@@ -41,9 +42,9 @@ export function approvalsOf(state: Pick<SessionState, 'toolApprovals'>): ToolApp
 }
 
 /** The pending calls, in call order (what `RunResult.pendingApprovals` lists). */
-export function pendingApprovals(
-  state: Pick<SessionState, 'toolApprovals'>,
-): PendingToolApproval[] {
+export function pendingApprovals(state: {
+  guards: Pick<GuardStates, 'approvals'>;
+}): PendingToolApproval[] {
   return inCallOrder(approvalsOf(state).filter((r) => r.state === 'pending')).map(
     ({ id, toolName, input, tick }) => ({ id, toolName, input, tick }),
   );
@@ -66,9 +67,9 @@ export function requestApproval(
   call: PendingToolApproval & { index: number; reason?: string },
   signing: SigningContext,
 ): CheckpointLedgerEntry {
-  if (!Array.isArray(state.toolApprovals)) state.toolApprovals = [];
+  if (!Array.isArray(state.guards.approvals.calls)) state.guards.approvals.calls = [];
   const { id, toolName, input, tick, index } = call;
-  state.toolApprovals.push({ id, toolName, input, tick, index, state: 'pending' });
+  state.guards.approvals.calls.push({ id, toolName, input, tick, index, state: 'pending' });
   return appendEntry(
     state,
     {
@@ -167,15 +168,15 @@ export function decideToolCall(
     },
     signing,
   );
-  const updated = state.toolApprovals.find((r) => r.id === id)!;
+  const updated = state.guards.approvals.calls.find((r) => r.id === id)!;
   updated.state = decision.approved ? 'approved' : 'denied';
   updated.by = by;
   if (reason !== '') updated.reason = reason;
   else delete updated.reason;
   delete updated.unverified;
   const stillPending =
-    state.toolApprovals.some((r) => r.state === 'pending') ||
-    Object.values(state.checkpoints ?? {}).some((r) => r?.state === 'pending');
+    state.guards.approvals.calls.some((r) => r.state === 'pending') ||
+    Object.values(state.guards.checkpoints.records ?? {}).some((r) => r?.state === 'pending');
   if (!stillPending && state.status === 'awaiting-approval') {
     state.status = 'idle';
     state.reason = `Tool call "${id}" was ${decision.approved ? 'approved' : 'denied'} by ${by}; run() goes on.`;
@@ -195,7 +196,7 @@ export interface ApprovalCorrection {
  * key) validly signed. A hand-edited or copied decision therefore leaves the call pending.
  */
 export function findApprovalCorrections(
-  state: Pick<SessionState, 'checkpointLedger' | 'toolApprovals'>,
+  state: { guards: Pick<GuardStates, 'checkpoints' | 'approvals'> },
   sessionId: string,
   verifier: ApprovalVerifier,
 ): ApprovalCorrection[] {
@@ -243,7 +244,9 @@ function decisionProblem(
  * from the timeline, so the call is neither run unapproved nor left without a result.
  */
 export function findOrphanedRequests(
-  state: Pick<SessionState, 'checkpointLedger' | 'toolApprovals' | 'timeline'>,
+  state: Pick<SessionState, 'timeline'> & {
+    guards: Pick<GuardStates, 'checkpoints' | 'approvals'>;
+  },
 ): ToolApprovalRecord[] {
   const known = new Set(approvalsOf(state).map((r) => r.id));
   const answered = new Set<string>();
@@ -276,7 +279,7 @@ export function applyApprovalCorrections(
   corrections: readonly ApprovalCorrection[],
 ): void {
   for (const c of corrections) {
-    const record = state.toolApprovals.find((r) => r.id === c.id);
+    const record = state.guards.approvals.calls.find((r) => r.id === c.id);
     if (record === undefined) continue;
     record.state = 'pending';
     delete record.by;

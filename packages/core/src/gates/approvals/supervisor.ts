@@ -1,10 +1,10 @@
 import { produce } from 'immer';
-import { createInitialState } from '../../guards/initial-state.js';
+import { withInitialState } from '../../guards/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
 import { updateSession } from '../../persistence/update-session.js';
-import type { SessionState } from '../../state/session-state.js';
+import type { GuardStates, SessionState } from '../../state/session-state.js';
 import { UnknownSessionError } from '../checkpoint/errors.js';
 import { resolveDecisionKeys } from '../checkpoint/signing.js';
 import type { CheckpointLedgerEntry } from '../checkpoint/types.js';
@@ -51,8 +51,14 @@ export async function denyToolCall(
 }
 
 /** True when the stored session holds a tool call with this id put up for approval. */
-export function hasToolApproval(state: Pick<SessionState, 'toolApprovals'>, id: string): boolean {
-  return Array.isArray(state.toolApprovals) && state.toolApprovals.some((r) => r?.id === id);
+export function hasToolApproval(
+  state: { guards: Pick<GuardStates, 'approvals'> },
+  id: string,
+): boolean {
+  return (
+    Array.isArray(state.guards.approvals.calls) &&
+    state.guards.approvals.calls.some((r) => r?.id === id)
+  );
 }
 
 async function decideStored(
@@ -73,11 +79,13 @@ async function decideStored(
     (snapshot) => {
       if (snapshot === undefined) throw new UnknownSessionError(sessionId);
       const restored = restoreSnapshotState<SessionState>(snapshot);
-      const state: SessionState = { ...createInitialState(restored.id), ...restored };
+      const state: SessionState = withInitialState(restored);
       let entry: CheckpointLedgerEntry | undefined;
       const next = produce(state, (draft) => {
         // A held call whose record was removed from the file is pending again (as the session sees it).
-        draft.toolApprovals.push(...findOrphanedRequests(state).filter((o) => o.id === toolCallId));
+        draft.guards.approvals.calls.push(
+          ...findOrphanedRequests(state).filter((o) => o.id === toolCallId),
+        );
         // As the restored session would see it: an unproven decision on this call is pending
         // again, so it can be decided properly here.
         const corrections = findApprovalCorrections(draft, state.id, verifier).filter(

@@ -84,9 +84,15 @@ declare module '../../components/tool.js' {
 
 declare module '../../state/session-state.js' {
   interface GuardStates {
-    /** Tool calls held for a person's approval (`needsApproval`), until their result is in the timeline. */
-    toolApprovals: ToolApprovalRecord[];
+    /** Tool calls held for a person's approval (`state.guards.approvals`). */
+    approvals: ApprovalsState;
   }
+}
+
+/** The approvals family's slice of the state. */
+export interface ApprovalsState {
+  /** Tool calls held for a person's approval (`needsApproval`), until their result is in the timeline. */
+  calls: ToolApprovalRecord[];
 }
 
 declare module '../../runtime/session-options.js' {
@@ -122,6 +128,6 @@ declare module '../../runtime/events.js' {
 }
 
 /** The approvals family's fields of a new session's state. */
-export function initialApprovalsState(): { toolApprovals: ToolApprovalRecord[] } {
-  return { toolApprovals: [] };
+export function initialApprovalsState(): { approvals: ApprovalsState } {
+  return { approvals: { calls: [] } };
 }

@@ -206,7 +206,10 @@ describe('iteration budget', () => {
     expect(second.ticks).toBe(2);
     expect(second.checkpointLedger.at(-1)).toMatchObject({ kind: 'budget', checkpoint: 'T-2' });
     session.reject('T-2', { by: 'ana', feedback: 'Try harder.' });
-    expect(session.state.checkpoints['T-2']).toMatchObject({ state: 'unlocked', ticks: 0 });
+    expect(session.state.guards.checkpoints.records['T-2']).toMatchObject({
+      state: 'unlocked',
+      ticks: 0,
+    });
     const third = await session.run();
     expect(third.ticks).toBe(2);
     expect(third.status).toBe('awaiting-approval');
@@ -380,9 +383,12 @@ describe('supervisor', () => {
     ]);
     await session.run();
     // The read tick counted; the tick whose submit made it pending did not (see the docs).
-    expect(session.state.checkpoints['T-1']?.ticks).toBe(1);
+    expect(session.state.guards.checkpoints.records['T-1']?.ticks).toBe(1);
     session.reject('T-1', { by: 'ana', feedback: 'Add tests for the token refresh.' });
-    expect(session.state.checkpoints['T-1']).toMatchObject({ state: 'unlocked', ticks: 0 });
+    expect(session.state.guards.checkpoints.records['T-1']).toMatchObject({
+      state: 'unlocked',
+      ticks: 0,
+    });
     await session.run();
     expect(request(model, 2)).toContain('Add tests for the token refresh.');
     expect(request(model, 1)).not.toContain('Add tests for the token refresh.');
@@ -439,7 +445,7 @@ describe('ledger and events', () => {
     session.approve('T-1', { by: 'ana', note: 'fine' });
     const result = await session.run();
     const ledger = result.checkpointLedger;
-    expect(ledger).toEqual(session.state.checkpointLedger);
+    expect(ledger).toEqual(session.state.guards.checkpoints.ledger);
     expect(ledger.map((e) => [e.kind, e.by, e.tick])).toEqual([
       ['budget', 'runtime', 1],
       ['rejected', 'bo', 1],
@@ -465,7 +471,7 @@ describe('ledger and events', () => {
       </Agent>,
       { model: scriptedModel(['x']), snapshot: session.snapshot() },
     );
-    expect(restored.state.checkpointLedger).toEqual(ledger);
+    expect(restored.state.guards.checkpoints.ledger).toEqual(ledger);
   });
 });
 
@@ -534,7 +540,7 @@ describe('across processes and forged approvals', () => {
     await pendingOnFile(store, false);
     const file = join(dir, 'sessions', 'acc.json');
     const json = JSON.parse(await readFile(file, 'utf8'));
-    json.state.checkpoints['T-1'].state = 'approved';
+    json.state.guards.checkpoints.records['T-1'].state = 'approved';
     json.state.status = 'idle';
     await writeFile(file, JSON.stringify(json));
     await expectStillPending(store, 'T-1');
@@ -560,7 +566,7 @@ describe('across processes and forged approvals', () => {
     const file = join(dir, 'sessions', 'acc.json');
     expect(await store.load('acc')).toBeDefined();
     const json = JSON.parse(await readFile(file, 'utf8'));
-    json.state.checkpoints[id].state = 'approved';
+    json.state.guards.checkpoints.records[id].state = 'approved';
     json.state.status = 'idle';
     await writeFile(file, JSON.stringify(json));
   }
@@ -599,20 +605,20 @@ describe('across processes and forged approvals', () => {
     other.session.approve('T-1', { by: 'ana' });
     await other.session.run();
     other.session.approve('T-2', { by: 'ana' });
-    const foreign = other.session.state.checkpointLedger.at(-1);
+    const foreign = other.session.state.guards.checkpoints.ledger.at(-1);
     const json = JSON.parse(text);
-    const ledger = json.state.checkpointLedger as Array<Record<string, unknown>>;
+    const ledger = json.state.guards.checkpoints.ledger as Array<Record<string, unknown>>;
     const t2 = ledger.findLast((e) => e.checkpoint === 'T-2');
     ledger.push({ ...foreign, seq: ledger.length + 1, answers: t2?.seq });
-    json.state.checkpoints['T-2'].state = 'approved';
+    json.state.guards.checkpoints.records['T-2'].state = 'approved';
     await writeFile(file, JSON.stringify(json));
     await expectStillPending(store, 'T-2');
 
     // Edited text: T-1's approval now says someone else approved it.
     const edited = JSON.parse(text);
-    const approval = (edited.state.checkpointLedger as Array<Record<string, unknown>>).find(
-      (e) => e.kind === 'approved',
-    );
+    const approval = (
+      edited.state.guards.checkpoints.ledger as Array<Record<string, unknown>>
+    ).find((e) => e.kind === 'approved');
     if (approval) approval.by = 'mallory';
     await writeFile(file, JSON.stringify(edited));
     await expectStillPending(store, 'T-1');
@@ -638,7 +644,7 @@ describe('across processes and forged approvals', () => {
     expect(await store.load('acc')).toBeDefined();
     const file = join(dir, 'sessions', 'acc.json');
     const json = JSON.parse(await readFile(file, 'utf8'));
-    const ledger = json.state.checkpointLedger as Array<Record<string, unknown>>;
+    const ledger = json.state.guards.checkpoints.ledger as Array<Record<string, unknown>>;
     const approval = ledger.find((e) => e.kind === 'approved' && e.checkpoint === 'T-1');
     const submission = ledger.findLast((e) => e.kind === 'submitted' && e.checkpoint === 'T-2');
     ledger.push({
@@ -647,7 +653,7 @@ describe('across processes and forged approvals', () => {
       seq: ledger.length + 1,
       answers: submission?.seq,
     });
-    json.state.checkpoints['T-2'].state = 'approved';
+    json.state.guards.checkpoints.records['T-2'].state = 'approved';
     json.state.status = 'idle';
     await writeFile(file, JSON.stringify(json));
   }

@@ -33,7 +33,7 @@ const signing = { sessionId: 'render', key: undefined, at: '2026-01-01T00:00:00.
 /** T-1 submitted at tick 3 (after two ticks of work). */
 const submitted = produce(createInitialState('render'), (draft) => {
   draft.tick = 3;
-  draft.checkpoints['T-1'] = { state: 'unlocked', ticks: 2, openedAtTick: 1 };
+  draft.guards.checkpoints.records['T-1'] = { state: 'unlocked', ticks: 2, openedAtTick: 1 };
   markPending(
     draft,
     'T-1',
@@ -50,7 +50,7 @@ const seed = (state: SessionState) => {
 describe('what the model sees of checkpoints', () => {
   it('the first open checkpoint: its task, how to submit, the budget; submit_checkpoint offered', () => {
     const state = produce(createInitialState('render'), (draft) => {
-      draft.checkpoints['T-1'] = { state: 'unlocked', ticks: 2, openedAtTick: 1 };
+      draft.guards.checkpoints.records['T-1'] = { state: 'unlocked', ticks: 2, openedAtTick: 1 };
     });
     expect(renderContext(<Agent />, seed(state))).toMatchSnapshot();
   });
@@ -111,7 +111,7 @@ describe('what the model sees of checkpoints', () => {
 
   it('a hand-built "approved" with no approval in the ledger counts as pending', () => {
     const state = produce(createInitialState('render'), (draft) => {
-      draft.checkpoints['T-1'] = { state: 'approved', ticks: 1, openedAtTick: 1 };
+      draft.guards.checkpoints.records['T-1'] = { state: 'approved', ticks: 1, openedAtTick: 1 };
     });
     const context = renderContext(<Agent />, seed(state));
     expect(context.ephemeral.map((b) => b.text)).toEqual([

@@ -157,8 +157,8 @@ describe('submit_checkpoint (approach A)', () => {
     const toolMessage = JSON.stringify(result.timeline);
     expect(toolMessage).toContain('is not the open checkpoint. The open checkpoint is T-1');
     expect(requestText(model, 1)).toContain('The open checkpoint is T-1 (Write note 1)');
-    expect(s.state.checkpoints['T-1']?.state).toBe('unlocked');
-    expect(s.state.checkpointLedger).toEqual([]);
+    expect(s.state.guards.checkpoints.records['T-1']?.state).toBe('unlocked');
+    expect(s.state.guards.checkpoints.ledger).toEqual([]);
   });
 
   it('finishing while a checkpoint is open is crossing it: the run waits for the supervisor', async () => {
@@ -171,8 +171,11 @@ describe('submit_checkpoint (approach A)', () => {
     const result = await s.run();
     expect(result.status).toBe('awaiting-approval');
     expect(result.reason).toContain('T-1');
-    expect(s.state.checkpoints['T-1']).toMatchObject({ state: 'pending', cause: 'finish' });
-    expect(s.state.checkpointLedger.map((e) => e.kind)).toEqual(['finish']);
+    expect(s.state.guards.checkpoints.records['T-1']).toMatchObject({
+      state: 'pending',
+      cause: 'finish',
+    });
+    expect(s.state.guards.checkpoints.ledger.map((e) => e.kind)).toEqual(['finish']);
     s.approve('T-1', { by: 'ana' });
     expect((await s.run()).status).toBe('completed');
     expect(model.calls).toHaveLength(3);
@@ -246,7 +249,7 @@ describe('tool intercept (approach B)', () => {
       [{ toolCalls: [submit('T-1', 'first'), submit('T-1', 'second')] }],
     );
     await s.run();
-    expect(s.state.checkpointLedger.map((e) => [e.kind, e.summary])).toEqual([
+    expect(s.state.guards.checkpoints.ledger.map((e) => [e.kind, e.summary])).toEqual([
       ['submitted', 'first'],
       ['submitted', 'second'],
     ]);
@@ -307,7 +310,7 @@ describe('model cut-off (approach C)', () => {
     expect(saved?.label).toBe('awaiting-approval');
     expect(saved?.state).toMatchObject({
       status: 'awaiting-approval',
-      checkpoints: { 'T-1': { state: 'pending', cause: 'submit' } },
+      guards: { checkpoints: { records: { 'T-1': { state: 'pending', cause: 'submit' } } } },
     });
   });
 });
@@ -349,7 +352,10 @@ describe('iteration budget', () => {
     );
     const result = await s.run();
     expect(result.status).toBe('awaiting-approval');
-    expect(s.state.checkpoints['T-1']).toMatchObject({ state: 'pending', cause: 'budget' });
+    expect(s.state.guards.checkpoints.records['T-1']).toMatchObject({
+      state: 'pending',
+      cause: 'budget',
+    });
   });
 
   it('counts from zero again after a rejection', async () => {
@@ -361,7 +367,7 @@ describe('iteration budget', () => {
     );
     await s.run();
     s.reject('T-1', { by: 'ana', feedback: 'write note 3 too' });
-    expect(s.state.checkpoints['T-1']?.ticks).toBe(0);
+    expect(s.state.guards.checkpoints.records['T-1']?.ticks).toBe(0);
     const second = await s.run();
     expect(requestText(model, 2)).toContain('Budget: 2 of 2 ticks left');
     expect(second.ticks).toBe(2);
@@ -534,7 +540,7 @@ describe('supervisor', () => {
     ]);
     await s.run();
     s.reject('T-1', { by: 'ana', feedback: 'You did not write note 1.' });
-    expect(s.state.checkpoints['T-1']?.state).toBe('unlocked');
+    expect(s.state.guards.checkpoints.records['T-1']?.state).toBe('unlocked');
     expect(ofType(events, 'checkpoint:rejected')).toEqual([
       {
         type: 'checkpoint:rejected',
@@ -549,7 +555,7 @@ describe('supervisor', () => {
     expect(second.status).toBe('awaiting-approval');
     expect(requestText(model, 1)).toContain('Feedback: You did not write note 1.');
     expect(requestText(model, 2)).toContain('Feedback: You did not write note 1.');
-    expect(s.state.checkpointLedger.map((e) => e.kind)).toEqual([
+    expect(s.state.guards.checkpoints.ledger.map((e) => e.kind)).toEqual([
       'submitted',
       'rejected',
       'submitted',
@@ -611,7 +617,7 @@ describe('ledger and signing', () => {
       },
     ]);
     expect(Date.parse(result.checkpointLedger[1]!.at)).not.toBeNaN();
-    expect(restored.state.checkpointLedger).toEqual(result.checkpointLedger);
+    expect(restored.state.guards.checkpoints.ledger).toEqual(result.checkpointLedger);
   });
 
   it('signs every entry with approvalKey', async () => {
@@ -624,7 +630,7 @@ describe('ledger and signing', () => {
     );
     await s.run();
     s.approve('T-1', { by: 'ana' });
-    expect(s.state.checkpointLedger.map((e) => e.signature)).toEqual([
+    expect(s.state.guards.checkpoints.ledger.map((e) => e.signature)).toEqual([
       expect.stringMatching(/^[0-9a-f]{64}$/),
       expect.stringMatching(/^[0-9a-f]{64}$/),
     ]);
@@ -640,7 +646,10 @@ describe('ledger and signing', () => {
     );
     await s.run();
     s.approve('T-1', { by: 'ana' });
-    expect(s.state.checkpointLedger.map((e) => e.signature)).toEqual([undefined, undefined]);
+    expect(s.state.guards.checkpoints.ledger.map((e) => e.signature)).toEqual([
+      undefined,
+      undefined,
+    ]);
     expect(ofType(events, 'warning').map((e) => e.code)).toEqual(['checkpoint-empty-key']);
   });
 
@@ -654,8 +663,10 @@ describe('ledger and signing', () => {
     );
     await s.run();
     const tampered = s.snapshot();
-    const state = tampered.state as { checkpoints: Record<string, { state: string }> };
-    state.checkpoints['T-1']!.state = 'approved';
+    const state = tampered.state as unknown as {
+      guards: { checkpoints: { records: Record<string, { state: string }> } };
+    };
+    state.guards.checkpoints.records['T-1']!.state = 'approved';
     const model = scriptedModel(['should not be called']);
     const events: AgateEvent[] = [];
     const restored = createSession(
@@ -681,14 +692,15 @@ describe('ledger and signing', () => {
     ]);
     // A real approval still works afterwards.
     restored.approve('T-1', { by: 'ana' });
-    expect(restored.state.checkpoints['T-1']?.state).toBe('approved');
+    expect(restored.state.guards.checkpoints.records['T-1']?.state).toBe('approved');
   });
 
   it('restores a snapshot from before checkpoints existed', async () => {
     const { session: s } = session(<Agent />, ['hi']);
     await s.run();
     const old = s.snapshot();
-    const { checkpoints: _c, checkpointLedger: _l, ...rest } = old.state;
+    const { checkpoints: _c, ...guards } = old.state.guards;
+    const rest = { ...old.state, guards };
     const restored = createSession(
       <Agent>
         <Checkpoint id="T-1" />
@@ -699,7 +711,7 @@ describe('ledger and signing', () => {
         store: createMemoryStore(),
       },
     );
-    expect(restored.state.checkpoints).toEqual({});
+    expect(restored.state.guards.checkpoints.records).toEqual({});
     expect((await restored.run()).status).toBe('awaiting-approval');
   });
 });

@@ -80,7 +80,7 @@ describe('a checkpoint across processes', () => {
 
     // Someone flips the state in the file: the next process still holds, and says why.
     const original = await readFile(file, 'utf8');
-    saved.state.checkpoints['T-1'].state = 'approved';
+    saved.state.guards.checkpoints.records['T-1'].state = 'approved';
     saved.state.status = 'idle';
     await writeFile(file, JSON.stringify(saved));
     const forged = await child<RunOutcome>(['run', dir, id]);
@@ -130,7 +130,7 @@ describe('a checkpoint across processes', () => {
     // ... and an approval forged by re-signing with another key is caught on restore.
     const file = join(dir, `${id}.json`);
     const saved = JSON.parse(await readFile(file, 'utf8'));
-    for (const entry of saved.state.checkpointLedger) {
+    for (const entry of saved.state.guards.checkpoints.ledger) {
       delete entry.keyId;
       delete entry.signature;
     }

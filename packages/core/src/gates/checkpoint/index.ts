@@ -24,6 +24,7 @@ export {
   type CheckpointProps,
   type CheckpointRecord,
   type CheckpointStatus,
+  type CheckpointsState,
   type CheckpointTrigger,
   DEFAULT_CHECKPOINT_BUDGET,
   type FileBaseline,

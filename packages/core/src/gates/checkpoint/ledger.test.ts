@@ -29,8 +29,11 @@ function submitted(id = 'T-1', key?: string): SessionState {
 describe('markPending', () => {
   it('records the submission and makes the checkpoint pending', () => {
     const state = submitted();
-    expect(state.checkpoints['T-1']).toMatchObject({ state: 'pending', cause: 'submit' });
-    expect(state.checkpointLedger).toEqual([
+    expect(state.guards.checkpoints.records['T-1']).toMatchObject({
+      state: 'pending',
+      cause: 'submit',
+    });
+    expect(state.guards.checkpoints.ledger).toEqual([
       expect.objectContaining({
         seq: 1,
         checkpoint: 'T-1',
@@ -40,7 +43,7 @@ describe('markPending', () => {
         summary: 'auth done',
       }),
     ]);
-    expect(state.checkpointLedger[0]?.signature).toBeUndefined();
+    expect(state.guards.checkpoints.ledger[0]?.signature).toBeUndefined();
   });
 
   it('records a second submission while pending without a second transition', () => {
@@ -54,8 +57,8 @@ describe('markPending', () => {
       ).becamePending;
     });
     expect(becamePending).toBe(false);
-    expect(state.checkpointLedger.map((e) => e.summary)).toEqual(['auth done', 'again']);
-    expect(latestRequest(state.checkpointLedger, 'T-1')?.seq).toBe(2);
+    expect(state.guards.checkpoints.ledger.map((e) => e.summary)).toEqual(['auth done', 'again']);
+    expect(latestRequest(state.guards.checkpoints.ledger, 'T-1')?.seq).toBe(2);
   });
 });
 
@@ -72,21 +75,21 @@ describe('decide', () => {
         },
       );
     });
-    const [request, approval] = state.checkpointLedger;
-    expect(state.checkpoints['T-1']?.state).toBe('approved');
+    const [request, approval] = state.guards.checkpoints.ledger;
+    expect(state.guards.checkpoints.records['T-1']?.state).toBe('approved');
     expect(approval).toMatchObject({ kind: 'approved', by: 'ana', note: 'looks good', answers: 1 });
     expect(approval?.keyId).toBe(keyIdOf(KEY));
     expect(verifyEntry(KEY, 's1', approval!, request)).toEqual({ ok: true });
     expect(verifyEntry(KEY, 'other-session', approval!, request).ok).toBe(false);
     expect(state.status).toBe('idle');
-    expect(ledgerStatus(state.checkpointLedger, 'T-1', 's1', { key: KEY })).toEqual({
+    expect(ledgerStatus(state.guards.checkpoints.ledger, 'T-1', 's1', { key: KEY })).toEqual({
       status: 'approved',
     });
   });
 
   it('rejects: unlocked again with a fresh budget, the feedback recorded', () => {
     const base = produce(submitted(), (draft) => {
-      draft.checkpoints['T-1']!.ticks = 9;
+      draft.guards.checkpoints.records['T-1']!.ticks = 9;
     });
     const state = produce(base, (draft) => {
       decide(
@@ -99,8 +102,15 @@ describe('decide', () => {
         },
       );
     });
-    expect(state.checkpoints['T-1']).toEqual({ state: 'unlocked', ticks: 0, openedAtTick: 4 });
-    expect(state.checkpointLedger[1]).toMatchObject({ kind: 'rejected', feedback: 'add tests' });
+    expect(state.guards.checkpoints.records['T-1']).toEqual({
+      state: 'unlocked',
+      ticks: 0,
+      openedAtTick: 4,
+    });
+    expect(state.guards.checkpoints.ledger[1]).toMatchObject({
+      kind: 'rejected',
+      feedback: 'add tests',
+    });
   });
 
   it.each([
@@ -146,7 +156,7 @@ describe('decide', () => {
 
   it('throws CheckpointNotPendingError for a pending record with no request in the ledger', () => {
     const edited = produce(createInitialState('s1'), (draft) => {
-      draft.checkpoints['T-1'] = { state: 'pending', ticks: 0, openedAtTick: 1 };
+      draft.guards.checkpoints.records['T-1'] = { state: 'pending', ticks: 0, openedAtTick: 1 };
     });
     expect(() =>
       produce(edited, (draft) => {
@@ -167,7 +177,7 @@ describe('findCorrections (a restored session)', () => {
 
   it('makes a state flipped to approved without an approval pending', () => {
     const flipped = produce(submitted('T-1', KEY), (draft) => {
-      draft.checkpoints['T-1']!.state = 'approved';
+      draft.guards.checkpoints.records['T-1']!.state = 'approved';
     });
     expect(findCorrections(flipped, 's1', { key: KEY })).toEqual([
       expect.objectContaining({ id: 'T-1', from: 'approved', to: 'pending' }),
@@ -184,9 +194,9 @@ describe('findCorrections (a restored session)', () => {
         { cause: 'submit', tick: 5, by: 'model', summary: 'x', reason: 'submitted' },
         { sessionId: 's1', key: KEY },
       );
-      const approval = draft.checkpointLedger[1]!;
-      draft.checkpointLedger.push({ ...approval, checkpoint: 'T-2', answers: 3, seq: 4 });
-      draft.checkpoints['T-2']!.state = 'approved';
+      const approval = draft.guards.checkpoints.ledger[1]!;
+      draft.guards.checkpoints.ledger.push({ ...approval, checkpoint: 'T-2', answers: 3, seq: 4 });
+      draft.guards.checkpoints.records['T-2']!.state = 'approved';
     });
     const corrections = findCorrections(copied, 's1', { key: KEY });
     expect(corrections).toEqual([expect.objectContaining({ id: 'T-2', to: 'pending' })]);
@@ -209,7 +219,7 @@ describe('findCorrections (a restored session)', () => {
 
   it('makes a pending checkpoint flipped to unlocked pending again', () => {
     const flipped = produce(submitted(), (draft) => {
-      draft.checkpoints['T-1']!.state = 'unlocked';
+      draft.guards.checkpoints.records['T-1']!.state = 'unlocked';
     });
     expect(findCorrections(flipped, 's1', {})).toEqual([
       expect.objectContaining({ id: 'T-1', from: 'unlocked', to: 'pending' }),

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { GuardHost } from '../../guards/types.js';
-import type { SessionState } from '../../state/session-state.js';
+import type { GuardStates, SessionState } from '../../state/session-state.js';
 import {
   ApprovalKeyError,
   CheckpointDecisionError,
@@ -34,10 +34,9 @@ import {
  */
 
 /** The part of a session state this module reads and writes. */
-export type CheckpointState = Pick<
-  SessionState,
-  'id' | 'tick' | 'status' | 'reason' | 'checkpoints' | 'checkpointLedger'
->;
+export type CheckpointState = Pick<SessionState, 'id' | 'tick' | 'status' | 'reason'> & {
+  guards: Pick<GuardStates, 'checkpoints'>;
+};
 
 export interface SigningContext {
   sessionId: string;
@@ -82,20 +81,20 @@ const KIND_OF_CAUSE: Record<CheckpointCause, CheckpointLedgerKind> = {
 };
 
 /** Records, tolerating a hand-edited snapshot where the field is missing or not an object. */
-export function recordsOf(
-  state: Pick<SessionState, 'checkpoints'>,
-): Record<string, CheckpointRecord> {
-  const records = state.checkpoints as unknown;
+export function recordsOf(state: {
+  guards: Pick<GuardStates, 'checkpoints'>;
+}): Record<string, CheckpointRecord> {
+  const records = state.guards.checkpoints.records as unknown;
   return typeof records === 'object' && records !== null && !Array.isArray(records)
     ? (records as Record<string, CheckpointRecord>)
     : {};
 }
 
 /** Ledger entries that look like entries (others, from a damaged file, are ignored). */
-export function ledgerOf(
-  state: Pick<SessionState, 'checkpointLedger'>,
-): readonly CheckpointLedgerEntry[] {
-  const ledger = state.checkpointLedger as unknown;
+export function ledgerOf(state: {
+  guards: Pick<GuardStates, 'checkpoints'>;
+}): readonly CheckpointLedgerEntry[] {
+  const ledger = state.guards.checkpoints.ledger as unknown;
   if (!Array.isArray(ledger)) return [];
   // A state's ledger is frozen: filtered once, however many times a tick reads it.
   const known = Object.isFrozen(ledger) ? wellFormed.get(ledger) : undefined;
@@ -146,8 +145,8 @@ export function appendEntry(
   entry: Omit<CheckpointLedgerEntry, 'seq' | 'at'>,
   signing: SigningContext,
 ): CheckpointLedgerEntry {
-  if (!Array.isArray(state.checkpointLedger)) state.checkpointLedger = [];
-  const ledger = state.checkpointLedger;
+  if (!Array.isArray(state.guards.checkpoints.ledger)) state.guards.checkpoints.ledger = [];
+  const ledger = state.guards.checkpoints.ledger;
   const numbered: CheckpointLedgerEntry = {
     ...entry,
     seq: (ledger.at(-1)?.seq ?? 0) + 1,
@@ -169,9 +168,9 @@ export function appendEntry(
 
 /** The checkpoint's record, created (unlocked, opened now) when it has none. */
 export function ensureRecord(state: CheckpointState, id: string, tick: number): CheckpointRecord {
-  if (recordsOf(state) !== state.checkpoints) state.checkpoints = {};
-  state.checkpoints[id] ??= { state: 'unlocked', ticks: 0, openedAtTick: tick };
-  return state.checkpoints[id];
+  if (recordsOf(state) !== state.guards.checkpoints.records) state.guards.checkpoints.records = {};
+  state.guards.checkpoints.records[id] ??= { state: 'unlocked', ticks: 0, openedAtTick: tick };
+  return state.guards.checkpoints.records[id];
 }
 
 export interface PendingInput {
@@ -284,7 +283,7 @@ export function decide(
     },
     signing,
   );
-  const updated = state.checkpoints[id]!;
+  const updated = state.guards.checkpoints.records[id]!;
   delete updated.cause;
   delete updated.reason;
   if (decision.kind === 'approved') {
@@ -295,7 +294,9 @@ export function decide(
     updated.openedAtTick = state.tick + 1;
     delete updated.baseline;
   }
-  const stillPending = Object.values(state.checkpoints).some((r) => r.state === 'pending');
+  const stillPending = Object.values(state.guards.checkpoints.records).some(
+    (r) => r.state === 'pending',
+  );
   if (!stillPending && state.status === 'awaiting-approval') {
     state.status = 'idle';
     state.reason = `Checkpoint "${id}" was ${decision.kind} by ${by}; run() goes on.`;
@@ -419,7 +420,7 @@ export interface Correction {
  * in a snapshot file therefore does not let the agent through.
  */
 export function findCorrections(
-  state: Pick<SessionState, 'checkpoints' | 'checkpointLedger'>,
+  state: { guards: Pick<GuardStates, 'checkpoints'> },
   sessionId: string,
   verifier: ApprovalVerifier,
 ): Correction[] {

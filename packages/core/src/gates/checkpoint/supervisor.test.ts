@@ -56,8 +56,12 @@ describe('approveCheckpoint / rejectCheckpoint on a stored session', () => {
     const saved = await store.load('s1');
     expect(saved?.state).toMatchObject({
       status: 'idle',
-      checkpoints: { 'T-1': { state: 'approved' } },
-      checkpointLedger: [{ kind: 'submitted' }, { kind: 'approved', by: 'ana' }],
+      guards: {
+        checkpoints: {
+          records: { 'T-1': { state: 'approved' } },
+          ledger: [{ kind: 'submitted' }, { kind: 'approved', by: 'ana' }],
+        },
+      },
     });
   });
 
@@ -66,8 +70,12 @@ describe('approveCheckpoint / rejectCheckpoint on a stored session', () => {
     await rejectCheckpoint(store, 's1', 'T-1', { by: 'ana', feedback: 'missing tests' });
     const saved = await store.load('s1');
     expect(saved?.state).toMatchObject({
-      checkpoints: { 'T-1': { state: 'unlocked', ticks: 0 } },
-      checkpointLedger: [{ kind: 'submitted' }, { kind: 'rejected', feedback: 'missing tests' }],
+      guards: {
+        checkpoints: {
+          records: { 'T-1': { state: 'unlocked', ticks: 0 } },
+          ledger: [{ kind: 'submitted' }, { kind: 'rejected', feedback: 'missing tests' }],
+        },
+      },
     });
   });
 
@@ -107,7 +115,7 @@ describe('approveCheckpoint / rejectCheckpoint on a stored session', () => {
   it('approves a checkpoint a hand-edited file claims is approved (it counts as pending)', async () => {
     const { store, file } = await storeWithPending(KEY);
     const saved = JSON.parse(await readFile(file, 'utf8'));
-    saved.state.checkpoints['T-1'].state = 'approved';
+    saved.state.guards.checkpoints.records['T-1'].state = 'approved';
     await writeFile(file, JSON.stringify(saved));
     const entry = await approveCheckpoint(store, 's1', 'T-1', { by: 'ana', key: KEY });
     expect(entry).toMatchObject({ kind: 'approved', answers: 1 });
@@ -128,7 +136,9 @@ describe('approveCheckpoint / rejectCheckpoint on a stored session', () => {
     await store.save(createSnapshot('s1', withT2));
     await approveCheckpoint(store, 's1', 'T-2', { by: 'ana', key: KEY });
     expect((await store.load('s1'))?.state).toMatchObject({
-      checkpoints: { 'T-1': { state: 'approved' }, 'T-2': { state: 'approved' } },
+      guards: {
+        checkpoints: { records: { 'T-1': { state: 'approved' }, 'T-2': { state: 'approved' } } },
+      },
     });
   });
 
@@ -144,7 +154,8 @@ describe('approveCheckpoint / rejectCheckpoint on a stored session', () => {
   it('treats a snapshot from before checkpoints as having none', async () => {
     const { store } = await storeWithPending();
     const old = createInitialState('old');
-    const { checkpoints: _c, checkpointLedger: _l, ...rest } = old;
+    const { checkpoints: _c, ...guards } = old.guards;
+    const rest = { ...old, guards };
     await store.save(createSnapshot('old', rest));
     await expect(approveCheckpoint(store, 'old', 'T-1', { by: 'ana' })).rejects.toThrow(
       /has no checkpoints yet/,

@@ -1,5 +1,5 @@
 import { produce } from 'immer';
-import { createInitialState } from '../../guards/initial-state.js';
+import { withInitialState } from '../../guards/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import type { SessionStore } from '../../persistence/store.js';
@@ -65,7 +65,7 @@ async function decideStored(
       if (snapshot === undefined) throw new UnknownSessionError(sessionId);
       const restored = restoreSnapshotState<SessionState>(snapshot);
       // Snapshots from before checkpoints existed lack the fields; they start empty, as in a session.
-      const state: SessionState = { ...createInitialState(restored.id), ...restored };
+      const state: SessionState = withInitialState(restored);
       let entry: CheckpointLedgerEntry | undefined;
       // `reviewer#call_3 › T-1`: a checkpoint inside a running sub-agent, whose state is part of
       // this session's; decided there, signed with the child's id, saved with the parent.

@@ -180,26 +180,29 @@ declare module '../../runtime/session-options.js' {
   interface GuardRunReport {
     /** Each `<Checkpoint>`'s state, in render order. */
     checkpoints: Record<string, CheckpointStatus>;
-    /** Every checkpoint submission, trip, approval and rejection (see `SessionState.checkpointLedger`). */
+    /** Every checkpoint submission, trip, approval and rejection (see `state.guards.checkpoints.ledger`). */
     checkpointLedger: CheckpointLedgerEntry[];
   }
 }
 
 declare module '../../state/session-state.js' {
   interface GuardStates {
-    /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
-    checkpoints: Record<string, CheckpointRecord>;
-    /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
-    checkpointLedger: CheckpointLedgerEntry[];
+    /** `<Checkpoint>`s and their ledger (`state.guards.checkpoints`). */
+    checkpoints: CheckpointsState;
   }
 }
 
-/** The checkpoint family's fields of a new session's state. */
-export function initialCheckpointState(): {
-  checkpoints: Record<string, CheckpointRecord>;
-  checkpointLedger: CheckpointLedgerEntry[];
-} {
-  return { checkpoints: {}, checkpointLedger: [] };
+/** The checkpoint family's slice of the state. */
+export interface CheckpointsState {
+  /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
+  records: Record<string, CheckpointRecord>;
+  /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
+  ledger: CheckpointLedgerEntry[];
+}
+
+/** The checkpoint family's slice of a new session's state. */
+export function initialCheckpointState(): { checkpoints: CheckpointsState } {
+  return { checkpoints: { records: {}, ledger: [] } };
 }
 
 declare module '../../components/tool.js' {

@@ -195,7 +195,7 @@ describe('<ContinueGate> in the tick loop', () => {
           'maximum 0.3. Call run() to resume.',
       );
       expect(session.state.status).toBe('paused');
-      expect(session.state.progress).toMatchObject({ stepNumber: 2, reworkCount: 1 });
+      expect(session.state.guards.continue).toMatchObject({ stepNumber: 2, reworkCount: 1 });
       // A paused run is kept in the store, under the session id, for a person to find.
       const saved = await store.load('repeater');
       expect(saved?.label).toBe('paused');
@@ -222,7 +222,7 @@ describe('<ContinueGate> in the tick loop', () => {
         totalTokensUsed: 200,
         totalToolCalls: 2,
       });
-      expect(session.state.progress.stepNumber).toBe(1);
+      expect(session.state.guards.continue.stepNumber).toBe(1);
     });
 
     it('pauses when the uncertainty function says the agent is unsure, before any model call', async () => {
@@ -250,7 +250,7 @@ describe('<ContinueGate> in the tick loop', () => {
       const result = await session.run();
       // 1 rework in 1 step is a ratio of 1: paused before tick 2.
       expect(result.status).toBe('paused');
-      expect(session.state.progress.reworkCount).toBe(1);
+      expect(session.state.guards.continue.reworkCount).toBe(1);
     });
 
     it('keeps the run paused, and says so, when the store cannot save it', async () => {
@@ -312,7 +312,7 @@ describe('<ContinueGate> in the tick loop', () => {
         // Every tick added an assistant turn and its tool result.
         expect(restored.state.timeline).toEqual(result.timeline.slice(0, 2 * step));
         expect(restored.state.usage.totalTokens).toBe(step * 100);
-        expect(restored.state.progress).toMatchObject({
+        expect(restored.state.guards.continue).toMatchObject({
           stepNumber: step,
           lastCheckpointStep: step,
         });
@@ -380,7 +380,7 @@ describe('<ContinueGate> in the tick loop', () => {
       expect(result.reason).toBe('Tick 3, store: Could not save: disk full');
       expect(session.state.tick).toBe(2);
       // No restore point was made, so the checkpoint is still due.
-      expect(session.state.progress.lastCheckpointStep).toBe(0);
+      expect(session.state.guards.continue.lastCheckpointStep).toBe(0);
     });
   });
 
@@ -422,7 +422,7 @@ describe('<ContinueGate> in the tick loop', () => {
       expect(result.status).toBe('stopped');
       expect(result.ticks).toBe(1);
       expect(result.reason).toMatch(/time budget is exhausted: -\d+(\.\d+)? ms remaining/);
-      expect(session.state.progress.elapsedMs).toBeGreaterThanOrEqual(50 - 1);
+      expect(session.state.guards.continue.elapsedMs).toBeGreaterThanOrEqual(50 - 1);
     });
 
     it('stops after maxConsecutiveSteps, and a person resuming starts the count again', async () => {
@@ -515,7 +515,7 @@ describe('<ContinueGate> in the tick loop', () => {
       const { session } = start({ isRework: () => false }, { model });
       const result = await session.run();
       expect(result.status).toBe('completed');
-      expect(session.state.progress.reworkCount).toBe(0);
+      expect(session.state.guards.continue.reworkCount).toBe(0);
     });
   });
 
@@ -624,6 +624,6 @@ describe('<ContinueGate> mounted later', () => {
       totalToolCalls: 4,
       reworkCount: 1,
     });
-    expect(session.state.progress.callSignatures).toEqual(['step:{"n":7}', 'step:{"n":7}']);
+    expect(session.state.guards.continue.callSignatures).toEqual(['step:{"n":7}', 'step:{"n":7}']);
   });
 });

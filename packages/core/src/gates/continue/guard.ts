@@ -10,9 +10,9 @@ import type {
 import { createSnapshot } from '../../persistence/snapshot.js';
 import { restorePointRef } from '../../persistence/store.js';
 import type { TickResult } from '../../runtime/tick-result.js';
-import { nextProgress } from '../../state/update.js';
 import { type ContinueCheckOutcome, checkContinue } from './before-model-call.js';
 import { ContinueGateEvaluator } from './evaluator.js';
+import { nextProgress } from './progress.js';
 import type { ContinueGateProps } from './props.js';
 import { detectRework } from './rework.js';
 import { SignatureIndex } from './signature-index.js';
@@ -55,9 +55,9 @@ export class ContinueGuard implements Guard {
     // the rework ratio over it) starts again; budgets and tick numbers carry over.
     if (!info.resumedByPerson) return;
     this.host.update((draft) => {
-      draft.progress.stepNumber = 0;
-      draft.progress.lastCheckpointStep = 0;
-      draft.progress.reworkCount = 0;
+      draft.guards.continue.stepNumber = 0;
+      draft.guards.continue.lastCheckpointStep = 0;
+      draft.guards.continue.reworkCount = 0;
     });
   }
 
@@ -78,7 +78,7 @@ export class ContinueGuard implements Guard {
   }
 
   tickEnd(_tick: GuardTick, result: TickResult, info: TickEndInfo): void {
-    const base = this.host.state().progress;
+    const base = this.host.state().guards.continue;
     const props = this.props();
     if (props === undefined) {
       // No ContinueGate rendered: steps, tokens and time still count (its budgets hold when one
@@ -90,7 +90,7 @@ export class ContinueGuard implements Guard {
         rework: false,
         signatures: NO_SIGNATURES,
       });
-      this.host.assign('progress', progress);
+      this.host.assign('continue', progress);
       return;
     }
     const rework = detectRework(
@@ -106,8 +106,8 @@ export class ContinueGuard implements Guard {
       signatures: info.signatures,
     });
     // Frozen whole by nextProgress: assigned without a draft.
-    this.host.assign('progress', progress);
-    const after = this.host.state().progress.callSignatures;
+    this.host.assign('continue', progress);
+    const after = this.host.state().guards.continue.callSignatures;
     this.signatureIndex.advance(base.callSignatures, info.signatures, after);
   }
 
@@ -132,7 +132,7 @@ export class ContinueGuard implements Guard {
     // tick never repeats in a session's life), in the store's own restore-point space, so
     // they can never overwrite a session.
     const next = produce(this.host.state(), (draft) => {
-      draft.progress.lastCheckpointStep = step;
+      draft.guards.continue.lastCheckpointStep = step;
     });
     const tick = next.tick;
     const ref = restorePointRef(this.host.sessionId, tick);
@@ -154,7 +154,7 @@ export class ContinueGuard implements Guard {
     }
     // Applied to the current state, not `next`: a host may have set a knob during the save.
     this.host.update((draft) => {
-      draft.progress.lastCheckpointStep = step;
+      draft.guards.continue.lastCheckpointStep = step;
     });
     return ref;
   }

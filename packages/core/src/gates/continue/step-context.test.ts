@@ -9,7 +9,7 @@ function state(): SessionState {
   const s = createInitialState('s');
   s.usage = { inputTokens: 900, outputTokens: 100, totalTokens: 1000 };
   s.toolCalls = 7;
-  s.progress = {
+  s.guards.continue = {
     stepNumber: 4,
     lastCheckpointStep: 2,
     reworkCount: 1,

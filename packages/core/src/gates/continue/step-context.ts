@@ -16,17 +16,17 @@ export function buildStepContext(
   if (budget?.toolCalls !== undefined)
     budgetRemaining.toolCalls = budget.toolCalls - state.toolCalls;
   if (budget?.timeMs !== undefined)
-    budgetRemaining.timeMs = budget.timeMs - state.progress.elapsedMs;
+    budgetRemaining.timeMs = budget.timeMs - state.guards.continue.elapsedMs;
   return {
-    stepNumber: state.progress.stepNumber,
+    stepNumber: state.guards.continue.stepNumber,
     totalTokensUsed: state.usage.totalTokens,
     totalToolCalls: state.toolCalls,
-    reworkCount: state.progress.reworkCount,
+    reworkCount: state.guards.continue.reworkCount,
     coherenceScore: props.coherence ? score('coherence', props.coherence, signals) : 1,
     uncertaintyScore: props.uncertainty ? score('uncertainty', props.uncertainty, signals) : 0,
     budgetRemaining,
-    lastCheckpointStep: state.progress.lastCheckpointStep,
-    stepTokens: [...state.progress.stepTokens],
+    lastCheckpointStep: state.guards.continue.lastCheckpointStep,
+    stepTokens: [...state.guards.continue.stepTokens],
   };
 }
 

@@ -144,7 +144,7 @@ function toolResultsSeen(
   return out;
 }
 
-const statuses = (session: Session) => session.state.todos.items.map((i) => i.status);
+const statuses = (session: Session) => session.state.guards.todos.items.map((i) => i.status);
 
 // ---- receipts and the completing write -------------------------------------------------
 
@@ -163,7 +163,7 @@ describe('issue 8: sign-off with a real command, then a completing write', () =>
     const signOff = toolResultsSeen(model, 'complete_step')[0];
     expect(signOff?.isError).toBe(false);
     expect(signOff?.text).toContain('npm test');
-    expect(session.state.todos.items[1]?.evidence).toMatchObject({
+    expect(session.state.guards.todos.items[1]?.evidence).toMatchObject({
       verified: true,
       command: 'npm test',
     });
@@ -183,7 +183,7 @@ describe('issue 8: todo_write newly completing an item without a sign-off', () =
     ]);
     const before = withStatus('in_progress', 'pending');
     expect(
-      session.state.todos.items.map(({ content, activeForm, status }) => ({
+      session.state.guards.todos.items.map(({ content, activeForm, status }) => ({
         content,
         activeForm,
         status,
@@ -282,7 +282,7 @@ describe('issue 8: complete_step matches by content, activeForm and 1-based numb
       ]);
       expect(toolResultsSeen(model, 'complete_step')[0]?.isError).toBe(false);
       expect(statuses(session)).toEqual(['in_progress', 'completed']);
-      expect(session.state.todos.items[0]?.evidence).toBeUndefined();
+      expect(session.state.guards.todos.items[0]?.evidence).toBeUndefined();
     });
   }
 
@@ -399,7 +399,7 @@ describe('issue 8: files and diff against read and edit receipts', () => {
       'stop',
     ]);
     expect(toolResultsSeen(model, 'complete_step')[0]?.isError).toBe(false);
-    expect(session.state.todos.items[0]?.evidence).toMatchObject({ verified: true });
+    expect(session.state.guards.todos.items[0]?.evidence).toMatchObject({ verified: true });
   });
 
   it('files: a path never read nor edited is refused', async () => {
@@ -467,7 +467,7 @@ describe('issue 8: manual evidence', () => {
     expect(seen?.isError).toBe(false);
     expect(seen?.text).toMatch(/manual/i);
     expect(seen?.text).toMatch(/unverified/i);
-    expect(session.state.todos.items[1]).toMatchObject({
+    expect(session.state.guards.todos.items[1]).toMatchObject({
       status: 'completed',
       evidence: { verified: false, manual: 'I checked it by hand' },
     });
@@ -645,9 +645,9 @@ describe('issue 8: hosts read the list', () => {
       [todoWrite(withStatus('in_progress', 'pending')), 'stop'],
       <Agent probe={probe} />,
     );
-    expect(result.todos).toEqual(session.state.todos.items);
+    expect(result.todos).toEqual(session.state.guards.todos.items);
     expect(result.todos?.map((t) => t.content)).toEqual(PLAN.map((t) => t.content));
     expect(probe[0]).toEqual([]);
-    expect(probe.at(-1)).toEqual(session.state.todos.items);
+    expect(probe.at(-1)).toEqual(session.state.guards.todos.items);
   });
 });

@@ -68,7 +68,7 @@ export class EvidenceGuard implements Guard {
   }
 
   private get items(): TodoItem[] {
-    return this.host.state().todos.items;
+    return this.host.state().guards.todos.items;
   }
 
   /** The mounted `<Todos>`, or the last one while its required list is incomplete. */
@@ -179,9 +179,9 @@ export class EvidenceGuard implements Guard {
       this.resetBlocks();
       return { kind: 'allow' };
     }
-    const blocks = this.host.state().todos.blocks + 1;
+    const blocks = this.host.state().guards.todos.blocks + 1;
     this.host.update((draft) => {
-      draft.todos.blocks = blocks;
+      draft.guards.todos.blocks = blocks;
     });
     const allDropped = open.every(({ item }) => item.status === 'dropped');
     const reasons = open.map(({ number, item }) =>
@@ -241,8 +241,8 @@ export class EvidenceGuard implements Guard {
     if (!check.ok) throw new AgateError(check.message);
     const tick = this.host.state().tick + 1;
     this.host.update((draft) => {
-      draft.todos.items = check.items;
-      if (blockingItems(check.items).length === 0) draft.todos.blocks = 0;
+      draft.guards.todos.items = check.items;
+      if (blockingItems(check.items).length === 0) draft.guards.todos.blocks = 0;
     });
     const items = this.items;
     this.host.emit({ type: 'todos:changed', tick, todos: items });
@@ -269,7 +269,7 @@ export class EvidenceGuard implements Guard {
     const { content, activeForm } = match.item;
     this.ledger.signOff({ tick, content, activeForm, number, evidence });
     this.host.update((draft) => {
-      const item = draft.todos.items[match.index];
+      const item = draft.guards.todos.items[match.index];
       if (item !== undefined) item.evidence = evidence;
     });
     this.host.emit({ type: 'step:completed', tick, step: number, content, evidence });
@@ -284,9 +284,9 @@ export class EvidenceGuard implements Guard {
   }
 
   private resetBlocks(): void {
-    if (this.host.state().todos.blocks === 0) return;
+    if (this.host.state().guards.todos.blocks === 0) return;
     this.host.update((draft) => {
-      draft.todos.blocks = 0;
+      draft.guards.todos.blocks = 0;
     });
   }
 }

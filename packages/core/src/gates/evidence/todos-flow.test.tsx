@@ -131,7 +131,7 @@ function lastMessage(model: ScriptedModel, i: number): string {
     : message.content.map((p) => ('text' in p ? p.text : JSON.stringify(p))).join('\n');
 }
 
-const statuses = (session: Session) => session.state.todos.items.map((i) => i.status);
+const statuses = (session: Session) => session.state.guards.todos.items.map((i) => i.status);
 
 // ---- the rules -------------------------------------------------------------------------
 
@@ -150,12 +150,12 @@ describe('sign-off, then a completing write', () => {
       'Step 1 "Fix add() in math.js" signed off (verified: ran "test 2 -eq 2"). Now mark it completed with todo_write.',
     );
     const evidence = { verified: true, command: 'test 2 -eq 2', tick: 3 };
-    expect(session.state.todos.items).toEqual([
+    expect(session.state.guards.todos.items).toEqual([
       { ...PLAN[0], status: 'completed', evidence },
       { ...PLAN[1], status: 'in_progress' },
     ]);
     // Hosts read it from the state, the result and the events.
-    expect(result.todos).toEqual(session.state.todos.items);
+    expect(result.todos).toEqual(session.state.guards.todos.items);
     expect(events.filter((e) => e.type === 'step:completed')).toEqual([
       {
         type: 'step:completed',
@@ -213,7 +213,7 @@ describe('a completing write without a sign-off', () => {
       ].join('\n'),
     );
     expect(results(events, 'todo_write')[1]).toMatchObject({ isError: true });
-    expect(session.state.todos.items).toEqual(PLAN);
+    expect(session.state.guards.todos.items).toEqual(PLAN);
     expect(events.filter((e) => e.type === 'todos:changed')).toHaveLength(1);
   });
 
@@ -243,7 +243,7 @@ describe('a completing write without a sign-off', () => {
     expect(refusals(events)).toEqual([]);
     expect(statuses(session)).toEqual(['completed', 'in_progress', 'pending']);
     // The evidence stays with the item that kept its content.
-    expect(session.state.todos.items[0]?.evidence).toMatchObject({ command: 'true' });
+    expect(session.state.guards.todos.items[0]?.evidence).toMatchObject({ command: 'true' });
   });
 });
 
@@ -263,7 +263,7 @@ describe('verification against the receipts of the turn', () => {
     );
     expect(refusals(events)).toHaveLength(1);
     expect(statuses(session)).toEqual(['in_progress', 'pending']);
-    expect(session.state.todos.items[1]?.evidence).toBeUndefined();
+    expect(session.state.guards.todos.items[1]?.evidence).toBeUndefined();
   });
 
   it('refuses a command that ran but failed', async () => {
@@ -277,7 +277,7 @@ describe('verification against the receipts of the turn', () => {
     const [result] = results(events, 'complete_step');
     expect(result?.isError).toBe(true);
     expect(result?.output).toContain('The command "exit 3" ran but failed');
-    expect(session.state.todos.items[1]?.evidence).toBeUndefined();
+    expect(session.state.guards.todos.items[1]?.evidence).toBeUndefined();
   });
 
   it('the latest run of a command decides: passing after a failure counts, failing after a pass does not', async () => {
@@ -322,7 +322,7 @@ describe('verification against the receipts of the turn', () => {
       output:
         'Step 2 "Run the tests" signed off with manual evidence, recorded as manual and UNVERIFIED: the host could not check it against anything that ran. Now mark it completed with todo_write.',
     });
-    expect(session.state.todos.items[1]).toEqual({
+    expect(session.state.guards.todos.items[1]).toEqual({
       ...PLAN[1],
       status: 'completed',
       evidence: { verified: false, manual: 'I checked it by hand.', tick: 2 },
@@ -360,7 +360,7 @@ describe('verification against the receipts of the turn', () => {
       ].join('\n'),
     );
     expect(accepted).toMatchObject({ isError: false });
-    expect(session.state.todos.items[0]?.evidence).toEqual({
+    expect(session.state.guards.todos.items[0]?.evidence).toEqual({
       verified: true,
       files: ['src/a.ts', 'src/b.ts'],
       diff: ['src/b.ts'],
@@ -440,16 +440,18 @@ describe('receipts last one turn', () => {
     expect(refusals(events).map((r) => r.toolName)).toEqual(['todo_write']);
     expect(statuses(session)).toEqual(['in_progress', 'pending']);
     // The evidence summary itself persists with the item.
-    expect(session.state.todos.items[0]?.evidence).toMatchObject({ command: 'true' });
+    expect(session.state.guards.todos.items[0]?.evidence).toMatchObject({ command: 'true' });
   });
 
   it('a session restored from a snapshot starts with no receipts; none are in the snapshot', async () => {
     const first = start([writeTodos(PLAN), shell('true'), 'Ran it.']);
     await first.session.run();
     const snapshot = first.session.snapshot();
-    expect(Object.keys(snapshot.state.todos)).toEqual(['items', 'blocks']);
-    expect(JSON.stringify(snapshot.state.todos)).not.toContain('"true"');
-    expect(JSON.stringify(first.session.state.todos)).toBe(JSON.stringify(snapshot.state.todos));
+    expect(Object.keys(snapshot.state.guards.todos)).toEqual(['items', 'blocks']);
+    expect(JSON.stringify(snapshot.state.guards.todos)).not.toContain('"true"');
+    expect(JSON.stringify(first.session.state.guards.todos)).toBe(
+      JSON.stringify(snapshot.state.guards.todos),
+    );
 
     const second = start(
       [completeStep(1, { verification: 'true' }), writeTodos(withStatus(['completed'])), 'Done.'],
@@ -563,7 +565,7 @@ describe('<Todos requireComplete>', () => {
       false,
       true,
     ]);
-    expect(session.state.todos.blocks).toBe(3);
+    expect(session.state.guards.todos.blocks).toBe(3);
   });
 
   it('the refusal count goes back to 0 once the list is complete', async () => {
@@ -579,7 +581,7 @@ describe('<Todos requireComplete>', () => {
       <Worker requireComplete />,
     );
     expect(result.status).toBe('completed');
-    expect(session.state.todos.blocks).toBe(0);
+    expect(session.state.guards.todos.blocks).toBe(0);
   });
 
   it('a bad maxBlocks fails where it is written', async () => {

@@ -46,7 +46,7 @@ function Agent(props: { requireComplete?: boolean }) {
 
 describe('<Todos> in the context', () => {
   it('the list with each item’s evidence as ephemeral content, and the two tools', () => {
-    expect(renderContext(<Agent requireComplete />, { todos })).toMatchSnapshot();
+    expect(renderContext(<Agent requireComplete />, { guards: { todos } })).toMatchSnapshot();
   });
 
   it('an empty list', () => {
@@ -68,7 +68,7 @@ describe('<Todos> in the context', () => {
         <System>Plain.</System>
         <Timeline />
       </>,
-      { todos },
+      { guards: { todos } },
     );
     expect(context.tools).toEqual([]);
     expect(context.ephemeral).toEqual([]);

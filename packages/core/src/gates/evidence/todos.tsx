@@ -37,5 +37,5 @@ export function Todos(props: TodosProps): ReactNode {
 
 /** The todo list as of this render (the list in `session.state.todos.items`). */
 export function useTodos(): readonly TodoItem[] {
-  return useSessionContext('useTodos()').state.todos.items;
+  return useSessionContext('useTodos()').state.guards.todos.items;
 }

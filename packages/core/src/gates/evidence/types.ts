@@ -69,7 +69,7 @@ declare module '../../runtime/events.js' {
 
 declare module '../../runtime/session-options.js' {
   interface GuardRunReport {
-    /** The todo list of `<Todos>` at the end of the run (`session.state.todos.items`). */
+    /** The todo list of `<Todos>` at the end of the run (`session.state.guards.todos.items`). */
     todos?: TodoItem[];
   }
 }
@@ -81,7 +81,7 @@ declare module '../../state/session-state.js' {
   }
 }
 
-/** The evidence family's fields of a new session's state. */
+/** The evidence family's slice of a new session's state. */
 export function initialTodosState(): { todos: TodosState } {
   return { todos: { items: [], blocks: 0 } };
 }

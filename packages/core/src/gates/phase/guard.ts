@@ -67,7 +67,7 @@ export class PhaseGuard implements Guard {
   }
 
   private phase(): PhaseSessionState {
-    const phase = this.host.state().phase;
+    const phase = this.host.state().guards.phase;
     // A hand-built or foreign state without a ledger starts the phases again, not a crash.
     return phase && typeof phase.ledger === 'object' && phase.ledger !== null ? phase : fresh();
   }
@@ -75,9 +75,9 @@ export class PhaseGuard implements Guard {
   runStart(_info: RunStartInfo): void {
     // A new task after a completed run starts the phases again; a run that continues one
     // (after blocked, max-ticks, a pause) keeps what was done.
-    if (this.host.state().status !== 'completed' || this.host.state().phase == null) return;
+    if (this.host.state().status !== 'completed' || this.host.state().guards.phase == null) return;
     this.host.update((draft) => {
-      draft.phase = fresh();
+      draft.guards.phase = fresh();
     });
     this.start = undefined;
     this.startIsLate = false;
@@ -145,7 +145,7 @@ export class PhaseGuard implements Guard {
     if (
       category.kind === 'fixed' &&
       !category.categories.includes('patch') &&
-      phase === this.host.state().phase
+      phase === this.host.state().guards.phase
     ) {
       // Only a call that may write a script (a patch, or a shell command) changes the ledger:
       // classified against the state's own, frozen ledger, without a draft.
@@ -156,9 +156,9 @@ export class PhaseGuard implements Guard {
       call = callToPhaseCall(draft, toolName, category, outcome.input, result);
       const ledger = finishDraft(draft);
       // Most calls (no script written, no file opened) leave the ledger as it was: no new state.
-      if (ledger !== phase.ledger || phase !== this.host.state().phase) {
+      if (ledger !== phase.ledger || phase !== this.host.state().guards.phase) {
         this.host.update((draft) => {
-          draft.phase = { ...this.phase(), ledger };
+          draft.guards.phase = { ...this.phase(), ledger };
         });
       }
     }
@@ -215,7 +215,7 @@ export class PhaseGuard implements Guard {
       this.missingMemo,
     );
     const outcome = { status, ...(warning ? { warning } : {}) };
-    const previous = this.host.state().phase;
+    const previous = this.host.state().guards.phase;
     const pending = outcome.warning ? [outcome.warning.text] : [];
     // Rebuilt whole each tick: frozen (the ledger's unchanged parts are already) and assigned
     // without a draft.
@@ -244,7 +244,7 @@ export class PhaseGuard implements Guard {
     if (decision.kind === 'allow') ledger.blocks = 0;
     const next = finishDraft(ledger);
     this.host.update((draft) => {
-      draft.phase = { ...status, ledger: next, pending: [] };
+      draft.guards.phase = { ...status, ledger: next, pending: [] };
     });
     if (decision.kind === 'allow') return { kind: 'allow' };
     if (decision.kind === 'end')
@@ -265,13 +265,13 @@ export class PhaseGuard implements Guard {
   }
 
   report(): RunReport {
-    const phase = this.host.state().phase;
+    const phase = this.host.state().guards.phase;
     return this.props() !== undefined && phase ? { phase: statusOf(phase) } : {};
   }
 
   /** The phases now (for `usePhaseGates` readers outside a tick). */
   status(): PhaseStatus | null {
-    const phase = this.host.state().phase;
+    const phase = this.host.state().guards.phase;
     return phase ? statusOf(phase) : null;
   }
 

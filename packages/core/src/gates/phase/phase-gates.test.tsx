@@ -308,8 +308,8 @@ describe('phase status', () => {
     expect(changed.map((e) => e.type === 'phase:changed' && e.tick)).toEqual([1, 2, 3, 4, 5]);
     const last = changed.at(-1);
     expect(last?.type === 'phase:changed' && last.status.readiness).toBe(true);
-    expect(session.state.phase).toMatchObject(result.phase ?? {});
-    expect(session.state.phase?.readiness).toBe(true);
+    expect(session.state.guards.phase).toMatchObject(result.phase ?? {});
+    expect(session.state.guards.phase?.readiness).toBe(true);
     expect(seen.at(-1)?.readiness).toBe(true);
     expect(seen[0]?.readiness).toBe(false);
   });
@@ -318,13 +318,13 @@ describe('phase status', () => {
     const first = createSession(<Agent />, { model: scriptedModel([find, 'done']) });
     await first.run();
     const snapshot = first.snapshot();
-    const old = { ...snapshot, state: { ...snapshot.state } } as typeof snapshot;
-    delete (old.state as Partial<typeof snapshot.state>).phase;
+    const { phase: _phase, ...guards } = snapshot.state.guards;
+    const old = { ...snapshot, state: { ...snapshot.state, guards } } as typeof snapshot;
     const second = createSession(<Agent />, {
       model: scriptedModel([read, 'done']),
       snapshot: old,
     });
-    expect(second.state.phase).toBeNull();
+    expect(second.state.guards.phase).toBeNull();
     const result = await second.run();
     expect(result.status).toBe('completed');
     expect(result.phase?.evidence.filesRead).toBe(1);

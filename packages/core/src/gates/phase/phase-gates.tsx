@@ -27,5 +27,5 @@ export function PhaseGates(props: PhaseGatesProps): ReactNode {
 /** The phases as of the last finished tick (all false before the first). */
 export function usePhaseGates(): PhaseStatus {
   const { state } = useSessionContext('usePhaseGates()');
-  return state.phase ? statusOf(state.phase) : phaseStatus(createPhaseLedger());
+  return state.guards.phase ? statusOf(state.guards.phase) : phaseStatus(createPhaseLedger());
 }

@@ -15,7 +15,7 @@ declare module '../../state/session-state.js' {
   }
 }
 
-/** The phase family's fields of a new session's state. */
+/** The phase family's slice of a new session's state. */
 export function initialPhaseState(): { phase: PhaseSessionState | null } {
   return { phase: null };
 }

@@ -206,7 +206,7 @@ describe('exitAttempt', () => {
       final: false,
     });
     expect(session.state.guards['needs-ls']).toEqual({ listed: true });
-    expect(session.state.guardRefusals).toEqual({});
+    expect(session.state.guards.refusals).toEqual({});
   });
 
   it('a guard that keeps refusing ends the run blocked, with its reason', async () => {
@@ -469,6 +469,20 @@ describe('faults', () => {
 
   it('a bad definition fails where it is defined', () => {
     expect(() => defineGuard({ name: 'has space' })).toThrow(GuardDefinitionError);
+    // A built-in family's slice of state.guards is not a guard's to take.
+    for (const name of [
+      'gates',
+      'continue',
+      'checkpoints',
+      'todos',
+      'phase',
+      'approvals',
+      'refusals',
+    ]) {
+      expect(() => defineGuard({ name })).toThrow(
+        `defineGuard({ name: "${name}" }): "${name}" is taken by a built-in guard family`,
+      );
+    }
     expect(() => defineGuard({ name: 'x', tickEnd: 'no' as never })).toThrow(
       'Guard "x": tickEnd is string, not a function.',
     );

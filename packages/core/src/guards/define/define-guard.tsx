@@ -1,5 +1,6 @@
 import { type ReactNode, useLayoutEffect, useRef } from 'react';
 import { useSessionContext } from '../../runtime/session-context.js';
+import { FAMILY_SLICES } from '../initial-state.js';
 import { GuardDefinitionError, GuardHookError } from './errors.js';
 import { type AnyGuardDefinition, DEFINED_FAMILY, type GuardMount, registryName } from './mount.js';
 import { checkGuardState, guardStateOf, isValidated, markValidated } from './state.js';
@@ -89,6 +90,11 @@ function checkDefinition(definition: AnyGuardDefinition): AnyGuardDefinition {
   if (typeof name !== 'string' || !NAME.test(name)) {
     throw new GuardDefinitionError(
       `defineGuard({ name: ${JSON.stringify(name)} }): a guard's name is 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit; it names the guard's state (state.guards[name]) and its refusals.`,
+    );
+  }
+  if (FAMILY_SLICES.has(name)) {
+    throw new GuardDefinitionError(
+      `defineGuard({ name: "${name}" }): "${name}" is taken by a built-in guard family, whose state is at state.guards.${name}. Give the guard another name (the built-in ones are ${[...FAMILY_SLICES].join(', ')}).`,
     );
   }
   for (const hook of HOOKS) {

@@ -204,13 +204,13 @@ export class DefinedGuards implements Guard {
   }
 
   private refusals(name: string): number {
-    return this.host.state().guardRefusals[name] ?? 0;
+    return this.host.state().guards.refusals[name] ?? 0;
   }
 
   private setRefusals(name: string, count: number): void {
     this.host.update((draft) => {
-      if (count === 0) delete draft.guardRefusals[name];
-      else draft.guardRefusals[name] = count;
+      if (count === 0) delete draft.guards.refusals[name];
+      else draft.guards.refusals[name] = count;
     });
   }
 

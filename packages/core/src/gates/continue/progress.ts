@@ -1,0 +1,79 @@
+import { noteContinuation } from '../../persistence/continuations.js';
+
+/** Bookkeeping the ContinueGate reads; kept in state so budgets survive a resume. */
+export interface ProgressState {
+  /** Steps since the run started or was last resumed by a person. */
+  stepNumber: number;
+  lastCheckpointStep: number;
+  reworkCount: number;
+  /** Tokens used by each recent tick, oldest first (capped). */
+  stepTokens: number[];
+  /** Canonical signatures of recent tool calls, for the default rework detector (capped). */
+  callSignatures: string[];
+  /** Wall time spent inside ticks, summed over every run of this session. */
+  elapsedMs: number;
+}
+
+declare module '../../state/session-state.js' {
+  interface GuardStates {
+    /** The ContinueGate's step bookkeeping (`state.guards.continue`), kept on every tick. */
+    continue: ProgressState;
+  }
+}
+
+export const STEP_TOKENS_CAP = 50;
+export const CALL_SIGNATURES_CAP = 2_000;
+
+/** The ContinueGate family's slice of a new session's state. */
+export function initialContinueState(): { continue: ProgressState } {
+  return {
+    continue: {
+      stepNumber: 0,
+      lastCheckpointStep: 0,
+      reworkCount: 0,
+      stepTokens: [],
+      callSignatures: [],
+      elapsedMs: 0,
+    },
+  };
+}
+
+/**
+ * The ContinueGate's bookkeeping for a finished tick (kept whether or not one is mounted): the
+ * next progress record, frozen, built without a draft because it runs every tick.
+ */
+export function nextProgress(
+  base: Readonly<ProgressState>,
+  tokens: number,
+  options: {
+    elapsedMs: number;
+    rework: boolean;
+    /** `callSignature` of each of the tick's calls, in order (computed once per tick). */
+    signatures: readonly string[];
+  },
+): ProgressState {
+  const stepTokens = base.stepTokens.concat(tokens);
+  const signatures =
+    options.signatures.length === 0
+      ? base.callSignatures
+      : base.callSignatures.concat(options.signatures);
+  const callSignatures =
+    signatures.length > CALL_SIGNATURES_CAP ? signatures.slice(-CALL_SIGNATURES_CAP) : signatures;
+  if (callSignatures !== base.callSignatures) {
+    noteContinuation(
+      callSignatures,
+      base.callSignatures,
+      signatures.length - callSignatures.length,
+    );
+  }
+  return Object.freeze({
+    ...base,
+    stepNumber: base.stepNumber + 1,
+    elapsedMs: base.elapsedMs + options.elapsedMs,
+    reworkCount: base.reworkCount + (options.rework ? 1 : 0),
+    stepTokens: Object.freeze(
+      stepTokens.length > STEP_TOKENS_CAP ? stepTokens.slice(-STEP_TOKENS_CAP) : stepTokens,
+    ) as number[],
+    callSignatures: Object.freeze(callSignatures) as string[],
+  });
+}

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SnapshotError } from './errors.js';
+import { migrateState, SNAPSHOT_VERSION } from './migrate.js';
+
+const v1Fixture = () =>
+  JSON.parse(
+    readFileSync(join(import.meta.dirname, '__fixtures__', 'v1-pending-checkpoint.json'), 'utf8'),
+  ).state as Record<string, unknown>;
+
+describe('migrateState', () => {
+  it('leaves a state of the current layout as it is', () => {
+    const state = { id: 's', guards: { gates: { knobs: {}, gates: {} } } };
+    expect(migrateState(state, SNAPSHOT_VERSION)).toBe(state);
+  });
+
+  it('version 1: every family field moves under state.guards, the runtime fields stay', () => {
+    const v1 = v1Fixture();
+    const before = structuredClone(v1);
+    const v2 = migrateState(v1, 1) as Record<string, unknown>;
+    // The input is not changed.
+    expect(v1).toEqual(before);
+    expect(Object.keys(v2).sort()).toEqual(
+      [
+        'id',
+        'tick',
+        'timeline',
+        'usage',
+        'toolCalls',
+        'notices',
+        'text',
+        'status',
+        'reason',
+        'guards',
+      ].sort(),
+    );
+    expect(v2.timeline).toEqual(v1.timeline);
+    expect(v2.guards).toEqual({
+      gates: { knobs: v1.knobs, gates: v1.gates },
+      continue: v1.progress,
+      todos: v1.todos,
+      phase: v1.phase,
+      checkpoints: { records: v1.checkpoints, ledger: v1.checkpointLedger },
+    });
+  });
+
+  it('version 1: defineGuard guards keep their slices; tool approvals and refusals move too', () => {
+    const v2 = migrateState(
+      {
+        id: 's',
+        knobs: { mode: 'plan' },
+        checkpointLedger: [{ seq: 1 }],
+        toolApprovals: [{ id: 'c-1', state: 'pending' }],
+        guards: { budget: { spent: 3 } },
+        guardRefusals: { budget: 2 },
+      },
+      1,
+    );
+    expect(v2).toEqual({
+      id: 's',
+      guards: {
+        budget: { spent: 3 },
+        // A slice made of two version-1 fields gets the missing one at its initial value.
+        gates: { knobs: { mode: 'plan' }, gates: {} },
+        checkpoints: { records: {}, ledger: [{ seq: 1 }] },
+        approvals: { calls: [{ id: 'c-1', state: 'pending' }] },
+        refusals: { budget: 2 },
+      },
+    });
+  });
+
+  it('version 1: the states of running sub-agents in the in-flight tick are migrated with it', () => {
+    const child = {
+      id: 'child',
+      checkpoints: { 'T-1': { state: 'pending' } },
+      checkpointLedger: [],
+    };
+    const v2 = migrateState(
+      {
+        id: 'parent',
+        inflight: {
+          tick: 3,
+          progress: { call_1: { kind: 'sub-agent', name: 'r', state: child }, call_2: 7 },
+        },
+      },
+      1,
+    ) as { inflight: { progress: Record<string, unknown> } };
+    expect(v2.inflight.progress).toEqual({
+      call_1: {
+        kind: 'sub-agent',
+        name: 'r',
+        state: {
+          id: 'child',
+          guards: { checkpoints: { records: { 'T-1': { state: 'pending' } }, ledger: [] } },
+        },
+      },
+      call_2: 7,
+    });
+  });
+
+  it('version 1: a defineGuard guard named like a family is refused, naming it', () => {
+    const attempt = () => migrateState({ id: 's', guards: { todos: { mine: true } } }, 1, 'f.json');
+    expect(attempt).toThrow(SnapshotError);
+    expect(attempt).toThrow(/defineGuard guard "todos" has the name of a built-in guard family/);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as SnapshotError).path).toBe('f.json');
+    }
+  });
+
+  it('what is not an object is left for the shape check', () => {
+    expect(migrateState('text', 1)).toBe('text');
+    const odd = { id: 's', guards: 'not an object' };
+    expect(migrateState(odd, 1)).toBe(odd);
+  });
+
+  it.each([0, SNAPSHOT_VERSION + 1])('refuses version %s', (version) => {
+    expect(() => migrateState({}, version)).toThrow(
+      `snapshot version ${version} is not supported by this version of @agate/core (expects ${SNAPSHOT_VERSION})`,
+    );
+  });
+});

@@ -1,0 +1,112 @@
+import { SnapshotError } from './errors.js';
+
+/**
+ * Snapshot layouts, oldest first. Version 1 kept the guard families' fields at the top of the
+ * state next to the runtime's (`knobs`, `gates`, `progress`, `checkpoints`, ...); version 2 keeps
+ * every guard's state under `state.guards`, the families' beside `defineGuard` guards'.
+ */
+export const SNAPSHOT_VERSION = 2;
+
+/**
+ * Version 1's top-level family fields and where version 2 keeps them (`[slice, field]`: inside
+ * the slice object; `[slice]`: the slice itself). A frozen fact about an old layout, so it names
+ * fields here rather than asking the families (which import persistence, not the other way).
+ */
+const V1_FIELDS: ReadonlyArray<[string, string, string?]> = [
+  ['knobs', 'gates', 'knobs'],
+  ['gates', 'gates', 'gates'],
+  ['progress', 'continue'],
+  ['checkpoints', 'checkpoints', 'records'],
+  ['checkpointLedger', 'checkpoints', 'ledger'],
+  ['todos', 'todos'],
+  ['phase', 'phase'],
+  ['toolApprovals', 'approvals', 'calls'],
+  ['guardRefusals', 'refusals'],
+];
+
+/** The slices a version-1 state's fields move into; a version-1 `defineGuard` guard cannot keep one of these names. */
+const V2_FAMILY_SLICES = new Set(V1_FIELDS.map(([, slice]) => slice));
+
+/**
+ * A stored state of layout `version` brought to the current layout (`SNAPSHOT_VERSION`), as a new
+ * object (the input is not changed). Fields a version-1 state did not have yet stay missing: a
+ * session fills them in at their initial values. Anything that is not an object is returned as
+ * it is, for the caller's own shape check to report. `source`: where the snapshot came from
+ * (a file), named in errors.
+ */
+export function migrateState(state: unknown, version: number, source?: string): unknown {
+  if (version === SNAPSHOT_VERSION) return state;
+  const where = source === undefined ? 'Session snapshot' : `Session snapshot ${source}`;
+  const at = source === undefined ? undefined : { path: source };
+  if (version !== 1) {
+    throw new SnapshotError(
+      `${where} cannot be read: snapshot version ${version} is not supported by this version of ` +
+        `@agate/core (expects ${SNAPSHOT_VERSION}); ${
+          version > SNAPSHOT_VERSION
+            ? 'it was written by a newer @agate/core; upgrade to read it'
+            : 'it was written by an older @agate/core and there is no migration for it'
+        }.`,
+      at,
+    );
+  }
+  if (!isRecord(state)) return state;
+  const { guards: v1Guards, ...rest } = state;
+  // Not an object: left for the shape check to name.
+  if (v1Guards !== undefined && !isRecord(v1Guards)) return state;
+  const guards: Record<string, unknown> = {};
+  if (v1Guards !== undefined) {
+    for (const [name, value] of Object.entries(v1Guards)) {
+      if (V2_FAMILY_SLICES.has(name)) {
+        throw new SnapshotError(
+          `${where} cannot be migrated from version 1: its defineGuard guard "${name}" has the name of a built-in guard family's state (state.guards.${name}) in version ${SNAPSHOT_VERSION}. Load it with the version that wrote it, rename the guard there, and save again.`,
+          at,
+        );
+      }
+      guards[name] = value;
+    }
+  }
+  for (const [field, slice, inside] of V1_FIELDS) {
+    if (!Object.hasOwn(rest, field)) continue;
+    const value = rest[field];
+    delete rest[field];
+    if (inside === undefined) {
+      guards[slice] = value;
+    } else {
+      const into = (guards[slice] ?? {}) as Record<string, unknown>;
+      into[inside] = value;
+      guards[slice] = into;
+    }
+  }
+  // A slice made of two version-1 fields gets the one that was missing at its initial value.
+  const gates = guards.gates as Record<string, unknown> | undefined;
+  if (gates !== undefined) {
+    gates.knobs ??= {};
+    gates.gates ??= {};
+  }
+  const checkpoints = guards.checkpoints as Record<string, unknown> | undefined;
+  if (checkpoints !== undefined) {
+    checkpoints.records ??= {};
+    checkpoints.ledger ??= [];
+  }
+  const inflight = migrateChildren(rest.inflight, source);
+  return { ...rest, ...(inflight === undefined ? {} : { inflight }), guards };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A running sub-agent keeps its child's whole state in its parent's in-flight tick
+ * (`inflight.progress[callId].state`), written in the same layout: migrated with it.
+ */
+function migrateChildren(inflight: unknown, source: string | undefined): unknown {
+  if (!isRecord(inflight) || !isRecord(inflight.progress)) return inflight;
+  const progress: Record<string, unknown> = {};
+  for (const [callId, saved] of Object.entries(inflight.progress)) {
+    progress[callId] =
+      isRecord(saved) && saved.kind === 'sub-agent' && isRecord(saved.state)
+        ? { ...saved, state: migrateState(saved.state, 1, source) }
+        : saved;
+  }
+  return { ...inflight, progress };
+}
