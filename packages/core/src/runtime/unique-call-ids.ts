@@ -85,6 +85,12 @@ export function uniqueStreamIds(
   });
 }
 
+function severalToolCalls(content: readonly LanguageModelV4Content[]): boolean {
+  let calls = 0;
+  for (const part of content) if (part.type === 'tool-call' && ++calls > 1) return true;
+  return false;
+}
+
 /**
  * The session's model with unique call ids per response. `onRenamed` hears of each response
  * that had repeats (the session turns it into one warning event). A model given by id string
@@ -98,6 +104,8 @@ export function withUniqueCallIds(
   const middleware: LanguageModelMiddleware = {
     wrapGenerate: async ({ doGenerate }) => {
       const result = await doGenerate();
+      // One tool call (or none) cannot repeat an id: the response is passed on as it is.
+      if (!severalToolCalls(result.content)) return result;
       const renamer = new CallIdRenamer();
       const content = uniqueContentIds(result.content, renamer);
       if (renamer.renamed.length > 0) onRenamed(renamer.renamed);
