@@ -108,9 +108,7 @@ export function compileHostTree(container: HostContainer, record = false): Compi
         const messages = node.props.messages as ModelMessage[];
         sources?.push(node);
         if (layout !== undefined) layout.segments.push(timelineSegment(node, messages));
-        // `concat`, not a push loop: the timeline is a frozen array, which V8 iterates slowly
-        // and copies quickly, and it can hold thousands of messages.
-        else out.messages = out.messages.concat(messages);
+        else out.messages = withTimeline(out.messages, messages);
         return;
       }
       case 'agate-tool':
@@ -180,11 +178,23 @@ export function compileHostTree(container: HostContainer, record = false): Compi
   return out;
 }
 
+/**
+ * `messages` then a timeline's. The timeline is a frozen array and can hold thousands of
+ * messages: V8 (Node 24) copies a frozen array quickly only when it is spread on its own;
+ * `concat` with it, a push loop, or spreading it after other items all leave the fast path
+ * (3,000 messages: about 5 µs against 20-50 µs, every tick).
+ */
+function withTimeline(messages: ModelMessage[], timeline: readonly ModelMessage[]): ModelMessage[] {
+  const copy = [...timeline];
+  return messages.length === 0 ? copy : messages.concat(copy);
+}
+
 /** A new tree object (callers may replace its fields), sharing the unchanged arrays. */
 function fromLastCompile(last: LastCompile): CompiledTree {
   let messages: ModelMessage[] = [];
   for (const source of last.sources) {
-    if ('kind' in source) messages = messages.concat(source.props.messages as ModelMessage[]);
+    if ('kind' in source)
+      messages = withTimeline(messages, source.props.messages as ModelMessage[]);
     else messages.push(source);
   }
   return { system: last.system, messages, tools: last.tools, ephemeral: last.ephemeral };
