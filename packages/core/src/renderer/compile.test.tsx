@@ -468,6 +468,24 @@ function Phases() {
   );
 }
 
+/** Changes its tool's description, its task's text and the timeline's window on tick 3. */
+function ChangesOnTickThree() {
+  const late = useTick() >= 3;
+  return (
+    <>
+      <System>Steady.</System>
+      <User>{late ? 'Task, revised.' : 'Task.'}</User>
+      <Timeline {...(late ? { last: 2 } : {})} />
+      <Tool
+        name="always"
+        description={late ? 'Revised.' : 'First.'}
+        input={noInput}
+        execute={noop}
+      />
+    </>
+  );
+}
+
 describe('re-rendering', () => {
   it('updates the compiled output when elements mount and unmount between ticks', async () => {
     const model = scriptedModel([{ toolCalls: [{ toolName: 'always', input: {} }] }, 'done']);
@@ -487,6 +505,34 @@ describe('re-rendering', () => {
     expect(second.ephemeral).toEqual([{ text: 'mounted at tick 1' }]);
     // The first context is a value, not a view of the live tree.
     expect(first.tools.map((t) => t.name)).toEqual(['first_only', 'always']);
+    session.dispose();
+  });
+
+  it('reuses an unchanged tree between ticks, reading only the grown timeline again', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'always', input: {} }] },
+      { toolCalls: [{ toolName: 'always', input: {} }] },
+      'done',
+    ]);
+    const session = createSession(<ChangesOnTickThree />, { model });
+    const first = session.render();
+    await session.tick();
+    const second = session.render();
+    // Nothing but the timeline changed: the same tools, the messages grown by the tick's two.
+    expect(second.tools).toBe(first.tools);
+    expect(second.system).toBe('Steady.');
+    expect(second.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(second.messages[0]).toBe(first.messages[0]);
+    expect(first.messages).toHaveLength(1);
+
+    await session.tick();
+    const third = session.render();
+    // A prop of a tool, a message's text and the timeline's window changed: all of it shows.
+    expect(third.tools).not.toBe(second.tools);
+    expect(third.tools.map((t) => t.description)).toEqual(['Revised.']);
+    expect(third.messages[0]).toEqual({ role: 'user', content: 'Task, revised.' });
+    expect(third.messages.slice(1).map((m) => m.role)).toEqual(['assistant', 'tool']);
+    expect(third.messages.slice(1)).toEqual(session.state.timeline.slice(-2));
     session.dispose();
   });
 

@@ -12,6 +12,8 @@ import {
   type HostText,
   type HostType,
   insertBefore,
+  noteShapeChange,
+  noteUpdate,
   removeChild,
 } from './host-tree.js';
 
@@ -100,27 +102,35 @@ export const hostConfig: Config = {
   },
   preparePortalMount: () => {},
   commitUpdate(instance, _type, _oldProps, newProps) {
-    instance.props = withoutChildren(newProps);
+    const props = withoutChildren(newProps);
+    noteUpdate(instance, props);
+    instance.props = props;
   },
   commitTextUpdate(textInstance, _oldText, newText) {
+    noteShapeChange();
     textInstance.text = newText;
   },
   resetTextContent: () => {},
   clearContainer(container) {
+    noteShapeChange();
     container.children.length = 0;
   },
   // Hidden subtrees (<Activity mode="hidden">, a suspended boundary) stay mounted to keep their
   // state, but the model must not see them: the compiler skips hidden nodes.
   hideInstance(instance) {
+    noteShapeChange();
     instance.hidden = true;
   },
   unhideInstance(instance) {
+    noteShapeChange();
     instance.hidden = false;
   },
   hideTextInstance(textInstance) {
+    noteShapeChange();
     textInstance.hidden = true;
   },
   unhideTextInstance(textInstance) {
+    noteShapeChange();
     textInstance.hidden = false;
   },
   getInstanceFromNode: () => null,

@@ -51,6 +51,42 @@ export interface HostContainer {
 
 export type HostParent = HostElement | HostContainer;
 
+/**
+ * Bumped by every change to any host tree except a `<Timeline>` getting new messages (see
+ * `noteTimelineUpdate`): while it stands still, a tree compiles to what it compiled to last,
+ * apart from its timelines' messages, so the compiler can reuse the rest (renderer/compile.ts).
+ * One counter for every root in the process: a change anywhere only costs a full compile.
+ */
+let shapeVersion = 0;
+
+export function hostShapeVersion(): number {
+  return shapeVersion;
+}
+
+/** A host tree changed in a way a compiled tree may depend on. */
+export function noteShapeChange(): void {
+  shapeVersion += 1;
+}
+
+/**
+ * A node's props were replaced (`commitUpdate`: the element was rendered again). Props equal
+ * one by one to the old ones change nothing a compile reads; nor do a `<Timeline>`'s messages
+ * alone (the usual tick), which the compiler reads again every time.
+ */
+export function noteUpdate(node: HostElement, next: HostProps): void {
+  if (!sameProps(node.props, next, node.type === 'agate-timeline')) shapeVersion += 1;
+}
+
+function sameProps(a: HostProps, b: HostProps, exceptMessages: boolean): boolean {
+  let count = 0;
+  for (const key in a) {
+    count += 1;
+    if (a[key] !== b[key] && !(exceptMessages && key === 'messages')) return false;
+  }
+  for (const _ in b) count -= 1;
+  return count === 0;
+}
+
 export function appendChild(parent: HostParent, child: HostNode): void {
   removeChild(parent, child);
   child.parent = parent;
@@ -66,6 +102,7 @@ export function insertBefore(parent: HostParent, child: HostNode, before: HostNo
 }
 
 export function removeChild(parent: HostParent, child: HostNode): void {
+  shapeVersion += 1;
   const index = parent.children.indexOf(child);
   if (index !== -1) parent.children.splice(index, 1);
   if (child.parent === parent) child.parent = null;

@@ -27,20 +27,45 @@ export function untilAborted<T>(work: PromiseLike<T>, signal: AbortSignal): Prom
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }
+  const waiting = waitersOf(signal);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    waiting.add(reject);
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        waiting.delete(reject);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        waiting.delete(reject);
         reject(error);
       },
     );
   });
+}
+
+/**
+ * The races waiting on a signal. One abort listener per signal, added the first time, rejects
+ * them all: a run makes one race per model call and per asynchronous tool call, and adding and
+ * removing an event listener each time cost more than the race itself.
+ */
+const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+function waitersOf(signal: AbortSignal): Set<(reason: unknown) => void> {
+  let waiting = waiters.get(signal);
+  if (waiting === undefined) {
+    const set = new Set<(reason: unknown) => void>();
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const reject of set) reject(signal.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+    waiters.set(signal, set);
+    waiting = set;
+  }
+  return waiting;
 }
 
 /**

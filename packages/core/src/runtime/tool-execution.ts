@@ -179,8 +179,25 @@ export function toJsonValue(value: unknown): JsonValue {
   if (typeof value === 'string') return value;
   try {
     const text = JSON.stringify(value);
-    return text === undefined ? null : (JSON.parse(text) as JsonValue);
+    if (text === undefined) return null;
+    const json = JSON.parse(text) as JsonValue;
+    if (typeof json === 'object' && json !== null) lastConverted = { json, text };
+    return json;
   } catch (error) {
     return `[unserializable tool output: ${errorMessage(error)}]`;
   }
+}
+
+/** The latest object `toJsonValue` made and the JSON text it was parsed from. */
+let lastConverted: { json: object; text: string } | undefined;
+
+/**
+ * `JSON.stringify(json)`: the text `toJsonValue` just parsed it from, when `json` is the object
+ * it made last (a tool's output measured against its limit right after its call), which is
+ * what stringifying it again would give. Forgets that text either way: it is asked once.
+ */
+export function jsonTextOf(json: JsonValue): string {
+  const last = lastConverted;
+  lastConverted = undefined;
+  return last !== undefined && last.json === json ? last.text : JSON.stringify(json);
 }

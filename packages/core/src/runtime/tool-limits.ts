@@ -6,7 +6,7 @@ import { atStep } from './fault.js';
 import { ToolSuspended } from './inflight.js';
 import type { TickToolCall } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
-import { runToolCall } from './tool-execution.js';
+import { jsonTextOf, runToolCall } from './tool-execution.js';
 import type { ToolCallOutcome, ToolOutputTruncation } from './tool-outcome.js';
 
 /** What the model sees of one tool result, at most (`SessionOptions.maxToolOutputChars`). */
@@ -83,7 +83,7 @@ export async function runLimitedToolCall(
         'tool',
       );
     }
-    limited = { ...tool, execute: withinLimits(tool, timeoutMs) };
+    limited = limitedTool(tool, timeoutMs);
   }
   let outcome: ToolCallOutcome;
   try {
@@ -94,7 +94,9 @@ export async function runLimitedToolCall(
     throw atStep(error, 'tool');
   }
   // Guards compare tools by identity; they see the rendered one, not the wrapper.
-  if (tool !== undefined && outcome.tool !== undefined) outcome = { ...outcome, tool };
+  if (tool !== undefined && outcome.tool !== undefined && outcome.tool !== tool) {
+    outcome = { ...outcome, tool };
+  }
   if (outcome.error instanceof ToolTimeoutError) {
     outcome = { ...outcome, result: { ...outcome.result, output: outcome.error.message } };
   }
@@ -125,12 +127,38 @@ export function truncationOf(outcome: ToolCallOutcome): { truncated?: ToolOutput
 
 type Execute = NonNullable<CompiledTool['execute']>;
 
+const limitedTools = new WeakMap<
+  CompiledTool,
+  { timeoutMs: number | undefined; tool: CompiledTool }
+>();
+
+/**
+ * The tool with its `execute` run within its limits: made once per compiled tool (and time
+ * limit), not per call, since compiled tools are kept while their element is the same.
+ */
+function limitedTool(tool: CompiledTool, timeoutMs: number | undefined): CompiledTool {
+  const kept = limitedTools.get(tool);
+  if (kept !== undefined && kept.timeoutMs === timeoutMs) return kept.tool;
+  const limited = { ...tool, execute: withinLimits(tool, timeoutMs) };
+  limitedTools.set(tool, { timeoutMs, tool: limited });
+  return limited;
+}
+
 function withinLimits(tool: CompiledTool, timeoutMs: number | undefined): Execute {
   const execute = tool.execute as Execute;
   if (timeoutMs === undefined) {
     return (input, context: ToolExecuteContext) => {
-      const work = new Promise((resolve) => resolve(execute(input, context)));
-      return untilAborted(work, context.abortSignal);
+      const signal = context.abortSignal;
+      let value: unknown;
+      try {
+        value = execute(input, context);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      // A synchronous result is already there: nothing can hold the run, so no race with the
+      // signal (its listener and promises are per-call work for nothing), only its state.
+      if (!isPromiseLike(value)) return signal.aborted ? Promise.reject(signal.reason) : value;
+      return untilAborted(value, signal);
     };
   }
   return async (input, context: ToolExecuteContext) => {
@@ -203,7 +231,7 @@ export function boundOutput(
   output: JsonValue,
   max: number,
 ): { output: string; truncated: ToolOutputTruncation } | undefined {
-  const text = typeof output === 'string' ? output : JSON.stringify(output);
+  const text = typeof output === 'string' ? output : jsonTextOf(output);
   if (text.length <= max) return undefined;
   // Never split a surrogate pair: half an emoji is not valid text for the provider.
   let end = max;
@@ -218,4 +246,12 @@ export function boundOutput(
       'summary) to see the rest.]',
     truncated: { originalChars: text.length, fullOutput: output },
   };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

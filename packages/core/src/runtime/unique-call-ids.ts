@@ -1,4 +1,8 @@
-import type { LanguageModelV4Content, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4Content,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
 import { type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 
 /** One id the runtime changed: the response's `from`, the timeline's `to`. */
@@ -85,6 +89,12 @@ export function uniqueStreamIds(
   });
 }
 
+function severalToolCalls(content: readonly LanguageModelV4Content[]): boolean {
+  let calls = 0;
+  for (const part of content) if (part.type === 'tool-call' && ++calls > 1) return true;
+  return false;
+}
+
 /**
  * The session's model with unique call ids per response. `onRenamed` hears of each response
  * that had repeats (the session turns it into one warning event). A model given by id string
@@ -95,22 +105,39 @@ export function withUniqueCallIds(
   onRenamed: (renamed: readonly RenamedCallId[]) => void,
 ): LanguageModel {
   if (typeof model !== 'object' || model === null) return model;
-  const middleware: LanguageModelMiddleware = {
-    wrapGenerate: async ({ doGenerate }) => {
-      const result = await doGenerate();
-      const renamer = new CallIdRenamer();
-      const content = uniqueContentIds(result.content, renamer);
+  const uniqueGenerate = (result: Awaited<ReturnType<LanguageModelV4['doGenerate']>>) => {
+    // One tool call (or none) cannot repeat an id: the response is passed on as it is.
+    if (!severalToolCalls(result.content)) return result;
+    const renamer = new CallIdRenamer();
+    const content = uniqueContentIds(result.content, renamer);
+    if (renamer.renamed.length > 0) onRenamed(renamer.renamed);
+    return { ...result, content };
+  };
+  const uniqueStream = (result: Awaited<ReturnType<LanguageModelV4['doStream']>>) => {
+    const { stream, ...rest } = result;
+    const renamer = new CallIdRenamer();
+    const ids = uniqueStreamIds(renamer, () => {
       if (renamer.renamed.length > 0) onRenamed(renamer.renamed);
-      return { ...result, content };
-    },
-    wrapStream: async ({ doStream }) => {
-      const { stream, ...rest } = await doStream();
-      const renamer = new CallIdRenamer();
-      const ids = uniqueStreamIds(renamer, () => {
-        if (renamer.renamed.length > 0) onRenamed(renamer.renamed);
-      });
-      return { stream: stream.pipeThrough(ids), ...rest };
-    },
+    });
+    return { stream: stream.pipeThrough(ids), ...rest };
+  };
+  if (model.specificationVersion === 'v4') {
+    // The same as `wrapLanguageModel` with this middleware, without its per-call layers (a
+    // parameter transform to await, closures and async wrappers around each call).
+    const v4 = model as LanguageModelV4;
+    return {
+      specificationVersion: 'v4',
+      provider: v4.provider,
+      modelId: v4.modelId,
+      supportedUrls: v4.supportedUrls,
+      doGenerate: async (params) => uniqueGenerate(await v4.doGenerate(params)),
+      doStream: async (params) => uniqueStream(await v4.doStream(params)),
+    } satisfies LanguageModelV4;
+  }
+  // Older specification versions: the AI SDK adapts them to v4 first.
+  const middleware: LanguageModelMiddleware = {
+    wrapGenerate: async ({ doGenerate }) => uniqueGenerate(await doGenerate()),
+    wrapStream: async ({ doStream }) => uniqueStream(await doStream()),
   };
   return wrapLanguageModel({
     model: model as Parameters<typeof wrapLanguageModel>[0]['model'],

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { untilAborted } from './abort.js';
+
+const never = new Promise<never>(() => {});
+
+describe('untilAborted', () => {
+  it('rejects every race still waiting on the signal when it aborts, with its reason', async () => {
+    const controller = new AbortController();
+    const done = untilAborted(Promise.resolve('done'), controller.signal);
+    await expect(done).resolves.toBe('done');
+    const hung = [untilAborted(never, controller.signal), untilAborted(never, controller.signal)];
+    const reason = new Error('stop');
+    controller.abort(reason);
+    for (const race of hung) await expect(race).rejects.toBe(reason);
+    // The settled race kept its value.
+    await expect(done).resolves.toBe('done');
+  });
+
+  it('passes on the work’s own failure, and rejects at once on a signal already aborted', async () => {
+    const controller = new AbortController();
+    await expect(
+      untilAborted(Promise.reject(new Error('broke')), controller.signal),
+    ).rejects.toThrow('broke');
+    controller.abort('gone');
+    await expect(untilAborted(Promise.resolve(1), controller.signal)).rejects.toBe('gone');
+  });
+
+  it('keeps racing on a signal used by many calls before (one listener for all of them)', async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 100; i++) await untilAborted(Promise.resolve(i), controller.signal);
+    const hung = untilAborted(never, controller.signal);
+    controller.abort('late');
+    await expect(hung).rejects.toBe('late');
+  });
+});
