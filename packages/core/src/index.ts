@@ -211,6 +211,27 @@ export type {
   GuardToolResult,
   GuardToolResultContext,
 } from './guards/define/types.js';
+// The guard seam: what every guard family is built from, the built-in ones included (a test,
+// guards/public-api.test.ts, fails if a family imports anything of the runtime not exported
+// here). Register a family with `SessionOptions.guardFamilies`; see docs/guards.md#families.
+export { isThenable, type MaybePromise } from './guards/guard-set.js';
+export { FAMILY_SLICES, withInitialState } from './guards/initial-state.js';
+export type {
+  BeforeModelVerdict,
+  ChildSession,
+  ExitVerdict,
+  Guard as GuardFamily,
+  GuardContribution,
+  GuardFactory as GuardFamilyFactory,
+  GuardHost,
+  GuardTick,
+  ReleasedCall,
+  RunStartInfo,
+  TickEndInfo,
+  ToolCallOutcome,
+  ToolCallReplacement,
+  ToolCallVerdict,
+} from './guards/types.js';
 export {
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,
   DEFAULT_MCP_TIMEOUT_MS,
@@ -221,6 +242,7 @@ export {
   type McpServerProps,
   type McpStdioServerProps,
 } from './mcp/index.js';
+export { noteContinuation } from './persistence/continuations.js';
 // Persistence
 export {
   assertRestorePoint,
@@ -256,6 +278,7 @@ export {
 } from './persistence/index.js';
 export { restoreSnapshotState } from './persistence/restore.js';
 export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';
+export type { CompiledTree } from './renderer/compile.js';
 // Renderer output
 export {
   type CompiledContext,
@@ -263,12 +286,20 @@ export {
   type EphemeralBlock,
   isCompiledContext,
 } from './renderer/compiled-context.js';
+export { untilAborted } from './runtime/abort.js';
+export {
+  CONTINUE_GATE_KEY,
+  type Declaration,
+  type DeclarationRegistry,
+  type GateDeclaration,
+} from './runtime/declarations.js';
 export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export type { FaultStep } from './runtime/errors.js';
 // Runtime
 export {
   AgateError,
   DuplicateToolError,
+  errorMessage,
   GateDeadlockError,
   InvalidElementError,
   KnobDeclarationError,
@@ -288,6 +319,7 @@ export type {
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
 export type { InflightTick } from './runtime/inflight.js';
+export { ToolSuspended } from './runtime/inflight.js';
 export type { ModelSettings, ModelTurn } from './runtime/model-call.js';
 // MCP servers
 export type { SessionResource, SessionResources } from './runtime/resources.js';
@@ -301,11 +333,19 @@ export {
   type SessionOptions,
   type TickOutcome,
 } from './runtime/session.js';
-export { useTick, useTimeline } from './runtime/session-context.js';
-export type { GuardRunReport } from './runtime/session-options.js';
+export {
+  type SessionHandles,
+  useSessionContext,
+  useSessionHandles,
+  useTick,
+  useTimeline,
+} from './runtime/session-context.js';
+export type { GuardRunReport, RunReport } from './runtime/session-options.js';
 export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
+export { validateInput } from './runtime/tool-execution.js';
+export { sameItems } from './runtime/tool-index.js';
 export {
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   InvalidOptionError,
@@ -324,6 +364,7 @@ export {
   type ShellProps,
 } from './shell/shell.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
+export { LastOf } from './state/last-of.js';
 export type {
   ChangedBy,
   GateStatus,
@@ -334,6 +375,7 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+export { callSignature, canonicalJson, deepFreeze } from './state/update.js';
 export { subAgentElement } from './subagents/element.js';
 // Sub-agents: a tool whose call runs a child agent
 export { SubAgentError } from './subagents/errors.js';
@@ -372,3 +414,10 @@ export {
   toUIMessageStream,
   type UIMessageStreamRunOptions,
 } from './web/index.js';
+export {
+  changedFiles,
+  type Fingerprint,
+  fingerprintWorkspace,
+  hashFile,
+  markOf,
+} from './workspace/fingerprint.js';

@@ -5,10 +5,22 @@ import { GateControl } from '../gates/control.js';
 import { EvidenceGuard } from '../gates/evidence/guard.js';
 import { OutputGuard } from '../gates/output/guard.js';
 import { PhaseGuard } from '../gates/phase/guard.js';
+import { InvalidOptionError } from '../runtime/tool-limits.js';
 import { SubAgentGuard } from '../subagents/guard.js';
 import { DefinedGuards } from './define/family.js';
 import { GuardSet } from './guard-set.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
+
+declare module '../runtime/session-options.js' {
+  interface SessionOptions {
+    /**
+     * Guard families of your own, on the seam the built-in ones use (`GuardFamily`, see
+     * docs/guards.md#families): each factory makes one family per session. They are asked
+     * after every built-in family but approvals, in the order given.
+     */
+    guardFamilies?: readonly GuardFactory[];
+  }
+}
 
 /**
  * Every guard family, one line each, in the order the runtime asks them at each point of a
@@ -33,10 +45,42 @@ export const GUARD_FAMILIES = {
 type Families = typeof GUARD_FAMILIES;
 export type GuardInstances = { [K in keyof Families]: ReturnType<Families[K]> };
 
-/** One session's guards: each family's instance (for its public API) and the ordered set. */
-export function createGuards(host: GuardHost): { set: GuardSet; families: GuardInstances } {
+/**
+ * One session's guards: each built-in family's instance (for its public API) and the ordered
+ * set. `added` (`SessionOptions.guardFamilies`) come after every built-in family but approvals,
+ * in the order given: a call one of them refuses is refused, not put up for approval.
+ */
+export function createGuards(
+  host: GuardHost,
+  added: readonly GuardFactory[] = [],
+): { set: GuardSet; families: GuardInstances } {
   const families = Object.fromEntries(
     Object.entries(GUARD_FAMILIES).map(([name, make]) => [name, make(host)]),
   ) as GuardInstances;
-  return { set: new GuardSet(Object.values(families) as Guard[]), families };
+  const { approvals, ...before } = families;
+  const ordered: Guard[] = [...Object.values(before), ...added.map(familyOf(host)), approvals];
+  return { set: new GuardSet(ordered), families };
+}
+
+/** Makes a family given in `SessionOptions.guardFamilies`, checked where it is given. */
+function familyOf(host: GuardHost): (make: GuardFactory, at: number) => Guard {
+  return (make, at) => {
+    if (typeof make !== 'function') {
+      throw new InvalidOptionError(
+        `guardFamilies[${at}] must be a function (host) => family, got ${typeof make}.`,
+      );
+    }
+    const family = make(host);
+    if (
+      typeof family !== 'object' ||
+      family === null ||
+      typeof family.name !== 'string' ||
+      family.name === ''
+    ) {
+      throw new InvalidOptionError(
+        `guardFamilies[${at}] must return a family: an object with a name and the hooks it uses (see docs/guards.md#families).`,
+      );
+    }
+    return family;
+  };
 }

@@ -162,7 +162,7 @@ export class Session {
       snapshot: (label, id) => this.snapshot(label, id),
       createSession: (child, childOptions) => createSession(child, childOptions),
     };
-    const { set, families } = createGuards(host);
+    const { set, families } = createGuards(host, options.guardFamilies);
     this.guards = set;
     // The families' public methods (`approve`, `setKnob`, ...): see guards/session-api.ts.
     Object.defineProperties(this, familyApi(families));
