@@ -151,11 +151,19 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     expect(await page.locator('tr.tick').count()).toBe(1_000);
     expect(list).toBeLessThan(1_000);
 
-    await page.click('tr.tick[data-tick="500"]');
-    await page.waitForSelector('body[data-shown-tick="500"]');
-    const tick = await page.evaluate(
-      () => (window as unknown as { studioTimings: { tick: number } }).studioTimings.tick,
-    );
+    // Three clicks, judged on the median: one scheduler hiccup on a shared machine is not what
+    // a person feels. Tick 500 last, whose diff is checked below.
+    const timings: number[] = [];
+    for (const n of [300, 700, 500]) {
+      await page.click(`tr.tick[data-tick="${n}"]`);
+      await page.waitForSelector(`body[data-shown-tick="${n}"]`);
+      timings.push(
+        await page.evaluate(
+          () => (window as unknown as { studioTimings: { tick: number } }).studioTimings.tick,
+        ),
+      );
+    }
+    const tick = [...timings].sort((a, b) => a - b)[1]!;
     expect(tick).toBeLessThan(100);
     // The diff against tick 499: this tick's new call and result added, nothing else changed.
     const added = await page.locator('#diff .add').allTextContents();
@@ -169,7 +177,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
       await page.screenshot({ path: join(SCREENSHOTS, 'studio-diff.png') });
     }
     console.info(
-      `studio: 1,000 ticks listed in ${list.toFixed(0)} ms; tick 500's diff shown in ${tick.toFixed(0)} ms`,
+      `studio: 1,000 ticks listed in ${list.toFixed(0)} ms; a tick's diff shown in ${tick.toFixed(0)} ms (median of ${timings.map((t) => t.toFixed(0)).join(', ')})`,
     );
   });
 
