@@ -129,9 +129,9 @@ const NO_NOTICES: string[] = Object.freeze([]) as unknown as string[];
  * The state after a finished tick, and how many timeline messages were trimmed. A plain
  * structural update, not an immer recipe: it runs every tick and touches a handful of
  * top-level fields, and everything new is frozen as immer would freeze it. The timeline is
- * built once and frozen: a spread with the frozen timeline first, not `concat`, because V8
- * (Node 24) copies a frozen array quickly only that way (3,000 messages: about 7 µs against
- * 15-28 µs for `concat`).
+ * built once and frozen, with `concat`: a spread copies a frozen timeline faster on Node 24
+ * (3,000 messages: about 7 µs against 15-28 µs) but leaves the array with spare capacity, which
+ * every idle session then keeps (about 1.5 KB at 100 messages).
  */
 export function commitTick(
   state: SessionState,
@@ -140,10 +140,9 @@ export function commitTick(
   options: { maxTimelineMessages: number },
 ): { state: SessionState; dropped: number } {
   let dropped = 0;
-  let timeline: readonly ModelMessage[] = [
-    ...state.timeline,
-    ...messages.map((message) => deepFreeze(attachRequestForm(message))),
-  ];
+  let timeline: readonly ModelMessage[] = state.timeline.concat(
+    messages.map((message) => deepFreeze(attachRequestForm(message))),
+  );
   if (timeline.length > options.maxTimelineMessages) {
     const kept = tailOfTimeline(timeline, options.maxTimelineMessages);
     dropped = timeline.length - kept.length;
