@@ -286,6 +286,7 @@ export {
   type EphemeralBlock,
   isCompiledContext,
 } from './renderer/compiled-context.js';
+export { defineToolProp, functionPropCheck, type ToolPropCheck } from './renderer/tool-props.js';
 export { untilAborted } from './runtime/abort.js';
 export {
   CONTINUE_GATE_KEY,

@@ -7,14 +7,17 @@ import type { ToolExecuteContext } from '../runtime/tool-context.js';
  * What guards know about a tool's calls, besides its schema and `execute`: the one extension
  * point for `<Tool>` props. Each guard family declares the props it reads by augmenting this
  * interface beside its code (`category` and `shellCommand` for phase gates, `evidence` for
- * todos, `writes` for checkpoints), so `<Tool>` itself names no family. `I` is the validated
- * input, `O` what `execute` returns. A guard of your own can add one the same way:
+ * todos, `writes` for checkpoints), and declares it at run time with `defineToolProp(name,
+ * check)` (which copies it into the compiled tool's `guard`, checked where it is written), so
+ * neither `<Tool>` nor the renderer names a family. `I` is the validated input, `O` what
+ * `execute` returns. A guard of your own can add one the same way:
  *
  *   declare module '@agate/core' {
  *     interface ToolGuardProps<I, O> {
  *       costly?: boolean;
  *     }
  *   }
+ *   defineToolProp('costly', (tool, value) => { if (typeof value !== 'boolean') throw ... });
  */
 // biome-ignore lint/correctness/noUnusedVariables: the families' declarations of this interface use I and O.
 export interface ToolGuardProps<I = never, O = never> {

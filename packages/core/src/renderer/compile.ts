@@ -1,7 +1,6 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
 import type { ContextLayout, SystemUnit } from '../context/layout.js';
-import { checkCategoryProp } from '../gates/phase/category.js';
 import { DuplicateToolError, InvalidElementError } from '../runtime/errors.js';
 import type { CompiledTool, EphemeralBlock } from './compiled-context.js';
 import {
@@ -10,6 +9,7 @@ import {
   type HostNode,
   hostShapeVersion,
 } from './host-tree.js';
+import { toolGuardProps } from './tool-props.js';
 
 /** The part of a CompiledContext that comes from the host tree alone. */
 export interface CompiledTree {
@@ -384,43 +384,7 @@ function compileToolProps(node: HostElement): CompiledTool {
   };
 }
 
-const GUARD_PROPS = [
-  'category',
-  'shellCommand',
-  'evidence',
-  'writes',
-  'timeoutMs',
-  'needsApproval',
-] as const;
-
-/** The `<Tool>` props guards read, checked where they are written. */
+/** The `<Tool>` props guards read (declared by their families), checked where they are written. */
 function guardProps(name: string, props: Record<string, unknown>): ToolGuardProps | undefined {
-  let guard: Record<string, unknown> | undefined;
-  for (const key of GUARD_PROPS) {
-    if (props[key] === undefined) continue;
-    guard ??= {};
-    guard[key] = props[key];
-  }
-  if (guard === undefined) return undefined;
-  checkCategoryProp(name, guard.category);
-  const timeout = guard.timeoutMs;
-  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) {
-    throw new InvalidElementError(
-      `<Tool name="${name}" timeoutMs=${JSON.stringify(timeout)}> needs a number of milliseconds > 0.`,
-    );
-  }
-  const approval = guard.needsApproval;
-  if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function') {
-    throw new InvalidElementError(
-      `<Tool name="${name}"> needsApproval must be true, false or a function of the input (got ${JSON.stringify(approval)}).`,
-    );
-  }
-  for (const key of ['shellCommand', 'writes'] as const) {
-    if (guard[key] !== undefined && typeof guard[key] !== 'function') {
-      throw new InvalidElementError(
-        `<Tool name="${name}"> ${key} must be a function of the input.`,
-      );
-    }
-  }
-  return guard as ToolGuardProps;
+  return toolGuardProps(name, props) as ToolGuardProps | undefined;
 }

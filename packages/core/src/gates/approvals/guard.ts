@@ -10,8 +10,9 @@ import type {
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
+import { defineToolProp } from '../../renderer/tool-props.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { errorMessage } from '../../runtime/errors.js';
+import { errorMessage, InvalidElementError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickToolCall } from '../../runtime/tick-result.js';
 import { validateInput } from '../../runtime/tool-execution.js';
@@ -41,6 +42,15 @@ import {
   type ToolApprovalInput,
   type ToolDenialInput,
 } from './types.js';
+
+// The <Tool> prop this family reads.
+defineToolProp('needsApproval', (tool, approval) => {
+  if (typeof approval !== 'boolean' && typeof approval !== 'function') {
+    throw new InvalidElementError(
+      `<Tool name="${tool}"> needsApproval must be true, false or a function of the input (got ${JSON.stringify(approval)}).`,
+    );
+  }
+});
 
 const ALLOW: ToolCallVerdict = { kind: 'allow' };
 const PROCEED: BeforeModelVerdict = { kind: 'proceed' };

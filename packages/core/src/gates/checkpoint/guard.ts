@@ -10,6 +10,7 @@ import type {
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext } from '../../renderer/compiled-context.js';
+import { defineToolProp, functionPropCheck } from '../../renderer/tool-props.js';
 import { AgateError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
@@ -50,6 +51,9 @@ import {
   DEFAULT_CHECKPOINT_BUDGET,
   type RejectInput,
 } from './types.js';
+
+// The <Tool> prop this family reads: the paths a call writes (file triggers).
+defineToolProp('writes', functionPropCheck('writes'));
 
 interface OpenCheckpoint {
   props: CheckpointProps;

@@ -10,6 +10,7 @@ import type {
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool, EphemeralBlock } from '../../renderer/compiled-context.js';
+import { defineToolProp } from '../../renderer/tool-props.js';
 import { AgateError, InvalidElementError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickToolCall } from '../../runtime/tick-result.js';
@@ -29,6 +30,9 @@ import {
 import { blockingItems, checkTodoWrite, type TodoWriteCheck } from './transition.js';
 import type { TodoItem } from './types.js';
 import { checkStepEvidence, describeEvidence } from './verify.js';
+
+// The <Tool> prop this family reads; its shape is checked when a call's receipt is made.
+defineToolProp('evidence');
 
 export const EVIDENCE_FAMILY = 'evidence';
 

@@ -10,12 +10,13 @@ import type {
 } from '../../guards/types.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
+import { defineToolProp, functionPropCheck } from '../../renderer/tool-props.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickResult } from '../../runtime/tick-result.js';
 import { sameItems } from '../../runtime/tool-index.js';
 import { deepFreeze } from '../../state/update.js';
 import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerprint.js';
-import { isToolCategory, type ToolCategory } from './category.js';
+import { checkCategoryProp, isToolCategory, type ToolCategory } from './category.js';
 import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
 import { createPhaseLedger, type PhaseLedger, recordStep } from './ledger.js';
 import { commandOf } from './parts.js';
@@ -33,6 +34,10 @@ import {
 } from './tracker.js';
 import type { PhaseCall, PhaseStatus, PhaseTools } from './types.js';
 import { judgeWorkspace } from './workspace.js';
+
+// The <Tool> props this family reads: what kind of work each call is.
+defineToolProp('category', checkCategoryProp);
+defineToolProp('shellCommand', functionPropCheck('shellCommand'));
 
 export const PHASE_FAMILY = 'phase';
 const REFUSER = 'phase-gates';
