@@ -1,3 +1,4 @@
+import { isObjectRecord } from '../state/json.js';
 import { SnapshotError } from './errors.js';
 
 /**
@@ -49,10 +50,10 @@ export function migrateState(state: unknown, version: number, source?: string): 
       at,
     );
   }
-  if (!isRecord(state)) return state;
+  if (!isObjectRecord(state)) return state;
   const { guards: v1Guards, ...rest } = state;
   // Not an object: left for the shape check to name.
-  if (v1Guards !== undefined && !isRecord(v1Guards)) return state;
+  if (v1Guards !== undefined && !isObjectRecord(v1Guards)) return state;
   const guards: Record<string, unknown> = {};
   if (v1Guards !== undefined) {
     for (const [name, value] of Object.entries(v1Guards)) {
@@ -92,19 +93,16 @@ export function migrateState(state: unknown, version: number, source?: string): 
   return { ...rest, ...(inflight === undefined ? {} : { inflight }), guards };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * A running sub-agent keeps its child's whole state in its parent's in-flight tick
  * (`inflight.progress[callId].state`), written in the same layout: migrated with it.
  */
 function migrateChildren(inflight: unknown, source: string | undefined): unknown {
-  if (!isRecord(inflight) || !isRecord(inflight.progress)) return inflight;
+  if (!isObjectRecord(inflight) || !isObjectRecord(inflight.progress)) return inflight;
   const progress: Record<string, unknown> = {};
   for (const [callId, saved] of Object.entries(inflight.progress)) {
     progress[callId] =
-      isRecord(saved) && saved.kind === 'sub-agent' && isRecord(saved.state)
+      isObjectRecord(saved) && saved.kind === 'sub-agent' && isObjectRecord(saved.state)
         ? { ...saved, state: migrateState(saved.state, 1, source) }
         : saved;
   }

@@ -1,3 +1,4 @@
+import { isObjectRecord } from '../state/json.js';
 import { SnapshotError } from './errors.js';
 import { isValidSessionId, parseSnapshot, type SessionSnapshot } from './snapshot.js';
 import { stateSchemaProblems } from './validate-state.js';
@@ -8,19 +9,18 @@ const isCount: Check = (v) => typeof v === 'number' && Number.isSafeInteger(v) &
 const isNumber: Check = (v) => typeof v === 'number' && Number.isFinite(v);
 const isString: Check = (v) => typeof v === 'string';
 const isArray: Check = (v) => Array.isArray(v);
-const isRecord: Check = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The shape of a session state (layout version 2); each entry says what the field must be. */
 const STATE_FIELDS: Array<[string, Check, string]> = [
   ['id', isValidSessionId, 'a valid session id'],
   ['tick', isCount, 'a whole number >= 0'],
   ['timeline', isArray, 'an array of messages'],
-  ['usage', isRecord, 'an object'],
+  ['usage', isObjectRecord, 'an object'],
   ['toolCalls', isCount, 'a whole number >= 0'],
   ['notices', isArray, 'an array'],
   ['text', isString, 'a string'],
   ['status', isString, 'a string'],
-  ['guards', isRecord, 'an object'],
+  ['guards', isObjectRecord, 'an object'],
 ];
 const USAGE_FIELDS = ['inputTokens', 'outputTokens', 'totalTokens'];
 const PROGRESS_FIELDS: Array<[string, Check, string]> = [
@@ -66,23 +66,20 @@ export function restoreSnapshotState<S>(snapshot: SessionSnapshot): S {
 }
 
 function stateProblems(state: unknown): string[] {
-  if (!isRecord(state)) return ['state is not an object'];
-  const record = state as Record<string, unknown>;
-  const problems = checkFields(record, STATE_FIELDS, 'state');
-  if (isRecord(record.usage)) {
-    const usage = record.usage as Record<string, unknown>;
+  if (!isObjectRecord(state)) return ['state is not an object'];
+  const problems = checkFields(state, STATE_FIELDS, 'state');
+  const { usage, guards } = state;
+  if (isObjectRecord(usage)) {
     for (const field of USAGE_FIELDS) {
       if (!isNumber(usage[field])) problems.push(`state.usage.${field} must be a number`);
     }
   }
   // The ContinueGate's counters: a missing one would silently turn its budgets into NaN.
-  const progress = isRecord(record.guards)
-    ? (record.guards as Record<string, unknown>).continue
-    : undefined;
+  const progress = isObjectRecord(guards) ? guards.continue : undefined;
   if (progress !== undefined) {
     problems.push(
-      ...(isRecord(progress)
-        ? checkFields(progress as Record<string, unknown>, PROGRESS_FIELDS, 'state.guards.continue')
+      ...(isObjectRecord(progress)
+        ? checkFields(progress, PROGRESS_FIELDS, 'state.guards.continue')
         : ['state.guards.continue must be an object']),
     );
   }

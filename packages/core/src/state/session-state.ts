@@ -66,8 +66,8 @@ export interface SessionState {
   guards: GuardSlices;
 }
 
-/** A new session's state, with no guard's slice yet (see `createInitialState` in guards/). */
-export function createCoreState(id: string): SessionState {
+/** A new session's runtime fields; `createInitialState` (guards/) adds each family's slice. */
+export function createCoreState(id: string): Omit<SessionState, 'guards'> {
   return {
     id,
     tick: 0,
@@ -77,6 +77,5 @@ export function createCoreState(id: string): SessionState {
     notices: [],
     text: '',
     status: 'idle',
-    guards: {} as GuardSlices,
   };
 }

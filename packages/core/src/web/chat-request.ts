@@ -5,6 +5,7 @@ import { assertValidSessionId } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import { AgateError } from '../runtime/errors.js';
 import { createSession, type Session, type SessionOptions } from '../runtime/session.js';
+import { isObjectRecord } from '../state/json.js';
 import type { SessionState } from '../state/session-state.js';
 
 export const DEFAULT_MAX_CHAT_MESSAGE_CHARS = 20_000;
@@ -160,7 +161,11 @@ function approvalResponses(parts: unknown, maxChars: number): ChatApprovalRespon
   const out: ChatApprovalResponse[] = [];
   for (const part of parts) {
     if (out.length >= MAX_APPROVAL_RESPONSES) break;
-    if (!isRecord(part) || part.state !== 'approval-responded' || !isRecord(part.approval))
+    if (
+      !isObjectRecord(part) ||
+      part.state !== 'approval-responded' ||
+      !isObjectRecord(part.approval)
+    )
       continue;
     const { id, approved, reason } = part.approval;
     if (typeof id !== 'string' || typeof approved !== 'boolean') continue;
@@ -172,7 +177,7 @@ function approvalResponses(parts: unknown, maxChars: number): ChatApprovalRespon
 
 /** Checks the request's shape and bounds; everything in it is untrusted. */
 export function readRequest(body: unknown, maxMessageChars: number): ChatRequest {
-  if (!isRecord(body)) throw new ChatRequestError('A chat request must be a JSON object.');
+  if (!isObjectRecord(body)) throw new ChatRequestError('A chat request must be a JSON object.');
   const chatId = body.id;
   if (typeof chatId !== 'string') {
     throw new ChatRequestError('A chat request needs the chat id as `id` (a string).');
@@ -185,7 +190,7 @@ export function readRequest(body: unknown, maxMessageChars: number): ChatRequest
     );
   }
   const last = Array.isArray(body.messages) ? body.messages.at(-1) : body.message;
-  if (!isRecord(last)) {
+  if (!isObjectRecord(last)) {
     throw new ChatRequestError(
       'A chat request needs `messages` (or `message`) with a last message.',
     );
@@ -203,7 +208,7 @@ export function readRequest(body: unknown, maxMessageChars: number): ChatRequest
   const text = parts
     .filter(
       (part): part is { type: 'text'; text: string } =>
-        isRecord(part) && part.type === 'text' && typeof part.text === 'string',
+        isObjectRecord(part) && part.type === 'text' && typeof part.text === 'string',
     )
     .map((part) => part.text)
     .join('\n')
@@ -215,8 +220,4 @@ export function readRequest(body: unknown, maxMessageChars: number): ChatRequest
     );
   }
   return { chatId, userText: text };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
