@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { approveToolCall, type SessionStore } from '@agate/core';
-import { createPostgresStore, type PostgresStore } from '@agate/postgres';
-import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import type { PostgresStore } from '@agate/postgres';
+import { requirePostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalAgent } from './__fixtures__/approval-agent.js';
-import { type Client, createClient, launchWorker, type Worker } from './index.js';
+import { type DurableSetup, startDurable } from './__fixtures__/durable-setup.js';
+import type { Client } from './index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -14,31 +14,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))(
   'a decision nobody was told of',
   () => {
-    let pg: TestPostgres;
+    let setup: DurableSetup | undefined;
     let dir: string;
-    let worker: Worker;
     let client: Client;
     let store: PostgresStore;
 
     beforeAll(async () => {
-      pg = await startPostgres();
-      dir = mkdtempSync(join(tmpdir(), 'agate-dbos-poll-'));
-      worker = await launchWorker({
-        databaseUrl: pg.url,
-        agents: { dropper: approvalAgent(dir) },
+      setup = await startDurable((logDir) => ({ dropper: approvalAgent(logDir) }), {
         decisionPollMs: 200,
       });
-      client = await createClient({ databaseUrl: pg.url });
-      store = createPostgresStore({ connectionString: pg.url });
+      ({ dir, client, store } = setup);
     }, 60_000);
 
-    afterAll(async () => {
-      await store?.close();
-      await client?.close();
-      await worker?.shutdown();
-      await pg?.stop();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => setup?.stop());
 
     it('is found by the worker’s round (a store that does not notify), and the run goes on', async () => {
       const handle = await client.startRun({ agent: 'dropper', sessionId: 'quiet-1', input: null });

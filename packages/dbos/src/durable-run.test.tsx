@@ -1,60 +1,50 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { approveCheckpoint, approveToolCall, type JsonValue } from '@agate/core';
-import { createPostgresStore, type PostgresStore } from '@agate/postgres';
-import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import type { PostgresStore } from '@agate/postgres';
+import { requirePostgres, type TestPostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalAgent } from './__fixtures__/approval-agent.js';
 import { checkpointAgent } from './__fixtures__/checkpoint-agent.js';
 import { CALLS_PER_RUN, countingAgents } from './__fixtures__/counting-agent.js';
+import { type DurableSetup, startDurable } from './__fixtures__/durable-setup.js';
 import {
   type Client,
-  createClient,
   type DurableAgent,
   launchWorker,
   RunActiveError,
   RunNotFoundError,
-  type Worker,
   WorkerRunningError,
 } from './index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', () => {
+  let setup: DurableSetup | undefined;
   let pg: TestPostgres;
   let dir: string;
-  let worker: Worker;
   let client: Client;
   let store: PostgresStore;
 
   beforeAll(async () => {
-    pg = await startPostgres();
-    dir = mkdtempSync(join(tmpdir(), 'agate-dbos-'));
-    worker = await launchWorker({
-      databaseUrl: pg.url,
-      agents: {
-        ...countingAgents(dir, 5),
-        slow: countingAgents(dir, 300).counting as DurableAgent,
+    setup = await startDurable(
+      (logDir) => ({
+        ...countingAgents(logDir, 5),
+        slow: countingAgents(logDir, 300).counting as DurableAgent,
         review: checkpointAgent(),
-        dropper: approvalAgent(dir),
+        dropper: approvalAgent(logDir),
+      }),
+      {
+        concurrency: 4,
+        approvalTimeoutMs: 4_000,
+        // No poll in this file's life: a decision must wake its run through the store's notification.
+        decisionPollMs: 3_600_000,
       },
-      concurrency: 4,
-      approvalTimeoutMs: 4_000,
-      // No poll in this file's life: a decision must wake its run through the store's notification.
-      decisionPollMs: 3_600_000,
-    });
-    client = await createClient({ databaseUrl: pg.url });
-    store = createPostgresStore({ connectionString: pg.url });
+    );
+    ({ pg, dir, client, store } = setup);
   }, 60_000);
 
-  afterAll(async () => {
-    await store?.close();
-    await client?.close();
-    await worker?.shutdown();
-    await pg?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => setup?.stop());
 
   const start = (agent: string, sessionId: string, input: JsonValue = { run: sessionId }) =>
     client.startRun({ agent, sessionId, input });
