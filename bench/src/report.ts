@@ -126,7 +126,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   const longRatio = long?.ratios;
   rows.push({
     what: long
-      ? `Long history: per tick over the last ${long.window} of ${long.ticks.toLocaleString('en-US')} ticks / the faster plain loop's (${long.reps} repetitions)`
+      ? `Long history: per tick over the last ${long.window} of ${long.ticks.toLocaleString('en-US')} ticks / the faster plain loop's (${long.reps} repetitions, each the fastest window of ${long.inner ?? 1} runs)`
       : 'Long history',
     target: `≤ ${LONG_RATIO_TARGET}×`,
     measured: longRatio ? x(longRatio.median) : '—',
@@ -186,7 +186,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   const big = budget?.inTick.find((r) => r.messages === 10_000);
   if (big) {
     rows.push({
-      what: `Context budget: render + prune in a tick at 10,000 messages (${big.render.samples} blocks of ticks, block medians)`,
+      what: `Context budget: render + prune in a tick at 10,000 messages (${big.render.samples} repetitions, each the fastest of ${budget?.inner ?? 1} blocks of ticks, block medians)`,
       target: `≤ ${BUDGET_TARGETS.prunedMs} ms`,
       measured: ms(big.render.median),
       spread: range(big.render, ms),
@@ -195,7 +195,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   }
   if (budget?.tickRatio) {
     rows.push({
-      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (per repetition)`,
+      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (per repetition: ${budget.tickRatio.samples} repetitions, each size's fastest of ${budget.inner ?? 1} blocks of ticks)`,
       target: `≤ ${BUDGET_TARGETS.tickRatio}×`,
       measured: x(budget.tickRatio.median),
       spread: range(budget.tickRatio, x),
@@ -467,7 +467,10 @@ export function renderReport(data: BenchData): string {
         'are compared at the same history length. Every request carries the whole history, so some ' +
         'work per tick must grow with it (the AI SDK converts every message on every step, in both ' +
         `loops). ${long.reps} measured repetitions after 1 warm-up, interleaved, in a child process of ` +
-        'their own (the heap the other loops leave behind would weigh on whichever runs after them).',
+        'their own (the heap the other loops leave behind would weigh on whichever runs after them); ' +
+        `each repetition runs every loop ${long.inner ?? 1} times, alternating, and keeps its fastest ` +
+        'window: a full garbage collection that happens to land in one run\'s last ticks (it costs ' +
+        'several milliseconds, a tenth of the window) says nothing about the loop.',
       '',
       `| loop | median CPU per tick, last ${long.window} | min | max | whole run, per tick | vs the faster \`generateText\` loop |`,
       '| --- | ---: | ---: | ---: | ---: | ---: |',
@@ -680,7 +683,8 @@ function contextBudgetSection(budget: ContextBudgetResult): string[] {
       'Agate in real ticks, on a session holding n messages (it trims its oldest as each tick adds an ' +
       'assistant turn and a tool result) with 20 tools and the default low-water mark: the cut is ' +
       'kept between ticks and only new messages are counted. The sizes take turns, one block of ' +
-      'ticks each per repetition; figures are block medians.',
+      `ticks each at a time, ${budget.inner ?? 1} block${(budget.inner ?? 1) === 1 ? '' : 's'} of each size per repetition; ` +
+      "figures are block medians, a repetition's the fastest of its blocks.",
     '',
     '| messages | render + compile + prune in a tick | range of block medians | whole tick (mock model) | range |',
     '| ---: | ---: | ---: | ---: | ---: |',
