@@ -21,6 +21,11 @@ export class CancelWatch {
     this.ids.add(workflowId);
   }
 
+  /** The run ended: it asks no more (its request left the table with it). */
+  forget(workflowId: string): void {
+    this.ids.delete(workflowId);
+  }
+
   /** The listener is listening again: read what was cancelled meanwhile, then trust the set. */
   async connected(): Promise<void> {
     const generation = ++this.generation;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { approveCheckpoint, approveToolCall, type JsonValue } from '@agate/core';
 import type { PostgresStore } from '@agate/postgres';
 import { requirePostgres, type TestPostgres } from '@agate/testing';
+import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalAgent } from './__fixtures__/approval-agent.js';
 import { checkpointAgent } from './__fixtures__/checkpoint-agent.js';
@@ -18,6 +19,15 @@ import {
 } from './index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The agents' call log so far ('' before the first call writes it). */
+const readLog = (dir: string) => {
+  try {
+    return readFileSync(join(dir, 'calls.log'), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+};
 
 describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', () => {
   let setup: DurableSetup | undefined;
@@ -45,6 +55,7 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
   }, 60_000);
 
   afterAll(() => setup?.stop());
+  const callsLog = () => readLog(dir);
 
   const start = (agent: string, sessionId: string, input: JsonValue = { run: sessionId }) =>
     client.startRun({ agent, sessionId, input });
@@ -75,7 +86,7 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
 
   it('cancelRun aborts at the next step boundary with the state saved', async () => {
     const handle = await start('slow', 'cancel-me');
-    while (!readFileSync(join(dir, 'calls.log'), 'utf8').includes('cancel-me-c1')) await sleep(50);
+    while (!callsLog().includes('cancel-me-c1')) await sleep(50);
     await client.cancelRun('cancel-me');
     const result = await handle.result({ timeoutMs: 30_000 });
     expect(result.status).toBe('aborted');
@@ -83,6 +94,19 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     expect(result.totalTicks).toBeLessThan(CALLS_PER_RUN + 1);
     const saved = await store.load('cancel-me');
     expect(saved?.state).toMatchObject({ status: 'aborted', tick: result.totalTicks });
+    // The request went with the run: the table every worker reads on reconnecting does not grow
+    // with every cancelled run.
+    const db = new postgres.Client({ connectionString: pg.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        'SELECT workflow_id FROM agate_dbos.cancellations WHERE workflow_id = $1',
+        [handle.runId],
+      );
+      expect(rows).toEqual([]);
+    } finally {
+      await db.end();
+    }
   });
 
   it('waits durably for a checkpoint decision and goes on when approveCheckpoint records it', async () => {

@@ -81,6 +81,10 @@ describe.skipIf(!requirePostgres('the worker’s listener (@agate/dbos)'))('list
     expect(cancels.known('other')).toBeUndefined();
     await cancels.connected();
     expect(cancels.known('other')).toBe(false);
+    // A run that ended drops its request from the watch (its last step drops it from the table).
+    expect(cancels.known('running')).toBe(true);
+    cancels.forget('running');
+    expect(cancels.known('running')).toBe(false);
   });
 
   it('reconnects after the database restarts and hears decisions again', async () => {

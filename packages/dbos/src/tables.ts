@@ -122,6 +122,15 @@ export async function cancelRequested(pool: pg.Pool, workflowId: string): Promis
   return (rowCount ?? 0) > 0;
 }
 
+/**
+ * Drops a finished run's cancellation request: nothing asks for it any more (a replay of the run
+ * returns its recorded steps), and every worker reads the whole table each time its listener
+ * reconnects.
+ */
+export async function clearCancel(pool: pg.Pool, workflowId: string): Promise<void> {
+  await pool.query(`DELETE FROM ${SCHEMA}.cancellations WHERE workflow_id = $1`, [workflowId]);
+}
+
 /** The channel `cancelRun` notifies (with the workflow id) as it records a cancellation. */
 export const CANCEL_CHANNEL = 'agate_cancel';
 

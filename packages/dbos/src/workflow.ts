@@ -23,7 +23,7 @@ import {
 } from './options.js';
 import { toDurableResult } from './result.js';
 import { databaseWork, WHILE_DATABASE_DOWN } from './retry.js';
-import { cancelRequested, SCHEMA } from './tables.js';
+import { cancelRequested, clearCancel, SCHEMA } from './tables.js';
 
 /** What the workflow needs from the worker of this process. */
 export interface WorkflowHost {
@@ -105,6 +105,11 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     saving = undefined;
     await pending;
   };
+  /** The run's result; its cancellation request (if any) left the table in its last step. */
+  const ended = (result: RunResult): DurableRunResult => {
+    cancels.forget(workflowId);
+    return toDurableResult(result, ticks);
+  };
 
   for (;;) {
     const controller = new AbortController();
@@ -168,8 +173,9 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
       await saved();
       const print = await saveEnd(store, end);
       if (waiting) await recordWait(pool, workflowId, request.sessionId, print);
+      else await clearCancel(pool, workflowId);
     });
-    if (!waiting) return toDurableResult(result, ticks);
+    if (!waiting) return ended(result);
 
     // Waits inside the workflow: no process is needed meanwhile, and a restart waits again.
     const now = await DBOS.now();
@@ -178,9 +184,11 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     });
     snapshot = await dbStep('agate:resume', async () => {
       await pool.query(`DELETE FROM ${SCHEMA}.waits WHERE workflow_id = $1`, [workflowId]);
+      // No decision before the deadline: the run ends here.
+      if (message === null) await clearCancel(pool, workflowId);
       return loadOrNull(store, request.sessionId);
     });
-    if (message === null) return toDurableResult(result, ticks);
+    if (message === null) return ended(result);
     cancelled = message.kind === 'cancel';
   }
 }
