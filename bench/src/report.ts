@@ -469,7 +469,7 @@ export function renderReport(data: BenchData): string {
         `loops). ${long.reps} measured repetitions after 1 warm-up, interleaved, in a child process of ` +
         'their own (the heap the other loops leave behind would weigh on whichever runs after them); ' +
         `each repetition runs every loop ${long.inner ?? 1} times, alternating, and keeps its fastest ` +
-        'window: a full garbage collection that happens to land in one run\'s last ticks (it costs ' +
+        "window: a full garbage collection that happens to land in one run's last ticks (it costs " +
         'several milliseconds, a tenth of the window) says nothing about the loop.',
       '',
       `| loop | median CPU per tick, last ${long.window} | min | max | whole run, per tick | vs the faster \`generateText\` loop |`,

@@ -92,10 +92,12 @@ export {
   type StepContext,
 } from './gates/continue/index.js';
 export type { ProgressState } from './gates/continue/progress.js';
-export type {
-  ContinueGateProps,
-  ContinueSignals,
-  ReworkHistory,
+export {
+  CONTINUE_GATE_KEY,
+  type ContinueDeclaration,
+  type ContinueGateProps,
+  type ContinueSignals,
+  type ReworkHistory,
 } from './gates/continue/props.js';
 export { gate } from './gates/descriptor.js';
 export {
@@ -182,11 +184,13 @@ export { GatePredicateError } from './gates/tick-end.js';
 export {
   DEFAULT_MAX_BLOCKS,
   type GateClearer,
+  type GateDeclaration,
   type GateDescriptor,
   type GateHistory,
   type GateInfo,
   type GateRecord,
   type GatesState,
+  type KnobDeclaration,
 } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
@@ -283,16 +287,17 @@ export type { CompiledTree } from './renderer/compile.js';
 export {
   type CompiledContext,
   type CompiledTool,
+  type ContextReports,
   type EphemeralBlock,
   isCompiledContext,
 } from './renderer/compiled-context.js';
 export { defineToolProp, functionPropCheck, type ToolPropCheck } from './renderer/tool-props.js';
 export { untilAborted } from './runtime/abort.js';
-export {
-  CONTINUE_GATE_KEY,
-  type Declaration,
-  type DeclarationRegistry,
-  type GateDeclaration,
+export type {
+  Declaration,
+  DeclarationKinds,
+  DeclarationRegistry,
+  GuardDeclaration,
 } from './runtime/declarations.js';
 export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export type { FaultStep } from './runtime/errors.js';
@@ -376,6 +381,7 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+export { countSchema, type FamilySlice, nonNegativeSchema } from './state/slice.js';
 export { callSignature, canonicalJson, deepFreeze } from './state/update.js';
 export { subAgentElement } from './subagents/element.js';
 // Sub-agents: a tool whose call runs a child agent

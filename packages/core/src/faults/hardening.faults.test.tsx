@@ -268,7 +268,7 @@ describe('snapshots validated on load', () => {
         [
           'state.guards.checkpoints.records.T-1.state:',
           'state.guards.checkpoints.ledger[0].seq:',
-          'state.guards.checkpoints.ledger[0].by:',
+          'state.guards.checkpoints.ledger[0].by is missing',
         ],
       ],
       [

@@ -8,7 +8,6 @@ import type {
 } from '../guards/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../renderer/compiled-context.js';
-import type { GateDeclaration } from '../runtime/declarations.js';
 import {
   AgateError,
   GateDeadlockError,
@@ -33,7 +32,12 @@ import {
   type SetKnobInput,
 } from './set-knob-tool.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from './tick-end.js';
-import { DEFAULT_MAX_BLOCKS, type GateInfo, type GatesState } from './types.js';
+import {
+  DEFAULT_MAX_BLOCKS,
+  type GateDeclaration,
+  type GateInfo,
+  type GatesState,
+} from './types.js';
 
 /** A gate that counts now: rendered, or engaged and unmounted. */
 type CountedGate = GateDeclaration & { rendered: boolean };
@@ -76,7 +80,7 @@ export class GateControl implements Guard {
    * gate: it keeps blocking until it is cleared.
    */
   private gateDeclarations(): readonly CountedGate[] {
-    const rendered = this.registry.gates();
+    const rendered = this.registry.ofKind('gate');
     const gates = this.state.guards.gates.gates;
     // The same rendered declarations and gate records as the last read (a tick reads them
     // several times, and most ticks change neither): the same answer.
@@ -150,8 +154,8 @@ export class GateControl implements Guard {
   engaged(): boolean {
     return (
       this.lastKnown.size > 0 ||
-      this.registry.gates().length > 0 ||
-      this.registry.knobs().length > 0 ||
+      this.registry.ofKind('gate').length > 0 ||
+      this.registry.ofKind('knob').length > 0 ||
       // `check` reports any name declared twice, of whatever family.
       this.registry.duplicates().length > 0
     );
@@ -160,7 +164,9 @@ export class GateControl implements Guard {
   render(tree: CompiledTree): GuardContribution | undefined {
     const knobs = this.knobInfos();
     const gates = this.gateInfos();
-    if (knobs.length === 0 && gates.length === 0) return undefined;
+    // The context reports both lists on every render, empty or not (each its own array, as the
+    // context is the caller's).
+    if (knobs.length === 0 && gates.length === 0) return { reports: { knobs: [], gates: [] } };
     // Offered only when the model may set something: a knob, or a gate it may clear. Gates the
     // host or a supervisor clears are not the model's to change.
     const settable = knobs.length > 0 || gates.some((g) => g.clearableBy === 'model');
@@ -170,8 +176,7 @@ export class GateControl implements Guard {
       );
     }
     return {
-      knobs,
-      gates,
+      reports: { knobs: [...knobs], gates: [...gates] },
       tools: settable ? [this.setKnobTool(knobs, gates)] : [],
       // An active gate whose component unmounted has no element; the runtime shows it.
       ephemeral: gates
@@ -208,7 +213,7 @@ export class GateControl implements Guard {
     // could give was given then, once, and nothing threw. Checked again only after a change.
     const inputs = {
       duplicates: this.registry.duplicates(),
-      declared: this.registry.gates(),
+      declared: this.registry.ofKind('gate'),
       gates: context.gates,
       tools: context.tools,
       devChecks: this.access.devChecks,
@@ -435,7 +440,7 @@ export class GateControl implements Guard {
 
   /** The rendered knobs with their values. Shared between reads: frozen. */
   knobInfos(): readonly KnobInfo[] {
-    const declared = this.registry.knobs();
+    const declared = this.registry.ofKind('knob');
     const knobs = this.state.guards.gates.knobs;
     const kept = this.knobsMemo.get(declared, knobs);
     if (kept !== undefined) return kept;
@@ -464,7 +469,7 @@ export class GateControl implements Guard {
       );
     }
     const toolNames = new Set(context.tools.map((t) => t.name));
-    const gates = this.registry.gates();
+    const gates = this.registry.ofKind('gate');
     for (const missing of findMissingTools(gates, toolNames)) {
       const message = describeMissingTools(missing);
       const engaged = context.gates.find((g) => g.name === missing.gate)?.state !== 'inactive';

@@ -2,6 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { TickResult } from '../runtime/tick-result.js';
 import type { JsonValue } from '../state/json.js';
 import type { ChangedBy, GateStatus } from '../state/session-state.js';
+import type { KnobInfo, KnobOptions } from './knob-types.js';
 
 /** Who may clear a gate. `set_knob` refuses to clear host and supervisor gates. */
 export type GateClearer = 'model' | 'host' | 'supervisor';
@@ -88,14 +89,39 @@ export interface GatesState {
   gates: Record<string, GateRecord>;
 }
 
+/** `useKnob` registers one of these while its component is mounted. */
+export interface KnobDeclaration {
+  kind: 'knob';
+  name: string;
+  options: KnobOptions;
+}
+
+/** `<Gate>` and `useGate` register one of these while their component is mounted. */
+export interface GateDeclaration {
+  kind: 'gate';
+  name: string;
+  descriptor: GateDescriptor;
+}
+
+declare module '../runtime/declarations.js' {
+  interface DeclarationKinds {
+    knob: KnobDeclaration;
+    gate: GateDeclaration;
+  }
+}
+
+declare module '../renderer/compiled-context.js' {
+  interface ContextReports {
+    /** The rendered knobs with their values (the gates family's report). */
+    knobs: KnobInfo[];
+    /** The gates that count now, rendered or engaged (the gates family's report). */
+    gates: GateInfo[];
+  }
+}
+
 declare module '../state/session-state.js' {
   interface GuardStates {
     /** `useKnob` values and `<Gate>` records, by name. */
     gates: GatesState;
   }
-}
-
-/** The gates family's slice of a new session's state. */
-export function initialGatesState(): { gates: GatesState } {
-  return { gates: { knobs: {}, gates: {} } };
 }

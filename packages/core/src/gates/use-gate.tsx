@@ -1,12 +1,11 @@
 import { type ReactElement, useCallback, useMemo, useRef } from 'react';
 import { Ephemeral } from '../components/text.js';
-import type { GateDeclaration } from '../runtime/declarations.js';
 import { useSessionContext } from '../runtime/session-context.js';
 import { clearerOf, validateGateDescriptor } from './descriptor.js';
 import type { KnobControls } from './knob-types.js';
 import { validateKnobName } from './knob-values.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
-import type { GateDescriptor } from './types.js';
+import type { GateDeclaration, GateDescriptor } from './types.js';
 import { useDeclaration } from './use-declaration.js';
 
 export interface GateState {

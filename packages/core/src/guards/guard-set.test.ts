@@ -104,19 +104,20 @@ describe('GuardSet', () => {
     expect(set.beforeToolCall(tick, call)).toEqual({ kind: 'refuse', message: 'no', by: 'b' });
   });
 
-  it('adds families’ tools, ephemeral blocks, knobs and gates after the tree’s own', () => {
+  it('adds families’ tools, ephemeral blocks and reports (knobs, gates) after the tree’s own', () => {
     const tool = { name: 'submit', inputSchema: {} as never, source: 'runtime' as const };
+    const knob = { name: 'mode', description: 'Mode', value: 'plan' };
     const set = new GuardSet([
       { name: 'a', render: () => ({ ephemeral: [{ text: 'from a' }] }) },
-      { name: 'b', render: () => undefined },
+      { name: 'b', render: () => ({ reports: { knobs: [knob], gates: [] } }) },
       { name: 'c', render: () => ({ tools: [tool], ephemeral: [{ text: 'from c' }] }) },
+      { name: 'd', render: () => undefined },
     ]);
     const tree = { system: '', messages: [], tools: [], ephemeral: [{ text: 'tree' }] };
     expect(set.render(tree)).toEqual({
       tools: [tool],
       ephemeral: [{ text: 'tree' }, { text: 'from a' }, { text: 'from c' }],
-      knobs: [],
-      gates: [],
+      reports: { knobs: [knob], gates: [] },
     });
   });
 

@@ -1,9 +1,8 @@
-import type { KnobInfo } from '../gates/knob-types.js';
-import type { GateInfo } from '../gates/types.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type {
   CompiledContext,
   CompiledTool,
+  ContextReports,
   EphemeralBlock,
 } from '../renderer/compiled-context.js';
 import type { RunReport } from '../runtime/session-options.js';
@@ -23,6 +22,7 @@ import type {
 
 const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 const ALLOW = { kind: 'allow' } as const;
+const NO_REPORTS: Partial<ContextReports> = Object.freeze({});
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -87,23 +87,21 @@ export class GuardSet {
   render(tree: CompiledTree): {
     tools: CompiledTool[];
     ephemeral: EphemeralBlock[];
-    knobs: KnobInfo[];
-    gates: GateInfo[];
+    reports: Partial<ContextReports>;
   } {
     let tools = tree.tools;
     let ephemeral = tree.ephemeral;
-    let knobs: KnobInfo[] = [];
-    let gates: GateInfo[] = [];
+    let reports: Partial<ContextReports> = NO_REPORTS;
     for (const g of this.hooks.render) {
       const added = g.render?.(tree);
       if (added === undefined) continue;
       if (added.tools?.length) tools = [...tools, ...added.tools];
       if (added.ephemeral?.length) ephemeral = [...ephemeral, ...added.ephemeral];
-      if (added.knobs?.length) knobs = [...knobs, ...added.knobs];
-      if (added.gates?.length) gates = [...gates, ...added.gates];
+      // Each family reports its own fields: nothing to merge within one.
+      if (added.reports !== undefined) reports = { ...reports, ...added.reports };
     }
     this.updateEngaged();
-    return { tools, ephemeral, knobs, gates };
+    return { tools, ephemeral, reports };
   }
 
   /**

@@ -1,32 +1,20 @@
-import { initialApprovalsState } from '../gates/approvals/types.js';
-import { initialCheckpointState } from '../gates/checkpoint/types.js';
-import { initialContinueState } from '../gates/continue/progress.js';
-import { initialTodosState } from '../gates/evidence/types.js';
-import { initialPhaseState } from '../gates/phase/session-state.js';
-import { initialGatesState } from '../gates/types.js';
 import {
   createCoreState,
   type GuardSlices,
   type SeedState,
   type SessionState,
 } from '../state/session-state.js';
-import { initialRefusalsState } from './define/state.js';
+import { BUILT_IN_SLICES } from './slices.js';
 
-/** Each built-in family's slice of a new session's `state.guards`, one line a family. */
+/** Each built-in family's slice of a new session's `state.guards`. */
 function initialGuardSlices(): GuardSlices {
-  return {
-    ...initialGatesState(),
-    ...initialContinueState(),
-    ...initialCheckpointState(),
-    ...initialTodosState(),
-    ...initialPhaseState(),
-    ...initialApprovalsState(),
-    ...initialRefusalsState(),
-  };
+  const slices: Record<string, unknown> = {};
+  for (const slice of BUILT_IN_SLICES) slices[slice.name] = slice.initialState();
+  return slices as GuardSlices;
 }
 
 /** The names of the built-in families' slices of `state.guards`: a `defineGuard` guard may not take one. */
-export const FAMILY_SLICES: ReadonlySet<string> = new Set(Object.keys(initialGuardSlices()));
+export const FAMILY_SLICES: ReadonlySet<string> = new Set(BUILT_IN_SLICES.map((s) => s.name));
 
 /** A new session's state: the runtime's fields and each built-in family's slice. */
 export function createInitialState(id: string): SessionState {

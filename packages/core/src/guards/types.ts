@@ -1,12 +1,11 @@
 import type { ReactNode } from 'react';
-import type { KnobInfo } from '../gates/knob-types.js';
-import type { GateInfo } from '../gates/types.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { SessionStore } from '../persistence/store.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type {
   CompiledContext,
   CompiledTool,
+  ContextReports,
   EphemeralBlock,
 } from '../renderer/compiled-context.js';
 import type { DeclarationRegistry } from '../runtime/declarations.js';
@@ -167,9 +166,11 @@ export interface RunStartInfo {
 export interface GuardContribution {
   tools?: CompiledTool[];
   ephemeral?: EphemeralBlock[];
-  /** The knobs and gates the context reports (the gates family). */
-  knobs?: readonly KnobInfo[];
-  gates?: readonly GateInfo[];
+  /**
+   * The family's fields of the compiled context (`ContextReports`, which the family augments),
+   * given whole on every render (the gates family: `knobs` and `gates`).
+   */
+  reports?: Partial<ContextReports>;
 }
 
 /** The tick being run, as every hook after render sees it. */

@@ -1,7 +1,7 @@
 import { isObjectRecord } from '../state/json.js';
 import { SnapshotError } from './errors.js';
 import { isValidSessionId, parseSnapshot, type SessionSnapshot } from './snapshot.js';
-import { stateSchemaProblems } from './validate-state.js';
+import { guardSliceProblems, stateSchemaProblems } from './validate-state.js';
 
 type Check = (value: unknown) => boolean;
 
@@ -23,15 +23,6 @@ const STATE_FIELDS: Array<[string, Check, string]> = [
   ['guards', isObjectRecord, 'an object'],
 ];
 const USAGE_FIELDS = ['inputTokens', 'outputTokens', 'totalTokens'];
-const PROGRESS_FIELDS: Array<[string, Check, string]> = [
-  ['stepNumber', isCount, 'a whole number >= 0'],
-  ['lastCheckpointStep', isCount, 'a whole number >= 0'],
-  ['reworkCount', isCount, 'a whole number >= 0'],
-  ['stepTokens', isArray, 'an array'],
-  ['callSignatures', isArray, 'an array'],
-  ['elapsedMs', isNumber, 'a number'],
-];
-
 /**
  * The state inside a snapshot handed to `createSession`, checked the same way a stored file
  * is (format, version), and then for the shape of a session state, so an object built by hand,
@@ -54,6 +45,9 @@ export function restoreSnapshotState<S>(snapshot: SessionSnapshot): S {
   }
   const parsed = parseSnapshot(text, 'passed to createSession');
   const problems = stateProblems(parsed.state);
+  const guards = isObjectRecord(parsed.state) ? parsed.state.guards : undefined;
+  // The families' slices beside the shape: a missing counter says as much as a missing field.
+  if (isObjectRecord(guards)) problems.push(...guardSliceProblems(guards));
   // The shape first (missing fields say more than their sub-issues); then every bad value, by path.
   if (problems.length === 0) problems.push(...stateSchemaProblems(parsed.state));
   if (problems.length > 0) {
@@ -68,20 +62,11 @@ export function restoreSnapshotState<S>(snapshot: SessionSnapshot): S {
 function stateProblems(state: unknown): string[] {
   if (!isObjectRecord(state)) return ['state is not an object'];
   const problems = checkFields(state, STATE_FIELDS, 'state');
-  const { usage, guards } = state;
+  const { usage } = state;
   if (isObjectRecord(usage)) {
     for (const field of USAGE_FIELDS) {
       if (!isNumber(usage[field])) problems.push(`state.usage.${field} must be a number`);
     }
-  }
-  // The ContinueGate's counters: a missing one would silently turn its budgets into NaN.
-  const progress = isObjectRecord(guards) ? guards.continue : undefined;
-  if (progress !== undefined) {
-    problems.push(
-      ...(isObjectRecord(progress)
-        ? checkFields(progress, PROGRESS_FIELDS, 'state.guards.continue')
-        : ['state.guards.continue must be an object']),
-    );
   }
   return problems;
 }

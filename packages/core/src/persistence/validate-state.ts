@@ -1,14 +1,15 @@
 import { modelMessageSchema } from 'ai';
 import { z } from 'zod';
-import { TODO_STATUSES } from '../gates/evidence/types.js';
+import { BUILT_IN_SLICES } from '../guards/slices.js';
 
 /**
  * The parts of a session state a hand-edited or damaged snapshot could use to mislead the
  * runtime, checked on load: the timeline against the AI SDK's own model-message schema (and no
  * `system` message smuggled into it: system text comes from the tree, never from history),
- * counters and usage never negative, gate and checkpoint states from their enumerations, the
- * ledger well formed. Fields added by later versions may be missing (they start empty).
- * Unknown extra fields are left alone.
+ * counters and usage never negative, and each family's slice against the schema the family
+ * declares (gate and checkpoint states from their enumerations, the ledger well formed, ...).
+ * Fields added by later versions may be missing (they start empty). Unknown extra fields are
+ * left alone.
  */
 const count = z.number().int().nonnegative();
 const nonNegative = z.number().nonnegative().refine(Number.isFinite, 'must be finite');
@@ -35,94 +36,14 @@ const timelineMessage = z.unknown().superRefine((value, ctx) => {
   }
 });
 
-const gateRecord = z.looseObject({
-  state: z.enum(['inactive', 'active', 'deferred']),
-  blocks: count,
-  changedBy: z.enum(['model', 'host', 'supervisor', 'runtime']).optional(),
-  changedAtTick: count.optional(),
-});
-
-const checkpointRecord = z.looseObject({
-  state: z.enum(['unlocked', 'pending', 'approved']),
-  ticks: count,
-  openedAtTick: count,
-  cause: z.enum(['submit', 'budget', 'file', 'finish']).optional(),
-  reason: z.string().optional(),
-});
-
-const toolApproval = z.looseObject({
-  id: z.string().min(1),
-  toolName: z.string().min(1),
-  tick: count,
-  index: count,
-  state: z.enum(['pending', 'approved', 'denied']),
-  by: z.string().optional(),
-  reason: z.string().optional(),
-});
-
-const ledgerEntry = z.looseObject({
-  seq: z.number().int().positive(),
-  checkpoint: z.string().min(1),
-  kind: z.enum([
-    'submitted',
-    'budget',
-    'file',
-    'finish',
-    'approved',
-    'rejected',
-    'tool-approval-request',
-    'tool-approved',
-    'tool-denied',
-  ]),
-  by: z.string(),
-  at: z.string(),
-  tick: count,
-  summary: z.string().optional(),
-  reason: z.string().optional(),
-  note: z.string().optional(),
-  feedback: z.string().optional(),
-  answers: z.number().int().positive().optional(),
-  keyId: z.string().optional(),
-  signature: z.string().optional(),
-  alg: z.enum(['hmac-sha256', 'ed25519']).optional(),
-});
-
-const todoItem = z.looseObject({
-  content: z.string(),
-  status: z.enum(TODO_STATUSES),
-});
-
-const progress = z.looseObject({
-  stepNumber: count,
-  lastCheckpointStep: count,
-  reworkCount: count,
-  stepTokens: z.array(nonNegative),
-  callSignatures: z.array(z.string()),
-  elapsedMs: nonNegative,
-});
-
 /**
- * The built-in families' slices of `state.guards` (a missing slice starts at its initial value);
- * `defineGuard` guards' slices are checked by their own `stateSchema` when they are mounted.
+ * The built-in families' slices of `state.guards`, each checked against the schema its family
+ * declares (`guards/slices.ts`; a missing slice starts at its initial value). `defineGuard`
+ * guards' slices are checked by their own `stateSchema` when they are mounted.
  */
-const guards = z.looseObject({
-  gates: z
-    .looseObject({
-      knobs: z.record(z.string(), z.unknown()),
-      gates: z.record(z.string(), gateRecord),
-    })
-    .optional(),
-  continue: progress.optional(),
-  todos: z.looseObject({ items: z.array(todoItem), blocks: count }).optional(),
-  checkpoints: z
-    .looseObject({
-      records: z.record(z.string(), checkpointRecord),
-      ledger: z.array(ledgerEntry),
-    })
-    .optional(),
-  approvals: z.looseObject({ calls: z.array(toolApproval) }).optional(),
-  refusals: z.record(z.string(), count).optional(),
-});
+const guards = z.looseObject(
+  Object.fromEntries(BUILT_IN_SLICES.map((slice) => [slice.name, slice.stateSchema.optional()])),
+);
 
 const stateSchema = z.looseObject({
   tick: count,
@@ -175,9 +96,28 @@ const stateSchema = z.looseObject({
 
 /** Each problem as `state.<path>: <what is wrong>`; empty when the state is well formed. */
 export function stateSchemaProblems(state: unknown): string[] {
-  const parsed = stateSchema.safeParse(state);
+  const parsed = stateSchema.safeParse(state, MISSING);
   if (parsed.success) return [];
-  return parsed.error.issues.map((issue) => `${pathOf(issue.path)}: ${issue.message}`);
+  return parsed.error.issues.map((issue) => problemAt(issue.path, issue.message));
+}
+
+/** The problems of the built-in families' slices alone (in `state.guards`), named by path. */
+export function guardSliceProblems(guardsValue: unknown): string[] {
+  const parsed = guards.safeParse(guardsValue, MISSING);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => problemAt(['guards', ...issue.path], issue.message));
+}
+
+/** A required field that is absent says so, in any schema (zod's default names the type). */
+const MISSING = {
+  error: (issue: { code: string; input?: unknown }) =>
+    issue.code === 'invalid_type' && issue.input === undefined ? 'is missing' : undefined,
+};
+
+/** `state.x.y must be ...` for the checks' own phrases; `state.x.y: <zod's message>` otherwise. */
+function problemAt(path: readonly PropertyKey[], message: string): string {
+  const at = pathOf(path);
+  return /^(is missing$|must be )/.test(message) ? `${at} ${message}` : `${at}: ${message}`;
 }
 
 function pathOf(path: readonly PropertyKey[]): string {

@@ -1,8 +1,6 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
 import type { ContextBudgetReport } from '../context/report.js';
-import type { KnobInfo } from '../gates/knob-types.js';
-import type { GateInfo } from '../gates/types.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
 
 /** A tool as the runtime will offer it to the model and execute it. */
@@ -35,17 +33,24 @@ export interface EphemeralBlock {
 }
 
 /**
+ * What guard families report in every compiled context, beside what the tree compiled to: each
+ * family declares its fields by augmenting this interface beside its code (the gates family adds
+ * `knobs` and `gates`) and gives them from `render` (`GuardContribution.reports`), so this floor
+ * names no family.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
+export interface ContextReports {}
+
+/**
  * What one render compiles to: everything the next model call needs. The stable part
  * (system, messages, tools) comes first; ephemeral blocks are appended after it so that
  * the request prefix stays byte-identical between ticks and provider prompt caches hit.
  */
-export interface CompiledContext {
+export interface CompiledContext extends ContextReports {
   system: string;
   messages: ModelMessage[];
   tools: CompiledTool[];
   ephemeral: EphemeralBlock[];
-  knobs: KnobInfo[];
-  gates: GateInfo[];
   /** How the request fits its token budget; only with `context: { maxTokens }`. */
   budget?: ContextBudgetReport;
 }

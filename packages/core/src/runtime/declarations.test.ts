@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Declaration, DeclarationRegistry, type GateDeclaration } from './declarations.js';
+import type { GateDeclaration } from '../gates/types.js';
+import { type Declaration, DeclarationRegistry } from './declarations.js';
 
 const gate = (name: string, description: string): GateDeclaration => ({
   kind: 'gate',
@@ -24,10 +25,10 @@ describe('DeclarationRegistry reads', () => {
     const registry = new DeclarationRegistry();
     declare(registry, gate('a', 'A'));
     declare(registry, { kind: 'guard', family: 'todos', name: 'todos:1', config: { x: 1 } });
-    expect(registry.gates()).toBe(registry.gates());
+    expect(registry.ofKind('gate')).toBe(registry.ofKind('gate'));
     expect(registry.all()).toBe(registry.all());
     expect(registry.ofFamily('todos')).toBe(registry.ofFamily('todos'));
-    expect(registry.knobs()).toEqual([]);
+    expect(registry.ofKind('knob')).toEqual([]);
   });
 
   it('see a re-render with new props at once (no stale declaration is kept)', () => {
@@ -39,10 +40,10 @@ describe('DeclarationRegistry reads', () => {
       name: 'todos:1',
       config: { v: 1 },
     });
-    const before = registry.gates();
+    const before = registry.ofKind('gate');
     a.rerender(gate('a', 'second'));
-    expect(registry.gates()).not.toBe(before);
-    expect(registry.gates().map((g) => g.descriptor.description)).toEqual(['second']);
+    expect(registry.ofKind('gate')).not.toBe(before);
+    expect(registry.ofKind('gate').map((g) => g.descriptor.description)).toEqual(['second']);
     todos.rerender({ kind: 'guard', family: 'todos', name: 'todos:1', config: { v: 2 } });
     expect(registry.ofFamily('todos').map((d) => d.config)).toEqual([{ v: 2 }]);
   });
@@ -50,13 +51,13 @@ describe('DeclarationRegistry reads', () => {
   it('follow mounts and unmounts', () => {
     const registry = new DeclarationRegistry();
     const a = declare(registry, gate('a', 'A'));
-    const before = registry.gates();
+    const before = registry.ofKind('gate');
     const b = declare(registry, gate('b', 'B'));
-    expect(registry.gates().map((g) => g.name)).toEqual(['a', 'b']);
+    expect(registry.ofKind('gate').map((g) => g.name)).toEqual(['a', 'b']);
     expect(before.map((g) => g.name)).toEqual(['a']);
     a.unregister();
     b.unregister();
-    expect(registry.gates()).toEqual([]);
+    expect(registry.ofKind('gate')).toEqual([]);
     expect(registry.all()).toEqual([]);
   });
 });

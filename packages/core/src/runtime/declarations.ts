@@ -1,32 +1,8 @@
-import type { KnobOptions } from '../gates/knob-types.js';
-import type { GateDescriptor } from '../gates/types.js';
 import { KnobDeclarationError } from './errors.js';
 
-export interface KnobDeclaration {
-  kind: 'knob';
-  name: string;
-  options: KnobOptions;
-}
-
-export interface GateDeclaration {
-  kind: 'gate';
-  name: string;
-  descriptor: GateDescriptor;
-}
-
-/** Registry key of the ContinueGate; not a valid knob name, so it cannot collide with one. */
-export const CONTINUE_GATE_KEY = '#continue-gate';
-
-/** Registered by `<ContinueGate>`; the config type lives with the ContinueGate. */
-export interface ContinueDeclaration<C = unknown> {
-  kind: 'continue';
-  name: typeof CONTINUE_GATE_KEY;
-  config: C;
-}
-
 /**
- * Any other guard family's declaration (a checkpoint, a todo list, phase gates). Its registry
- * name is `<family>:<id>`, which no knob name can be, so families never collide with knobs.
+ * A guard family's declaration (a checkpoint, a todo list, phase gates). Its registry name is
+ * `<family>:<id>`, which no knob name can be, so families never collide with knobs.
  */
 export interface GuardDeclaration<C = unknown> {
   kind: 'guard';
@@ -35,11 +11,16 @@ export interface GuardDeclaration<C = unknown> {
   config: C;
 }
 
-export type Declaration =
-  | KnobDeclaration
-  | GateDeclaration
-  | ContinueDeclaration
-  | GuardDeclaration;
+/**
+ * Every kind of declaration by its `kind`: families with declarations of their own shape add
+ * theirs by augmenting this interface beside their code (the gates family: `knob` and `gate`;
+ * the ContinueGate: `continue`), so the registry names no family.
+ */
+export interface DeclarationKinds {
+  guard: GuardDeclaration;
+}
+
+export type Declaration = DeclarationKinds[keyof DeclarationKinds];
 
 interface Entry {
   id: number;
@@ -47,9 +28,9 @@ interface Entry {
 }
 
 /**
- * Knobs, gates and the ContinueGate register here from layout effects (mount → register,
- * unmount → unregister), keyed by name. Reading is by name, sorted, so nothing about exit
- * blocking depends on render or registration order.
+ * Knobs, gates, the ContinueGate and the other families' declarations register here from layout
+ * effects (mount → register, unmount → unregister), keyed by name. Reading is by name, sorted,
+ * so nothing about exit blocking depends on render or registration order.
  */
 export class DeclarationRegistry {
   private readonly entries = new Map<string, Entry[]>();
@@ -79,7 +60,7 @@ export class DeclarationRegistry {
     if (existing && existing.kind !== incoming.kind) {
       throw new KnobDeclarationError(
         `"${name}" is declared both as a ${existing.kind} and as a ${incoming.kind}. ` +
-          'Knob and gate names share one namespace (set_knob addresses them by name); rename one.',
+          'Declarations share one namespace (knobs and gates: set_knob addresses them by name); rename one.',
       );
     }
     const entry: Entry = { id: this.nextId++, get };
@@ -131,17 +112,11 @@ export class DeclarationRegistry {
     return this.named.declarations;
   }
 
-  knobs(): readonly KnobDeclaration[] {
+  /** The first declaration of every name of one kind, sorted by name (shared: do not change it). */
+  ofKind<K extends keyof DeclarationKinds>(kind: K): readonly DeclarationKinds[K][] {
     const all = this.all();
-    return this.named!.derived('knobs', () =>
-      all.filter((d): d is KnobDeclaration => d.kind === 'knob'),
-    );
-  }
-
-  gates(): readonly GateDeclaration[] {
-    const all = this.all();
-    return this.named!.derived('gates', () =>
-      all.filter((d): d is GateDeclaration => d.kind === 'gate'),
+    return this.named!.derived(kind, () =>
+      all.filter((d): d is DeclarationKinds[K] => d.kind === kind),
     );
   }
 
@@ -157,15 +132,11 @@ export class DeclarationRegistry {
       declarations.filter((d): d is GuardDeclaration => d.kind === 'guard' && d.family === family),
     );
   }
-
-  continueGate(): ContinueDeclaration | undefined {
-    return this.all().find((d): d is ContinueDeclaration => d.kind === 'continue');
-  }
 }
 
 /**
  * The declarations a list of entries gave, and lists derived from them by key (a family name
- * for the mount-order list; `knobs` or `gates` for the by-name one).
+ * for the mount-order list; a declaration kind for the by-name one).
  */
 class Derived {
   private readonly lists = new Map<string, readonly Declaration[]>();

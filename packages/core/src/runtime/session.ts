@@ -21,6 +21,7 @@ import {
   COMPILED_CONTEXT,
   type CompiledContext,
   type CompiledTool,
+  type ContextReports,
 } from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
@@ -224,8 +225,8 @@ export class Session {
         ...added.ephemeral,
         ...this.currentState.notices.map((text) => ({ text, source: 'runtime' })),
       ],
-      knobs: added.knobs,
-      gates: added.gates,
+      // Every family gives its reports on every render (see GuardContribution.reports).
+      ...(added.reports as ContextReports),
     };
     const context = this.budget.apply(compiled, tree, this.currentState.tick + 1);
     Object.defineProperty(context, COMPILED_CONTEXT, { value: true });

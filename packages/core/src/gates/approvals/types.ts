@@ -126,8 +126,3 @@ declare module '../../runtime/events.js' {
     'tool:denied': { tick: number; toolCallId: string; by: string; reason: string };
   }
 }
-
-/** The approvals family's fields of a new session's state. */
-export function initialApprovalsState(): { approvals: ApprovalsState } {
-  return { approvals: { calls: [] } };
-}

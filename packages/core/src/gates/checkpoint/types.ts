@@ -200,11 +200,6 @@ export interface CheckpointsState {
   ledger: CheckpointLedgerEntry[];
 }
 
-/** The checkpoint family's slice of a new session's state. */
-export function initialCheckpointState(): { checkpoints: CheckpointsState } {
-  return { checkpoints: { records: {}, ledger: [] } };
-}
-
 declare module '../../components/tool.js' {
   interface ToolGuardProps<I, O> {
     /** Paths a call writes (relative to the workspace); lets file triggers skip a full scan. */

@@ -1,7 +1,6 @@
 import type { ReactNode } from 'react';
-import { CONTINUE_GATE_KEY } from '../../runtime/declarations.js';
 import { useDeclaration } from '../use-declaration.js';
-import { type ContinueGateProps, checkContinueProps } from './props.js';
+import { CONTINUE_GATE_KEY, type ContinueGateProps, checkContinueProps } from './props.js';
 
 /**
  * Evaluated before every model call: `stop | pause | throttle | checkpoint | continue`.

@@ -47,7 +47,7 @@ export class ContinueGuard implements Guard {
   }
 
   private props(): ContinueGateProps | undefined {
-    return this.host.registry.continueGate()?.config as ContinueGateProps | undefined;
+    return this.host.registry.ofKind('continue')[0]?.config;
   }
 
   runStart(info: RunStartInfo): void {

@@ -24,20 +24,6 @@ declare module '../../state/session-state.js' {
 export const STEP_TOKENS_CAP = 50;
 export const CALL_SIGNATURES_CAP = 2_000;
 
-/** The ContinueGate family's slice of a new session's state. */
-export function initialContinueState(): { continue: ProgressState } {
-  return {
-    continue: {
-      stepNumber: 0,
-      lastCheckpointStep: 0,
-      reworkCount: 0,
-      stepTokens: [],
-      callSignatures: [],
-      elapsedMs: 0,
-    },
-  };
-}
-
 /**
  * The ContinueGate's bookkeeping for a finished tick (kept whether or not one is mounted): the
  * next progress record, frozen, built without a draft because it runs every tick.

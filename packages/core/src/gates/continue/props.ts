@@ -77,3 +77,19 @@ export function checkContinueProps(props: ContinueGateProps): ContinueGateConfig
   }
   return config;
 }
+
+/** Registry key of the ContinueGate; not a valid knob name, so it cannot collide with one. */
+export const CONTINUE_GATE_KEY = '#continue-gate';
+
+/** `<ContinueGate>` registers this while it is mounted (its props, read before each model call). */
+export interface ContinueDeclaration {
+  kind: 'continue';
+  name: typeof CONTINUE_GATE_KEY;
+  config: ContinueGateProps;
+}
+
+declare module '../../runtime/declarations.js' {
+  interface DeclarationKinds {
+    continue: ContinueDeclaration;
+  }
+}

@@ -80,8 +80,3 @@ declare module '../../state/session-state.js' {
     todos: TodosState;
   }
 }
-
-/** The evidence family's slice of a new session's state. */
-export function initialTodosState(): { todos: TodosState } {
-  return { todos: { items: [], blocks: 0 } };
-}

@@ -14,8 +14,3 @@ declare module '../../state/session-state.js' {
     phase: PhaseSessionState | null;
   }
 }
-
-/** The phase family's slice of a new session's state. */
-export function initialPhaseState(): { phase: PhaseSessionState | null } {
-  return { phase: null };
-}

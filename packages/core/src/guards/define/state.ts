@@ -113,8 +113,3 @@ declare module '../../state/session-state.js' {
     refusals: Record<string, number>;
   }
 }
-
-/** The defined guards' slice of a new session's state. */
-export function initialRefusalsState(): { refusals: Record<string, number> } {
-  return { refusals: {} };
-}
