@@ -97,8 +97,10 @@ export class GuardSet {
       if (added === undefined) continue;
       if (added.tools?.length) tools = [...tools, ...added.tools];
       if (added.ephemeral?.length) ephemeral = [...ephemeral, ...added.ephemeral];
-      // Each family reports its own fields: nothing to merge within one.
-      if (added.reports !== undefined) reports = { ...reports, ...added.reports };
+      // Each family reports its own fields; usually one family reports at all.
+      if (added.reports !== undefined) {
+        reports = reports === NO_REPORTS ? added.reports : { ...reports, ...added.reports };
+      }
     }
     this.updateEngaged();
     return { tools, ephemeral, reports };
