@@ -277,6 +277,18 @@ describe('snapshots validated on load', () => {
         },
         ['state.tick must be a whole number >= 0'],
       ],
+      [
+        // Every family's slice is checked against the schema it declares, phase gates' too.
+        (s) => {
+          guardsOf(s).phase = 'all phases done';
+          guardsOf(s).todos = { items: [{ content: 'ship', status: 'done-ish' }] };
+        },
+        [
+          'state.guards.phase:',
+          'state.guards.todos.items[0].status:',
+          'state.guards.todos.blocks is missing',
+        ],
+      ],
     ];
     for (const [edit, paths] of edits) {
       const snapshot = structuredClone(good);
