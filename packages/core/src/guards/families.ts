@@ -6,9 +6,12 @@ import { EvidenceGuard } from '../gates/evidence/guard.js';
 import { OutputGuard } from '../gates/output/guard.js';
 import { PhaseGuard } from '../gates/phase/guard.js';
 import { InvalidOptionError } from '../runtime/tool-limits.js';
+import { deepFreeze } from '../state/update.js';
 import { SubAgentGuard } from '../subagents/guard.js';
 import { DefinedGuards } from './define/family.js';
+import { checkGuardState } from './define/state.js';
 import { GuardSet } from './guard-set.js';
+import { FAMILY_SLICES } from './initial-state.js';
 import type { Guard, GuardFactory, GuardHost } from './types.js';
 
 declare module '../runtime/session-options.js' {
@@ -58,8 +61,42 @@ export function createGuards(
     Object.entries(GUARD_FAMILIES).map(([name, make]) => [name, make(host)]),
   ) as GuardInstances;
   const { approvals, ...before } = families;
-  const ordered: Guard[] = [...Object.values(before), ...added.map(familyOf(host)), approvals];
+  const yours = added.map(familyOf(host));
+  startSlices(host, yours);
+  const ordered: Guard[] = [...Object.values(before), ...yours, approvals];
   return { set: new GuardSet(ordered), families };
+}
+
+/**
+ * The slices the given families declare: each name once and none of the built-in ones; a slice
+ * the state already holds (a snapshot's, a seed's) checked against its schema, a missing one
+ * started at its initial value.
+ */
+function startSlices(host: GuardHost, yours: readonly Guard[]): void {
+  const taken = new Map<string, string>();
+  for (const family of yours) {
+    const { slice } = family;
+    if (slice === undefined) continue;
+    const name: string = slice.name;
+    if (typeof name !== 'string' || FAMILY_SLICES.has(name) || taken.has(name)) {
+      throw new InvalidOptionError(
+        `Guard family "${family.name}" declares the slice state.guards.${String(name)}, which ${
+          typeof name !== 'string'
+            ? 'is not a name'
+            : FAMILY_SLICES.has(name)
+              ? "is a built-in family's"
+              : `family "${taken.get(name)}" declares too`
+        }. Give the slice a name of its own.`,
+      );
+    }
+    taken.set(name, family.name);
+    const guards = host.state().guards as Record<string, unknown>;
+    if (Object.hasOwn(guards, name)) {
+      checkGuardState(name, guards[name], slice.stateSchema, 'restored');
+    } else {
+      host.assign(slice.name, deepFreeze(slice.initialState()));
+    }
+  }
 }
 
 /** Makes a family given in `SessionOptions.guardFamilies`, checked where it is given. */

@@ -7,10 +7,14 @@ import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  countSchema,
   createMemoryStore,
   createSession,
+  type FamilySlice,
   type GuardFamily,
   type GuardFamilyFactory,
+  type GuardHost,
+  GuardStateError,
   InvalidOptionError,
   System,
   Timeline,
@@ -127,6 +131,54 @@ describe('SessionOptions.guardFamilies', () => {
     expect(result.pendingApprovals).toEqual([]);
     expect(result.status).not.toBe('awaiting-approval');
     expect(ran).toEqual([]);
+  });
+
+  it('declares its slice as the built-in families do: started, kept, checked on restore, its own', async () => {
+    // A family's slice type is declared by augmenting GuardStates; the test stays local instead.
+    const sliceNamed = (name: string) =>
+      ({
+        name,
+        initialState: () => ({ ticks: 0 }),
+        stateSchema: z.object({ ticks: countSchema }),
+      }) as unknown as FamilySlice;
+    const ticksOf = (host: GuardHost) => (host.state().guards.counted as { ticks: number }).ticks;
+    const counted =
+      (name = 'counted'): GuardFamilyFactory =>
+      (host): GuardFamily => ({
+        name,
+        slice: sliceNamed(name),
+        tickEnd() {
+          host.update((draft) => {
+            draft.guards.counted = { ticks: ticksOf(host) + 1 };
+          });
+        },
+      });
+    const session = createSession(<Agent />, {
+      model: scriptedModel([call('check', {}, 'c1'), 'Done.']),
+      guardFamilies: [counted()],
+      store: createMemoryStore(),
+    });
+    expect(session.state.guards.counted).toEqual({ ticks: 0 });
+    await session.run();
+    expect(session.state.guards.counted).toEqual({ ticks: 2 });
+    const snapshot = session.snapshot();
+    const model = scriptedModel([]);
+    const again = createSession(<Agent />, { model, snapshot, guardFamilies: [counted()] });
+    expect(again.state.guards.counted).toEqual({ ticks: 2 });
+    // A slice edited in the snapshot is refused before the session exists, naming the path.
+    const edited = structuredClone(snapshot);
+    edited.state.guards.counted = { ticks: -3 };
+    const restore = () =>
+      createSession(<Agent />, { model, snapshot: edited, guardFamilies: [counted()] });
+    expect(restore).toThrow(GuardStateError);
+    expect(restore).toThrow('state.guards.counted.ticks');
+    // A built-in family's slice, or one another family declares, is not to be had.
+    expect(() => createSession(<Agent />, { model, guardFamilies: [counted('todos')] })).toThrow(
+      "is a built-in family's",
+    );
+    expect(() =>
+      createSession(<Agent />, { model, guardFamilies: [counted(), counted()] }),
+    ).toThrow('family "counted" declares too');
   });
 
   it('a factory that is not one is refused where it is given', () => {

@@ -49,7 +49,7 @@ const NONE: ReleasedCall[] = [];
  * skipped loop iteration, not a call.
  */
 export class GuardSet {
-  private hooks: { [K in keyof Guard]-?: Guard[] };
+  private hooks: { [K in Exclude<keyof Guard, 'slice'>]-?: Guard[] };
   /** Which families were engaged at the last render, one flag per guard (see `engaged`). */
   private engagedMask = -1;
 
@@ -59,8 +59,9 @@ export class GuardSet {
 
   /** The hook lists, with the per-call hooks of families that are not engaged left out. */
   private hookLists(guards: readonly Guard[], engaged: readonly Guard[] = guards) {
-    const having = (key: keyof Guard) => guards.filter((g) => typeof g[key] === 'function');
-    const engagedHaving = (key: keyof Guard) => engaged.filter((g) => typeof g[key] === 'function');
+    type Hook = Exclude<keyof Guard, 'name' | 'slice'>;
+    const having = (key: Hook) => guards.filter((g) => typeof g[key] === 'function');
+    const engagedHaving = (key: Hook) => engaged.filter((g) => typeof g[key] === 'function');
     return {
       name: [],
       engaged: [],

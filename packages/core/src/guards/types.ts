@@ -20,6 +20,7 @@ import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
 import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import type { JsonValue } from '../state/json.js';
 import type { GuardStates, RunStatus, SessionState } from '../state/session-state.js';
+import type { FamilySlice } from '../state/slice.js';
 
 /**
  * The guard seam. A guard family (gates, the ContinueGate, checkpoints, evidence, phase gates)
@@ -36,6 +37,14 @@ import type { GuardStates, RunStatus, SessionState } from '../state/session-stat
 export interface Guard {
   /** The family's name, used in events and refusal notices (`gates`, `checkpoints`, ...). */
   readonly name: string;
+
+  /**
+   * The family's slice of `state.guards`, declared as the built-in families declare theirs: the
+   * session starts it at `initialState()` when it has none, and a slice that came in a snapshot
+   * or a seed state is checked against `stateSchema` before the session exists (an error names
+   * the path). Declare its type by augmenting `GuardStates`.
+   */
+  readonly slice?: FamilySlice;
 
   /** A new `run()` (a turn) starts. `resumedByPerson`: the last run ended paused or stopped. */
   runStart?(info: RunStartInfo): void;
