@@ -33,7 +33,7 @@ export const EVERYTHING = fileURLToPath(
 );
 export const SERVER = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
 /** Runs of each side per repetition; the repetition's figure is the fastest. */
-const INNER = 3;
+export const MCP_INNER = 5;
 export const SYSTEM = 'Echo what you are asked to.';
 export const MESSAGES: ModelMessage[] = [
   { role: 'user', content: 'Echo the numbers, one call each.' },
@@ -105,7 +105,7 @@ async function timed(calls: number, work: () => Promise<void>): Promise<Timing> 
  * takes; the ticks after it re-optimize what a forced GC deoptimizes (see `collectGarbage` in
  * stats.ts). What is timed is then the calls' own cost, on both sides alike.
  */
-const SETTLE = 5;
+export const MCP_SETTLE = 20;
 function settle(): void {
   // Not collectGarbage: one full collection is enough here, and the ticks after it follow.
   (globalThis as { gc?: () => void }).gc?.();
@@ -117,7 +117,7 @@ async function agateRep(calls: number): Promise<Timing> {
   try {
     await session.tick(); // connects (not measured: the plain side connects before its clock too)
     settle();
-    for (let i = 0; i < SETTLE; i++) await session.tick();
+    for (let i = 0; i < MCP_SETTLE; i++) await session.tick();
     return await timed(calls, async () => {
       for (let i = 0; i < calls; i++) await session.tick();
     });
@@ -146,7 +146,7 @@ async function plainRep(calls: number): Promise<Timing> {
       instructions: SYSTEM,
       messages: MESSAGES,
       tools,
-      stopWhen: isStepCount(SETTLE),
+      stopWhen: isStepCount(MCP_SETTLE),
     });
     return await timed(calls, async () => {
       const result = await generateText({
@@ -172,7 +172,7 @@ async function plainRep(calls: number): Promise<Timing> {
  * machine is mostly other processes' scheduling, the server's included), the fastest of three
  * runs of each side per repetition; wall time is reported beside it.
  *
- * Both sides spawn their server for each run, and both settle before the clock (`SETTLE`):
+ * Both sides spawn their server for each run, and both settle before the clock (`MCP_SETTLE`):
  * spawning a child process costs the parent CPU in the ticks that follow (measured: a spawned
  * `true` before the plain loop's timed run raised its CPU per step about as much as a server of
  * its own did), so a side that just spawned and one that did not are not like for like, and
@@ -188,7 +188,7 @@ export async function measureMcpCall(reps: number, calls: number): Promise<McpCa
     // The fastest of a few runs of each per repetition: noise on a shared machine only adds.
     let bestA: Timing | undefined;
     let bestP: Timing | undefined;
-    for (let round = 0; round < INNER; round++) {
+    for (let round = 0; round < MCP_INNER; round++) {
       if ((i + round) % 2 === 0) {
         bestA = faster(bestA, await agateRep(calls));
         bestP = faster(bestP, await plainRep(calls));

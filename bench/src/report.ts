@@ -3,7 +3,7 @@ import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
 import { DBOS_TICK_EXTRA_TARGET_MS, type DbosTickResult } from './dbos-tick.js';
 import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
-import { MCP_CALL_TARGET, type McpCallResult } from './mcp-call.js';
+import { MCP_CALL_TARGET, MCP_INNER, MCP_SETTLE, type McpCallResult } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
 import { type EffectivenessRow, renderEffectivenessTable } from './phase/effectiveness.js';
 import { POSTGRES_SAVE_RATIO_TARGET, type PostgresSaveResult } from './postgres-save.js';
@@ -195,7 +195,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   }
   if (budget?.tickRatio) {
     rows.push({
-      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (per repetition: ${budget.tickRatio.samples} repetitions, each size's fastest of ${budget.inner ?? 1} blocks of ticks)`,
+      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (per repetition: ${budget.tickRatio.samples} repetitions, each size's fastest of ${budget.inner ?? 1} blocks of ticks, CPU time)`,
       target: `≤ ${BUDGET_TARGETS.tickRatio}×`,
       measured: x(budget.tickRatio.median),
       spread: range(budget.tickRatio, x),
@@ -234,7 +234,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const mcp = data.mcpCall;
   rows.push({
-    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} alternating repetitions of ${mcp?.calls ?? 0} calls, fastest of 3 runs each, CPU time of this process per tick, per repetition; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then 5 untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
+    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} alternating repetitions of ${mcp?.calls ?? 0} calls, fastest of ${MCP_INNER} runs each, CPU time of this process per tick, per repetition; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
     target: `≤ ${MCP_CALL_TARGET}×`,
     measured: mcp
       ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)})`
@@ -684,7 +684,8 @@ function contextBudgetSection(budget: ContextBudgetResult): string[] {
       'assistant turn and a tool result) with 20 tools and the default low-water mark: the cut is ' +
       'kept between ticks and only new messages are counted. The sizes take turns, one block of ' +
       `ticks each at a time, ${budget.inner ?? 1} block${(budget.inner ?? 1) === 1 ? '' : 's'} of each size per repetition; ` +
-      "figures are block medians, a repetition's the fastest of its blocks.",
+      "figures are block medians of this process's CPU time per tick (from `tick:start` to the " +
+      "event that ends the part timed), a repetition's the fastest of its blocks.",
     '',
     '| messages | render + compile + prune in a tick | range of block medians | whole tick (mock model) | range |',
     '| ---: | ---: | ---: | ---: | ---: |',
