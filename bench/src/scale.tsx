@@ -15,8 +15,8 @@ export const SCALE_TICKS = 10;
 export const SCALE_LATENCY_MS = 5;
 /** CPU per tick with a thousand sessions at once, over a single session's. */
 export const SCALE_CPU_TARGET = 1.2;
-/** Heap per idle session holding about 100 timeline messages. */
-export const IDLE_SESSION_TARGET_BYTES = 200 * 1024;
+/** Heap per idle session holding about 100 timeline messages: 200 kB (issue 27), not KiB. */
+export const IDLE_SESSION_TARGET_BYTES = 200_000;
 
 export interface ScaleResult {
   sessions: number;
