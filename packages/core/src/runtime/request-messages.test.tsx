@@ -84,6 +84,37 @@ describe('request forms of committed messages', () => {
     expect(cache.of(seeded.slice())[0]).toBe(form);
   });
 
+  it('unfreezes the content list of a tool result given as content parts (an MCP result), sharing its items', () => {
+    const item = { type: 'text' as const, text: 'Echo: hi' };
+    const seeded = produce({ timeline: [] as ModelMessage[] }, (draft) => {
+      draft.timeline.push({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'echo',
+            output: { type: 'content', value: [item] },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'c2',
+            toolName: 'add',
+            output: { type: 'json', value: 3 },
+          },
+        ],
+      });
+    }).timeline;
+    const [form] = requestForms(seeded);
+    expect(form).toEqual(seeded[0]);
+    const [mcp, json] = contentOf(form!) as Array<{ output: { value: unknown } }>;
+    const [mcpBefore, jsonBefore] = contentOf(seeded[0]!) as Array<{ output: { value: unknown } }>;
+    expect(Object.isFrozen(mcp!.output.value)).toBe(false);
+    expect((mcp!.output.value as unknown[])[0]).toBe((mcpBefore!.output.value as unknown[])[0]);
+    expect(Object.isFrozen(mcpBefore!.output.value)).toBe(true);
+    expect(json).toBe(jsonBefore);
+  });
+
   it('passes string contents and unfrozen messages through as they are', () => {
     const messages: ModelMessage[] = [
       { role: 'user', content: 'Hello.' },

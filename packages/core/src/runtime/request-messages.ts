@@ -15,7 +15,20 @@ function requestForm(message: ModelMessage): ModelMessage {
   if (typeof content === 'string' || !Object.isFrozen(content) || !Object.isFrozen(message)) {
     return message;
   }
+  if (message.role === 'tool') return { ...message, content: message.content.map(toolPartForm) };
   return { ...message, content: [...content] } as ModelMessage;
+}
+
+type ToolMessagePart = Extract<ModelMessage, { role: 'tool' }>['content'][number];
+
+/**
+ * A tool result whose output is a list of content parts (an MCP tool's result, an image) with
+ * that list unfrozen too: the AI SDK walks it (`downloadAssets`) and maps it on every call, as
+ * it does the message's content. Any other part is shared as it is.
+ */
+function toolPartForm(part: ToolMessagePart): ToolMessagePart {
+  if (part.type !== 'tool-result' || part.output.type !== 'content') return part;
+  return { ...part, output: { ...part.output, value: [...part.output.value] } };
 }
 
 /**
