@@ -55,9 +55,13 @@ export class RequestFormCache {
     let same = 0;
     while (same < limit && previous[same] === messages[same]) same++;
     if (same === messages.length && same === this.forms.length) return this.forms;
-    // A new array every time: one handed out earlier is never changed.
-    const next = this.forms.slice(0, same);
-    for (let i = same; i < messages.length; i++) next.push(requestForm(messages[i]!));
+    // A new array every time: one handed out earlier is never changed. Made whole by one
+    // `concat` (exact size): pushing onto a copy of the prefix grew it, copying the whole
+    // history a second time each tick and leaving spare capacity that an idle session keeps.
+    const added: ModelMessage[] = [];
+    for (let i = same; i < messages.length; i++) added.push(requestForm(messages[i]!));
+    const kept = same === this.forms.length ? this.forms : this.forms.slice(0, same);
+    const next = kept.concat(added);
     this.input = messages;
     this.forms = next;
     return next;
