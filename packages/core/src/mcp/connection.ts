@@ -74,7 +74,20 @@ export class McpConnection implements SessionResource {
     return this.stdio?.pid;
   }
 
-  async prepare(signal: AbortSignal): Promise<boolean> {
+  prepare(signal: AbortSignal): boolean | Promise<boolean> {
+    // Open, answering and unchanged (every tick after the first, as a rule): nothing to wait for.
+    if (
+      this.client !== undefined &&
+      this.failure === undefined &&
+      this.check === undefined &&
+      !this.stale
+    ) {
+      return false;
+    }
+    return this.prepareAsync(signal);
+  }
+
+  private async prepareAsync(signal: AbortSignal): Promise<boolean> {
     if (this.failure !== undefined) throw this.failure;
     if (this.client === undefined) {
       this.opening ??= this.open(signal);

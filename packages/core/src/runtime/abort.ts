@@ -44,6 +44,16 @@ export function untilAborted<T>(work: PromiseLike<T>, signal: AbortSignal): Prom
 }
 
 /**
+ * Calls `stop` with the signal's reason when it aborts, through the signal's one shared
+ * listener (see below); returns the way to stop waiting. For a signal not aborted yet.
+ */
+export function onAbort(signal: AbortSignal, stop: (reason: unknown) => void): () => void {
+  const waiting = waitersOf(signal);
+  waiting.add(stop);
+  return () => waiting.delete(stop);
+}
+
+/**
  * The races waiting on a signal. One abort listener per signal, added the first time, rejects
  * them all: a run makes one race per model call and per asynchronous tool call, and adding and
  * removing an event listener each time cost more than the race itself.

@@ -12,7 +12,7 @@ import {
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
 import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
-import { type RequestFormCache, requestForms } from './request-messages.js';
+import type { RequestFormCache } from './request-messages.js';
 import { SDK_TELEMETRY_OFF, sdkTelemetrySetting } from './sdk-telemetry.js';
 import type { TickToolCall } from './tick-result.js';
 import { sameItems } from './tool-index.js';
@@ -51,15 +51,18 @@ export interface ModelCallOptions {
   requestForms?: RequestFormCache;
 }
 
-/** The request messages: the stable prefix, then this tick's ephemeral content last. */
+/**
+ * The request messages: the stable prefix, then this tick's ephemeral content last. With the
+ * session's cache, the committed messages' request forms (see request-messages.ts); without
+ * one (what telemetry records), the messages as they are.
+ */
 export function toRequestMessages(
   context: CompiledContext,
   cache?: RequestFormCache,
 ): ModelMessage[] {
-  const forms = cache?.of(context.messages);
-  if (context.ephemeral.length === 0)
-    return forms ? (forms as ModelMessage[]) : requestForms(context.messages);
-  const messages = forms ? forms.slice() : requestForms(context.messages);
+  const forms = cache?.of(context.messages) ?? context.messages;
+  if (context.ephemeral.length === 0) return forms as ModelMessage[];
+  const messages = forms.slice();
   const text = context.ephemeral.map((block) => block.text).join('\n\n');
   // A user message, not a system one: several providers reject system messages mid-prompt.
   messages.push({ role: 'user', content: text });

@@ -4,7 +4,10 @@ import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { run, System, Timeline, Tool, User } from '../index.js';
-import { RequestFormCache, requestForms } from './request-messages.js';
+import { RequestFormCache } from './request-messages.js';
+
+/** The forms a fresh session's cache makes (every message is new to it). */
+const requestForms = (messages: readonly ModelMessage[]) => new RequestFormCache().of(messages);
 
 function Agent() {
   return (
@@ -52,9 +55,11 @@ describe('request forms of committed messages', () => {
       });
     });
     // Made once: the next tick gets the same objects.
-    expect(requestForms(committed)).toEqual(forms);
-    const again = requestForms(committed);
-    for (let i = 0; i < forms.length; i++) expect(again[i]).toBe(forms[i]);
+    const cache = new RequestFormCache();
+    const first = cache.of(committed);
+    expect(first).toEqual(forms);
+    const again = cache.of(committed.slice());
+    for (let i = 0; i < forms.length; i++) expect(again[i]).toBe(first[i]);
   });
 
   it('leaves no trace in what callers see of the timeline', async () => {
@@ -72,10 +77,42 @@ describe('request forms of committed messages', () => {
       });
     }).timeline;
     expect(Object.isFrozen(seeded[0]!.content)).toBe(true);
-    const [form] = requestForms(seeded);
+    const cache = new RequestFormCache();
+    const [form] = cache.of(seeded);
     expect(form).toEqual(seeded[0]);
     expect(Object.isFrozen(form!.content)).toBe(false);
-    expect(requestForms(seeded)[0]).toBe(form);
+    expect(cache.of(seeded.slice())[0]).toBe(form);
+  });
+
+  it('unfreezes the content list of a tool result given as content parts (an MCP result), sharing its items', () => {
+    const item = { type: 'text' as const, text: 'Echo: hi' };
+    const seeded = produce({ timeline: [] as ModelMessage[] }, (draft) => {
+      draft.timeline.push({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'echo',
+            output: { type: 'content', value: [item] },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'c2',
+            toolName: 'add',
+            output: { type: 'json', value: 3 },
+          },
+        ],
+      });
+    }).timeline;
+    const [form] = requestForms(seeded);
+    expect(form).toEqual(seeded[0]);
+    const [mcp, json] = contentOf(form!) as Array<{ output: { value: unknown } }>;
+    const [mcpBefore, jsonBefore] = contentOf(seeded[0]!) as Array<{ output: { value: unknown } }>;
+    expect(Object.isFrozen(mcp!.output.value)).toBe(false);
+    expect((mcp!.output.value as unknown[])[0]).toBe((mcpBefore!.output.value as unknown[])[0]);
+    expect(Object.isFrozen(mcpBefore!.output.value)).toBe(true);
+    expect(json).toBe(jsonBefore);
   });
 
   it('passes string contents and unfrozen messages through as they are', () => {

@@ -7,61 +7,42 @@ import type { ModelMessage } from 'ai';
  * `filter`s and `map`s every message's content on every call: with frozen arrays its prompt
  * conversion cost about twice as much, on every message of the history, every tick.
  *
- * The copy is made once, when the message is committed, and kept on the message under a
- * non-enumerable symbol (invisible to JSON, structuredClone, snapshots and equality checks),
- * so a tick pays one property read per message. The timeline itself stays frozen.
+ * A message that is not frozen may still change, and its arrays are fast anyway: it is its own
+ * form, as is a message whose content is a string.
  */
-const REQUEST_FORM = Symbol('agate.request-form');
-
-type WithForm = ModelMessage & { [REQUEST_FORM]?: ModelMessage };
-
-const copyContent = (message: ModelMessage, content: readonly unknown[]) =>
-  ({ ...message, content: [...content] }) as ModelMessage;
-
-/** Gives a message about to be frozen its request form. */
-export function attachRequestForm<T extends ModelMessage>(message: T): T {
+function requestForm(message: ModelMessage): ModelMessage {
   const { content } = message;
-  if (typeof content !== 'string' && !Object.isFrozen(message)) {
-    Object.defineProperty(message, REQUEST_FORM, { value: copyContent(message, content) });
+  if (typeof content === 'string' || !Object.isFrozen(content) || !Object.isFrozen(message)) {
+    return message;
   }
-  return message;
+  if (message.role === 'tool') return { ...message, content: message.content.map(toolPartForm) };
+  return { ...message, content: [...content] } as ModelMessage;
 }
 
-const lateForms = new WeakMap<ModelMessage, ModelMessage>();
+type ToolMessagePart = Extract<ModelMessage, { role: 'tool' }>['content'][number];
 
-/** The messages to put in the request (see above): a plain loop, it runs over the whole history. */
-export function requestForms(messages: readonly ModelMessage[]): ModelMessage[] {
-  const forms = new Array<ModelMessage>(messages.length);
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    forms[i] = (message as WithForm)[REQUEST_FORM] ?? requestForm(message);
-  }
-  return forms;
-}
-
-/** The message to put in the request (see above). */
-export function requestForm(message: ModelMessage): ModelMessage {
-  const { content } = message;
-  if (typeof content === 'string') return message;
-  const attached = (message as WithForm)[REQUEST_FORM];
-  if (attached !== undefined) return attached;
-  // Frozen without one (a seeded or restored timeline): made on first use, kept by identity.
-  // A message that is not frozen may still change, and its arrays are fast anyway.
-  if (!Object.isFrozen(content) || !Object.isFrozen(message)) return message;
-  let form = lateForms.get(message);
-  if (form === undefined) {
-    form = copyContent(message, content);
-    lateForms.set(message, form);
-  }
-  return form;
+/**
+ * A tool result whose output is a list of content parts (an MCP tool's result, an image) with
+ * that list unfrozen too: the AI SDK walks it (`downloadAssets`) and maps it on every call, as
+ * it does the message's content. Any other part is shared as it is.
+ */
+function toolPartForm(part: ToolMessagePart): ToolMessagePart {
+  if (part.type !== 'tool-result' || part.output.type !== 'content') return part;
+  return { ...part, output: { ...part.output, value: [...part.output.value] } };
 }
 
 /**
  * A session's request forms from one tick to the next. The context's messages are the last
  * tick's plus what the tick added (the timeline only grows at its end, and compiled messages
  * keep their objects while their text is the same), so the forms of the common prefix, found by
- * identity, are taken as they were and only the new messages are looked up: at 3,000 messages a
+ * identity, are taken as they were and only the new messages get forms: at 3,000 messages a
  * tick looked up every form again.
+ *
+ * The forms are made here, when a request first needs them, and only this cache holds them.
+ * Made at commit and kept on each message (a symbol property) instead, a tick at 3,000 messages
+ * cost about 14% more (the last 100 ticks of a 1,500-tick run): the SDK reads every form's
+ * message and content array on every call, and those forms' arrays were found scattered over
+ * the heap, far from their messages.
  */
 export class RequestFormCache {
   private input: readonly ModelMessage[] = [];
@@ -74,12 +55,13 @@ export class RequestFormCache {
     let same = 0;
     while (same < limit && previous[same] === messages[same]) same++;
     if (same === messages.length && same === this.forms.length) return this.forms;
-    // A new array every time: one handed out earlier is never changed.
-    const next = this.forms.slice(0, same);
-    for (let i = same; i < messages.length; i++) {
-      const message = messages[i]!;
-      next.push((message as WithForm)[REQUEST_FORM] ?? requestForm(message));
-    }
+    // A new array every time: one handed out earlier is never changed. Made whole by one
+    // `concat` (exact size): pushing onto a copy of the prefix grew it, copying the whole
+    // history a second time each tick and leaving spare capacity that an idle session keeps.
+    const added: ModelMessage[] = [];
+    for (let i = same; i < messages.length; i++) added.push(requestForm(messages[i]!));
+    const kept = same === this.forms.length ? this.forms : this.forms.slice(0, same);
+    const next = kept.concat(added);
     this.input = messages;
     this.forms = next;
     return next;

@@ -8,9 +8,10 @@ export interface SessionResource {
   /**
    * Opens the resource, or checks that it is still sound. Resolves `true` when the tree must
    * render again before the model call (its tools appeared or changed). A rejection ends the
-   * run with status `error`, the session state as it was before the tick.
+   * run with status `error`, the session state as it was before the tick. May answer at once
+   * (a plain boolean) when there is nothing to wait for, as on most ticks of an open resource.
    */
-  prepare(signal: AbortSignal): Promise<boolean>;
+  prepare(signal: AbortSignal): boolean | Promise<boolean>;
   /** Closes it; resolves when nothing of it is left (no child process, no socket). */
   close(): Promise<void>;
 }
@@ -59,13 +60,20 @@ export class SessionResources {
     return this.wanted.size > 0;
   }
 
-  /** Opens (or checks) every resource the latest render asked for; true when one changed. */
-  async prepare(signal: AbortSignal): Promise<boolean> {
-    const keys = [...this.wanted];
-    const changed = await Promise.all(
-      keys.map((key) => this.byKey.get(key)?.prepare(signal) ?? false),
-    );
-    return changed.includes(true);
+  /**
+   * Opens (or checks) every resource the latest render asked for; true when one changed. A plain
+   * boolean when every resource answered at once: the tick then does not wait a turn of promises.
+   */
+  prepare(signal: AbortSignal): boolean | Promise<boolean> {
+    const answers: (boolean | Promise<boolean>)[] = [];
+    let waiting = false;
+    for (const key of this.wanted) {
+      const answer = this.byKey.get(key)?.prepare(signal) ?? false;
+      if (typeof answer !== 'boolean') waiting = true;
+      answers.push(answer);
+    }
+    if (!waiting) return answers.includes(true);
+    return Promise.all(answers).then((changed) => changed.includes(true));
   }
 
   /** Closes every resource; the next tick that renders one opens it again. */

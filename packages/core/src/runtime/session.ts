@@ -458,8 +458,9 @@ export class Session {
     this.emit({ type: 'tick:start', tick: tickNo });
     let context = this.render();
     // A component's connection opens at the first tick that renders it; its tools then render.
-    if (this.openResources.active && (await this.openResources.prepare(signal))) {
-      context = this.render();
+    if (this.openResources.active) {
+      const changed = this.openResources.prepare(signal);
+      if (typeof changed === 'boolean' ? changed : await changed) context = this.render();
     }
     let guardTick: GuardTick = { tick: tickNo, context, signal, recentTicks: this.recentTicks };
     const released = this.guards.releaseHeldCalls(guardTick);

@@ -1,6 +1,6 @@
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
-import { untilAborted } from './abort.js';
+import { onAbort, untilAborted } from './abort.js';
 import { AgateError, InvalidElementError } from './errors.js';
 import { atStep } from './fault.js';
 import { ToolSuspended } from './inflight.js';
@@ -153,32 +153,56 @@ function withinLimits(tool: CompiledTool, timeoutMs: number | undefined): Execut
       return untilAborted(value, signal);
     };
   }
-  return async (input, context: ToolExecuteContext) => {
+  return (input, context: ToolExecuteContext) => {
     const run = context.abortSignal;
     // One controller fed by the run's signal and the timer: `AbortSignal.any` would do the same
     // with weak references and a registry, a cost every call of a tool with a limit would pay.
+    // The call's race ends where the controller is aborted, so the controller's own signal needs
+    // no listener, and the run's signal is watched through its one shared listener (abort.ts).
     const limit = new AbortController();
-    const onRunAbort = () => limit.abort(run.reason);
-    if (run.aborted) onRunAbort();
-    else run.addEventListener('abort', onRunAbort, { once: true });
+    let settle: ((reason: unknown) => void) | undefined;
+    const stop = (reason: unknown) => {
+      limit.abort(reason);
+      settle?.(reason);
+    };
+    if (run.aborted) stop(run.reason);
+    const stopWatching = run.aborted ? undefined : onAbort(run, stop);
     // A referenced timer: a tool hanging on nothing must still time out, not let the process exit.
-    const handle = setTimeout(
-      () => limit.abort(new ToolTimeoutError(tool.name, timeoutMs)),
-      timeoutMs,
-    );
-    const signal = limit.signal;
+    const handle = setTimeout(() => stop(new ToolTimeoutError(tool.name, timeoutMs)), timeoutMs);
+    let work: Promise<unknown>;
     try {
-      const work = new Promise((resolve) =>
-        resolve(execute(input, { ...context, abortSignal: signal })),
-      );
-      return await untilAborted(work, signal);
+      work = Promise.resolve(execute(input, { ...context, abortSignal: limit.signal }));
     } catch (error) {
-      if (signal.reason instanceof ToolTimeoutError && !run.aborted) throw signal.reason;
-      throw error;
-    } finally {
-      clearTimeout(handle);
-      run.removeEventListener('abort', onRunAbort);
+      work = Promise.reject(error);
     }
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(handle);
+        stopWatching?.();
+      };
+      const { signal } = limit;
+      if (signal.aborted) {
+        // Aborted before or while `execute` started: what it does later is dropped.
+        work.catch(() => {});
+        done();
+        reject(signal.reason);
+        return;
+      }
+      settle = (reason) => {
+        done();
+        reject(reason);
+      };
+      work.then(
+        (value) => {
+          done();
+          resolve(value);
+        },
+        (error: unknown) => {
+          done();
+          reject(error);
+        },
+      );
+    });
   };
 }
 

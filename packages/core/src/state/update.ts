@@ -1,6 +1,5 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
 import { noteContinuation } from '../persistence/continuations.js';
-import { attachRequestForm } from '../runtime/request-messages.js';
 import type { TickResult, TickToolResult } from '../runtime/tick-result.js';
 import type { JsonValue } from './json.js';
 import type { SessionState, UsageTotals } from './session-state.js';
@@ -115,9 +114,9 @@ export function withToolResults(
           order.indexOf('toolCallId' in a ? a.toolCallId : undefined) -
           order.indexOf('toolCallId' in b ? b.toolCallId : undefined),
       );
-      timeline[at + 1] = deepFreeze(attachRequestForm({ ...next, content }));
+      timeline[at + 1] = deepFreeze({ ...next, content });
     } else {
-      timeline.splice(at + 1, 0, deepFreeze(attachRequestForm({ role: 'tool', content: [part] })));
+      timeline.splice(at + 1, 0, deepFreeze({ role: 'tool', content: [part] }));
     }
   }
   return Object.freeze({ ...state, timeline: Object.freeze(timeline) as ModelMessage[] });
@@ -141,7 +140,7 @@ export function commitTick(
 ): { state: SessionState; dropped: number } {
   let dropped = 0;
   let timeline: readonly ModelMessage[] = state.timeline.concat(
-    messages.map((message) => deepFreeze(attachRequestForm(message))),
+    messages.map((message) => deepFreeze(message)),
   );
   if (timeline.length > options.maxTimelineMessages) {
     const kept = tailOfTimeline(timeline, options.maxTimelineMessages);
