@@ -128,10 +128,12 @@ async function agateRep(calls: number): Promise<Timing> {
 }
 
 /**
- * Per step of a `calls`-step `generateText` run over the tools of an MCP client made for the
- * run and closed after it, as the AI SDK's docs show (`createMCPClient`, `tools()`, then
- * `generateText`, `close()` when done): started and connected before the clock, as Agate's
- * session connects in its first tick.
+ * Per step of a `generateText` run over the tools of an MCP client made for the run and closed
+ * after it, as the AI SDK's docs show (`createMCPClient`, `tools()`, then `generateText`,
+ * `close()` when done): started and connected before the clock, as Agate's session connects in
+ * its first tick. One run whose first `1 + MCP_SETTLE` steps are untimed (Agate's connecting
+ * tick and its settling ticks), so every timed step sends the same history as the Agate tick
+ * it is set against: a settling run of its own would leave the plain side's history shorter.
  */
 async function plainRep(calls: number): Promise<Timing> {
   const client = await createMCPClient({ transport: new StdioMCPTransport(SERVER) });
@@ -139,25 +141,28 @@ async function plainRep(calls: number): Promise<Timing> {
     const { echo } = await client.tools();
     if (echo === undefined) throw new Error('server-everything has no echo tool');
     const tools = { echo };
-    // The same settling as Agate's side: a GC, then a few untimed steps over the same client.
+    // The same settling as Agate's side: a GC, then untimed steps over the same client.
     settle();
-    await generateText({
+    const untimed = 1 + MCP_SETTLE;
+    let steps = 0;
+    let from: { cpu: number; wall: number } | undefined;
+    const result = await generateText({
       model: echoModel(),
       instructions: SYSTEM,
       messages: MESSAGES,
       tools,
-      stopWhen: isStepCount(MCP_SETTLE),
+      stopWhen: isStepCount(untimed + calls),
+      onStepEnd: () => {
+        steps++;
+        if (steps === untimed) from = { cpu: cpuMs(), wall: performance.now() };
+      },
     });
-    return await timed(calls, async () => {
-      const result = await generateText({
-        model: echoModel(),
-        instructions: SYSTEM,
-        messages: MESSAGES,
-        tools,
-        stopWhen: isStepCount(calls),
-      });
-      if (result.steps.length !== calls) throw new Error('plain MCP loop stopped early');
-    });
+    const cpu = cpuMs();
+    const wall = performance.now();
+    if (result.steps.length !== untimed + calls || from === undefined) {
+      throw new Error('plain MCP loop stopped early');
+    }
+    return { cpu: (cpu - from.cpu) / calls, wall: (wall - from.wall) / calls };
   } finally {
     await client.close();
   }
