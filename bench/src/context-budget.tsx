@@ -2,7 +2,7 @@ import { createSession, estimateTokens, System, Timeline, Tool } from '@agate/co
 import * as PromptTsx from '@vscode/prompt-tsx';
 import type { ModelMessage } from 'ai';
 import { countTokens } from 'gpt-tokenizer';
-import { collectGarbage, cpuMs, type Summary, summarize } from './stats.js';
+import { collectGarbage, cpuMs, median, type Summary, summarize } from './stats.js';
 import { benchModel, executeTool, TOOL_NAMES, toolInput } from './workload.js';
 
 /**
@@ -58,12 +58,17 @@ export interface InTickRow {
   /** Per-block medians in repetition order (for per-repetition ratios between sizes). */
   tickBlocks: number[];
   renderBlocks: number[];
+  /** Every block's median tick, by repetition and round (`tickRounds[rep][round]`). */
+  tickRounds: number[][];
 }
 
 export interface ContextBudgetResult {
   full: FullRenderRow[];
   inTick: InTickRow[];
-  /** Whole tick at the largest size / at the one before it, per repetition. */
+  /**
+   * Whole tick at the largest size / at the one before it, per repetition: the median of its
+   * rounds' ratios (a round runs one block of each size, back to back).
+   */
   tickRatio: Summary | undefined;
   largest: number;
   reference: number;
@@ -206,9 +211,9 @@ async function inTick(
   options: ContextBudgetOptions,
   log: (line: string) => void,
 ): Promise<InTickRow[]> {
-  const rows = new Map<number, { render: number[]; tick: number[] }>();
+  const rows = new Map<number, { render: number[]; tick: number[]; tickRounds: number[][] }>();
   const sessions = sizes.map((size) => {
-    const row = { render: [] as number[], tick: [] as number[] };
+    const row = { render: [] as number[], tick: [] as number[], tickRounds: [] as number[][] };
     rows.set(size, row);
     let start = 0;
     let render: number[] = [];
@@ -243,26 +248,36 @@ async function inTick(
   });
   try {
     for (const s of sessions) await s.block(options.warmupTicks);
-    for (let rep = 0; rep < options.reps; rep++) {
-      const best = new Map<number, { render: number; tick: number }>();
-      for (let round = 0; round < (options.inner ?? 1); round++) {
-        for (const s of sessions) {
+    const { reps } = options;
+    const best = Array.from(
+      { length: reps },
+      () => new Map<number, { render: number; tick: number }>(),
+    );
+    for (const s of sessions) s.row.tickRounds.push(...Array.from({ length: reps }, () => []));
+    // Round-robin over the repetitions (see tick-overhead.ts): a burst of machine noise touches a
+    // round of several repetitions, which their medians set aside, not a whole repetition.
+    for (let round = 0; round < (options.inner ?? 1); round++) {
+      for (let rep = 0; rep < reps; rep++) {
+        for (const s of (round + rep) % 2 === 0 ? sessions : [...sessions].reverse()) {
           const medians = await s.block(options.ticksPerRep);
-          const prev = best.get(s.size);
-          best.set(s.size, {
+          s.row.tickRounds[rep]!.push(medians.tick);
+          const prev = best[rep]!.get(s.size);
+          best[rep]!.set(s.size, {
             render: Math.min(prev?.render ?? Number.POSITIVE_INFINITY, medians.render),
             tick: Math.min(prev?.tick ?? Number.POSITIVE_INFINITY, medians.tick),
           });
         }
       }
+    }
+    for (let rep = 0; rep < reps; rep++) {
       for (const s of sessions) {
-        s.row.render.push(best.get(s.size)!.render);
-        s.row.tick.push(best.get(s.size)!.tick);
+        s.row.render.push(best[rep]!.get(s.size)!.render);
+        s.row.tick.push(best[rep]!.get(s.size)!.tick);
       }
       log(
-        `  in a tick, rep ${rep + 1}/${options.reps}: ${sessions
+        `  in a tick, rep ${rep + 1}/${reps}: ${sessions
           .map((s) => `${s.size}: ${rows.get(s.size)!.tick.at(-1)!.toFixed(3)} ms`)
-          .join(', ')}`,
+          .join(', ')} (fastest block)`,
       );
     }
   } finally {
@@ -276,6 +291,7 @@ async function inTick(
       tick: summarize(row.tick),
       tickBlocks: row.tick,
       renderBlocks: row.render,
+      tickRounds: row.tickRounds,
     };
   });
 }
@@ -332,7 +348,11 @@ export async function measureContextBudget(
   const tickRatio =
     reference === undefined
       ? undefined
-      : summarize(largest.tickBlocks.map((t, i) => t / reference.tickBlocks[i]!));
+      : summarize(
+          largest.tickRounds.map((rounds, rep) =>
+            median(rounds.map((t, round) => t / reference.tickRounds[rep]![round]!)),
+          ),
+        );
   return {
     full,
     inTick: rows,

@@ -1,4 +1,4 @@
-import { cpuMs, type Summary, summarize } from './stats.js';
+import { cpuMs, median, type Summary, summarize } from './stats.js';
 import { fasterPlain } from './tick-overhead.js';
 import { LOOPS, type LoopName } from './workload.js';
 
@@ -11,8 +11,9 @@ export interface LongHistoryOptions {
   reps: number;
   warmup: number;
   /**
-   * Runs of every loop per repetition (alternating); the repetition's sample is the run with the
-   * fastest window (as in the tick rows: noise only adds time). Default 1.
+   * Rounds per repetition, run round-robin over the repetitions (see tick-overhead.ts): a round
+   * runs every loop once, back to back; the ratio is the median of a repetition's rounds, and
+   * the per-loop samples each repetition's fastest window. Default 1.
    */
   inner?: number;
   loops: readonly LoopName[];
@@ -31,7 +32,10 @@ export interface LongHistoryResult {
   samples: Record<string, number[]>;
   /** CPU milliseconds per tick over the whole run, one sample per run. */
   wholeRun: Record<string, Summary>;
-  /** Agate / the faster plain `generateText` loop over the window, per repetition. */
+  /**
+   * Agate / the faster plain `generateText` loop over the window, per repetition: the median of
+   * its rounds' ratios (each round runs every loop once, back to back; see `pairedPerRep`).
+   */
   ratios: Summary | undefined;
 }
 
@@ -58,29 +62,43 @@ export async function measureLongHistory(options: LongHistoryOptions): Promise<L
   for (let i = 0; i < options.warmup; i++) for (const name of loops) await once(name);
   const windowSamples = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
   const wholeSamples = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
-  const ratios: number[] = [];
-  for (let rep = 0; rep < options.reps; rep++) {
-    const order = loops.map((_, i) => loops[(i + rep) % loops.length]!);
-    const thisRep = new Map<LoopName, number>();
-    const best = new Map<LoopName, { window: number; whole: number }>();
-    for (let round = 0; round < (options.inner ?? 1); round++) {
+  const { reps } = options;
+  const inner = options.inner ?? 1;
+  const best = Array.from(
+    { length: reps },
+    () => new Map<LoopName, { window: number; whole: number }>(),
+  );
+  const roundRatios = Array.from({ length: reps }, () => [] as number[]);
+  // Round-robin over the repetitions, as in tick-overhead.ts: a burst of machine noise touches a
+  // round of several repetitions, which their medians set aside, not a whole repetition.
+  for (let round = 0; round < inner; round++) {
+    for (let rep = 0; rep < reps; rep++) {
+      const order = loops.map((_, i) => loops[(i + rep + round) % loops.length]!);
+      const thisRound = new Map<LoopName, number>();
       for (const name of order) {
         const sample = await once(name);
-        const prev = best.get(name);
-        if (prev === undefined || sample.window < prev.window) best.set(name, sample);
+        thisRound.set(name, sample.window);
+        const prev = best[rep]!.get(name);
+        if (prev === undefined || sample.window < prev.window) best[rep]!.set(name, sample);
       }
+      const agate = thisRound.get('agate');
+      const raw = fasterPlain(thisRound);
+      if (agate !== undefined && raw !== undefined) roundRatios[rep]!.push(agate / raw);
     }
-    for (const name of order) {
-      const sample = best.get(name)!;
+    log(`  round ${round + 1}/${inner} of ${reps} repetitions done`);
+  }
+  const ratios: number[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    const thisRep = new Map<LoopName, number>();
+    for (const name of loops) {
+      const sample = best[rep]!.get(name)!;
       windowSamples.get(name)!.push(sample.window);
       wholeSamples.get(name)!.push(sample.whole);
       thisRep.set(name, sample.window);
     }
-    const agate = thisRep.get('agate');
-    const raw = fasterPlain(thisRep);
-    if (agate !== undefined && raw !== undefined) ratios.push(agate / raw);
+    if (roundRatios[rep]!.length > 0) ratios.push(median(roundRatios[rep]!));
     log(
-      `  rep ${rep + 1}/${options.reps}: ${order.map((n) => `${n} ${thisRep.get(n)!.toFixed(2)}`).join(', ')} ms CPU/tick (last ${window} of ${ticks})`,
+      `  rep ${rep + 1}/${reps}: ${loops.map((n) => `${n} ${thisRep.get(n)!.toFixed(2)}`).join(', ')} ms CPU/tick (fastest window, last ${window} of ${ticks}); Agate / plain ${ratios.at(-1)?.toFixed(2)} (median of rounds)`,
     );
   }
   const summaries = (m: Map<LoopName, number[]>) =>

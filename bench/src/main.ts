@@ -174,7 +174,7 @@ async function main(): Promise<void> {
         ticks: LONG_TICKS,
         window: LONG_WINDOW,
         reps: quick ? 2 : 7,
-        inner: quick ? 1 : 4,
+        inner: quick ? 1 : 5,
         warmup: 1,
         loops: ['agate', 'generateText', 'generateTextPreconverted'],
       },

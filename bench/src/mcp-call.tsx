@@ -8,7 +8,7 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { generateText, isStepCount, type ModelMessage } from 'ai';
-import { cpuMs, type Summary, summarize } from './stats.js';
+import { cpuMs, median, type Summary, summarize } from './stats.js';
 
 /** A tool call through `<McpServer>` may cost at most this much of the plain AI SDK loop's. */
 export const MCP_CALL_TARGET = 1.1;
@@ -24,7 +24,7 @@ export interface McpCallResult {
   /** Wall ms per tick / step (includes the server's answer; on a shared machine, its scheduling). */
   agateWall: Summary;
   plainWall: Summary;
-  /** Agate / plain, per repetition. */
+  /** Agate / plain, per repetition: the median of its rounds' ratios. */
   ratio: Summary;
 }
 
@@ -186,25 +186,32 @@ async function plainRep(calls: number): Promise<Timing> {
 export async function measureMcpCall(reps: number, calls: number): Promise<McpCallResult> {
   await agateRep(5);
   await plainRep(5);
-  const a: Timing[] = [];
-  const p: Timing[] = [];
   const faster = (x: Timing | undefined, y: Timing) => (x === undefined || y.cpu < x.cpu ? y : x);
-  for (let i = 0; i < reps; i++) {
-    // The fastest of a few runs of each per repetition: noise on a shared machine only adds.
-    let bestA: Timing | undefined;
-    let bestP: Timing | undefined;
-    for (let round = 0; round < MCP_INNER; round++) {
+  const bestA: (Timing | undefined)[] = Array.from({ length: reps }, () => undefined);
+  const bestP: (Timing | undefined)[] = Array.from({ length: reps }, () => undefined);
+  const rounds = Array.from({ length: reps }, () => [] as number[]);
+  // Rounds of one run each, back to back: a round's ratio is taken under one machine phase, a
+  // repetition's is the median of its rounds, and the rounds go round-robin over the
+  // repetitions (see tick-overhead.ts), so a burst of noise touches a round of several.
+  for (let round = 0; round < MCP_INNER; round++) {
+    for (let i = 0; i < reps; i++) {
+      let ta: Timing;
+      let tp: Timing;
       if ((i + round) % 2 === 0) {
-        bestA = faster(bestA, await agateRep(calls));
-        bestP = faster(bestP, await plainRep(calls));
+        ta = await agateRep(calls);
+        tp = await plainRep(calls);
       } else {
-        bestP = faster(bestP, await plainRep(calls));
-        bestA = faster(bestA, await agateRep(calls));
+        tp = await plainRep(calls);
+        ta = await agateRep(calls);
       }
+      bestA[i] = faster(bestA[i], ta);
+      bestP[i] = faster(bestP[i], tp);
+      rounds[i]!.push(ta.cpu / tp.cpu);
     }
-    a.push(bestA as Timing);
-    p.push(bestP as Timing);
   }
+  const a = bestA as Timing[];
+  const p = bestP as Timing[];
+  const ratios = rounds.map((r) => median(r));
   return {
     reps,
     calls,
@@ -212,6 +219,6 @@ export async function measureMcpCall(reps: number, calls: number): Promise<McpCa
     plain: summarize(p.map((t) => t.cpu)),
     agateWall: summarize(a.map((t) => t.wall)),
     plainWall: summarize(p.map((t) => t.wall)),
-    ratio: summarize(a.map((t, i) => t.cpu / p[i]!.cpu)),
+    ratio: summarize(ratios),
   };
 }

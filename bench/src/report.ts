@@ -18,7 +18,12 @@ import {
 import type { Summary } from './stats.js';
 import { mib, ms } from './stats.js';
 import { SUB_AGENT_EXTRA_TARGET_MS, type SubAgentCostResult } from './sub-agent.js';
-import { perRep, ratioToFasterPlain, type TickOverheadResult } from './tick-overhead.js';
+import {
+  pairedPerRep,
+  perRep,
+  ratioToFasterPlain,
+  type TickOverheadResult,
+} from './tick-overhead.js';
 import { formatVerdict, judge, type Verdict } from './verdict.js';
 import { LOOPS, type LoopName, TELEMETRY_LOOPS, TOOL_COUNT } from './workload.js';
 
@@ -111,10 +116,10 @@ const range = (s: Summary, f: (v: number) => string) => `${f(s.min)} – ${f(s.m
 export function targetRows(data: BenchData): TargetRow[] {
   const { target, long } = data.production;
   const rows: TargetRow[] = [];
-  const short = target ? ratioToFasterPlain(target.samples) : undefined;
+  const short = target ? tickRatio(target) : undefined;
   const faster = target ? fasterName(target.perTick) : undefined;
   rows.push({
-    what: `Default \`run()\` per tick / the faster plain \`generateText\` loop (${target?.ticks ?? 0} ticks, ${TOOL_COUNT} tools; ${target?.reps ?? 0} repetitions, each the fastest of ${target?.inner ?? 1} runs; aim ${TICK_RATIO_AIM}×)`,
+    what: `Default \`run()\` per tick / the faster plain \`generateText\` loop (${target?.ticks ?? 0} ticks, ${TOOL_COUNT} tools; ${target?.reps ?? 0} repetitions of ${target?.inner ?? 1} rounds, a round running each loop once back to back; a repetition's figure is the median of its rounds' ratios; aim ${TICK_RATIO_AIM}×)`,
     target: `≤ ${TICK_RATIO_TARGET}×`,
     measured:
       short && target && faster
@@ -126,7 +131,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   const longRatio = long?.ratios;
   rows.push({
     what: long
-      ? `Long history: per tick over the last ${long.window} of ${long.ticks.toLocaleString('en-US')} ticks / the faster plain loop's (${long.reps} repetitions, each the fastest window of ${long.inner ?? 1} runs)`
+      ? `Long history: per tick over the last ${long.window} of ${long.ticks.toLocaleString('en-US')} ticks / the faster plain loop's (${long.reps} repetitions of ${long.inner ?? 1} rounds, a round running each loop once back to back; a repetition's figure is the median of its rounds' ratios)`
       : 'Long history',
     target: `≤ ${LONG_RATIO_TARGET}×`,
     measured: longRatio ? x(longRatio.median) : '—',
@@ -135,7 +140,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const guards = data.production.guards ? guardCost(data.production.guards) : undefined;
   rows.push({
-    what: `Idle guards: extra CPU per tick with the bench agent's guards mounted (${data.production.guards?.reps ?? 0} repetitions, each the fastest of ${data.production.guards?.inner ?? 1} runs)`,
+    what: `Idle guards: extra CPU per tick with the bench agent's guards mounted (${data.production.guards?.reps ?? 0} repetitions of ${data.production.guards?.inner ?? 1} rounds, a round running both loops back to back; a repetition's figure is the median of its rounds' differences)`,
     target: `≤ ${GUARD_COST_TARGET_MS} ms`,
     measured: guards ? signed(guards.median) : '—',
     spread: guards ? range(guards, signed) : '—',
@@ -196,7 +201,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   }
   if (budget?.tickRatio) {
     rows.push({
-      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (per repetition: ${budget.tickRatio.samples} repetitions, each size's fastest of ${budget.inner ?? 1} blocks of ticks, CPU time)`,
+      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (${budget.tickRatio.samples} repetitions of ${budget.inner ?? 1} rounds, a round running one block of ticks of each size back to back; a repetition's figure is the median of its rounds' ratios of block medians, CPU time)`,
       target: `≤ ${BUDGET_TARGETS.tickRatio}×`,
       measured: x(budget.tickRatio.median),
       spread: range(budget.tickRatio, x),
@@ -235,7 +240,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const mcp = data.mcpCall;
   rows.push({
-    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} alternating repetitions of ${mcp?.calls ?? 0} calls, fastest of ${MCP_INNER} runs each, CPU time of this process per tick, per repetition; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
+    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} repetitions of ${MCP_INNER} rounds, a round running ${mcp?.calls ?? 0} calls on each side back to back, a repetition's figure the median of its rounds' ratios; CPU time of this process per tick; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
     target: `≤ ${MCP_CALL_TARGET}×`,
     measured: mcp
       ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)})`
@@ -272,9 +277,26 @@ function fasterName(perTick: Record<string, Summary>): string | undefined {
   return names.sort((a, b) => perTick[a]!.median - perTick[b]!.median)[0];
 }
 
-/** Guarded − unguarded Agate, per repetition (they ran in the same rep). */
+/**
+ * Guarded − unguarded Agate, per repetition: the median of its rounds' differences (the two ran
+ * back to back in each round; see `pairedPerRep`).
+ */
 function guardCost(tick: TickOverheadResult): Summary | undefined {
+  if (tick.rounds) return pairedPerRep(tick.rounds, 'agateGuards', 'agate', (a, b) => a - b);
   return tick.samples ? perRep(tick.samples, 'agateGuards', 'agate', (a, b) => a - b) : undefined;
+}
+
+/** Agate / the faster plain `generateText` loop, per repetition, paired by round. */
+function tickRatio(tick: TickOverheadResult): Summary | undefined {
+  if (tick.rounds) {
+    return pairedPerRep(
+      tick.rounds,
+      'agate',
+      ['generateText', 'generateTextPreconverted'],
+      (a, b) => a / b,
+    );
+  }
+  return ratioToFasterPlain(tick.samples);
 }
 
 export function renderReport(data: BenchData): string {
@@ -429,10 +451,10 @@ export function renderReport(data: BenchData): string {
         'a `<Todos>` list and `<PhaseGates mode="warn">`. Mounted, they render, add `set_knob`, ' +
         '`todo_write` and `complete_step` to the request, are asked before every model call, around ' +
         'every tool call and at every tick end (the phase gates record every call and report their ' +
-        'status each tick), and let everything through. The two loops ' +
-        `alternate ${pair.reps} times (${pair.ticks} ticks each, after warm-up runs of both) in a ` +
+        'status each tick), and let everything through. The two loops run back to back in ' +
+        `${pair.reps} repetitions of ${pair.inner} rounds (${pair.ticks} ticks each, after warm-up runs of both) in a ` +
         'child process of their own, so the state the other loops leave behind weighs on neither; ' +
-        'the cost is the median of the per-repetition differences.',
+        "a repetition's cost is the median of its rounds' differences, and the cost the median of the repetitions'.",
       '',
       '| loop | median CPU per tick | min | max | wall clock (median) | vs default |',
       '| --- | ---: | ---: | ---: | ---: | ---: |',

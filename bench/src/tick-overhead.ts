@@ -1,4 +1,4 @@
-import { cpuMs, type Summary, summarize } from './stats.js';
+import { cpuMs, median, type Summary, summarize } from './stats.js';
 import { LOOPS, type LoopName } from './workload.js';
 
 export interface TickOverheadOptions {
@@ -9,10 +9,10 @@ export interface TickOverheadOptions {
   warmup: number;
   loops: readonly LoopName[];
   /**
-   * Runs of every loop per repetition (alternating); the repetition's sample is the fastest of
-   * them. Noise on a shared machine only ever adds time, so the minimum of a few runs is a
-   * steadier per-repetition figure than one run, and the spread across repetitions shrinks to
-   * what really differs between them. Default 1.
+   * Rounds per repetition: a round runs every loop once, back to back, and the rounds of all
+   * repetitions are run round-robin (round 1 of every repetition, then round 2, ...). Targets
+   * pair the loops within a round and take the median of a repetition's rounds
+   * (`pairedPerRep`); `samples` keeps each repetition's fastest run of each loop. Default 1.
    */
   inner?: number;
   log?: (line: string) => void;
@@ -29,8 +29,39 @@ export interface TickOverheadResult {
   wallPerTick: Record<string, Summary>;
   /** The CPU samples themselves, in repetition order (index i of every loop = the same rep). */
   samples: Record<string, number[]>;
+  /**
+   * Every run's CPU per tick, by loop, repetition and round: `rounds[loop][rep][round]`. The runs
+   * of one round ran back to back, under the same machine conditions (see `pairedPerRep`).
+   */
+  rounds: Record<string, number[][]>;
   /** Agate / the faster plain `generateText` loop, per repetition (same rep = similar conditions). */
   ratios: Summary | undefined;
+}
+
+/**
+ * `a` against `b` per repetition, paired by round: each round's `combine(a, b)` (the two runs of
+ * a round ran back to back), and the repetition's figure is the median of its rounds. A shared
+ * machine changes speed for seconds at a time, by as much as half; the fastest run of each side
+ * over a repetition can then come from different phases (one lucky run moves the ratio by a
+ * third), while two runs of one round see the same phase. The median of the rounds then sets
+ * aside a round hit by a GC pause or a neighbour's burst. `b` may list several loops: the
+ * fastest of them in that round (the faster plain loop).
+ */
+export function pairedPerRep(
+  rounds: Record<string, number[][]>,
+  a: string,
+  b: string | readonly string[],
+  combine: (x: number, y: number) => number,
+): Summary | undefined {
+  const xs = rounds[a];
+  const others = (typeof b === 'string' ? [b] : b)
+    .map((name) => rounds[name])
+    .filter((r): r is number[][] => r !== undefined);
+  if (xs === undefined || xs.length === 0 || others.length === 0) return undefined;
+  const perRep = xs.map((reps, rep) =>
+    median(reps.map((x, round) => combine(x, Math.min(...others.map((o) => o[rep]![round]!))))),
+  );
+  return summarize(perRep);
 }
 
 /** `a − b` (or `a / b`) per repetition: both ran in the same rep, under similar conditions. */
@@ -60,24 +91,40 @@ export async function measureTickOverhead(
   }
   const samples = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
   const wall = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
-  const ratios: number[] = [];
-  for (let rep = 0; rep < options.reps; rep++) {
-    const order = loops.map((_, i) => loops[(i + rep) % loops.length]!);
-    const thisRep = new Map<LoopName, number>();
-    const best = new Map<LoopName, { cpu: number; wall: number }>();
-    for (let round = 0; round < (options.inner ?? 1); round++) {
+  const { reps } = options;
+  const inner = options.inner ?? 1;
+  const rounds = new Map<LoopName, number[][]>(
+    loops.map((name) => [name, Array.from({ length: reps }, () => [])]),
+  );
+  const best = Array.from(
+    { length: reps },
+    () => new Map<LoopName, { cpu: number; wall: number }>(),
+  );
+  // Round-robin over the repetitions: round r of every repetition runs before round r + 1 of
+  // any. A burst of machine noise lasts seconds; it then touches a round or two of many
+  // repetitions (which their medians set aside) instead of every round of one repetition.
+  for (let round = 0; round < inner; round++) {
+    for (let rep = 0; rep < reps; rep++) {
+      // Every loop takes every place in the order as often, so none always follows the same one.
+      const order = loops.map((_, i) => loops[(i + rep + round) % loops.length]!);
       for (const name of order) {
         const start = performance.now();
         const startCpu = cpuMs();
         const outcome = await LOOPS[name].run(ticks);
         const cpu = (cpuMs() - startCpu) / outcome.ticks;
         const wallTime = (performance.now() - start) / outcome.ticks;
-        const prev = best.get(name);
-        if (prev === undefined || cpu < prev.cpu) best.set(name, { cpu, wall: wallTime });
+        rounds.get(name)![rep]!.push(cpu);
+        const prev = best[rep]!.get(name);
+        if (prev === undefined || cpu < prev.cpu) best[rep]!.set(name, { cpu, wall: wallTime });
       }
     }
-    for (const name of order) {
-      const { cpu, wall: wallTime } = best.get(name)!;
+    if (inner > 1) log(`  round ${round + 1}/${inner} of ${reps} repetitions done`);
+  }
+  const ratios: number[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    const thisRep = new Map<LoopName, number>();
+    for (const name of loops) {
+      const { cpu, wall: wallTime } = best[rep]!.get(name)!;
       wall.get(name)!.push(wallTime);
       samples.get(name)!.push(cpu);
       thisRep.set(name, cpu);
@@ -86,7 +133,7 @@ export async function measureTickOverhead(
     const raw = fasterPlain(thisRep);
     if (agate !== undefined && raw !== undefined) ratios.push(agate / raw);
     log(
-      `  rep ${rep + 1}/${options.reps}: ${order.map((n) => `${n} ${thisRep.get(n)!.toFixed(2)}`).join(', ')} ms CPU/tick`,
+      `  rep ${rep + 1}/${reps}: ${loops.map((n) => `${n} ${thisRep.get(n)!.toFixed(2)}`).join(', ')} ms CPU/tick (fastest run)`,
     );
   }
   return {
@@ -96,6 +143,7 @@ export async function measureTickOverhead(
     perTick: Object.fromEntries([...samples].map(([name, values]) => [name, summarize(values)])),
     wallPerTick: Object.fromEntries([...wall].map(([name, values]) => [name, summarize(values)])),
     samples: Object.fromEntries(samples),
+    rounds: Object.fromEntries(rounds),
     ratios: ratios.length > 0 ? summarize(ratios) : undefined,
   };
 }
