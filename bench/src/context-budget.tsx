@@ -65,11 +65,10 @@ export interface InTickRow {
 export interface ContextBudgetResult {
   full: FullRenderRow[];
   inTick: InTickRow[];
-  /**
-   * Whole tick at the largest size / at the one before it, per repetition: the median of its
-   * rounds' ratios (a round runs one block of each size, back to back).
-   */
+  /** Whole tick at the largest size / at the one before it, per repetition (fastest blocks). */
   tickRatio: Summary | undefined;
+  /** The same, as the median of each repetition's rounds' ratios (a round: a block of each size). */
+  tickRatioPaired: Summary | undefined;
   largest: number;
   reference: number;
   /** Blocks of every size per repetition (each repetition keeps the fastest). */
@@ -348,6 +347,10 @@ export async function measureContextBudget(
   const tickRatio =
     reference === undefined
       ? undefined
+      : summarize(largest.tickBlocks.map((t, i) => t / reference.tickBlocks[i]!));
+  const tickRatioPaired =
+    reference === undefined
+      ? undefined
       : summarize(
           largest.tickRounds.map((rounds, rep) =>
             median(rounds.map((t, round) => t / reference.tickRounds[rep]![round]!)),
@@ -357,6 +360,7 @@ export async function measureContextBudget(
     full,
     inTick: rows,
     tickRatio,
+    tickRatioPaired,
     largest: largest.messages,
     reference: reference?.messages ?? largest.messages,
     inner: options.inner ?? 1,

@@ -24,8 +24,10 @@ export interface McpCallResult {
   /** Wall ms per tick / step (includes the server's answer; on a shared machine, its scheduling). */
   agateWall: Summary;
   plainWall: Summary;
-  /** Agate / plain, per repetition: the median of its rounds' ratios. */
+  /** Agate / plain, per repetition (each side's fastest run). */
   ratio: Summary;
+  /** The same, as the median of each repetition's rounds' ratios. */
+  pairedRatio: Summary;
 }
 
 export const EVERYTHING = fileURLToPath(
@@ -211,7 +213,7 @@ export async function measureMcpCall(reps: number, calls: number): Promise<McpCa
   }
   const a = bestA as Timing[];
   const p = bestP as Timing[];
-  const ratios = rounds.map((r) => median(r));
+  const paired = rounds.map((r) => median(r));
   return {
     reps,
     calls,
@@ -219,6 +221,7 @@ export async function measureMcpCall(reps: number, calls: number): Promise<McpCa
     plain: summarize(p.map((t) => t.cpu)),
     agateWall: summarize(a.map((t) => t.wall)),
     plainWall: summarize(p.map((t) => t.wall)),
-    ratio: summarize(ratios),
+    ratio: summarize(a.map((t, i) => t.cpu / p[i]!.cpu)),
+    pairedRatio: summarize(paired),
   };
 }

@@ -116,14 +116,15 @@ const range = (s: Summary, f: (v: number) => string) => `${f(s.min)} – ${f(s.m
 export function targetRows(data: BenchData): TargetRow[] {
   const { target, long } = data.production;
   const rows: TargetRow[] = [];
-  const short = target ? tickRatio(target) : undefined;
+  const short = target ? ratioToFasterPlain(target.samples) : undefined;
+  const shortPaired = target ? tickRatioPaired(target) : undefined;
   const faster = target ? fasterName(target.perTick) : undefined;
   rows.push({
-    what: `Default \`run()\` per tick / the faster plain \`generateText\` loop (${target?.ticks ?? 0} ticks, ${TOOL_COUNT} tools; ${target?.reps ?? 0} repetitions of ${target?.inner ?? 1} rounds, a round running each loop once back to back; a repetition's figure is the median of its rounds' ratios; aim ${TICK_RATIO_AIM}×)`,
+    what: `Default \`run()\` per tick / the faster plain \`generateText\` loop (${target?.ticks ?? 0} ticks, ${TOOL_COUNT} tools; ${roundRobin(target?.reps ?? 0, target?.inner ?? 1, 'run')}; aim ${TICK_RATIO_AIM}×)`,
     target: `≤ ${TICK_RATIO_TARGET}×`,
     measured:
       short && target && faster
-        ? `${x(short.median)} (${ms(target.perTick.agate!.median)} vs ${ms(target.perTick[faster]!.median)}, ${faster === 'generateTextPreconverted' ? 'schemas converted once' : 'as the docs write it'})`
+        ? `${x(short.median)} (${ms(target.perTick.agate!.median)} vs ${ms(target.perTick[faster]!.median)}, ${faster === 'generateTextPreconverted' ? 'schemas converted once' : 'as the docs write it'}${shortPaired ? `; median of paired rounds ${x(shortPaired.median)}` : ''})`
         : '—',
     spread: short ? range(short, x) : '—',
     verdict: judge(short, TICK_RATIO_TARGET),
@@ -131,18 +132,23 @@ export function targetRows(data: BenchData): TargetRow[] {
   const longRatio = long?.ratios;
   rows.push({
     what: long
-      ? `Long history: per tick over the last ${long.window} of ${long.ticks.toLocaleString('en-US')} ticks / the faster plain loop's (${long.reps} repetitions of ${long.inner ?? 1} rounds, a round running each loop once back to back; a repetition's figure is the median of its rounds' ratios)`
+      ? `Long history: per tick over the last ${long.window} of ${long.ticks.toLocaleString('en-US')} ticks / the faster plain loop's (${roundRobin(long.reps, long.inner ?? 1, 'window')})`
       : 'Long history',
     target: `≤ ${LONG_RATIO_TARGET}×`,
-    measured: longRatio ? x(longRatio.median) : '—',
+    measured: longRatio
+      ? `${x(longRatio.median)}${long?.pairedRatios ? ` (median of paired rounds ${x(long.pairedRatios.median)})` : ''}`
+      : '—',
     spread: longRatio ? range(longRatio, x) : '—',
     verdict: judge(longRatio, LONG_RATIO_TARGET),
   });
   const guards = data.production.guards ? guardCost(data.production.guards) : undefined;
+  const guardsPaired = data.production.guards ? guardCostPaired(data.production.guards) : undefined;
   rows.push({
-    what: `Idle guards: extra CPU per tick with the bench agent's guards mounted (${data.production.guards?.reps ?? 0} repetitions of ${data.production.guards?.inner ?? 1} rounds, a round running both loops back to back; a repetition's figure is the median of its rounds' differences)`,
+    what: `Idle guards: extra CPU per tick with the bench agent's guards mounted (${roundRobin(data.production.guards?.reps ?? 0, data.production.guards?.inner ?? 1, 'run')})`,
     target: `≤ ${GUARD_COST_TARGET_MS} ms`,
-    measured: guards ? signed(guards.median) : '—',
+    measured: guards
+      ? `${signed(guards.median)}${guardsPaired ? ` (median of paired rounds ${signed(guardsPaired.median)})` : ''}`
+      : '—',
     spread: guards ? range(guards, signed) : '—',
     verdict: judge(guards, GUARD_COST_TARGET_MS),
   });
@@ -201,9 +207,9 @@ export function targetRows(data: BenchData): TargetRow[] {
   }
   if (budget?.tickRatio) {
     rows.push({
-      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (${budget.tickRatio.samples} repetitions of ${budget.inner ?? 1} rounds, a round running one block of ticks of each size back to back; a repetition's figure is the median of its rounds' ratios of block medians, CPU time)`,
+      what: `Context budget: a whole tick at ${budget.largest.toLocaleString('en-US')} messages / at ${budget.reference.toLocaleString('en-US')} (${roundRobin(budget.tickRatio.samples, budget.inner ?? 1, 'block of ticks (its median tick, CPU time)')})`,
       target: `≤ ${BUDGET_TARGETS.tickRatio}×`,
-      measured: x(budget.tickRatio.median),
+      measured: `${x(budget.tickRatio.median)}${budget.tickRatioPaired ? ` (median of paired rounds ${x(budget.tickRatioPaired.median)})` : ''}`,
       spread: range(budget.tickRatio, x),
       verdict: judge(budget.tickRatio, BUDGET_TARGETS.tickRatio),
     });
@@ -240,10 +246,10 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const mcp = data.mcpCall;
   rows.push({
-    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${mcp?.reps ?? 0} repetitions of ${MCP_INNER} rounds, a round running ${mcp?.calls ?? 0} calls on each side back to back, a repetition's figure the median of its rounds' ratios; CPU time of this process per tick; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
+    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${roundRobin(mcp?.reps ?? 0, MCP_INNER, `run of ${mcp?.calls ?? 0} calls`)}; CPU time of this process per tick; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
     target: `≤ ${MCP_CALL_TARGET}×`,
     measured: mcp
-      ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)})`
+      ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)}${mcp.pairedRatio ? `; median of paired rounds ${x(mcp.pairedRatio.median)}` : ''})`
       : '—',
     spread: mcp ? range(mcp.ratio, x) : '—',
     verdict: judge(mcp?.ratio, MCP_CALL_TARGET),
@@ -278,25 +284,40 @@ function fasterName(perTick: Record<string, Summary>): string | undefined {
 }
 
 /**
- * Guarded − unguarded Agate, per repetition: the median of its rounds' differences (the two ran
- * back to back in each round; see `pairedPerRep`).
+ * How a target row's repetitions are made and judged. Each side's fastest run in a repetition:
+ * noise on a shared machine (other processes, a neighbour's burst, a GC pause landing in one
+ * run) only adds time, so the fastest of several runs is the steadiest figure of what the code
+ * costs (as Python's `timeit` advises); the rounds go round-robin over the repetitions, so every
+ * repetition's runs are spread over the whole measurement and each side's fastest comes from
+ * the same quiet moments. The median of the rounds' paired ratios (the sides of one round ran
+ * back to back) is shown beside it: what a typical run costs, GC pauses included.
  */
+function roundRobin(reps: number, rounds: number, unit: string): string {
+  return `${reps} repetitions of ${rounds} rounds run round-robin, a round running each side once back to back; a repetition's figure is each side's fastest ${unit} in it`;
+}
+
+/** Guarded − unguarded Agate, per repetition (each side's fastest run). */
 function guardCost(tick: TickOverheadResult): Summary | undefined {
-  if (tick.rounds) return pairedPerRep(tick.rounds, 'agateGuards', 'agate', (a, b) => a - b);
   return tick.samples ? perRep(tick.samples, 'agateGuards', 'agate', (a, b) => a - b) : undefined;
 }
 
-/** Agate / the faster plain `generateText` loop, per repetition, paired by round. */
-function tickRatio(tick: TickOverheadResult): Summary | undefined {
-  if (tick.rounds) {
-    return pairedPerRep(
-      tick.rounds,
-      'agate',
-      ['generateText', 'generateTextPreconverted'],
-      (a, b) => a / b,
-    );
-  }
-  return ratioToFasterPlain(tick.samples);
+/** Guarded − unguarded Agate: the median of each repetition's rounds (see `pairedPerRep`). */
+function guardCostPaired(tick: TickOverheadResult): Summary | undefined {
+  return tick.rounds
+    ? pairedPerRep(tick.rounds, 'agateGuards', 'agate', (a, b) => a - b)
+    : undefined;
+}
+
+/** Agate / the faster plain `generateText` loop: the median of each repetition's rounds. */
+function tickRatioPaired(tick: TickOverheadResult): Summary | undefined {
+  return tick.rounds
+    ? pairedPerRep(
+        tick.rounds,
+        'agate',
+        ['generateText', 'generateTextPreconverted'],
+        (a, b) => a / b,
+      )
+    : undefined;
 }
 
 export function renderReport(data: BenchData): string {
@@ -335,8 +356,13 @@ export function renderReport(data: BenchData): string {
     'Every target is judged on the spread of its per-repetition values, not on one median: ' +
       '**met** when every repetition met it, **missed** when none did, **not resolved** when the ' +
       'spread crosses the target (another run, or another machine, could then give the other ' +
-      'verdict). Ratios are taken within a repetition, where both sides ran under the same ' +
-      'conditions. Streaming only when someone reads the stream, with the same results, events and ' +
+      'verdict). Ratios are taken within a repetition. A repetition is made of rounds, a round ' +
+      'running each side once, back to back; the rounds go round-robin over the repetitions (round 1 ' +
+      'of every repetition, then round 2, ...), so the runs of every repetition are spread over the ' +
+      'whole measurement and a burst of noise on this shared machine touches a round of several ' +
+      "repetitions instead of a whole one. A repetition's figure is each side's fastest run in it " +
+      "(noise only ever adds time); the median of the rounds' paired ratios, what a typical run " +
+      'costs with its GC pauses, is shown beside it. Streaming only when someone reads the stream, with the same results, events and ' +
       'state either way, is pinned by a test (`packages/core/src/runtime/streaming-modes.test.tsx`), ' +
       'not timed here.',
     '',
