@@ -194,7 +194,7 @@ async function main(): Promise<void> {
       fullSamples: (n) => (n >= 10_000 ? (quick ? 2 : 5) : quick ? 5 : 15),
       reps: quick ? 3 : 7,
       ticksPerRep: quick ? 30 : 60,
-      inner: quick ? 1 : 5,
+      inner: quick ? 1 : 9,
       warmupTicks: 20,
     },
     log,
