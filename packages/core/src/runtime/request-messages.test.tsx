@@ -161,6 +161,26 @@ describe('RequestFormCache', () => {
     expect(cache.of([])).toEqual([]);
   });
 
+  it('keeps the forms of the messages that stay when the history is trimmed at its front or cut after its start', () => {
+    const cache = new RequestFormCache();
+    const task = user('task');
+    const [a, b, c, d, e] = ['one', 'two', 'three', 'four', 'five'].map(assistant);
+    const first = cache.of([a!, b!, c!]);
+    // Trimmed at the front (maxTimelineMessages): b and c keep their forms, d gets one.
+    const trimmed = cache.of([b!, c!, d!]);
+    expect(trimmed).toEqual(requestForms([b!, c!, d!]));
+    expect(trimmed[0]).toBe(first[1]);
+    expect(trimmed[1]).toBe(first[2]);
+    // A budget's cut after the task: the task stays, the kept tail keeps its forms.
+    const withTask = cache.of([task, c!, d!]);
+    const cut = cache.of([task, d!, e!]);
+    expect(cut).toEqual(requestForms([task, d!, e!]));
+    expect(cut[0]).toBe(withTask[0]);
+    expect(cut[1]).toBe(withTask[2]);
+    // Messages seen before, in another order, are not mistaken for the old run.
+    expect(cache.of([e!, d!])).toEqual(requestForms([e!, d!]));
+  });
+
   it('a later call does not change an array it returned before', () => {
     const cache = new RequestFormCache();
     const a = user('task');

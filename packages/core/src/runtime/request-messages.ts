@@ -51,19 +51,39 @@ export class RequestFormCache {
   /** The request forms of `messages`; the array is shared until the next call, do not change it. */
   of(messages: readonly ModelMessage[]): readonly ModelMessage[] {
     const previous = this.input;
+    const forms = this.forms;
     const limit = Math.min(previous.length, messages.length);
     let same = 0;
     while (same < limit && previous[same] === messages[same]) same++;
-    if (same === messages.length && same === this.forms.length) return this.forms;
+    if (same === messages.length && same === forms.length) return forms;
+    // A history trimmed at its front (maxTimelineMessages) or cut after its first messages (a
+    // context budget): the rest of the last input may still follow, further on. Its forms are
+    // taken as they were, so a session at its cap does not make a form for every message on
+    // every tick.
+    let next = 0;
+    let from = -1;
+    let to = -1;
+    if (same < messages.length) {
+      from = previous.indexOf(messages[same]!, same + 1);
+      if (from !== -1) {
+        to = from;
+        next = same;
+        while (next < messages.length && to < previous.length && previous[to] === messages[next]) {
+          next++;
+          to++;
+        }
+      }
+    }
+    if (from === -1) next = same;
     // A new array every time: one handed out earlier is never changed. Made whole by one
     // `concat` (exact size): pushing onto a copy of the prefix grew it, copying the whole
     // history a second time each tick and leaving spare capacity that an idle session keeps.
     const added: ModelMessage[] = [];
-    for (let i = same; i < messages.length; i++) added.push(requestForm(messages[i]!));
-    const kept = same === this.forms.length ? this.forms : this.forms.slice(0, same);
-    const next = kept.concat(added);
+    for (let i = next; i < messages.length; i++) added.push(requestForm(messages[i]!));
+    const kept = same === forms.length ? forms : forms.slice(0, same);
+    const result = from === -1 ? kept.concat(added) : kept.concat(forms.slice(from, to), added);
     this.input = messages;
-    this.forms = next;
-    return next;
+    this.forms = result;
+    return result;
   }
 }
