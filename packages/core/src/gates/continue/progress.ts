@@ -38,11 +38,13 @@ export function nextProgress(
     signatures: readonly string[];
   },
 ): ProgressState {
-  const stepTokens = base.stepTokens.concat(tokens);
+  // Spreads, not `concat`: both lists are frozen, and V8's `concat` on a frozen array leaves its
+  // fast path (see commitTick); the signatures grow to 2,000 in a long run.
+  const stepTokens = [...base.stepTokens, tokens];
   const signatures =
     options.signatures.length === 0
       ? base.callSignatures
-      : base.callSignatures.concat(options.signatures);
+      : [...base.callSignatures, ...options.signatures];
   const callSignatures =
     signatures.length > CALL_SIGNATURES_CAP ? signatures.slice(-CALL_SIGNATURES_CAP) : signatures;
   if (callSignatures !== base.callSignatures) {
