@@ -2,7 +2,7 @@ import { createSession, estimateTokens, System, Timeline, Tool } from '@agate/co
 import * as PromptTsx from '@vscode/prompt-tsx';
 import type { ModelMessage } from 'ai';
 import { countTokens } from 'gpt-tokenizer';
-import { collectGarbage, cpuMs, median, type Summary, summarize } from './stats.js';
+import { collectGarbage, cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
 import { benchModel, executeTool, TOOL_NAMES, toolInput } from './workload.js';
 
 /**
@@ -256,7 +256,7 @@ async function inTick(
     // Round-robin over the repetitions (see tick-overhead.ts): a burst of machine noise touches a
     // round of several repetitions, which their medians set aside, not a whole repetition.
     for (let round = 0; round < (options.inner ?? 1); round++) {
-      for (let rep = 0; rep < reps; rep++) {
+      for (const rep of roundOrder(reps, round)) {
         for (const s of (round + rep) % 2 === 0 ? sessions : [...sessions].reverse()) {
           const medians = await s.block(options.ticksPerRep);
           s.row.tickRounds[rep]!.push(medians.tick);

@@ -1,4 +1,4 @@
-import { cpuMs, median, type Summary, summarize } from './stats.js';
+import { cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
 import { fasterPlain } from './tick-overhead.js';
 import { LOOPS, type LoopName } from './workload.js';
 
@@ -77,7 +77,7 @@ export async function measureLongHistory(options: LongHistoryOptions): Promise<L
   // Round-robin over the repetitions, as in tick-overhead.ts: a burst of machine noise touches a
   // round of several repetitions, which their medians set aside, not a whole repetition.
   for (let round = 0; round < inner; round++) {
-    for (let rep = 0; rep < reps; rep++) {
+    for (const rep of roundOrder(reps, round)) {
       const order = loops.map((_, i) => loops[(i + rep + round) % loops.length]!);
       const thisRound = new Map<LoopName, number>();
       for (const name of order) {

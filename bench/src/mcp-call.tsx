@@ -8,7 +8,7 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { generateText, isStepCount, type ModelMessage } from 'ai';
-import { cpuMs, median, type Summary, summarize } from './stats.js';
+import { cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
 
 /** A tool call through `<McpServer>` may cost at most this much of the plain AI SDK loop's. */
 export const MCP_CALL_TARGET = 1.1;
@@ -196,7 +196,7 @@ export async function measureMcpCall(reps: number, calls: number): Promise<McpCa
   // repetition's is the median of its rounds, and the rounds go round-robin over the
   // repetitions (see tick-overhead.ts), so a burst of noise touches a round of several.
   for (let round = 0; round < MCP_INNER; round++) {
-    for (let i = 0; i < reps; i++) {
+    for (const i of roundOrder(reps, round)) {
       let ta: Timing;
       let tp: Timing;
       if ((i + round) % 2 === 0) {

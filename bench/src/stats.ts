@@ -61,6 +61,16 @@ export function collectGarbage(): void {
 }
 
 /**
+ * The order the repetitions take in round `round` of a round-robin: each round starts one
+ * repetition later. Every round allocates alike, so a full collection can fall at the same
+ * point of every round; in a fixed order it would land in every round of the same repetition
+ * (whose fastest run then still carries it), in this one on a different repetition each round.
+ */
+export function roundOrder(reps: number, round: number): number[] {
+  return Array.from({ length: reps }, (_, i) => (i + round) % reps);
+}
+
+/**
  * This process's CPU time (user + system, all threads) in milliseconds. The benchmarks time
  * with it rather than the wall clock: on a shared machine the wall clock also counts the time
  * other processes held the CPU, while the work timed here (an instant mock model, no I/O) is

@@ -1,4 +1,4 @@
-import { cpuMs, median, type Summary, summarize } from './stats.js';
+import { cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
 import { LOOPS, type LoopName } from './workload.js';
 
 export interface TickOverheadOptions {
@@ -104,7 +104,7 @@ export async function measureTickOverhead(
   // any. A burst of machine noise lasts seconds; it then touches a round or two of many
   // repetitions (which their medians set aside) instead of every round of one repetition.
   for (let round = 0; round < inner; round++) {
-    for (let rep = 0; rep < reps; rep++) {
+    for (const rep of roundOrder(reps, round)) {
       // Every loop takes every place in the order as often, so none always follows the same one.
       const order = loops.map((_, i) => loops[(i + rep + round) % loops.length]!);
       for (const name of order) {
