@@ -360,9 +360,9 @@ export function renderReport(data: BenchData): string {
       'running each side once, back to back; the rounds go round-robin over the repetitions (round 1 ' +
       'of every repetition, then round 2, ...), so the runs of every repetition are spread over the ' +
       'whole measurement and a burst of noise on this shared machine touches a round of several ' +
-      'repetitions instead of a whole one; each round starts one repetition later than the one ' +
-      'before, so a full garbage collection that falls at the same point of every round lands on a ' +
-      "different repetition each time. A repetition's figure is each side's fastest run in it " +
+      'repetitions instead of a whole one. Within a round the repetitions take a shuffled order, ' +
+      'so a full garbage collection that recurs every so many runs cannot land in every round of ' +
+      "the same repetition. A repetition's figure is each side's fastest run in it " +
       "(noise only ever adds time); the median of the rounds' paired ratios, what a typical run " +
       'costs with its GC pauses, is shown beside it. Streaming only when someone reads the stream, with the same results, events and ' +
       'state either way, is pinned by a test (`packages/core/src/runtime/streaming-modes.test.tsx`), ' +
