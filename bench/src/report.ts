@@ -256,7 +256,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const dbosTick = data.dbosTick;
   rows.push({
-    what: `\`@agate/dbos\`: a tick (a model call and a tool call, ${dbosTick?.ticks ?? '—'}-tick runs) through a worker minus the same tick in process on a memory store, fsync on (${dbosTick?.reps ?? 0} alternating pairs of runs; each run's median tick, wall time from one tick's end to the next's)`,
+    what: `\`@agate/dbos\`: a tick (a model call and a tool call, ${dbosTick?.ticks ?? '—'}-tick runs) through a worker minus the same tick in process on a memory store, fsync on (${roundRobin(dbosTick?.reps ?? 0, dbosTick?.rounds ?? 0, 'run')}, a run's figure its median tick, wall time from one tick's end to the next's)`,
     target: `≤ +${DBOS_TICK_EXTRA_TARGET_MS} ms`,
     measured: dbosTick
       ? `+${ms(dbosTick.extra.median)} (${ms(dbosTick.dbos.median)} vs ${ms(dbosTick.memory.median)})`
