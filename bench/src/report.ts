@@ -216,7 +216,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   }
   const sub = data.subAgent;
   rows.push({
-    what: `\`<SubAgent>\`: a run whose one call goes to a sub-agent answering in one tick, minus the same run with a plain tool (CPU time; ${sub?.reps ?? 0} repetitions of ${sub?.runsPerRep ?? 0} alternating runs, per-repetition medians)`,
+    what: `\`<SubAgent>\`: a run whose one call goes to a sub-agent answering in one tick, minus the same run with a plain tool (CPU time; ${sub?.reps ?? 0} repetitions of ${sub?.runsPerRep ?? 0} alternating runs, in rounds of 10 run round-robin over the repetitions; per-repetition medians)`,
     target: `≤ ${SUB_AGENT_EXTRA_TARGET_MS} ms`,
     measured: sub
       ? `+${ms(sub.extra.median)} (${ms(sub.subAgent.median)} vs ${ms(sub.plain.median)})`

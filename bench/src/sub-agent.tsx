@@ -5,7 +5,7 @@ import type {
   LanguageModelV4Content,
 } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { cpuMs, median, type Summary, summarize } from './stats.js';
+import { cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
 
 /** A sub-agent call whose child takes one tick costs at most this much more than a plain tool call. */
 export const SUB_AGENT_EXTRA_TARGET_MS = 2;
@@ -107,33 +107,40 @@ export async function measureSubAgentCost(
   log: (line: string) => void,
 ): Promise<SubAgentCostResult> {
   const llm = model();
-  for (let i = 0; i < 20; i++) {
+  // A sub-agent's path (a child session, its own render) is cold longer than a tool call's:
+  // after 20 pairs it still cost about twice what it does after a few hundred.
+  for (let i = 0; i < 200; i++) {
     await once(false, llm);
     await once(true, llm);
   }
-  const plain: number[] = [];
-  const sub: number[] = [];
-  const extra: number[] = [];
-  for (let rep = 0; rep < reps; rep++) {
-    const p: number[] = [];
-    const s: number[] = [];
-    for (let i = 0; i < runsPerRep; i++) {
-      if (i % 2 === 0) {
-        p.push(await once(false, llm));
-        s.push(await once(true, llm));
-      } else {
-        s.push(await once(true, llm));
-        p.push(await once(false, llm));
+  // Rounds of 10 pairs, round-robin over the repetitions (see tick-overhead.ts): a burst of
+  // machine noise, or a process still warming, touches a round of every repetition instead of
+  // all the runs of one. Run one repetition after another, the first read the most (+1.85 and
+  // +1.49 ms, then +0.67 to +1.0; in another run +1.29, then +0.32 to +0.51).
+  const perRound = Math.min(10, runsPerRep);
+  const rounds = Math.ceil(runsPerRep / perRound);
+  const p: number[][] = Array.from({ length: reps }, () => []);
+  const s: number[][] = Array.from({ length: reps }, () => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const rep of roundOrder(reps, round)) {
+      for (let i = 0; i < perRound; i++) {
+        if ((i + rep + round) % 2 === 0) {
+          p[rep]!.push(await once(false, llm));
+          s[rep]!.push(await once(true, llm));
+        } else {
+          s[rep]!.push(await once(true, llm));
+          p[rep]!.push(await once(false, llm));
+        }
       }
     }
-    plain.push(median(p));
-    sub.push(median(s));
-    extra.push(median(s) - median(p));
-    log(`  rep ${rep + 1}/${reps}: +${(median(s) - median(p)).toFixed(3)} ms`);
   }
+  const plain = p.map((runs) => median(runs));
+  const sub = s.map((runs) => median(runs));
+  const extra = sub.map((value, rep) => value - plain[rep]!);
+  extra.forEach((value, rep) => log(`  rep ${rep + 1}/${reps}: +${value.toFixed(3)} ms`));
   return {
     reps,
-    runsPerRep,
+    runsPerRep: p[0]?.length ?? 0,
     plain: summarize(plain),
     subAgent: summarize(sub),
     extra: summarize(extra),
