@@ -42,9 +42,18 @@ const LONG_WINDOW = 300;
  * Runs of each loop per repetition in the target rows (alternating; a repetition's figure is each
  * loop's fastest run). Three runs of `pnpm bench` on one machine gave different verdicts with 5:
  * a repetition's fastest of five still carried a GC pause or a busy neighbour often enough to
- * move its ratio by a third, and the verdict is judged on the worst repetition.
+ * move its ratio by a third, and the verdict is judged on the worst repetition. With 15, one
+ * repetition in a noisy run still had no quick Agate run (see TARGET_REPS).
  */
-const TARGET_INNER = 15;
+const TARGET_INNER = 30;
+/**
+ * Repetitions of the tick and idle-guards targets. Fewer, longer repetitions: a repetition's
+ * figure is each side's fastest of its rounds, and on this shared machine the CPU time of a run
+ * still moves with the machine's load, so most runs of a noisy stretch are slow; one of 9
+ * repetitions of 15 rounds once had no quick Agate run at all (0.19 ms against 0.12-0.16 ms in
+ * the others: 1.68x where they read 0.95-1.3x).
+ */
+const TARGET_REPS = 6;
 const MEMORY_TICKS = 1_000;
 const SIZES = [10, 100, 1_000, 10_000];
 /** Every loop but the guarded one, which is measured in pairs of its own (below). */
@@ -114,7 +123,7 @@ async function main(): Promise<void> {
   });
 
   // The targets are judged on per-repetition ratios, so each repetition must be steady: Agate and
-  // both plain generateText loops, each the fastest of five alternating runs, in a process of
+  // both plain generateText loops, each the fastest of its rounds' runs, in a process of
   // their own (the other loops' heap and JIT state weigh on none of them).
   log(`tick target (${TICKS} ticks: Agate and the plain generateText loops, child process)...`);
   const target = await runChild<TickOverheadResult>(
@@ -122,7 +131,7 @@ async function main(): Promise<void> {
       kind: 'tick',
       tick: {
         ticks: TICKS,
-        reps: quick ? 3 : 9,
+        reps: quick ? 3 : TARGET_REPS,
         inner: quick ? 3 : TARGET_INNER,
         warmup: quick ? 1 : 5,
         loops: ['agate', 'generateText', 'generateTextPreconverted'],
@@ -142,7 +151,7 @@ async function main(): Promise<void> {
       kind: 'tick',
       tick: {
         ticks: TICKS,
-        reps: quick ? 4 : 12,
+        reps: quick ? 4 : TARGET_REPS,
         inner: quick ? 3 : TARGET_INNER,
         warmup: quick ? 1 : 5,
         loops: ['agate', 'agateGuards'],
