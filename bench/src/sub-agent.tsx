@@ -137,7 +137,8 @@ export async function measureSubAgentCost(
   const plain = p.map((runs) => median(runs));
   const sub = s.map((runs) => median(runs));
   const extra = sub.map((value, rep) => value - plain[rep]!);
-  extra.forEach((value, rep) => log(`  rep ${rep + 1}/${reps}: +${value.toFixed(3)} ms`));
+  for (const [rep, value] of extra.entries())
+    log(`  rep ${rep + 1}/${reps}: +${value.toFixed(3)} ms`);
   return {
     reps,
     runsPerRep: p[0]?.length ?? 0,
