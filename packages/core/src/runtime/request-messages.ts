@@ -60,21 +60,15 @@ export class RequestFormCache {
     // context budget): the rest of the last input may still follow, further on. Its forms are
     // taken as they were, so a session at its cap does not make a form for every message on
     // every tick.
-    let next = 0;
-    let from = -1;
-    let to = -1;
-    if (same < messages.length) {
-      from = previous.indexOf(messages[same]!, same + 1);
-      if (from !== -1) {
-        to = from;
-        next = same;
-        while (next < messages.length && to < previous.length && previous[to] === messages[next]) {
-          next++;
-          to++;
-        }
+    let next = same;
+    const from = same < messages.length ? previous.indexOf(messages[same]!, same + 1) : -1;
+    let to = from;
+    if (from !== -1) {
+      while (next < messages.length && to < previous.length && previous[to] === messages[next]) {
+        next++;
+        to++;
       }
     }
-    if (from === -1) next = same;
     // A new array every time: one handed out earlier is never changed. Made whole by one
     // `concat` (exact size): pushing onto a copy of the prefix grew it, copying the whole
     // history a second time each tick and leaving spare capacity that an idle session keeps.
