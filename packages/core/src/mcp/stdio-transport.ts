@@ -17,6 +17,10 @@ export interface ProcessExit {
 }
 
 const STDERR_TAIL_CHARS = 2_000;
+/** A stdout line (one JSON-RPC message) longer than this is dropped: a server cannot fill memory. */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 /** After SIGTERM, how long a server has to exit before SIGKILL. */
 const TERM_GRACE_MS = 1_500;
 /** Variables a server inherits, as the AI SDK's own stdio transport does (no secrets by default). */
@@ -34,13 +38,21 @@ export class StdioTransport implements MCPTransport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private buffer = '';
+  /** The start of a stdout line not yet ended, in chunks (decoded once whole). */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** Dropping the rest of a line past `maxLineBytes`, up to its end. */
+  private skipping = false;
   private stderr = '';
   private exited: Promise<void> = Promise.resolve();
   /** Set once the process has exited. */
   exit: ProcessExit | undefined;
 
-  constructor(private readonly config: StdioServerConfig) {}
+  constructor(
+    private readonly config: StdioServerConfig,
+    /** The longest stdout line kept (tests lower it). */
+    private readonly maxLineBytes = MAX_LINE_BYTES,
+  ) {}
 
   /** The last lines the server wrote to stderr. */
   get stderrTail(): string {
@@ -85,8 +97,7 @@ export class StdioTransport implements MCPTransport {
         reject(error);
         this.onerror?.(error);
       });
-      child.stdout?.setEncoding('utf8');
-      child.stdout?.on('data', (chunk: string) => this.read(chunk));
+      child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (chunk: string) => {
         this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL_CHARS);
@@ -96,30 +107,80 @@ export class StdioTransport implements MCPTransport {
     });
   }
 
-  private read(chunk: string): void {
-    this.buffer += chunk;
-    let newline = this.buffer.indexOf('\n');
+  /**
+   * Splits stdout into lines as bytes and decodes each whole line once, as the AI SDK's
+   * transport does (decoding every chunk as it comes, `setEncoding`, costs a call's read about
+   * twice). The start of a line that spans chunks waits as a list, joined when its end comes; a
+   * line past `maxLineBytes` is dropped (noted with the stderr tail), not kept growing.
+   */
+  private read(chunk: Buffer): void {
+    let from = 0;
+    let newline = chunk.indexOf(NEWLINE);
     while (newline !== -1) {
-      const line = this.buffer.slice(0, newline).replace(/\r$/, '');
-      this.buffer = this.buffer.slice(newline + 1);
-      newline = this.buffer.indexOf('\n');
-      if (line.trim() === '') continue;
-      let message: JSONRPCMessage;
-      try {
-        message = JSON.parse(line) as JSONRPCMessage;
-      } catch {
-        // Servers that print logs to stdout: not a message, and not worth failing over.
-        this.stderr = `${this.stderr}[stdout] ${line.slice(0, 200)}\n`.slice(-STDERR_TAIL_CHARS);
-        continue;
+      if (this.skipping) {
+        // The end of a dropped line (its start was not kept): what follows is a new line.
+        this.skipping = false;
+      } else if (this.partialBytes + newline - from > this.maxLineBytes) {
+        this.dropLine();
+        this.skipping = false;
+      } else {
+        let bytes = chunk.subarray(from, newline);
+        if (this.partial.length > 0) {
+          bytes = Buffer.concat([...this.partial, bytes]);
+          this.partial = [];
+          this.partialBytes = 0;
+        }
+        this.line(bytes);
       }
-      try {
-        this.onmessage?.(message);
-      } catch (error) {
-        // A message the client cannot place (a reply to no request): reported, never thrown
-        // out of the stream's data handler, where it would take the whole process down.
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      }
+      from = newline + 1;
+      newline = chunk.indexOf(NEWLINE, from);
     }
+    if (from === chunk.length || this.skipping) return;
+    const rest = from === 0 ? chunk : chunk.subarray(from);
+    if (this.partialBytes + rest.length > this.maxLineBytes) {
+      this.dropLine();
+      return;
+    }
+    this.partial.push(rest);
+    this.partialBytes += rest.length;
+  }
+
+  /** A line past `maxLineBytes`: what was kept of it goes, and the rest is skipped to its end. */
+  private dropLine(): void {
+    this.partial = [];
+    this.partialBytes = 0;
+    this.skipping = true;
+    this.note(`a stdout line over ${this.maxLineBytes} bytes was dropped`);
+  }
+
+  private line(bytes: Buffer): void {
+    const end = bytes.length;
+    const text = bytes.toString(
+      'utf8',
+      0,
+      end > 0 && bytes[end - 1] === CARRIAGE_RETURN ? end - 1 : end,
+    );
+    if (text.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSON.parse(text) as JSONRPCMessage;
+    } catch {
+      // Servers that print logs to stdout: not a message, and not worth failing over.
+      this.note(text.slice(0, 200));
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      // A message the client cannot place (a reply to no request): reported, never thrown
+      // out of the stream's data handler, where it would take the whole process down.
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** What the server wrote to stdout that is not a message, kept with its stderr tail. */
+  private note(text: string): void {
+    this.stderr = `${this.stderr}[stdout] ${text}\n`.slice(-STDERR_TAIL_CHARS);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
