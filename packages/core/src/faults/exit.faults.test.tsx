@@ -142,6 +142,32 @@ describe.concurrent('agate run does not lose a run', () => {
     expect(await savedState(cwd, 'busy-1')).toMatchObject({ tick: 1, status: 'aborted' });
   });
 
+  it('Ctrl-C while a tool that first waited on I/O blocks the event loop', async () => {
+    // The wait turned the event loop; the signal comes during the blocking part after it,
+    // and must still land before the next model call.
+    const cwd = await workDir();
+    let sent = false;
+    const out = await agateRun(
+      cwd,
+      [
+        note,
+        { toolCalls: [{ toolName: 'busy', input: { ms: 1_500, waitFirstMs: 50 } }] },
+        'never reached',
+      ],
+      ['--json', '--id', 'busy-2'],
+      {},
+      (stdout, child) => {
+        if (!sent && tickStarted(stdout, 2)) {
+          sent = true;
+          setTimeout(() => child.kill('SIGINT'), 450);
+        }
+      },
+    );
+    expect(sent).toBe(true);
+    expect(out.code).toBe(130);
+    expect(await savedState(cwd, 'busy-2')).toMatchObject({ tick: 1, status: 'aborted' });
+  });
+
   it('a second Ctrl-C exits at once', async () => {
     const cwd = await workDir();
     let sent = false;

@@ -94,7 +94,14 @@ export class Session {
   private readonly guards: GuardSet;
   private running = false;
   private disposed = false;
+  /** When the event loop last turned, as far as the tick loop knows (see finishToolCall). */
   private lastYield = performance.now();
+  /** An immediate is set to note the loop's next turn. */
+  private turnNoted = false;
+  private readonly noteTurn = (): void => {
+    this.turnNoted = false;
+    this.lastYield = performance.now();
+  };
   private lastContext: CompiledContext | undefined;
   private sessionStore: SessionStore | undefined;
   /**
@@ -596,6 +603,12 @@ export class Session {
     resumed: InflightTick | undefined,
   ): Promise<{ results: TickToolResult[]; suspended?: ToolSuspended }> {
     const { tick: tickNo } = guardTick;
+    // Calls that wait on I/O (an MCP server, a child process) turn the event loop themselves:
+    // noted, so that their results need no turn of their own (finishToolCall).
+    if (!this.turnNoted) {
+      this.turnNoted = true;
+      setImmediate(this.noteTurn);
+    }
     const inflight = new InflightRecorder(tickNo, turn, (recipe) => this.update(recipe), resumed);
     const results: TickToolResult[] = [];
     let suspended: ToolSuspended | undefined;
@@ -726,7 +739,8 @@ export class Session {
     // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
     // one turn of the loop lets their handlers run, so an abort lands before the next step.
     // Only after a millisecond of work since the last turn: a turn per quick call is time
-    // the tick pays for nothing, and a signal waits at most that long.
+    // the tick pays for nothing, and a signal waits at most that long. A call that waited on
+    // I/O let the loop turn while it waited (noted in runTools), so it needs none either.
     if (performance.now() - this.lastYield >= YIELD_AFTER_MS) {
       await yieldToEventLoop();
       this.lastYield = performance.now();

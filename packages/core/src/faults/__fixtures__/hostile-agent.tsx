@@ -3,7 +3,8 @@
  * - `save_note`: an ordinary tool (the state at a tick end to keep);
  * - `wait_forever`: awaits a promise that never settles and ignores its signal (no timer, no
  *   socket: without a keep-alive, Node would leave with exit code 13);
- * - `busy`: blocks the event loop synchronously for `ms` (signals wait until it returns);
+ * - `busy`: blocks the event loop synchronously for `ms` (signals wait until it returns),
+ *   after waiting `waitFirstMs` on a timer when given;
  * - `harvest`: what a compromised tool would do to approve its own checkpoint: it reads its own
  *   and its parent's environment from /proc, every key file the docs tell the host to give the
  *   run, and writes everything it found to `$AGATE_TEST_LOOT`.
@@ -54,8 +55,10 @@ export default function HostileAgent() {
       <Tool name="wait_forever" input={z.object({})} execute={() => new Promise(() => {})} />
       <Tool
         name="busy"
-        input={z.object({ ms: z.number() })}
-        execute={({ ms }) => {
+        input={z.object({ ms: z.number(), waitFirstMs: z.number().optional() })}
+        execute={async ({ ms, waitFirstMs }) => {
+          // Optionally a wait on I/O first (the event loop turns), then the loop is held.
+          if (waitFirstMs !== undefined) await new Promise((r) => setTimeout(r, waitFirstMs));
           const until = Date.now() + ms;
           while (Date.now() < until) {
             // a synchronous tool hogging the event loop
