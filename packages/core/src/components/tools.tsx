@@ -63,15 +63,28 @@ export function reportingErrors(tool: SdkTool): SdkTool {
   if (made === undefined) {
     made = {
       ...tool,
-      execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
-        const output = await execute(input as never, options);
-        if (isErrorResult(output)) throw new ToolResultError(errorText(output));
-        return output;
-      },
+      execute: async (input: unknown, options: Parameters<typeof execute>[1]) =>
+        throwIfErrorResult(await execute(input as never, options)),
     } as SdkTool;
     wrapped.set(tool, made);
   }
   return made;
+}
+
+/**
+ * A tool whose `execute` already makes error results errors (`throwIfErrorResult`), as an
+ * `<McpServer>`'s do within their own wrapper: `reportingErrors` leaves it as it is, so a
+ * call goes through one async layer fewer.
+ */
+export function reportsErrors(tool: SdkTool): SdkTool {
+  wrapped.set(tool, tool);
+  return tool;
+}
+
+/** The output, or a `ToolResultError` thrown when it is an error result (MCP `isError`). */
+export function throwIfErrorResult<T>(output: T): T {
+  if (isErrorResult(output)) throw new ToolResultError(errorText(output));
+  return output;
 }
 
 /** A tool answered with an error result (MCP `isError: true`); the message is its text. */

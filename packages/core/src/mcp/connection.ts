@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, MCPClient, MCPTransport } from '@ai-sdk/mcp';
 import type { Tool as SdkTool, ToolSet } from 'ai';
+import { reportsErrors, throwIfErrorResult } from '../components/tools.js';
 import { errorMessage } from '../runtime/errors.js';
 import type { SessionResource } from '../runtime/resources.js';
 import { ToolTimeoutError } from '../runtime/tool-limits.js';
@@ -306,11 +307,12 @@ export class McpConnection implements SessionResource {
   private guarded(tool: SdkTool): SdkTool {
     const execute = tool.execute;
     if (execute === undefined) return tool;
-    return {
+    return reportsErrors({
       ...tool,
       execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
+        let output: unknown;
         try {
-          return await execute(input as never, options);
+          output = await execute(input as never, options);
         } catch (error) {
           if (this.failure !== undefined) throw this.failure;
           const signal = options?.abortSignal;
@@ -326,8 +328,10 @@ export class McpConnection implements SessionResource {
           }
           throw error;
         }
+        // An `isError` result is the server's answer: a tool error, not a failed link.
+        return throwIfErrorResult(output);
       },
-    } as SdkTool;
+    } as SdkTool);
   }
 
   private checkAnswers(): void {

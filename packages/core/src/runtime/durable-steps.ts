@@ -55,14 +55,31 @@ export function modelStep(
  * One tool call through `steps.tool`. The live outcome is kept when the call ran here (guards
  * judge the raw output); a recorded one is rebuilt from its JSON record.
  */
-export async function toolStep(
+export function toolStep(
   steps: DurableSteps | undefined,
   tick: number,
   call: TickToolCall,
   tools: ReadonlyMap<string, CompiledTool>,
   run: () => Promise<ToolCallOutcome>,
 ): Promise<ToolCallOutcome> {
-  if (steps?.tool === undefined) return run();
+  // Not durable (as a rule): the call's own promise, with no async layer of its own.
+  if (steps?.tool === undefined) {
+    try {
+      return run();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  return durableToolStep(steps as Required<Pick<DurableSteps, 'tool'>>, tick, call, tools, run);
+}
+
+async function durableToolStep(
+  steps: Required<Pick<DurableSteps, 'tool'>>,
+  tick: number,
+  call: TickToolCall,
+  tools: ReadonlyMap<string, CompiledTool>,
+  run: () => Promise<ToolCallOutcome>,
+): Promise<ToolCallOutcome> {
   let live: ToolCallOutcome | undefined;
   const record = await steps
     .tool(

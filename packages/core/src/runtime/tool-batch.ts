@@ -37,6 +37,11 @@ export async function runToolBatch<C, O>(
       const slot = batch.concurrency(call);
       if (slot === undefined) {
         const outcome = await batch.start(call);
+        if (next === started.length) {
+          // Every earlier call is finished (the usual case): this one's result goes in now.
+          await batch.finish(call, outcome);
+          continue;
+        }
         started.push({ call, promise: Promise.resolve(outcome), settled: true });
       } else {
         let group = running.get(slot.key);

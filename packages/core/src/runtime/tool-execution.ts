@@ -54,18 +54,24 @@ export async function runToolCall(
     );
   }
 
-  const parsed = await validateInput(tool, call.input);
+  // Validation and the output's conversion are awaited only when they are asynchronous: each
+  // await is a turn of the microtask queue that every call would pay.
+  const validated = validateInput(tool, call.input);
+  const parsed = isThenable(validated) ? await validated : validated;
   if (!parsed.ok) return refused(parsed.message, tool);
 
   const input = parsed.value;
   try {
     const output = await tool.execute(input as never, context);
-    const modelOutput =
-      tool.toModelOutput === undefined
-        ? undefined
-        : toJsonValue(
-            await tool.toModelOutput({ toolCallId: call.toolCallId, input, output } as never),
-          );
+    let modelOutput: JsonValue | undefined;
+    if (tool.toModelOutput !== undefined) {
+      const converted: unknown = tool.toModelOutput({
+        toolCallId: call.toolCallId,
+        input,
+        output,
+      } as never);
+      modelOutput = toJsonValue(isThenable(converted) ? await converted : converted);
+    }
     return {
       call,
       tool,
@@ -102,7 +108,8 @@ export async function runToolCall(
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
-export async function validateInput(tool: CompiledTool, input: unknown): Promise<Parsed> {
+/** The arguments checked against the tool's schema: at once, unless its validation is async. */
+export function validateInput(tool: CompiledTool, input: unknown): Parsed | PromiseLike<Parsed> {
   if (typeof input === 'string') {
     // The SDK hands back the raw text when the model's arguments were not JSON.
     return {
@@ -129,7 +136,14 @@ export async function validateInput(tool: CompiledTool, input: unknown): Promise
   }
   const sdkSchema = asSchema(schema);
   if (sdkSchema.validate === undefined) return { ok: true, value: input };
-  const result = await sdkSchema.validate(input);
+  const checked = sdkSchema.validate(input);
+  return isThenable(checked) ? checked.then((r) => parsedOf(tool, r)) : parsedOf(tool, checked);
+}
+
+function parsedOf(
+  tool: CompiledTool,
+  result: { success: true; value: unknown } | { success: false; error: unknown },
+): Parsed {
   if (result.success) return { ok: true, value: result.value };
   return {
     ok: false,
@@ -139,6 +153,14 @@ export async function validateInput(tool: CompiledTool, input: unknown): Promise
       '\n',
     ),
   };
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** The message plus the expected schema, when there is one to show (no dangling separator). */
