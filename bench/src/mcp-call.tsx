@@ -28,6 +28,21 @@ export interface McpCallResult {
   ratio: Summary;
   /** The same, as the median of each repetition's rounds' ratios. */
   pairedRatio: Summary;
+  /**
+   * The call itself, in the same runs: CPU ms (this process) from the call's start to its
+   * result, as each loop reports them (Agate: `tool:call` to `tool:result`, which spans its
+   * guards, input validation, time limit, output cap and receipt; the AI SDK: its
+   * `onToolExecutionStart` to `onToolExecutionEnd`, its input having been validated before).
+   */
+  callAgate: Summary;
+  callPlain: Summary;
+  /** Wall ms of the call (the server's answer included), the same windows. */
+  callAgateWall: Summary;
+  callPlainWall: Summary;
+  /** Agate / plain call CPU, per repetition (each side's run with the fastest call CPU). */
+  callRatio: Summary;
+  /** The same, as the median of each repetition's rounds' ratios. */
+  callPairedRatio: Summary;
 }
 
 export const EVERYTHING = fileURLToPath(
@@ -89,15 +104,34 @@ function Agent() {
 }
 
 interface Timing {
+  /** Per tick (step): CPU ms of this process, and wall ms. */
   cpu: number;
   wall: number;
+  /** Per call, from its start to its result: CPU ms of this process, and wall ms. */
+  callCpu: number;
+  callWall: number;
 }
 
-async function timed(calls: number, work: () => Promise<void>): Promise<Timing> {
-  const wall = performance.now();
-  const cpu = cpuMs();
-  await work();
-  return { cpu: (cpuMs() - cpu) / calls, wall: (performance.now() - wall) / calls };
+/**
+ * Sums the time between each call's start and its result, while `on`: both loops report the
+ * two moments through a callback, so each side pays for one callback pair per call.
+ */
+class CallClock {
+  on = false;
+  cpu = 0;
+  wall = 0;
+  private startCpu = 0;
+  private startWall = 0;
+  start(): void {
+    if (!this.on) return;
+    this.startWall = performance.now();
+    this.startCpu = cpuMs();
+  }
+  end(): void {
+    if (!this.on) return;
+    this.cpu += cpuMs() - this.startCpu;
+    this.wall += performance.now() - this.startWall;
+  }
 }
 
 /**
@@ -116,13 +150,24 @@ function settle(): void {
 /** Per tick of `calls` ticks on a session whose server is already connected. */
 async function agateRep(calls: number): Promise<Timing> {
   const session = createSession(<Agent />, { model: echoModel(), streaming: false });
+  const clock = new CallClock();
+  session.subscribe((event) => (event.type === 'tool:call' ? clock.start() : clock.end()), {
+    types: ['tool:call', 'tool:result'],
+  });
   try {
     await session.tick(); // connects (not measured: the plain side connects before its clock too)
     settle();
     for (let i = 0; i < MCP_SETTLE; i++) await session.tick();
-    return await timed(calls, async () => {
-      for (let i = 0; i < calls; i++) await session.tick();
-    });
+    const wall = performance.now();
+    const cpu = cpuMs();
+    clock.on = true;
+    for (let i = 0; i < calls; i++) await session.tick();
+    return {
+      cpu: (cpuMs() - cpu) / calls,
+      wall: (performance.now() - wall) / calls,
+      callCpu: clock.cpu / calls,
+      callWall: clock.wall / calls,
+    };
   } finally {
     await session.close();
     session.dispose();
@@ -148,6 +193,7 @@ async function plainRep(calls: number): Promise<Timing> {
     const untimed = 1 + MCP_SETTLE;
     let steps = 0;
     let from: { cpu: number; wall: number } | undefined;
+    const clock = new CallClock();
     const result = await generateText({
       model: echoModel(),
       instructions: SYSTEM,
@@ -156,15 +202,25 @@ async function plainRep(calls: number): Promise<Timing> {
       stopWhen: isStepCount(untimed + calls),
       onStepEnd: () => {
         steps++;
-        if (steps === untimed) from = { cpu: cpuMs(), wall: performance.now() };
+        if (steps === untimed) {
+          from = { cpu: cpuMs(), wall: performance.now() };
+          clock.on = true;
+        }
       },
+      onToolExecutionStart: () => clock.start(),
+      onToolExecutionEnd: () => clock.end(),
     });
     const cpu = cpuMs();
     const wall = performance.now();
     if (result.steps.length !== untimed + calls || from === undefined) {
       throw new Error('plain MCP loop stopped early');
     }
-    return { cpu: (cpu - from.cpu) / calls, wall: (wall - from.wall) / calls };
+    return {
+      cpu: (cpu - from.cpu) / calls,
+      wall: (wall - from.wall) / calls,
+      callCpu: clock.cpu / calls,
+      callWall: clock.wall / calls,
+    };
   } finally {
     await client.close();
   }
@@ -188,10 +244,16 @@ async function plainRep(calls: number): Promise<Timing> {
 export async function measureMcpCall(reps: number, calls: number): Promise<McpCallResult> {
   await agateRep(5);
   await plainRep(5);
+  type Best = (Timing | undefined)[];
   const faster = (x: Timing | undefined, y: Timing) => (x === undefined || y.cpu < x.cpu ? y : x);
-  const bestA: (Timing | undefined)[] = Array.from({ length: reps }, () => undefined);
-  const bestP: (Timing | undefined)[] = Array.from({ length: reps }, () => undefined);
+  const quicker = (x: Timing | undefined, y: Timing) =>
+    x === undefined || y.callCpu < x.callCpu ? y : x;
+  const bestA: Best = Array.from({ length: reps }, () => undefined);
+  const bestP: Best = Array.from({ length: reps }, () => undefined);
+  const callA: Best = Array.from({ length: reps }, () => undefined);
+  const callP: Best = Array.from({ length: reps }, () => undefined);
   const rounds = Array.from({ length: reps }, () => [] as number[]);
+  const callRounds = Array.from({ length: reps }, () => [] as number[]);
   // Rounds of one run each, back to back: a round's ratio is taken under one machine phase, a
   // repetition's is the median of its rounds, and the rounds go round-robin over the
   // repetitions (see tick-overhead.ts), so a burst of noise touches a round of several.
@@ -208,11 +270,16 @@ export async function measureMcpCall(reps: number, calls: number): Promise<McpCa
       }
       bestA[i] = faster(bestA[i], ta);
       bestP[i] = faster(bestP[i], tp);
+      callA[i] = quicker(callA[i], ta);
+      callP[i] = quicker(callP[i], tp);
       rounds[i]!.push(ta.cpu / tp.cpu);
+      callRounds[i]!.push(ta.callCpu / tp.callCpu);
     }
   }
   const a = bestA as Timing[];
   const p = bestP as Timing[];
+  const ca = callA as Timing[];
+  const cp = callP as Timing[];
   const paired = rounds.map((r) => median(r));
   return {
     reps,
@@ -223,5 +290,11 @@ export async function measureMcpCall(reps: number, calls: number): Promise<McpCa
     plainWall: summarize(p.map((t) => t.wall)),
     ratio: summarize(a.map((t, i) => t.cpu / p[i]!.cpu)),
     pairedRatio: summarize(paired),
+    callAgate: summarize(ca.map((t) => t.callCpu)),
+    callPlain: summarize(cp.map((t) => t.callCpu)),
+    callAgateWall: summarize(ca.map((t) => t.callWall)),
+    callPlainWall: summarize(cp.map((t) => t.callWall)),
+    callRatio: summarize(ca.map((t, i) => t.callCpu / cp[i]!.callCpu)),
+    callPairedRatio: summarize(callRounds.map((r) => median(r))),
   };
 }

@@ -249,7 +249,7 @@ export function targetRows(data: BenchData): TargetRow[] {
     what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools (${roundRobin(mcp?.reps ?? 0, MCP_INNER, `run of ${mcp?.calls ?? 0} calls`)}; CPU time of this process per tick; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
     target: `≤ ${MCP_CALL_TARGET}×`,
     measured: mcp
-      ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)}${mcp.pairedRatio ? `; median of paired rounds ${x(mcp.pairedRatio.median)}` : ''})`
+      ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)}${mcp.pairedRatio ? `; median of paired rounds ${x(mcp.pairedRatio.median)}` : ''}). ${mcpCallItself(mcp)}`
       : '—',
     spread: mcp ? range(mcp.ratio, x) : '—',
     verdict: judge(mcp?.ratio, MCP_CALL_TARGET),
@@ -275,6 +275,17 @@ export function targetRows(data: BenchData): TargetRow[] {
     verdict: cold ? judge(cold.firstTick, COLD_START_TARGET_MS - 1e-9) : 'not measured',
   });
   return rows;
+}
+
+/**
+ * The call alone, beside the row's whole-tick verdict (which it does not change): from the call's
+ * start to its result as each loop reports them. Agate's window holds more of the call's work
+ * (guards, input validation, time limit, output conversion and cap) than the AI SDK's, whose
+ * input was validated, and output is converted, outside it.
+ */
+function mcpCallItself(mcp: McpCallResult): string {
+  if (mcp.callRatio === undefined) return '';
+  return `The call itself, from its start to its result (Agate \`tool:call\` to \`tool:result\`, the AI SDK \`onToolExecutionStart\` to \`onToolExecutionEnd\`): ${x(mcp.callRatio.median)}, ${range(mcp.callRatio, x)} (${ms(mcp.callAgate.median)} vs ${ms(mcp.callPlain.median)} CPU; wall ${ms(mcp.callAgateWall.median)} vs ${ms(mcp.callPlainWall.median)})`;
 }
 
 /** The name of the faster plain `generateText` loop by median. */
