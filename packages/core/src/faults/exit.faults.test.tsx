@@ -121,51 +121,36 @@ describe.concurrent('agate run does not lose a run', () => {
     expect(await savedState(cwd, 'forever-1')).toMatchObject({ tick: 1, status: 'aborted' });
   });
 
-  it('Ctrl-C while a synchronous tool blocks the event loop', async () => {
+  /** `busy` at tick 2 with `input`, SIGINT `afterMs` into it: the run must end aborted there. */
+  async function ctrlCDuringBusy(id: string, input: Record<string, number>, afterMs: number) {
     const cwd = await workDir();
     let sent = false;
     const out = await agateRun(
       cwd,
-      [note, { toolCalls: [{ toolName: 'busy', input: { ms: 1_500 } }] }, 'never reached'],
-      ['--json', '--id', 'busy-1'],
+      [note, { toolCalls: [{ toolName: 'busy', input }] }, 'never reached'],
+      ['--json', '--id', id],
       {},
       (stdout, child) => {
         if (!sent && tickStarted(stdout, 2)) {
           sent = true;
-          setTimeout(() => child.kill('SIGINT'), 400);
+          setTimeout(() => child.kill('SIGINT'), afterMs);
         }
       },
     );
     expect(sent).toBe(true);
     // Handled once the tool gave the event loop back: the run is aborted, tick 2 discarded.
     expect(out.code).toBe(130);
-    expect(await savedState(cwd, 'busy-1')).toMatchObject({ tick: 1, status: 'aborted' });
+    expect(await savedState(cwd, id)).toMatchObject({ tick: 1, status: 'aborted' });
+  }
+
+  it('Ctrl-C while a synchronous tool blocks the event loop', async () => {
+    await ctrlCDuringBusy('busy-1', { ms: 1_500 }, 400);
   });
 
   it('Ctrl-C while a tool that first waited on I/O blocks the event loop', async () => {
     // The wait turned the event loop; the signal comes during the blocking part after it,
     // and must still land before the next model call.
-    const cwd = await workDir();
-    let sent = false;
-    const out = await agateRun(
-      cwd,
-      [
-        note,
-        { toolCalls: [{ toolName: 'busy', input: { ms: 1_500, waitFirstMs: 50 } }] },
-        'never reached',
-      ],
-      ['--json', '--id', 'busy-2'],
-      {},
-      (stdout, child) => {
-        if (!sent && tickStarted(stdout, 2)) {
-          sent = true;
-          setTimeout(() => child.kill('SIGINT'), 450);
-        }
-      },
-    );
-    expect(sent).toBe(true);
-    expect(out.code).toBe(130);
-    expect(await savedState(cwd, 'busy-2')).toMatchObject({ tick: 1, status: 'aborted' });
+    await ctrlCDuringBusy('busy-2', { ms: 1_500, waitFirstMs: 50 }, 450);
   });
 
   it('a second Ctrl-C exits at once', async () => {
