@@ -122,7 +122,6 @@ export class StdioTransport implements MCPTransport {
         this.skipping = false;
       } else if (this.partialBytes + newline - from > this.maxLineBytes) {
         this.dropLine();
-        this.skipping = false;
       } else {
         let bytes = chunk.subarray(from, newline);
         if (this.partial.length > 0) {
@@ -138,18 +137,19 @@ export class StdioTransport implements MCPTransport {
     if (from === chunk.length || this.skipping) return;
     const rest = from === 0 ? chunk : chunk.subarray(from);
     if (this.partialBytes + rest.length > this.maxLineBytes) {
+      // Its end is still to come: skipped when it does.
       this.dropLine();
+      this.skipping = true;
       return;
     }
     this.partial.push(rest);
     this.partialBytes += rest.length;
   }
 
-  /** A line past `maxLineBytes`: what was kept of it goes, and the rest is skipped to its end. */
+  /** A line past `maxLineBytes`: what was kept of it goes, noted. */
   private dropLine(): void {
     this.partial = [];
     this.partialBytes = 0;
-    this.skipping = true;
     this.note(`a stdout line over ${this.maxLineBytes} bytes was dropped`);
   }
 
