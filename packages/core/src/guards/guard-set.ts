@@ -6,6 +6,7 @@ import type {
   EphemeralBlock,
 } from '../renderer/compiled-context.js';
 import type { RunReport } from '../runtime/session-options.js';
+import { isThenable } from '../runtime/thenable.js';
 import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
 import type {
   BeforeModelVerdict,
@@ -26,13 +27,8 @@ const NO_REPORTS: Partial<ContextReports> = Object.freeze({});
 
 export type MaybePromise<T> = T | Promise<T>;
 
-export function isThenable<T>(value: unknown): value is PromiseLike<T> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
+// Exported here as before: families and the package index take it from the guard seam.
+export { isThenable };
 
 export type MergedToolVerdict =
   | { kind: 'allow' }

@@ -4,6 +4,7 @@ import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { errorMessage, safeThrown } from './errors.js';
 import { ToolSuspended } from './inflight.js';
+import { isThenable } from './thenable.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
 import type { ToolCallOutcome } from './tool-outcome.js';
@@ -153,14 +154,6 @@ function parsedOf(
       '\n',
     ),
   };
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 /** The message plus the expected schema, when there is one to show (no dangling separator). */
