@@ -1,10 +1,10 @@
-import { readdir, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '@agate/cli';
 import { createSession, type RunResult, type Session } from '@agate/core';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TidyAgent } from './agent.js';
 import { offlineModel, PLAN } from './offline-model.js';
 import { createDownloads } from './workspace.js';
@@ -67,34 +67,82 @@ describe('the MCP tidying agent, offline', () => {
   });
 });
 
-describe('the demo (`pnpm start`: agate run src/demo.tsx)', () => {
-  it('runs offline through the agate command', async () => {
-    const before = new Set(await readdir(tmpdir()));
-    onTestFinished(async () => {
-      for (const name of await readdir(tmpdir())) {
-        if (name.startsWith('agate-mcp-agent-') && !before.has(name)) {
-          await rm(join(tmpdir(), name), { recursive: true, force: true });
-        }
-      }
-    });
-    let out = '';
-    let err = '';
-    await main(['run', fileURLToPath(new URL('./demo.tsx', import.meta.url))], {
-      out: (text) => {
-        out += text;
-      },
-      err: (text) => {
-        err += text;
-      },
-      env: {},
-      isTTY: false,
-      onInterrupt: () => () => {},
-    });
-    expect(err).toBe('');
-    expect(out).toContain("model: the agent file's options.model (offline-mcp-agent");
-    expect(out).toContain('list_directory');
-    expect(out).toContain('[FILE] holiday.png');
-    // Until a person approves them, the moves wait (with approvals); without them, they run.
-    expect(out).toMatch(/status: (completed|awaiting-approval)/);
+/** The `agate` bin this example depends on (`pnpm start` runs it). */
+const BIN = fileURLToPath(new URL('../node_modules/@agate/cli/bin/agate.js', import.meta.url));
+const DEMO = fileURLToPath(new URL('./demo.tsx', import.meta.url));
+
+/** The `agate` command in a child process, in `cwd`, offline (no model named by the environment). */
+async function agate(cwd: string, args: string[]): Promise<{ code: number | null; out: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const name of ['AGATE_BASE_URL', 'AGATE_MODEL', 'AGATE_API_KEY', 'OPENAI_API_KEY']) {
+    delete env[name];
+  }
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
   });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  return { code, out };
+}
+
+describe('the demo (`pnpm start`: agate run src/demo.tsx)', () => {
+  it('waits for approval of the moves, which `agate approve` / `agate deny` decide from other processes before `--resume` goes on', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'agate-mcp-demo-'));
+    roots.push(cwd);
+    const first = await agate(cwd, ['run', DEMO, '--plain']);
+    expect(first.out).toContain("model: the agent file's options.model (offline-mcp-agent");
+    expect(first.out).toContain('[FILE] holiday.png');
+    expect(first.out).toContain('status: awaiting-approval');
+    const session = /session (\S+) saved/.exec(first.out)?.[1];
+    // The live view's lines: the held call and the command that decides it.
+    const held = [...first.out.matchAll(/agate approve (\S+) (\S+) --by <name>/g)];
+    expect(held.map((m) => m[1])).toEqual([session, session, session, session]);
+    const ids = held.map((m) => m[2]!);
+    const moves = [...first.out.matchAll(/→ move_file \{"source":"[^"]*\/([^"/]+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(moves.sort()).toEqual(Object.keys(PLAN).sort());
+    const downloads = join(cwd, '.agate', 'downloads');
+    // Nothing moved while the calls wait.
+    expect((await readdir(downloads)).sort()).toEqual(
+      [...Object.keys(PLAN), 'docs', 'images'].sort(),
+    );
+
+    const notes = ids[moves.indexOf('notes.txt')]!;
+    for (const id of ids.filter((id) => id !== notes)) {
+      const approved = await agate(cwd, ['approve', session!, id, '--by', 'alice']);
+      expect(approved.out).toContain(`Approved tool call ${id}`);
+    }
+    const denied = await agate(cwd, [
+      'deny',
+      session!,
+      notes,
+      '--by',
+      'alice',
+      '--reason',
+      'notes stay at hand',
+    ]);
+    expect(denied.out).toContain(`Denied tool call ${notes}`);
+
+    // Another process again: the approved moves run first, the denied one is answered, then the
+    // model (which reads the conversation, not a count of its own calls) reports.
+    const resumed = await agate(cwd, ['run', DEMO, '--plain', '--resume', session!]);
+    expect(resumed.out).toContain('status: completed');
+    expect(resumed.out).toContain(
+      'was denied by alice and was not executed. Reason: notes stay at hand',
+    );
+    expect(resumed.out).toContain(
+      'Left where it was, as a person refused: notes.txt (notes stay at hand).',
+    );
+    expect((await readdir(downloads)).sort()).toEqual(['docs', 'images', 'notes.txt']);
+    expect((await readdir(join(downloads, 'images'))).sort()).toEqual(['cat.jpg', 'holiday.png']);
+    expect(await readdir(join(downloads, 'docs'))).toEqual(['invoice.pdf']);
+  }, 120_000);
 });
