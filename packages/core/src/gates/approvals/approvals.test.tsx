@@ -137,6 +137,32 @@ describe('<Tool needsApproval>', () => {
     expect(resultsSent(model).map(([id]) => id)).toEqual(['p-big', 'd-logs', 'c-1', 'd-users']);
   });
 
+  it('an approval counts for its call only: a later call reusing the id (a server that sends call_0 each time) is held again', async () => {
+    // Some OpenAI-compatible servers number calls per response, so every response says call_0.
+    const model = scriptedModel([
+      { toolCalls: [{ toolCallId: 'call_0', toolName: 'drop_table', input: { table: 'logs' } }] },
+      { toolCalls: [{ toolCallId: 'call_0', toolName: 'drop_table', input: { table: 'users' } }] },
+      'Done.',
+    ]);
+    const { session } = start({}, model);
+    const first = await session.run();
+    expect(first.pendingApprovals).toEqual([
+      { id: 'call_0', toolName: 'drop_table', input: { table: 'logs' }, tick: 1 },
+    ]);
+    session.approveToolCall('call_0', { by: 'dba' });
+    const second = await session.run();
+    // The approved call ran; the new call with the same id waits for its own decision.
+    expect(executed).toEqual(['drop_table:logs']);
+    expect(second.status).toBe('awaiting-approval');
+    expect(second.pendingApprovals).toEqual([
+      { id: 'call_0', toolName: 'drop_table', input: { table: 'users' }, tick: 2 },
+    ]);
+    session.denyToolCall('call_0', { by: 'dba', reason: 'users is production data' });
+    const done = await session.run();
+    expect(done.status).toBe('completed');
+    expect(executed).toEqual(['drop_table:logs']);
+  });
+
   it('refuses bad decisions with typed errors, changing nothing', async () => {
     const { session } = start();
     await session.run();
