@@ -239,3 +239,42 @@ describe('approvals: a removed record', () => {
     expect(dropped).toEqual(['users']);
   });
 });
+
+describe('approvals: call ids that repeat across ticks', () => {
+  // Some OpenAI-compatible servers number calls per response: every response says call_0.
+  it('the deleted record of a held call whose id an earlier, answered call had', async () => {
+    dropped.length = 0;
+    const store = createMemoryStore();
+    const session = createSession(<FaultAgent extra={drop} />, {
+      id: 'held',
+      model: scriptedModel([
+        { toolCalls: [dropCall('call_0', 'logs')] },
+        { toolCalls: [dropCall('call_0', 'users')] },
+      ]),
+      store,
+      approvalKey: KEY,
+    });
+    expect((await session.run()).status).toBe('awaiting-approval');
+    session.approveToolCall('call_0', { by: 'dba' });
+    const second = await session.run();
+    expect(second.pendingApprovals).toEqual([
+      { id: 'call_0', toolName: 'drop_table', input: { table: 'users' }, tick: 2 },
+    ]);
+    const file = structuredClone((await store.load('held'))!);
+    const state = file.state as SessionState;
+    state.guards.approvals.calls = [];
+    state.status = 'idle';
+    await store.save(file);
+    // The ledger's latest request for call_0 is the unanswered call of tick 2: held again.
+    const { result, warnings, modelCalls } = await resume(store);
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.pendingApprovals).toEqual([
+      { id: 'call_0', toolName: 'drop_table', input: { table: 'users' }, tick: 2 },
+    ]);
+    expect(warnings.join('\n')).toContain('the session file has no record of it');
+    expect([dropped, modelCalls]).toEqual([['logs'], 0]);
+    await approveToolCall(store, 'held', 'call_0', { by: 'dba', key: KEY });
+    expect((await resume(store)).result.status).toBe('completed');
+    expect(dropped).toEqual(['logs', 'users']);
+  });
+});

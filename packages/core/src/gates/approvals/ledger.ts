@@ -249,26 +249,45 @@ export function findOrphanedRequests(
   },
 ): ToolApprovalRecord[] {
   const known = new Set(approvalsOf(state).map((r) => r.id));
-  const answered = new Set<string>();
-  const calls = new Map<string, { toolName: string; input: unknown; index: number }>();
+  // Each id's latest call and whether a result followed it: some servers send the same id
+  // (`call_0`) in every response, so an earlier call's result must not answer a later one.
+  const latest = new Map<
+    string,
+    { toolName: string; input: unknown; index: number; answered: boolean }
+  >();
   for (const message of state.timeline) {
     if (!Array.isArray(message.content)) continue;
     let index = 0;
     for (const part of message.content) {
-      if (part.type === 'tool-result') answered.add(part.toolCallId);
       if (part.type === 'tool-call') {
-        calls.set(part.toolCallId, { toolName: part.toolName, input: part.input, index: index++ });
+        latest.set(part.toolCallId, {
+          toolName: part.toolName,
+          input: part.input,
+          index: index++,
+          answered: false,
+        });
+      } else if (part.type === 'tool-result') {
+        const call = latest.get(part.toolCallId);
+        if (call !== undefined) call.answered = true;
       }
     }
   }
   const orphans: ToolApprovalRecord[] = [];
-  for (const entry of ledgerOf(state)) {
-    const id = entry.checkpoint;
-    if (entry.kind !== 'tool-approval-request' || known.has(id) || answered.has(id)) continue;
-    const call = calls.get(id);
-    if (call === undefined) continue;
-    known.add(id);
-    orphans.push({ id, ...call, tick: entry.tick, state: 'pending' });
+  const ledger = ledgerOf(state);
+  for (const [id, call] of latest) {
+    if (call.answered || known.has(id)) continue;
+    // The latest request for the id: an earlier one asked about an earlier call of that id.
+    const request = latestApprovalRequest(ledger, id);
+    if (request === undefined) continue;
+    // And it must ask about this call: the same tool and input.
+    if (
+      request.toolName !== call.toolName ||
+      request.inputHash !== callHash(call.toolName, call.input)
+    ) {
+      continue;
+    }
+    const { answered: _, ...held } = call;
+    orphans.push({ id, ...held, tick: request.tick, state: 'pending' });
   }
   return orphans;
 }
