@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scriptedModel } from '@agate/testing';
+import { scriptedModel, startOpenAICompatibleServer } from '@agate/testing';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -139,6 +140,46 @@ describe('duplicate tool call ids', () => {
       const warnings = w.ofType('warning').filter((e) => e.code === 'duplicate-tool-call-ids');
       expect(warnings).toHaveLength(1);
       expect(warnings[0]?.message).toContain('call_0 → call_0~2, call_0 → call_0~3');
+    }
+  });
+});
+
+describe('tool call ids repeated across responses', () => {
+  it('a server that sends call_0 in every response (numbering calls per response)', async () => {
+    for (const streaming of [true, false]) {
+      const server = await startOpenAICompatibleServer([
+        { toolCalls: [{ toolName: 'step', input: { n: 1 }, toolCallId: 'call_0' }] },
+        { toolCalls: [{ toolName: 'step', input: { n: 2 }, toolCallId: 'call_0' }] },
+        { toolCalls: [{ toolName: 'step', input: { n: 3 }, toolCallId: 'call_0' }] },
+        { text: 'Done.' },
+      ]);
+      try {
+        const model = createOpenAICompatible({ name: 'loopback', baseURL: server.baseURL })('m');
+        const session = createSession(<FaultAgent />, { model, streaming });
+        const result = await session.run();
+        expect(result.status).toBe('completed');
+        // Each response's call ran, and its result follows it, in the timeline and on the wire.
+        expect(toolOutputs(session)).toEqual(['did step 1', 'did step 2', 'did step 3']);
+        const pairs = server.requests
+          .at(-1)!
+          .messages.flatMap((m) =>
+            m.role === 'assistant'
+              ? (m.tool_calls ?? []).map((c) => `call ${c.id} ${c.function.arguments}`)
+              : m.role === 'tool'
+                ? [`result ${m.tool_call_id} ${String(m.content)}`]
+                : [],
+          );
+        expect(pairs).toEqual([
+          'call call_0 {"n":1}',
+          'result call_0 did step 1',
+          'call call_0 {"n":2}',
+          'result call_0 did step 2',
+          'call call_0 {"n":3}',
+          'result call_0 did step 3',
+        ]);
+      } finally {
+        await server.close();
+      }
     }
   });
 });
