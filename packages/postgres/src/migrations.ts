@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
+import { inTransaction } from './transaction.js';
 
 /**
  * The store's tables, as numbered migrations. A migration is never edited once released: a
@@ -109,49 +110,38 @@ export interface MigrateResult {
  */
 export async function migrateSchema(pool: Pool, schema: string): Promise<MigrateResult> {
   const s = quoteSchema(schema);
-  const client: PoolClient = await pool.connect();
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken = error;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('begin');
-    await client.query('select pg_advisory_xact_lock(hashtext($1))', [`agate.migrate:${schema}`]);
-    await client.query(`create schema if not exists ${s}`);
-    await client.query(
-      `create table if not exists ${s}.agate_migrations (
-        version integer primary key, name text not null, applied_at timestamptz not null default now())`,
-    );
-    const done = await client.query<{ version: number }>(
-      `select version from ${s}.agate_migrations`,
-    );
-    const have = new Set(done.rows.map((r) => Number(r.version)));
-    const newer = [...have].filter((v) => v > LATEST_MIGRATION);
-    if (newer.length > 0) {
-      throw new Error(
-        `Postgres schema "${schema}" has migration ${Math.max(...newer)}, newer than this @agate/postgres knows (${LATEST_MIGRATION}). Upgrade @agate/postgres.`,
+  // Any failure discards the connection: a half-done migration leaves nothing to reuse.
+  return inTransaction(
+    pool,
+    async (client) => {
+      await client.query('select pg_advisory_xact_lock(hashtext($1))', [`agate.migrate:${schema}`]);
+      await client.query(`create schema if not exists ${s}`);
+      await client.query(
+        `create table if not exists ${s}.agate_migrations (
+            version integer primary key, name text not null, applied_at timestamptz not null default now())`,
       );
-    }
-    const applied: number[] = [];
-    for (const migration of MIGRATIONS) {
-      if (have.has(migration.version)) continue;
-      await client.query(migration.sql(s));
-      await client.query(`insert into ${s}.agate_migrations (version, name) values ($1, $2)`, [
-        migration.version,
-        migration.name,
-      ]);
-      applied.push(migration.version);
-    }
-    await client.query('commit');
-    return { schema, applied, version: LATEST_MIGRATION };
-  } catch (error) {
-    broken = error as Error;
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    // A dropped connection may still report its end after release: the listener stays.
-    if (broken === undefined) client.off('error', onError);
-    client.release(broken);
-  }
+      const done = await client.query<{ version: number }>(
+        `select version from ${s}.agate_migrations`,
+      );
+      const have = new Set(done.rows.map((r) => Number(r.version)));
+      const newer = [...have].filter((v) => v > LATEST_MIGRATION);
+      if (newer.length > 0) {
+        throw new Error(
+          `Postgres schema "${schema}" has migration ${Math.max(...newer)}, newer than this @agate/postgres knows (${LATEST_MIGRATION}). Upgrade @agate/postgres.`,
+        );
+      }
+      const applied: number[] = [];
+      for (const migration of MIGRATIONS) {
+        if (have.has(migration.version)) continue;
+        await client.query(migration.sql(s));
+        await client.query(`insert into ${s}.agate_migrations (version, name) values ($1, $2)`, [
+          migration.version,
+          migration.name,
+        ]);
+        applied.push(migration.version);
+      }
+      return { schema, applied, version: LATEST_MIGRATION };
+    },
+    () => true,
+  );
 }

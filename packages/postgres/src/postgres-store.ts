@@ -23,6 +23,7 @@ import pg from 'pg';
 import { type MigrateResult, migrateSchema, quoteSchema } from './migrations.js';
 import { SavedLists } from './saved-lists.js';
 import { type ListColumns, listColumns, STORED_LISTS, writeList } from './stored-lists.js';
+import { inTransaction } from './transaction.js';
 
 /** Where the store connects: a connection string (the store owns its pool) or your pool. */
 export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
@@ -134,35 +135,11 @@ export function createPostgresStore(
     await whenReady().catch((error: unknown) => {
       throw storeError(what, error);
     });
-    let client: pg.PoolClient;
     try {
-      client = await pool.connect();
+      return await inTransaction(pool, fn, isConnectionError);
     } catch (error) {
-      throw storeError(what, error);
-    }
-    let broken: Error | undefined;
-    // A connection cut while checked out emits 'error' on the client: without a listener
-    // that would be an uncaught exception; the failing query reports it instead.
-    const onError = (error: Error) => {
-      broken = error;
-    };
-    client.on('error', onError);
-    try {
-      await client.query('begin');
-      const result = await fn(client);
-      await client.query('commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch((rollbackError: unknown) => {
-        broken = rollbackError as Error;
-      });
       if (error instanceof StaleSessionError || error instanceof SnapshotError) throw error;
-      broken ??= isConnectionError(error) ? (error as Error) : undefined;
       throw storeError(what, error);
-    } finally {
-      // A dropped connection may still report its end after release: the listener stays.
-      if (broken === undefined) client.off('error', onError);
-      client.release(broken);
     }
   };
 
