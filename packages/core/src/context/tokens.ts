@@ -1,6 +1,7 @@
 import { asSchema, type ModelMessage } from 'ai';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import { shown } from '../runtime/option-checks.js';
+import { isThenable } from '../runtime/thenable.js';
 import { InvalidContextBudgetError } from './errors.js';
 import type { Tokenizer } from './options.js';
 
@@ -150,8 +151,4 @@ export class TokenCounter {
     }
     return Math.ceil(tokens);
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && 'then' in value;
 }

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../state/json.js';
 import type { RunStatus, UsageTotals } from '../state/session-state.js';
 import { errorMessage } from './errors.js';
+import { isThenable } from './thenable.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
 import type { ToolOutputTruncation } from './tool-outcome.js';
 
@@ -207,12 +208,4 @@ export class EventLog {
       ? this.buffer.slice(-this.capacity)
       : [...this.buffer];
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }

@@ -1,7 +1,11 @@
-/** Whether a hook's or a schema's answer must be awaited (a promise or another thenable). */
+/**
+ * Whether a value must be awaited: what `await` itself treats as a thenable (an object or a
+ * function whose `then` is callable), so a hook's, a schema's or a tool's answer is awaited
+ * exactly when awaiting it would change it.
+ */
 export function isThenable<T>(value: unknown): value is PromiseLike<T> {
   return (
-    typeof value === 'object' &&
+    (typeof value === 'object' || typeof value === 'function') &&
     value !== null &&
     typeof (value as { then?: unknown }).then === 'function'
   );

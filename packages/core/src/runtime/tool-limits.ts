@@ -4,6 +4,7 @@ import { onAbort, untilAborted } from './abort.js';
 import { AgateError, InvalidElementError } from './errors.js';
 import { atStep } from './fault.js';
 import { ToolSuspended } from './inflight.js';
+import { isThenable } from './thenable.js';
 import type { TickToolCall } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
 import { jsonTextOf, runToolCall } from './tool-execution.js';
@@ -149,7 +150,7 @@ function withinLimits(tool: CompiledTool, timeoutMs: number | undefined): Execut
       }
       // A synchronous result is already there: nothing can hold the run, so no race with the
       // signal (its listener and promises are per-call work for nothing), only its state.
-      if (!isPromiseLike(value)) return signal.aborted ? Promise.reject(signal.reason) : value;
+      if (!isThenable(value)) return signal.aborted ? Promise.reject(signal.reason) : value;
       return untilAborted(value, signal);
     };
   }
@@ -262,12 +263,4 @@ export function boundOutput(
       'summary) to see the rest.]',
     truncated: { originalChars: text.length, fullOutput: output },
   };
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
