@@ -217,15 +217,20 @@ describe('approvals: answers from a chat page', () => {
   });
 });
 
+/** Deletes every held call's record from the stored session file, as a hand edit would. */
+async function deleteHeldRecords(store: ReturnType<typeof createMemoryStore>): Promise<void> {
+  const file = structuredClone((await store.load('held'))!);
+  const state = file.state as SessionState;
+  state.guards.approvals.calls = [];
+  state.status = 'idle';
+  await store.save(file);
+}
+
 describe('approvals: a removed record', () => {
   it('the record of a held call deleted from the session file', async () => {
     dropped.length = 0;
     const store = await heldSession();
-    const file = structuredClone((await store.load('held'))!);
-    const state = file.state as SessionState;
-    state.guards.approvals.calls = [];
-    state.status = 'idle';
-    await store.save(file);
+    await deleteHeldRecords(store);
     const { result, warnings, modelCalls } = await resume(store);
     expect(result.status).toBe('awaiting-approval');
     expect(result.pendingApprovals).toEqual([
@@ -260,11 +265,7 @@ describe('approvals: call ids that repeat across ticks', () => {
     expect(second.pendingApprovals).toEqual([
       { id: 'call_0', toolName: 'drop_table', input: { table: 'users' }, tick: 2 },
     ]);
-    const file = structuredClone((await store.load('held'))!);
-    const state = file.state as SessionState;
-    state.guards.approvals.calls = [];
-    state.status = 'idle';
-    await store.save(file);
+    await deleteHeldRecords(store);
     // The ledger's latest request for call_0 is the unanswered call of tick 2: held again.
     const { result, warnings, modelCalls } = await resume(store);
     expect(result.status).toBe('awaiting-approval');
