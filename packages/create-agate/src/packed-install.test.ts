@@ -150,4 +150,47 @@ export default function Hello() {
     expect(agate.stdout).toContain('Hello there.');
     expect(agate.stdout).toMatch(/status: completed/);
   }, 90_000);
+  it('an agent file a package ships inside node_modules, or one in a dot-folder (TypeScript with JSX), runs on the installed CLI', () => {
+    // A package of agents, installed: its .tsx sources under the project's node_modules.
+    const shipped = join(project, 'node_modules/shipped-agents');
+    mkdirSync(shipped, { recursive: true });
+    writeFileSync(
+      join(shipped, 'package.json'),
+      JSON.stringify({ name: 'shipped-agents', version: '1.0.0', type: 'module' }),
+    );
+    writeFileSync(
+      join(shipped, 'agent.tsx'),
+      `import { System, Timeline, User } from '@agate/core';
+export default function Shipped() {
+  return (<><System>Be brief.</System><User>Hi</User><Timeline /></>);
+}
+`,
+    );
+    writeFileSync(join(project, 'shipped-script.json'), JSON.stringify(['Shipped hello.']));
+    const agate = run(
+      join(project, 'node_modules/.bin/agate'),
+      [
+        'run',
+        'node_modules/shipped-agents/agent.tsx',
+        '--scripted',
+        'shipped-script.json',
+        '--plain',
+      ],
+      { cwd: project },
+    );
+    expect(agate.status, `${agate.stdout}\n${agate.stderr}`).toBe(0);
+    expect(agate.stdout).toContain('Shipped hello.');
+    expect(agate.stdout).toMatch(/status: completed/);
+    // A folder whose name starts with a dot is skipped by tsconfig wildcards just the same.
+    const dotted = join(project, '.agents');
+    mkdirSync(dotted);
+    writeFileSync(join(dotted, 'agent.tsx'), readFileSync(join(shipped, 'agent.tsx'), 'utf8'));
+    const fromDot = run(
+      join(project, 'node_modules/.bin/agate'),
+      ['run', '.agents/agent.tsx', '--scripted', 'shipped-script.json', '--plain'],
+      { cwd: project },
+    );
+    expect(fromDot.status, `${fromDot.stdout}\n${fromDot.stderr}`).toBe(0);
+    expect(fromDot.stdout).toMatch(/status: completed/);
+  }, 90_000);
 });

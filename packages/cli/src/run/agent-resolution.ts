@@ -95,8 +95,13 @@ function patchCommonJsResolution(resolveFromCli: (specifier: string) => string):
  * and applies to every file, whatever that tsconfig's `jsx`, `include` or `exclude` say:
  * otherwise a file outside `include` compiles with classic JSX and fails with "React is not
  * defined". Written to the temporary directory, as tsx reads settings only from a file.
+ *
+ * The `**` wildcard alone does not reach every file: as in TypeScript, it never steps into
+ * `node_modules` or a folder whose name starts with a dot, so an agent a package ships (or one
+ * kept in `~/.agents`) would still get classic JSX. The agent's own folder is therefore
+ * included by its literal path, with everything below it.
  */
-export function agentTsconfig(projectTsconfig: string | undefined): string {
+export function agentTsconfig(projectTsconfig: string | undefined, agentDir?: string): string {
   const config = {
     ...(projectTsconfig !== undefined ? { extends: projectTsconfig } : {}),
     compilerOptions: {
@@ -107,7 +112,7 @@ export function agentTsconfig(projectTsconfig: string | undefined): string {
         ? { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, esModuleInterop: true }
         : {}),
     },
-    include: ['/**/*'],
+    include: ['/**/*', ...(agentDir !== undefined ? [`${agentDir}/**/*`] : [])],
     exclude: [],
   };
   // One file per distinct content, reused by later runs instead of a new one each time.

@@ -51,7 +51,7 @@ export async function importUserModule(
   // Running from TypeScript sources (`pnpm agate`, the bin in the repository) means a loader
   // for TypeScript is in place already; a second one would transform files twice.
   if (NEEDS_TSX.test(path) && !RUNNING_FROM_SOURCE) {
-    const tsconfig = agentTsconfig(nearestTsconfig(dirname(path)));
+    const tsconfig = agentTsconfig(nearestTsconfig(dirname(path)), dirname(path));
     tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
       register({ tsconfig });
     });
