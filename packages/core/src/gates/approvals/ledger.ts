@@ -249,33 +249,28 @@ export function findOrphanedRequests(
   },
 ): ToolApprovalRecord[] {
   const known = new Set(approvalsOf(state).map((r) => r.id));
-  // Each id's latest call and whether a result followed it: some servers send the same id
+  // Each id's latest call while no result has followed it: some servers send the same id
   // (`call_0`) in every response, so an earlier call's result must not answer a later one.
-  const latest = new Map<
-    string,
-    { toolName: string; input: unknown; index: number; answered: boolean }
-  >();
+  const unanswered = new Map<string, { toolName: string; input: unknown; index: number }>();
   for (const message of state.timeline) {
     if (!Array.isArray(message.content)) continue;
     let index = 0;
     for (const part of message.content) {
       if (part.type === 'tool-call') {
-        latest.set(part.toolCallId, {
+        unanswered.set(part.toolCallId, {
           toolName: part.toolName,
           input: part.input,
           index: index++,
-          answered: false,
         });
       } else if (part.type === 'tool-result') {
-        const call = latest.get(part.toolCallId);
-        if (call !== undefined) call.answered = true;
+        unanswered.delete(part.toolCallId);
       }
     }
   }
   const orphans: ToolApprovalRecord[] = [];
   const ledger = ledgerOf(state);
-  for (const [id, call] of latest) {
-    if (call.answered || known.has(id)) continue;
+  for (const [id, call] of unanswered) {
+    if (known.has(id)) continue;
     // The latest request for the id: an earlier one asked about an earlier call of that id.
     const request = latestApprovalRequest(ledger, id);
     if (request === undefined) continue;
@@ -286,8 +281,7 @@ export function findOrphanedRequests(
     ) {
       continue;
     }
-    const { answered: _, ...held } = call;
-    orphans.push({ id, ...held, tick: request.tick, state: 'pending' });
+    orphans.push({ id, ...call, tick: request.tick, state: 'pending' });
   }
   return orphans;
 }
