@@ -118,7 +118,7 @@ export async function migrateSchema(pool: Pool, schema: string): Promise<Migrate
       await client.query(`create schema if not exists ${s}`);
       await client.query(
         `create table if not exists ${s}.agate_migrations (
-            version integer primary key, name text not null, applied_at timestamptz not null default now())`,
+        version integer primary key, name text not null, applied_at timestamptz not null default now())`,
       );
       const done = await client.query<{ version: number }>(
         `select version from ${s}.agate_migrations`,
