@@ -24,6 +24,15 @@ function positiveInt(value: string): number {
   return n;
 }
 
+/** A TCP port to listen on: what `server.listen` takes, checked before anything starts. */
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > 65_535) {
+    throw new InvalidArgumentError('expected a port number from 1 to 65535.');
+  }
+  return n;
+}
+
 function wholeNumber(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 0)
@@ -89,7 +98,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       '--studio',
       'keep a tick log and show the run live in agate studio (127.0.0.1); stays up after the run until Ctrl-C',
     )
-    .option('--studio-port <n>', 'port for --studio (default: a free one)', positiveInt)
+    .option('--studio-port <n>', 'port for --studio (default: a free one)', portNumber)
     .action(async (file: string, options) => {
       // Loaded on demand: the live view and the providers are only needed to run an agent.
       const { runCommand } = await import('./commands/run.js');
@@ -233,7 +242,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       "a local web inspector on 127.0.0.1: sessions, ticks, each tick's context and its diff, approvals",
     )
     .addOption(storeOption())
-    .option('--port <n>', 'port to listen on (default: a free one)', positiveInt)
+    .option('--port <n>', 'port to listen on (default: a free one)', portNumber)
     .option(
       '--key-file <file>',
       'sign decisions taken from the page with this private key (or AGATE_APPROVAL_KEY_FILE)',

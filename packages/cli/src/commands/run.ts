@@ -123,7 +123,7 @@ export async function runCommand(
   if (mode === 'live') live = (await import('../view/start-live-view.js')).startLiveView();
   let running = true;
   const studio = options.studio
-    ? await (await import('../studio/server.js')).startStudio({
+    ? await (await import('./studio.js')).startStudioFor({
         // Never undefined with --studio (see ref above).
         store: ref!.store,
         live: () => (running ? session : undefined),

@@ -52,7 +52,17 @@ describe('diffLines', () => {
     }
   });
 
-  it('falls back to removed-then-added for a middle too large to align, still exact', () => {
+  it('aligns a long middle with few changes (Myers: the cost follows the edits, not lines × lines)', () => {
+    const before = Array.from({ length: 5_000 }, (_, i) => `line ${i}`);
+    const after = before.map((line, i) => (i % 500 === 250 ? `changed ${i}` : line));
+    after[0] = 'first changed';
+    after[4_999] = 'last changed';
+    const diff = diffLines(before, after);
+    expect(sides(diff)).toEqual({ before, after });
+    expect(diff.filter((d) => d.op === 'same')).toHaveLength(5_000 - 12);
+  });
+
+  it('falls back to removed-then-added for a middle too different to align, still exact', () => {
     const before = Array.from({ length: 2_100 }, (_, i) => `old ${i}`);
     const after = Array.from({ length: 2_100 }, (_, i) => `new ${i}`);
     const diff = diffLines(before, after);

@@ -1,5 +1,4 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore } from '@agate/core';
@@ -19,6 +18,33 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
+
+/**
+ * The studio's API as its page calls it: from the printed address (which holds the launch's
+ * token), with the token and, for a decision, the page's own origin.
+ */
+function studioApi(printed: string) {
+  const page = new URL(printed);
+  const token = page.searchParams.get('token') ?? '';
+  const at = (path: string) => `${page.origin}${path}`;
+  return {
+    page,
+    at,
+    get: (path: string) => fetch(at(path), { headers: { 'x-agate-studio-token': token } }),
+    post: (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(at(path), {
+        method: 'POST',
+        headers: {
+          'x-agate-studio-token': token,
+          origin: page.origin,
+          'content-type': 'application/json',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      }),
+    events: `${page.origin}/api/events?token=${token}`,
+  };
+}
 
 /** Reads server-sent events from the studio until `until` says stop. */
 async function readEvents(url: string, until: (events: string[]) => boolean): Promise<string[]> {
@@ -89,23 +115,24 @@ describe('agate run --studio', () => {
     );
     await expect.poll(() => /agate studio: (\S+)/.exec(stderr)?.[1]).toBeDefined();
     const url = /agate studio: (\S+)/.exec(stderr)?.[1] as string;
+    const api = studioApi(url);
 
     // While the run goes on: the session is live and its ticks arrive as they end.
-    const events = await readEvents(`${url}api/events`, (seen) => seen.length >= 1);
+    const events = await readEvents(api.events, (seen) => seen.length >= 1);
     expect(events[0]).toContain('"sessionId":"watched"');
-    const live = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
+    const live = (await (await api.get('/api/sessions')).json()) as Array<{
       id: string;
       live: boolean;
     }>;
     expect(live.find((s) => s.id === 'watched')).toBeDefined();
-    const ticks = (await (await fetch(`${url}api/sessions/watched/ticks`)).json()) as Array<{
+    const ticks = (await (await api.get('/api/sessions/watched/ticks')).json()) as Array<{
       tick: number;
     }>;
     expect(ticks.length).toBeGreaterThanOrEqual(1);
 
     // The run ends awaiting approval; the studio stays until Ctrl-C, with the ticks in the store.
     await expect.poll(() => stderr.includes('stays at'), { timeout: 10_000 }).toBe(true);
-    const after = (await (await fetch(`${url}api/sessions/watched/ticks`)).json()) as unknown[];
+    const after = (await (await api.get('/api/sessions/watched/ticks')).json()) as unknown[];
     expect(after).toHaveLength(3);
     const page = await (await fetch(url)).text();
     expect(page).toContain('<title>Agate studio</title>');
@@ -115,18 +142,6 @@ describe('agate run --studio', () => {
     expect(await createFileStore(store).loadTicks?.('watched')).toHaveLength(3);
   }, 30_000);
 });
-
-/** A raw request, so the Host header can be another site's (fetch would not send it). */
-function requestWithHost(url: string, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { headers: { host } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
 
 const QUIET: CliIo = {
   out: () => {},
@@ -156,7 +171,7 @@ async function studioCommand(dir: string) {
 }
 
 describe('agate studio', () => {
-  it('serves the store on 127.0.0.1 until Ctrl-C; rejects from the API; refuses a foreign Host', async () => {
+  it('serves the store on 127.0.0.1 until Ctrl-C at an address with its token; rejects from the API', async () => {
     const dir = join(work, 'studio-store');
     const script = join(work, 'submit.json');
     await writeFile(
@@ -174,32 +189,29 @@ describe('agate studio', () => {
     ).toBe(ExitCode.waiting);
 
     const { url, exit, interrupt } = await studioCommand(dir);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    // The address holds the launch's token, as Jupyter prints it.
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
+    const api = studioApi(url);
 
-    const sessions = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
+    const sessions = (await (await api.get('/api/sessions')).json()) as Array<{
       id: string;
       pending: Array<{ id: string }>;
     }>;
     expect(sessions.find((s) => s.id === 'to-reject')?.pending.map((p) => p.id)).toEqual(['T-1']);
     // The run was not started with a tick log: the session is listed, with no ticks.
-    expect(await (await fetch(`${url}api/sessions/to-reject/ticks`)).json()).toEqual([]);
+    expect(await (await api.get('/api/sessions/to-reject/ticks')).json()).toEqual([]);
 
     const decide = (body: unknown) =>
-      fetch(`${url}api/sessions/to-reject/checkpoints/T-1/reject`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+      api.post('/api/sessions/to-reject/checkpoints/T-1/reject', body);
     expect((await decide({ feedback: 'no name' })).status).toBe(400);
     const rejected = await decide({ by: 'lead', feedback: 'Say goodbye too.' });
     expect(rejected.status).toBe(200);
     expect(await rejected.json()).toMatchObject({ kind: 'rejected', by: 'lead', signed: false });
     expect((await decide({ by: 'lead', feedback: 'again' })).status).toBe(409);
-    expect(await requestWithHost(`${url}api/sessions`, 'evil.example:80')).toBe(403);
 
     interrupt();
     expect(await exit).toBe(ExitCode.ok);
-    await expect(fetch(`${url}api/sessions`)).rejects.toThrow();
+    await expect(api.get('/api/sessions')).rejects.toThrow();
   }, 30_000);
 
   it('approves a held tool call through its API: 409 once decided, 404 for an unknown call', async () => {
@@ -221,21 +233,36 @@ describe('agate studio', () => {
       ),
     ).toBe(ExitCode.waiting);
     const { url, exit, interrupt } = await studioCommand(dir);
+    const api = studioApi(url);
 
-    const sessions = (await (await fetch(`${url}api/sessions`)).json()) as Array<{
+    const sessions = (await (await api.get('/api/sessions')).json()) as Array<{
       id: string;
-      pendingCalls: Array<{ id: string; toolName: string; input: string }>;
+      pendingCalls: unknown[];
     }>;
     expect(sessions.find((s) => s.id === 'held')?.pendingCalls).toEqual([
-      { id: 'call_drop', toolName: 'drop_table', input: '{"table":"old_logs"}', tick: 1 },
+      { id: 'call_drop', toolName: 'drop_table', tick: 1 },
     ]);
-    const post = (path: string, body: unknown, origin?: string) =>
-      fetch(`${url}api/sessions/held/tool-calls/${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
-        body: JSON.stringify(body),
-      });
-    expect((await post('call_drop/approve', { by: 'x' }, 'http://evil.example')).status).toBe(403);
+    // The session whole: the call's input, whole, and the digest its decision is signed over.
+    const view = (await (await api.get('/api/sessions/held')).json()) as {
+      pendingCalls: Array<{ input: string; digest: string }>;
+      messages: Array<{ role: string; parts: Array<{ kind: string; text?: string }> }>;
+    };
+    expect(view.pendingCalls).toEqual([
+      expect.objectContaining({
+        id: 'call_drop',
+        input: JSON.stringify({ table: 'old_logs' }, null, 2),
+        digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      }),
+    ]);
+    expect(view.messages[0]?.parts[0]).toEqual({
+      kind: 'text',
+      text: 'Dropping the old log table.',
+    });
+    const post = (path: string, body: unknown, headers?: Record<string, string>) =>
+      api.post(`/api/sessions/held/tool-calls/${path}`, body, headers);
+    expect(
+      (await post('call_drop/approve', { by: 'x' }, { origin: 'http://evil.example' })).status,
+    ).toBe(403);
     // A checkpoint's verb is not a tool call's.
     expect((await post('call_drop/reject', { by: 'x' })).status).toBe(404);
     expect((await post('call_nope/approve', { by: 'dba' })).status).toBe(404);

@@ -1,76 +1,92 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  ApprovalKeyError,
-  approveCheckpoint,
-  approveToolCall,
-  CheckpointDecisionError,
-  type CheckpointLedgerEntry,
-  CheckpointNotPendingError,
-  denyToolCall,
   InvalidSessionIdError,
-  rejectCheckpoint,
+  isValidSessionId,
   type Session,
   type SessionStore,
-  ToolApprovalDecisionError,
-  ToolCallNotPendingError,
-  UnknownCheckpointError,
-  UnknownSessionError,
-  UnknownToolCallError,
 } from '@agate/core';
-import { STUDIO_PAGE } from './page.js';
+import { newStudioToken, refusal } from './access.js';
+import { decide, type StudioSigner, studioDecisions } from './decisions.js';
+import { studioPage } from './page-html.js';
+import { TOKEN_HEADER, TOKEN_PARAM } from './protocol.js';
 import { StudioData } from './studio-data.js';
 
-export interface StudioOptions {
+export interface StudioOptions extends StudioSigner {
   store: SessionStore;
   /** 0 (the default) picks a free port. */
   port?: number;
-  /** Signs decisions made from the page: an Ed25519 private key (PEM), never sent to the page. */
-  privateKey?: string;
-  /** Or the shared secret (HMAC, version-1 ledgers). */
-  key?: string;
   /** The running session of `agate run --studio` (its ticks appear live). */
   live?: () => Session | undefined;
 }
 
 export interface Studio {
+  /** The page's address with this launch's token: what to print and open. */
   url: string;
+  /** `http://127.0.0.1:<port>`, without the token. */
+  origin: string;
+  /** This launch's token: every request must carry it. */
+  token: string;
   /** Tells open pages that something changed (a tick ended, the run ended). */
   notify(sessionId: string): void;
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 16_384;
-const MAX_TEXT = 4_000;
+
+/** A request the studio answers with 400: its URL names nothing well formed. */
+class BadRequest extends Error {}
 
 /**
- * `agate studio`: the inspector, served on 127.0.0.1 only, with everything inline (no external
- * assets). Decisions made from the page are signed here, with the key this process holds.
+ * `agate studio`: the inspector, served on 127.0.0.1 only, as one page with everything inline
+ * (no external assets). Only that page may use it: every request needs this launch's token,
+ * and a decision also the page's origin (see access.ts). Decisions are signed here, with the
+ * key this process holds; the page never sees it.
  */
 export async function startStudio(options: StudioOptions): Promise<Studio> {
+  // Bundled (from the sources) or read (built) before listening: a page that cannot be made
+  // fails the command at once, not the first visit.
+  await studioPage();
   const data = new StudioData(options.store, options.live);
+  const decisions = studioDecisions(options.store, options);
+  const token = newStudioToken();
   const listeners = new Set<ServerResponse>();
-  let origin = '';
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
+      if (error instanceof BadRequest || error instanceof InvalidSessionIdError) {
+        return send(response, 400, { error: error.message });
+      }
       send(response, 500, { error: error instanceof Error ? error.message : String(error) });
     });
   });
+  const port = () => (server.address() as AddressInfo | null)?.port ?? 0;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    // Another site's page, or a rebound DNS name, must not read or decide anything here.
-    const host = request.headers.host ?? '';
-    if (!isLocalHost(host, port()))
-      return send(response, 403, { error: 'Unexpected Host header.' });
-    const url = new URL(request.url ?? '/', origin);
-    const path = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const url = new URL(request.url ?? '/', 'http://studio.invalid');
+    const refused = refusal(
+      {
+        method: request.method ?? 'GET',
+        host: request.headers.host,
+        origin: request.headers.origin,
+        contentType: request.headers['content-type'],
+        token: header(request, TOKEN_HEADER) ?? url.searchParams.get(TOKEN_PARAM) ?? undefined,
+      },
+      { port: port(), token },
+    );
+    if (refused !== undefined) return send(response, refused.status, { error: refused.error });
+
+    const path = url.pathname.split('/').filter(Boolean).map(decodeSegment);
     if (request.method === 'GET' && url.pathname === '/') {
+      const page = await studioPage();
       response.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
-        'content-security-policy':
-          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+        'content-security-policy': page.csp,
+        // The address holds the token: never sent on as a referrer.
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
       });
-      response.end(STUDIO_PAGE);
+      response.end(page.html);
       return;
     }
     if (request.method === 'GET' && url.pathname === '/api/events') {
@@ -84,146 +100,37 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       request.on('close', () => listeners.delete(response));
       return;
     }
-    if (request.method === 'GET' && path[0] === 'api' && path[1] === 'sessions') {
+    if (path[0] !== 'api' || path[1] !== 'sessions') return notFound(request, response, url);
+    if (request.method === 'GET') {
       if (path.length === 2) return send(response, 200, await data.sessions());
-      const id = path[2] as string;
+      const id = sessionId(path[2]);
+      if (path.length === 3) {
+        const view = await data.session(id);
+        return view === undefined
+          ? send(response, 404, { error: `No session "${id}" in the store.` })
+          : send(response, 200, view);
+      }
       if (path.length === 4 && path[3] === 'ticks')
         return send(response, 200, await data.summaries(id));
       if (path.length === 5 && path[3] === 'ticks') {
-        const detail = await data.detail(id, Number(path[4]));
+        const tick = tickNumber(path[4]);
+        const detail = await data.detail(id, tick);
         return detail === undefined
-          ? send(response, 404, { error: `No tick ${path[4]} in the tick log of "${id}".` })
+          ? send(response, 404, { error: `No tick ${tick} in the tick log of "${id}".` })
           : send(response, 200, detail);
       }
     }
     const record =
-      request.method === 'POST' && path.length === 6 && path[0] === 'api' && path[1] === 'sessions'
-        ? decisionAt(path[3] as string, path[5] as string)
+      request.method === 'POST' && path.length === 6
+        ? decisions.at(path[3] as string, path[5] as string)
         : undefined;
-    if (record !== undefined) {
-      if (request.headers.origin !== undefined && request.headers.origin !== origin) {
-        return send(response, 403, { error: 'Decisions are taken only from the studio page.' });
-      }
-      if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
-        return send(response, 415, { error: 'Send the decision as application/json.' });
-      }
-      const sessionId = path[2] as string;
-      const result = await decide(await readJson(request), (by, field) =>
-        record(sessionId, path[4] as string, by, field),
-      );
-      if (result.ok) notifyAll(sessionId);
-      return send(response, result.status, result.body);
-    }
-    send(response, 404, { error: `Nothing at ${request.method} ${url.pathname}.` });
-  }
-
-  /** The key decisions from the page are signed with: the one this process holds. */
-  const signer = {
-    ...(options.privateKey !== undefined ? { privateKey: options.privateKey } : {}),
-    ...(options.key !== undefined && options.privateKey === undefined ? { key: options.key } : {}),
-  };
-
-  /** The body's text fields, by name (absent or blank: undefined). */
-  type Field = (name: string) => string | undefined;
-  type MakeDecision = (
-    sessionId: string,
-    id: string,
-    by: string,
-    field: Field,
-  ) => Promise<CheckpointLedgerEntry>;
-
-  /**
-   * The decisions the page can make, by the URL's `checkpoints|tool-calls/<id>/<verb>`. A
-   * rejection and a denial need their text (the core says so when it is missing).
-   */
-  const DECISIONS: { readonly [noun: string]: { readonly [verb: string]: MakeDecision } } = {
-    checkpoints: {
-      approve: (sessionId, id, by, field) =>
-        approveCheckpoint(options.store, sessionId, id, {
-          by,
-          ...optional('note', field),
-          ...signer,
-        }),
-      reject: (sessionId, id, by, field) =>
-        rejectCheckpoint(options.store, sessionId, id, {
-          by,
-          feedback: field('feedback') ?? '',
-          ...signer,
-        }),
-    },
-    'tool-calls': {
-      approve: (sessionId, id, by, field) =>
-        approveToolCall(options.store, sessionId, id, {
-          by,
-          ...optional('reason', field),
-          ...signer,
-        }),
-      deny: (sessionId, id, by, field) =>
-        denyToolCall(options.store, sessionId, id, {
-          by,
-          reason: field('reason') ?? '',
-          ...signer,
-        }),
-    },
-  };
-
-  function decisionAt(noun: string, verb: string): MakeDecision | undefined {
-    // Own keys only: `constructor` or `__proto__` in the URL names no decision.
-    const verbs = Object.hasOwn(DECISIONS, noun) ? DECISIONS[noun] : undefined;
-    return verbs !== undefined && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
-  }
-
-  type Answer = { ok: boolean; status: number; body: unknown };
-
-  /** A decision from the page: who decides (`by`) is required; `record` makes it in the core. */
-  async function decide(
-    body: unknown,
-    record: (by: string, field: Field) => Promise<CheckpointLedgerEntry>,
-  ): Promise<Answer> {
-    const fields =
-      typeof body === 'object' && body !== null ? (body as { [name: string]: unknown }) : {};
-    const by = text(fields.by);
-    if (by === undefined)
-      return { ok: false, status: 400, body: { error: 'Say who decides ("by").' } };
-    try {
-      const entry = await record(by, (name) => text(fields[name]));
-      return {
-        ok: true,
-        status: 200,
-        body: {
-          kind: entry.kind,
-          by: entry.by,
-          seq: entry.seq,
-          signed: entry.signature !== undefined,
-        },
-      };
-    } catch (error) {
-      return refused(error);
-    }
-  }
-
-  /** A decision's typed error as an HTTP answer (anything else is a server error). */
-  function refused(error: unknown): Answer {
-    const message = error instanceof Error ? error.message : String(error);
-    if (
-      error instanceof UnknownSessionError ||
-      error instanceof UnknownCheckpointError ||
-      error instanceof UnknownToolCallError
-    ) {
-      return { ok: false, status: 404, body: { error: message } };
-    }
-    if (error instanceof CheckpointNotPendingError || error instanceof ToolCallNotPendingError) {
-      return { ok: false, status: 409, body: { error: message } };
-    }
-    if (
-      error instanceof CheckpointDecisionError ||
-      error instanceof ToolApprovalDecisionError ||
-      error instanceof InvalidSessionIdError ||
-      error instanceof ApprovalKeyError
-    ) {
-      return { ok: false, status: 400, body: { error: message } };
-    }
-    throw error;
+    if (record === undefined) return notFound(request, response, url);
+    const id = sessionId(path[2]);
+    const answer = await decide(await readJson(request), (by, field) =>
+      record(id, path[4] as string, by, field),
+    );
+    if (answer.ok) notifyAll(id);
+    return send(response, answer.status, answer.body);
   }
 
   function notifyAll(sessionId: string): void {
@@ -232,14 +139,18 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     for (const listener of listeners) listener.write(line);
   }
 
-  const port = () => (server.address() as AddressInfo | null)?.port ?? 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  origin = `http://127.0.0.1:${port()}`;
+  const origin = `http://127.0.0.1:${port()}`;
   return {
-    url: `${origin}/`,
+    url: `${origin}/?${TOKEN_PARAM}=${token}`,
+    origin,
+    token,
     notify: notifyAll,
     close: () =>
       new Promise<void>((resolve) => {
@@ -251,28 +162,45 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   };
 }
 
-function isLocalHost(host: string, port: number): boolean {
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
-/** `{ [name]: text }` when the body has that text field, else nothing. */
-function optional<K extends string>(
-  name: K,
-  field: (name: string) => string | undefined,
-): Partial<{ [key in K]: string }> {
-  const value = field(name);
-  return value === undefined ? {} : ({ [name]: value } as { [key in K]: string });
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BadRequest(`The address holds a malformed escape (${JSON.stringify(segment)}).`);
+  }
 }
 
-function text(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
-  return trimmed === '' ? undefined : trimmed.slice(0, MAX_TEXT);
+/** A session id from the URL, checked before any store sees it. */
+function sessionId(segment: string | undefined): string {
+  if (!isValidSessionId(segment)) throw new InvalidSessionIdError(segment);
+  return segment;
+}
+
+function tickNumber(segment: string | undefined): number {
+  const tick = Number(segment);
+  if (segment === undefined || !/^\d{1,9}$/.test(segment) || !Number.isSafeInteger(tick)) {
+    throw new BadRequest(`A tick is a whole number, not ${JSON.stringify(segment)}.`);
+  }
+  return tick;
+}
+
+function notFound(request: IncomingMessage, response: ServerResponse, url: URL): void {
+  send(response, 404, { error: `Nothing at ${request.method} ${url.pathname}.` });
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent) return;
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    // Never run as a script or sniffed into a page by another site's <script src>.
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  });
   response.end(JSON.stringify(body));
 }
 

@@ -6,53 +6,12 @@ import {
   type SessionStore,
   type TickRecord,
 } from '@agate/core';
+import type { SessionView, StudioSession, TickSummary, TickView } from './api-types.js';
 import { contextLines } from './context-lines.js';
-import { type DiffLine, diffLines } from './line-diff.js';
-
-export interface StudioSession {
-  id: string;
-  status: string;
-  ticks: number;
-  savedAt?: string;
-  live: boolean;
-  /** Checkpoints waiting for a decision, with why. */
-  pending: Array<{ id: string; reason?: string }>;
-  /** Tool calls held for a person's approval (`needsApproval`), with what the model asked. */
-  pendingCalls: StudioPendingCall[];
-}
-
-export interface StudioPendingCall {
-  /** The tool call's id. */
-  id: string;
-  toolName: string;
-  /** The model's arguments as JSON, cut at `INPUT_PREVIEW_CHARS` (untrusted: shown as text). */
-  input: string;
-  tick: number;
-}
-
-/** Enough of a call's input to decide on; the whole input stays in the store. */
-export const INPUT_PREVIEW_CHARS = 2_000;
-
-/** A row of the tick list: enough to scan 1,000 ticks without loading each one. */
-export interface TickSummary {
-  tick: number;
-  durationMs: number;
-  calls: string[];
-  reply: string;
-  decisions: number;
-  refused: boolean;
-  tokens?: number;
-  pruned: boolean;
-}
-
-export interface TickDetail {
-  record: TickRecord;
-  /** The request as the model saw it, as lines. */
-  lines: string[];
-  /** Against the previous kept tick (absent for the first). */
-  diff?: DiffLine[];
-  previousTick?: number;
-}
+import { jsonText } from './conversation.js';
+import { describeDecision } from './decision-text.js';
+import { diffLines } from './line-diff.js';
+import { sessionRow, sessionView } from './session-view.js';
 
 const MAX_SESSIONS = 500;
 const REPLY_PREVIEW = 120;
@@ -81,18 +40,29 @@ export class StudioData {
   async sessions(): Promise<StudioSession[]> {
     const out: StudioSession[] = [];
     const summaries = (await this.store.list()).slice(-MAX_SESSIONS).reverse();
-    if (this.live) out.push(describe(this.live.state, true));
+    if (this.live) out.push(sessionRow(this.live.state, true));
     for (const summary of summaries) {
       if (summary.id === this.live?.id) continue;
       try {
         const snapshot = await this.store.load(summary.id);
         if (snapshot === undefined) continue;
-        out.push({ ...describe(snapshot.state as SessionState, false), savedAt: summary.savedAt });
+        out.push({
+          ...sessionRow(snapshot.state as SessionState, false),
+          savedAt: summary.savedAt,
+        });
       } catch {
         // A damaged file: `agate show <id>` says what is wrong with it.
       }
     }
     return out;
+  }
+
+  /** One session whole (its conversation, pending decisions, ledger); undefined when unknown. */
+  async session(sessionId: string): Promise<SessionView | undefined> {
+    if (this.isLive(sessionId)) return sessionView(this.live!.state, true);
+    const snapshot = await this.store.load(sessionId);
+    if (snapshot === undefined) return undefined;
+    return { ...sessionView(snapshot.state as SessionState, false), savedAt: snapshot.savedAt };
   }
 
   private isLive(sessionId: string): boolean {
@@ -119,7 +89,7 @@ export class StudioData {
     if (this.listed?.sessionId === sessionId) this.listed = undefined;
   }
 
-  async detail(sessionId: string, tick: number): Promise<TickDetail | undefined> {
+  async detail(sessionId: string, tick: number): Promise<TickView | undefined> {
     const listed =
       this.listed?.sessionId === sessionId && !this.isLive(sessionId) ? this.listed : undefined;
     const records = listed?.records ?? (await this.ticks(sessionId));
@@ -138,51 +108,37 @@ export class StudioData {
     if (current === undefined) return undefined;
     const lines = contextLines(current);
     const previous = whole[index - 1];
-    if (previous === undefined) return { record: current.record, lines };
     return {
-      record: current.record,
-      lines,
-      diff: diffLines(contextLines(previous), lines),
-      previousTick: previous.record.tick,
+      ...tickView(current.record, lines),
+      ...(previous === undefined
+        ? {}
+        : { diff: diffLines(contextLines(previous), lines), previousTick: previous.record.tick }),
     };
   }
 }
 
-function describe(state: SessionState, live: boolean): StudioSession {
+/** A tick's record as the page shows it: inputs and outputs as text, decisions as sentences. */
+function tickView(record: TickRecord, lines: string[]): TickView {
   return {
-    id: state.id,
-    status: state.status,
-    ticks: state.tick,
-    live,
-    pending: Object.entries(state.guards.checkpoints?.records ?? {})
-      .filter(([id, record]) => record.state === 'pending' && !decided(state, id))
-      .map(([id, record]) => ({
-        id,
-        ...(record.reason !== undefined ? { reason: record.reason } : {}),
-      })),
-    pendingCalls: (state.guards.approvals?.calls ?? [])
-      .filter((record) => record.state === 'pending')
-      .map((record) => ({
-        id: record.id,
-        toolName: record.toolName,
-        input: preview(record.input),
-        tick: record.tick,
-      })),
+    tick: record.tick,
+    startedAt: record.startedAt,
+    durationMs: record.durationMs,
+    lines,
+    reply: record.reply,
+    calls: record.calls.map((call) => ({
+      toolName: call.toolName,
+      input: jsonText(call.input),
+      ...(call.output !== undefined
+        ? { output: typeof call.output === 'string' ? call.output : jsonText(call.output) }
+        : {}),
+      isError: call.isError === true,
+      ...(call.refusedBy !== undefined ? { refusedBy: call.refusedBy } : {}),
+    })),
+    gates: record.gates,
+    knobs: record.knobs,
+    decisions: record.decisions.map(describeDecision),
+    ...(record.pruned !== undefined ? { pruned: record.pruned } : {}),
   };
-}
-
-function preview(input: unknown): string {
-  // The input is the state's JSON (loaded from the store, or a live session's plain state).
-  const json = JSON.stringify(input) ?? 'undefined';
-  return json.length > INPUT_PREVIEW_CHARS
-    ? `${json.slice(0, INPUT_PREVIEW_CHARS)}… (${json.length} characters)`
-    : json;
-}
-
-/** A decision recorded (by the CLI or this page) but not yet taken by a run. */
-function decided(state: SessionState, id: string): boolean {
-  const last = (state.guards.checkpoints?.ledger ?? []).filter((e) => e.checkpoint === id).at(-1);
-  return last?.kind === 'approved' || last?.kind === 'rejected';
 }
 
 function summarize(record: TickRecord): TickSummary {

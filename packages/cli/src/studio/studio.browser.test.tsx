@@ -1,11 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Checkpoint,
   createFileStore,
   createSession,
+  type SessionState,
   type SessionStore,
   System,
   Timeline,
@@ -46,6 +49,9 @@ function Notes(props: { task?: boolean }) {
     </>
   );
 }
+
+/** A held call's input with its dangerous part at the very end, past 6,000 characters. */
+const PADDED = `old_logs ${'/* keep */ '.repeat(600)}; DROP TABLE payments;`;
 
 async function longSession(store: SessionStore, ticks: number): Promise<void> {
   let n = 0;
@@ -110,6 +116,33 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
       ]),
     });
     expect((await holding.run()).status).toBe('awaiting-approval');
+    // A model pads the input so that its dangerous tail lies far past any preview.
+    const padded = createSession(<ApprovalAgent />, {
+      id: 'padded',
+      store,
+      approvalPublicKey: publicKey,
+      model: scriptedModel([
+        {
+          toolCalls: [{ toolCallId: 'c-pad', toolName: 'drop_table', input: { table: PADDED } }],
+        },
+      ]),
+    });
+    expect((await padded.run()).status).toBe('awaiting-approval');
+    await store.save(padded.snapshot());
+    // Saved without a tick log: the studio shows its conversation from the store.
+    const unlogged = createSession(<Notes />, {
+      id: 'no-log',
+      store,
+      model: scriptedModel([
+        {
+          text: 'Saving the first note.',
+          toolCalls: [{ toolName: 'save_note', input: { text: 'groceries' } }],
+        },
+        'All notes saved: groceries.',
+      ]),
+    });
+    expect((await unlogged.run()).status).toBe('completed');
+    await store.save(unlogged.snapshot());
     studio = await startStudio({ store, privateKey });
     // A fresh profile in the temp dir (persistent context: playwright owns --user-data-dir).
     browser = await chromium.launchPersistentContext(join(dir, 'chromium'), {
@@ -130,7 +163,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     page = browser.pages()[0] ?? (await browser.newPage());
     // No request may leave 127.0.0.1: the page has no external assets.
     page.on('request', (request) => {
-      if (!request.url().startsWith(studio.url))
+      if (!request.url().startsWith(studio.origin))
         throw new Error(`external request ${request.url()}`);
     });
     await page.goto(studio.url);
@@ -185,7 +218,20 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     await page.click('.session[data-id="review-me"]');
     await page.click('tr.tick[data-tick="2"]');
     await page.waitForSelector('#pending [data-checkpoint="T-1"]');
-    expect(await page.locator('#decisions').textContent()).toContain('checkpoint:pending');
+    // Guard decisions read as sentences; the JSON behind each is one click away.
+    const decision = page
+      .locator('#decisions .decision')
+      .filter({ hasText: 'waits for a supervisor' });
+    expect(await decision.locator('.sentence').textContent()).toBe(
+      'Checkpoint T-1 waits for a supervisor (submit) — submitted: Saved hello.',
+    );
+    expect(await decision.locator('pre').isVisible()).toBe(false);
+    await decision.locator('summary').click();
+    expect(await decision.locator('pre').isVisible()).toBe(true);
+    expect(JSON.parse((await decision.locator('pre').textContent()) ?? '')).toMatchObject({
+      type: 'checkpoint:pending',
+      id: 'T-1',
+    });
     if (process.env.AGATE_WRITE_SCREENSHOTS === '1') {
       await mkdir(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, 'studio.png') });
@@ -223,7 +269,9 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     );
     const row = page.locator('#pending [data-tool-call="c-drop"]');
     expect(await row.locator('b').textContent()).toBe('drop_table');
-    expect(await row.locator('.call-input').textContent()).toBe('{"table":"<b>logs</b>"}');
+    expect(await row.locator('.call-input').textContent()).toBe(
+      JSON.stringify({ table: '<b>logs</b>' }, null, 2),
+    );
     expect(await row.locator('.call-input b').count()).toBe(0);
     await page.fill('#by', 'dba');
     await page.click('#pending [data-tool-call="c-drop"] button.deny');
@@ -251,15 +299,141 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     expect(JSON.stringify(resumed.state.timeline)).toMatch(/dba.*Keep the logs until the audit/);
   });
 
-  it('refuses a decision from another origin and a foreign Host header', async () => {
-    const url = `${studio.url}api/sessions/review-me/checkpoints/T-1/reject`;
-    const foreign = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
-      body: JSON.stringify({ by: 'x', feedback: 'y' }),
+  it('shows a held call’s whole input, scrollable, with the digest the ledger signs over', async () => {
+    await page.click('.session[data-id="padded"]');
+    const row = page.locator('#pending [data-tool-call="c-pad"]');
+    await row.waitFor();
+    const input = row.locator('.call-input');
+    // Never a silent cut: the whole input, its dangerous tail included, in a box that scrolls.
+    const shown = (await input.textContent()) ?? '';
+    expect(shown).toBe(JSON.stringify({ table: PADDED }, null, 2));
+    expect(shown.length).toBeGreaterThan(6_000);
+    expect(shown).toContain('; DROP TABLE payments;');
+    const box = await input.evaluate((node) => ({
+      overflowY: getComputedStyle(node).overflowY,
+      scrolls: node.scrollHeight > node.clientHeight,
+    }));
+    expect(box).toEqual({ overflowY: 'auto', scrolls: true });
+    await input.evaluate((node) => {
+      node.scrollTop = node.scrollHeight;
     });
-    expect(foreign.status).toBe(403);
-    const form = await fetch(url, { method: 'POST', body: 'by=x' });
-    expect(form.status).toBe(415);
+    await expect.poll(() => row.getByText('DROP TABLE payments').isVisible()).toBe(true);
+    // The digest shown is the one the approval ledger signs the decision over.
+    const stored = await store.load('padded');
+    const ledger = (stored!.state as SessionState).guards.checkpoints.ledger;
+    const request = ledger.find(
+      (e) => e.checkpoint === 'c-pad' && e.kind === 'tool-approval-request',
+    );
+    expect(request?.inputHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await row.locator('.digest').textContent()).toContain(
+      `input sha256 ${request?.inputHash}`,
+    );
+    expect(await row.locator('.digest').textContent()).toContain(
+      `${shown.length.toLocaleString('en')} characters, shown whole`,
+    );
+  });
+
+  it('shows a session saved without a tick log: its conversation, status and ledger from the store', async () => {
+    await page.click('.session[data-id="no-log"]');
+    await page.waitForSelector('#conversation');
+    expect(await page.locator('#tick-log-note').textContent()).toContain('kept no tick log');
+    expect(await page.locator('tr.tick').count()).toBe(0);
+    const messages = page.locator('#conversation .message');
+    expect(
+      await messages.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-role'))),
+    ).toEqual(['assistant', 'tool', 'assistant']);
+    expect(await messages.nth(0).textContent()).toContain('Saving the first note.');
+    expect(await messages.nth(0).locator('.tool-call').textContent()).toContain('save_note');
+    expect(await messages.nth(0).locator('.tool-call pre').textContent()).toBe(
+      JSON.stringify({ text: 'groceries' }, null, 2),
+    );
+    expect(await messages.nth(1).locator('.tool-result').textContent()).toContain(
+      'Saved: groceries',
+    );
+    expect(await messages.nth(2).textContent()).toContain('All notes saved: groceries.');
+    expect(await page.locator('#session .kv').textContent()).toContain('completed');
+
+    // The held call's session, also without a tick log: its ledger as sentences.
+    await page.click('.session[data-id="padded"]');
+    await page.waitForSelector('#ledger');
+    expect(await page.locator('#ledger .sentence').first().textContent()).toMatch(
+      /^#1, tick 1: The call c-pad to drop_table was held for approval \(input sha256 [0-9a-f]{64}\)/,
+    );
+  });
+
+  it('answers nothing to a page opened without the token', async () => {
+    const other = await browser.newPage();
+    try {
+      const response = await other.goto(`${studio.origin}/`);
+      expect(response?.status()).toBe(401);
+      expect(await other.locator('.session').count()).toBe(0);
+      expect(await other.textContent('body')).toContain('needs its token');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a page of another origin decides nothing, reads nothing, and cannot frame the studio — even knowing the token', async () => {
+    // The attacker's page, served from another port of 127.0.0.1 (cross-origin to the studio).
+    const target = `${studio.origin}/api/sessions/padded/tool-calls/c-pad/approve?token=${studio.token}`;
+    const evil = await serveHtml(`<!doctype html><html><body>
+<form id="f" method="POST" action="${target}" enctype="text/plain" target="sink">
+  <input name='{"by":"attacker","x":"' value='"}'>
+</form>
+<iframe name="sink"></iframe>
+<iframe id="framed" src="${studio.url}"></iframe>
+<script>
+  const json = JSON.stringify({ by: 'attacker' });
+  window.results = Promise.all([
+    fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', body: json }).then(() => 'sent', () => 'failed'),
+    fetch(${JSON.stringify(target)}, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json })
+      .then((r) => 'read ' + r.status, () => 'blocked'),
+    fetch(${JSON.stringify(`${studio.origin}/api/sessions?token=${studio.token}`)})
+      .then((r) => r.text(), () => 'blocked'),
+  ]);
+  document.getElementById('f').submit();
+</script></body></html>`);
+    const attacker = await browser.newPage();
+    const statuses: number[] = [];
+    attacker.on('response', (response) => {
+      if (response.url().startsWith(`${studio.origin}/api/`)) statuses.push(response.status());
+    });
+    try {
+      await attacker.goto(evil.url);
+      const results = await attacker.evaluate(
+        () => (window as unknown as { results: Promise<string[]> }).results,
+      );
+      // The JSON post needs a preflight, which the studio refuses; the list cannot be read.
+      expect(results).toEqual(['sent', 'blocked', 'blocked']);
+      // The posts that did reach it (the no-cors fetch, the form) were refused.
+      await expect.poll(() => statuses.length).toBe(2);
+      expect(statuses).toEqual([403, 403]);
+      // The framed studio never loads (frame-ancestors 'none').
+      expect(await attacker.frameLocator('#framed').locator('#root').count()).toBe(0);
+    } finally {
+      await attacker.close();
+      await evil.close();
+    }
+    // Nothing was decided: the call still waits for a person.
+    const stored = await store.load('padded');
+    const calls = (stored!.state as SessionState).guards.approvals.calls;
+    expect(calls.find((c) => c.id === 'c-pad')?.state).toBe('pending');
   });
 });
+
+/** Serves one HTML page on a free port of 127.0.0.1 (an attacker's page, another origin). */
+async function serveHtml(html: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((_, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

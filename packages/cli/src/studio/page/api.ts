@@ -1,0 +1,44 @@
+import type { SessionView, StudioSession, TickSummary, TickView } from '../api-types.js';
+import { TOKEN_HEADER, TOKEN_PARAM } from '../protocol.js';
+
+/** This launch's token, from the address the studio printed: every call sends it. */
+const token = new URLSearchParams(window.location.search).get(TOKEN_PARAM) ?? '';
+
+async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const response = await fetch(path, {
+    ...init,
+    headers: { ...init.headers, [TOKEN_HEADER]: token },
+  });
+  const body = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new Error(body.error ?? response.statusText);
+  return body;
+}
+
+const session = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
+
+export const api = {
+  sessions: () => call<StudioSession[]>('/api/sessions'),
+  session: (id: string) => call<SessionView>(session(id)),
+  ticks: (id: string) => call<TickSummary[]>(`${session(id)}/ticks`),
+  tick: (id: string, tick: number) => call<TickView>(`${session(id)}/ticks/${tick}`),
+  /** `what`: `checkpoints/<id>/approve`, `tool-calls/<id>/deny`, … */
+  decide: (id: string, what: string, body: Record<string, string>) =>
+    call<{ seq: number; signed: boolean }>(`${session(id)}/${what}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+};
+
+/** Calls `changed` with the session's id whenever the server says it changed. */
+export function watchChanges(onOpen: () => void, changed: (sessionId: string) => void): () => void {
+  const events = new EventSource(`/api/events?${TOKEN_PARAM}=${encodeURIComponent(token)}`);
+  events.addEventListener('open', onOpen);
+  events.addEventListener('changed', (message) => {
+    const { sessionId } = JSON.parse((message as MessageEvent<string>).data) as {
+      sessionId: string;
+    };
+    changed(sessionId);
+  });
+  return () => events.close();
+}
