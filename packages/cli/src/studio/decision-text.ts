@@ -106,12 +106,9 @@ export function describeDecision(event: unknown): DecisionLine {
 const LEDGER_SENTENCES: { readonly [kind: string]: (e: Fields) => string } = {
   submitted: (e) =>
     `The model submitted checkpoint ${str(e.checkpoint) ?? '?'}: ${quoted(e.summary)}`,
-  budget: (e) =>
-    `Checkpoint ${str(e.checkpoint) ?? '?'} went pending: its tick budget ran out${tail(e.reason)}`,
-  file: (e) =>
-    `Checkpoint ${str(e.checkpoint) ?? '?'} went pending: its trigger file was written${tail(e.reason)}`,
-  finish: (e) =>
-    `Checkpoint ${str(e.checkpoint) ?? '?'} went pending: the model tried to finish without submitting it${tail(e.reason)}`,
+  budget: (e) => wentPending(e, 'its tick budget ran out'),
+  file: (e) => wentPending(e, 'its trigger file was written'),
+  finish: (e) => wentPending(e, 'the model tried to finish without submitting it'),
   approved: (e) => `${who(e.by)} approved checkpoint ${str(e.checkpoint) ?? '?'}${tail(e.note)}`,
   rejected: (e) =>
     `${who(e.by)} rejected checkpoint ${str(e.checkpoint) ?? '?'}${tail(e.feedback)}`,
@@ -122,6 +119,12 @@ const LEDGER_SENTENCES: { readonly [kind: string]: (e: Fields) => string } = {
     `${who(e.by)} approved the call ${str(e.checkpoint) ?? '?'}${tail(e.reason)}`,
   'tool-denied': (e) => `${who(e.by)} denied the call ${str(e.checkpoint) ?? '?'}${tail(e.reason)}`,
 };
+
+/** A trip the runtime recorded: its own reason when it gave one, else what the kind means. */
+function wentPending(e: Fields, meaning: string): string {
+  const reason = str(e.reason)?.trim();
+  return `Checkpoint ${str(e.checkpoint) ?? '?'} went pending: ${reason ? reason : meaning}`;
+}
 
 /** A checkpoint-ledger entry as a sentence (who asked or decided, at which tick, signed or not). */
 export function describeLedgerEntry(entry: unknown): DecisionLine {
@@ -139,7 +142,9 @@ export function describeLedgerEntry(entry: unknown): DecisionLine {
 
 /** What an event of a family the studio does not know says, in brief. */
 function otherFields(fields: Fields): string {
-  const shown = Object.entries(fields).filter(([key]) => !['type', 'tick', 'path'].includes(key));
+  const shown = Object.entries(fields).filter(
+    ([key]) => !['type', 'kind', 'tick', 'seq', 'path', 'signature'].includes(key),
+  );
   if (shown.length === 0) return '(no details)';
   return shown.map(([key, value]) => `${key} ${short(value)}`).join(', ');
 }

@@ -1,0 +1,143 @@
+import { createSession, type SessionState, System, Timeline, Tool, User } from '@agate/core';
+import { scriptedModel } from '@agate/testing';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import ApprovalAgent from '../__fixtures__/approval-agent.js';
+import { conversationOf } from './conversation.js';
+import { sessionRow, sessionView } from './session-view.js';
+
+function Notes() {
+  return (
+    <>
+      <System>You save notes.</System>
+      <User>Save one.</User>
+      <Timeline />
+      <Tool
+        name="save_note"
+        description="Save a note"
+        input={z.object({ text: z.string() })}
+        execute={({ text }) => {
+          if (text === '') throw new Error('empty note');
+          return `Saved: ${text}`;
+        }}
+      />
+    </>
+  );
+}
+
+describe('sessionView', () => {
+  it('gives the conversation of a session from its state alone: replies, calls, results, errors', async () => {
+    const session = createSession(<Notes />, {
+      id: 'notes',
+      model: scriptedModel([
+        {
+          text: 'Saving.',
+          reasoning: 'A note is asked for.',
+          toolCalls: [
+            { toolCallId: 'a', toolName: 'save_note', input: { text: 'milk' } },
+            { toolCallId: 'b', toolName: 'save_note', input: { text: '' } },
+          ],
+        },
+        'Saved milk; the empty one failed.',
+      ]),
+    });
+    expect((await session.run()).status).toBe('completed');
+    const view = sessionView(session.state as SessionState, false);
+    expect(view).toMatchObject({ id: 'notes', status: 'completed', ticks: 2, live: false });
+    expect(view.pending).toEqual([]);
+    expect(view.pendingCalls).toEqual([]);
+    expect(view.messages.map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant']);
+    expect(view.messages[0]?.parts).toEqual([
+      { kind: 'reasoning', text: 'A note is asked for.' },
+      { kind: 'text', text: 'Saving.' },
+      { kind: 'tool-call', toolName: 'save_note', callId: 'a', input: '{\n  "text": "milk"\n}' },
+      { kind: 'tool-call', toolName: 'save_note', callId: 'b', input: '{\n  "text": ""\n}' },
+    ]);
+    expect(view.messages[1]?.parts).toEqual([
+      {
+        kind: 'tool-result',
+        toolName: 'save_note',
+        callId: 'a',
+        output: 'Saved: milk',
+        isError: false,
+      },
+      expect.objectContaining({ kind: 'tool-result', callId: 'b', isError: true }),
+    ]);
+    expect(view.messages[2]?.parts).toEqual([
+      { kind: 'text', text: 'Saved milk; the empty one failed.' },
+    ]);
+  });
+
+  it("gives a held call's whole input and the digest of the ledger's request for it", async () => {
+    const table = `old_logs${' '.repeat(5_000)}; DROP TABLE payments;`;
+    const session = createSession(<ApprovalAgent />, {
+      id: 'held',
+      model: scriptedModel([
+        { toolCalls: [{ toolCallId: 'c-1', toolName: 'drop_table', input: { table } }] },
+      ]),
+    });
+    expect((await session.run()).status).toBe('awaiting-approval');
+    const state = session.state as SessionState;
+    const request = state.guards.checkpoints.ledger.find((e) => e.kind === 'tool-approval-request');
+    const view = sessionView(state, false);
+    expect(view.pendingCalls).toEqual([
+      {
+        id: 'c-1',
+        toolName: 'drop_table',
+        tick: 1,
+        input: JSON.stringify({ table }, null, 2),
+        digest: request?.inputHash,
+      },
+    ]);
+    expect(view.pendingCalls[0]?.input).toContain('; DROP TABLE payments;');
+    expect(view.ledger.map((l) => l.sentence)).toEqual([
+      expect.stringContaining(
+        `The call c-1 to drop_table was held for approval (input sha256 ${request?.inputHash})`,
+      ),
+    ]);
+    // The list's row names the call, without its input (the view has it).
+    expect(sessionRow(state, false).pendingCalls).toEqual([
+      { id: 'c-1', toolName: 'drop_table', tick: 1 },
+    ]);
+  });
+});
+
+describe('conversationOf', () => {
+  it('reads a hand-edited or foreign timeline without throwing, naming what it does not know', () => {
+    expect(conversationOf(undefined)).toEqual([]);
+    expect(conversationOf('nope')).toEqual([]);
+    expect(
+      conversationOf([
+        null,
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'image', image: 'x' },
+            7,
+            { type: 'tool-result', output: { type: 'execution-denied' } },
+          ],
+        },
+        { role: 'tool', content: 'not parts' },
+      ]),
+    ).toEqual([
+      { role: '?', parts: [] },
+      { role: 'user', parts: [{ kind: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        parts: [
+          { kind: 'other', type: 'image' },
+          { kind: 'other', type: '?' },
+          {
+            kind: 'tool-result',
+            toolName: '?',
+            callId: '?',
+            output: '(execution-denied)',
+            isError: true,
+          },
+        ],
+      },
+      { role: 'tool', parts: [{ kind: 'text', text: 'not parts' }] },
+    ]);
+  });
+});
