@@ -113,7 +113,10 @@ describe('agate run --studio', () => {
       ],
       io,
     );
-    await expect.poll(() => /agate studio: (\S+)/.exec(stderr)?.[1]).toBeDefined();
+    // Run from the sources, the studio bundles its page before it prints its address.
+    await expect
+      .poll(() => /agate studio: (\S+)/.exec(stderr)?.[1], { timeout: 20_000 })
+      .toBeDefined();
     const url = /agate studio: (\S+)/.exec(stderr)?.[1] as string;
     const api = studioApi(url);
 
@@ -165,7 +168,9 @@ async function studioCommand(dir: string) {
       return () => {};
     },
   });
-  await expect.poll(() => /agate studio: (\S+)/.exec(stdout)?.[1]).toBeDefined();
+  await expect
+    .poll(() => /agate studio: (\S+)/.exec(stdout)?.[1], { timeout: 20_000 })
+    .toBeDefined();
   const url = /agate studio: (\S+)/.exec(stdout)?.[1] as string;
   return { url, exit, interrupt: () => interrupt?.() };
 }
