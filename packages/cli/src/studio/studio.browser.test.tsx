@@ -218,6 +218,10 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     await page.click('.session[data-id="review-me"]');
     await page.click('tr.tick[data-tick="2"]');
     await page.waitForSelector('#pending [data-checkpoint="T-1"]');
+    if (process.env.AGATE_WRITE_SCREENSHOTS === '1') {
+      await mkdir(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'studio.png') });
+    }
     // Guard decisions read as sentences; the JSON behind each is one click away.
     const decision = page
       .locator('#decisions .decision')
@@ -232,10 +236,6 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
       type: 'checkpoint:pending',
       id: 'T-1',
     });
-    if (process.env.AGATE_WRITE_SCREENSHOTS === '1') {
-      await mkdir(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, 'studio.png') });
-    }
     await page.fill('#by', 'reviewer');
     await page.click('#pending button.approve');
     await page.waitForFunction(() =>
@@ -352,6 +352,10 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     );
     expect(await messages.nth(2).textContent()).toContain('All notes saved: groceries.');
     expect(await page.locator('#session .kv').textContent()).toContain('completed');
+    if (process.env.AGATE_WRITE_SCREENSHOTS === '1') {
+      await mkdir(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'studio-conversation.png') });
+    }
 
     // The held call's session, also without a tick log: its ledger as sentences.
     await page.click('.session[data-id="padded"]');

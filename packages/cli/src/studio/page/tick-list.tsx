@@ -9,6 +9,9 @@ export function TickList(props: {
 }) {
   return (
     <div id="tick-list">
+      {props.ticks?.length === 0 && (
+        <p className="muted pad">No tick log: the session is on the right.</p>
+      )}
       <table>
         <tbody id="ticks">
           {props.ticks?.map((t) => (
@@ -46,7 +49,7 @@ const TickRow = memo(function TickRow(props: {
     >
       <td>#{t.tick}</td>
       <td>{t.calls.length > 0 ? t.calls.join(', ') : t.reply || '—'}</td>
-      <td className="muted">{t.durationMs} ms</td>
+      <td className="muted">{Math.round(t.durationMs)} ms</td>
     </tr>
   );
 });
