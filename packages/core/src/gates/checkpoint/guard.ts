@@ -75,6 +75,7 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 
 export class CheckpointGuard implements Guard {
   readonly name = CHECKPOINT_FAMILY;
+  readonly reservedTools = [SUBMIT_CHECKPOINT_TOOL];
   private verified = false;
   /** Props last seen per id, so a pending checkpoint keeps its `guards` after it unmounts. */
   private readonly lastKnown = new Map<string, CheckpointProps>();
