@@ -242,6 +242,44 @@ describe('approvals: one approval, one execution (the run holds only the public 
   });
 });
 
+describe('approvals: what a writer of the store can still do', () => {
+  it('a store rolled back to before an approved call ran', async () => {
+    // Not defended (docs/security.md): the state from before the call ran holds a valid,
+    // unspent approval and nothing else remembers. What a tool can do about it: the key it
+    // would give a payment provider is the same on the replay, so the provider refuses it.
+    const keys: string[] = [];
+    const idempotent = (
+      <Tool
+        name="pay"
+        input={z.object({ cents: z.number() })}
+        needsApproval
+        execute={({ cents }, { tick, toolCallId }) => {
+          keys.push(`pay:${tick}:${toolCallId}`);
+          paid.push(cents);
+          return `paid ${cents}`;
+        }}
+      />
+    );
+    paid.length = 0;
+    const store = createMemoryStore();
+    const first = createSession(<FaultAgent extra={idempotent} />, {
+      id: 'pay',
+      model: scriptedModel([{ toolCalls: [payCall('p-1', 500)] }]),
+      store,
+      approvalPublicKey: PAIR.publicKey,
+    });
+    expect((await first.run()).status).toBe('awaiting-approval');
+    await approveToolCall(store, 'pay', 'p-1', { by: 'cfo', privateKey: PAIR.privateKey });
+    const approvedNotRun = structuredClone((await store.load('pay'))!);
+    expect((await resume(store, undefined, idempotent)).result.status).toBe('completed');
+    const { revision: _r, ...before } = approvedNotRun;
+    await store.save(before);
+    expect((await resume(store, undefined, idempotent)).result.status).toBe('completed');
+    expect(paid).toEqual([500, 500]);
+    expect(keys).toEqual(['pay:2:p-1', 'pay:2:p-1']);
+  });
+});
+
 /** A stored session `pay` with p-1 held under the key pair. */
 async function heldUnderKeyPair(): Promise<Store> {
   paid.length = 0;
