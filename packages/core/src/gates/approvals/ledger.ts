@@ -426,9 +426,11 @@ export function findSpentUnanswered(
 function unansweredRequests(
   state: LedgerAndTimeline,
 ): Array<ToolApprovalRecord & { executed: CheckpointLedgerEntry | undefined }> {
+  const ledger = ledgerOf(state);
+  // Most sessions never held a call: their timeline is not read.
+  if (!ledger.some((e) => e.kind === 'tool-approval-request')) return [];
   const known = new Set(approvalsOf(state).map((r) => r.id));
   const found: Array<ToolApprovalRecord & { executed: CheckpointLedgerEntry | undefined }> = [];
-  const ledger = ledgerOf(state);
   for (const [id, call] of timelineCalls(state.timeline)) {
     if (known.has(id) || call.answered) continue;
     // The latest request for the id: an earlier one asked about an earlier call of that id.
