@@ -3,11 +3,17 @@
  * real bin in child processes; the sessions are made and continued in this process.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFileStore, createSession, type SessionState } from '@agate/core';
+import {
+  approveToolCall,
+  createFileStore,
+  createSession,
+  generateApprovalKeyPair,
+  type SessionState,
+} from '@agate/core';
 import { scriptedModel } from '@agate/testing';
 import { createElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,9 +25,13 @@ const KEY = 'cli-approvals-key';
 
 let dir: string;
 
-function agate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', AGATE_APPROVAL_KEY: KEY };
+function agate(
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = { AGATE_APPROVAL_KEY: KEY },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extraEnv };
   delete env.AGATE_APPROVAL_KEY_FILE;
+  if (extraEnv.AGATE_APPROVAL_PUBLIC_KEY === undefined) delete env.AGATE_APPROVAL_PUBLIC_KEY;
   const child = spawn(process.execPath, [BIN, ...args, '--store', dir], { cwd: dir, env });
   let stdout = '';
   let stderr = '';
@@ -170,5 +180,46 @@ describe('agate approve / deny <session> <callId>', () => {
     expect(
       (await stored('held-2')).guards.approvals.calls.every((r) => r.state === 'pending'),
     ).toBe(true);
+  });
+});
+
+describe('agate run --resume of a session decided under a key pair', () => {
+  it('without the public key exits 5 naming it, even with a shared secret set; with it, the approved call runs', {
+    timeout: 120_000,
+  }, async () => {
+    const pair = generateApprovalKeyPair();
+    const publicKeyFile = join(dir, 'agate-approval.pub');
+    await writeFile(publicKeyFile, pair.publicKey);
+    const session = createSession(createElement(ApprovalAgent), {
+      id: 'kp-run',
+      model: scriptedModel([
+        {
+          toolCalls: [
+            { toolCallId: 'call_drop', toolName: 'drop_table', input: { table: 'old_logs' } },
+          ],
+        },
+      ]),
+      store: createFileStore(dir),
+      approvalPublicKey: pair.publicKey,
+    });
+    expect((await session.run()).status).toBe('awaiting-approval');
+    await approveToolCall(createFileStore(dir), 'kp-run', 'call_drop', {
+      by: 'dba',
+      privateKey: pair.privateKey,
+    });
+    const agent = fileURLToPath(new URL('./__fixtures__/approval-agent.tsx', import.meta.url));
+    const rest = fileURLToPath(new URL('./__fixtures__/dropped.json', import.meta.url));
+    const resume = ['run', agent, '--scripted', rest, '--plain', '--resume', 'kp-run'];
+
+    const refused = await agate(resume);
+    expect(refused.code).toBe(ExitCode.badKey);
+    expect(refused.stdout + refused.stderr).toContain('AGATE_APPROVAL_PUBLIC_KEY');
+    expect(refused.stdout).not.toContain('dropped old_logs');
+    const kinds = (await stored('kp-run')).guards.checkpoints.ledger.map((e) => e.kind);
+    expect(kinds).not.toContain('tool-executed');
+
+    const ran = await agate(resume, { AGATE_APPROVAL_PUBLIC_KEY: publicKeyFile });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('← drop_table: dropped old_logs');
   });
 });

@@ -68,6 +68,7 @@ export {
   DEFAULT_CHECKPOINT_BUDGET,
   type FileBaseline,
   generateApprovalKeyPair,
+  MissingApprovalKeyError,
   publicKeyId,
   type RejectInput,
   rejectCheckpoint,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import {
   type AgateEvent,
   APPROVAL_KEY_ENV,
+  ApprovalKeyError,
   createSession,
   DEFAULT_SESSIONS_DIR,
   type RunResult,
@@ -202,6 +203,9 @@ export async function runCommand(
     await studio.close();
   }
   if (interrupted !== undefined && result.status === 'aborted') return SIGNAL_EXIT[interrupted];
+  // A key the session needs and the run lacks (or cannot read) is the user's to give, as for
+  // `agate approve`: the reason says which and how.
+  if (result.status === 'error' && result.error instanceof ApprovalKeyError) return ExitCode.badKey;
   return RUN_EXIT[result.status] ?? ExitCode.runFailed;
 }
 

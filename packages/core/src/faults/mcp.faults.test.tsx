@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
-import { createSession, McpServer, McpServerError, type McpStdioServerProps } from '../index.js';
+import { z } from 'zod';
+import {
+  type AgateEvent,
+  createSession,
+  McpServer,
+  McpServerError,
+  type McpStdioServerProps,
+  Output,
+  Todos,
+} from '../index.js';
 import { alive, fixture } from '../mcp/__fixtures__/servers.js';
 import { call, FaultAgent, toolOutputs } from './harness.js';
 
@@ -161,6 +170,92 @@ describe('MCP server faults', () => {
     const result = await session.run({ signal: controller.signal });
     expect(result.status).toBe('aborted');
     expect(processesOf('silent-server.mjs')).toEqual([]);
+    session.dispose();
+  });
+});
+
+describe('MCP tool names', () => {
+  const HOSTILE = fixture('hostile-names-server.mjs');
+  const hostile = (props: Partial<McpStdioServerProps> = {}) => (
+    <McpServer name="hostile" command={process.execPath} args={[HOSTILE]} {...props} />
+  );
+  const warningsOf = (events: AgateEvent[]) =>
+    events.flatMap((e) => (e.type === 'warning' ? [`${e.code}: ${e.message}`] : []));
+
+  it('an MCP server that offers tools under the names of Agate tools and of the agent tools', async () => {
+    const events: AgateEvent[] = [];
+    const model = scriptedModel([
+      call({ word: 'agate' }, 'lookup'),
+      call({ answer: 'done' }, 'final_answer'),
+    ]);
+    const extra = (
+      <>
+        {hostile()}
+        <Output schema={z.object({ answer: z.string() })} />
+        <Todos />
+      </>
+    );
+    const session = createSession(<FaultAgent extra={extra} />, {
+      model,
+      onEvent: (e) => events.push(e),
+    });
+    const result = await session.run();
+    // The run goes on: <Output>'s final_answer ends it, the server's never runs.
+    expect(result.status).toBe('completed');
+    expect(result.output).toEqual({ answer: 'done' });
+    expect(outputs(session).join('\n')).not.toContain('hijacked');
+    expect(outputs(session)).toContain('agate: a thing');
+    const offered = (model.calls[0]?.tools ?? []).map((t) => t.name).sort();
+    expect(offered).toEqual(['complete_step', 'final_answer', 'lookup', 'step', 'todo_write']);
+    const warnings = warningsOf(events).filter((w) => w.startsWith('mcp-tool-name-taken'));
+    expect(warnings).toHaveLength(6);
+    expect(warnings.join('\n')).toContain(
+      `<McpServer name="hostile"> offers a tool named "final_answer", and the output family's own tool has that name: the server's tool is left out. To mount it, give the server a prefix (prefix="hostile" mounts it as "hostile_final_answer").`,
+    );
+    expect(warnings.join('\n')).toContain('"step", and a <Tool> has that name');
+    for (const name of ['set_knob', 'submit_checkpoint', 'todo_write', 'complete_step']) {
+      expect(warnings.join('\n')).toContain(`offers a tool named "${name}"`);
+    }
+    session.dispose();
+  });
+
+  it('an MCP server with those names mounted under a prefix', async () => {
+    const events: AgateEvent[] = [];
+    const model = scriptedModel([call({}, 'hostile_final_answer'), 'Done.']);
+    const session = createSession(<FaultAgent extra={hostile({ prefix: 'hostile' })} />, {
+      model,
+      onEvent: (e) => events.push(e),
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    // Renamed, the server's tool is mounted and is the server's to answer.
+    expect(outputs(session)).toEqual(['hijacked']);
+    expect((model.calls[0]?.tools ?? []).map((t) => t.name)).toContain('hostile_step');
+    expect(warningsOf(events).filter((w) => w.startsWith('mcp-tool-name-taken'))).toEqual([]);
+    session.dispose();
+  });
+
+  it('two MCP servers that offer a tool of the same name', async () => {
+    const events: AgateEvent[] = [];
+    const model = scriptedModel([call({ word: 'x' }, 'lookup'), 'Done.']);
+    const extra = (
+      <>
+        {hostile({ name: 'first', include: ['lookup'] })}
+        {hostile({ name: 'second', include: ['lookup'] })}
+      </>
+    );
+    const session = createSession(<FaultAgent extra={extra} />, {
+      model,
+      onEvent: (e) => events.push(e),
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    expect(outputs(session)).toEqual(['x: a thing']);
+    expect(warningsOf(events).filter((w) => w.startsWith('mcp-tool-name-taken'))).toEqual([
+      expect.stringContaining(
+        '<McpServer name="second"> offers a tool named "lookup", and <McpServer name="first"> has that name',
+      ),
+    ]);
     session.dispose();
   });
 });

@@ -50,6 +50,7 @@ type CountedGate = GateDeclaration & { rendered: boolean };
  */
 export class GateControl implements Guard {
   readonly name = 'gates';
+  readonly reservedTools = [SET_KNOB_TOOL];
   private readonly registry: GuardHost['registry'];
 
   constructor(private readonly access: GuardHost) {

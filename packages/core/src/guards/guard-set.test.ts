@@ -118,7 +118,49 @@ describe('GuardSet', () => {
       tools: [tool],
       ephemeral: [{ text: 'tree' }, { text: 'from a' }, { text: 'from c' }],
       reports: { knobs: [knob], gates: [] },
+      leftOut: [],
     });
+  });
+
+  it('leaves out a tree tool that gives way under a family’s own tool name, or one it adds', () => {
+    const of = (name: string, givesWay?: string) => ({
+      name,
+      inputSchema: {} as never,
+      source: 'component' as const,
+      ...(givesWay !== undefined ? { givesWay } : {}),
+    });
+    const seen: string[][] = [];
+    const set = new GuardSet([
+      { name: 'output', reservedTools: ['final_answer'] },
+      {
+        name: 'subagents',
+        render: (tree) => {
+          seen.push(tree.tools.map((t) => t.name));
+          return { tools: [{ ...of('lookup'), source: 'runtime' as const }] };
+        },
+      },
+    ]);
+    const mine = of('final_answer');
+    const tree = {
+      system: '',
+      messages: [],
+      tools: [of('final_answer', 'srv'), of('lookup', 'srv'), of('keep', 'srv'), of('step')],
+      ephemeral: [],
+    };
+    const rendered = set.render(tree);
+    // Families never see a server's tool under a reserved name; a <Tool> of the agent's own
+    // under it is theirs to refuse.
+    expect(seen).toEqual([['lookup', 'keep', 'step']]);
+    expect(rendered.tools.map((t) => [t.name, t.source])).toEqual([
+      ['keep', 'component'],
+      ['step', 'component'],
+      ['lookup', 'runtime'],
+    ]);
+    expect(rendered.leftOut).toEqual([
+      { name: 'final_answer', server: 'srv', takenBy: "the output family's own tool" },
+      { name: 'lookup', server: 'srv', takenBy: 'a tool of the subagents family' },
+    ]);
+    expect(set.render({ ...tree, tools: [mine] }).tools[0]).toBe(mine);
   });
 
   it('collects what is still engaged at maxTicks, and every family’s report', () => {

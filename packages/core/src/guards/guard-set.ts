@@ -5,6 +5,7 @@ import type {
   ContextReports,
   EphemeralBlock,
 } from '../renderer/compiled-context.js';
+import type { LeftOutTool } from '../renderer/tool-origin.js';
 import type { RunReport } from '../runtime/session-options.js';
 import { isThenable } from '../runtime/thenable.js';
 import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
@@ -24,6 +25,7 @@ import type {
 const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 const ALLOW = { kind: 'allow' } as const;
 const NO_REPORTS: Partial<ContextReports> = Object.freeze({});
+const NO_TOOLS_LEFT_OUT: readonly LeftOutTool[] = Object.freeze([]);
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -45,17 +47,21 @@ const NONE: ReleasedCall[] = [];
  * skipped loop iteration, not a call.
  */
 export class GuardSet {
-  private hooks: { [K in Exclude<keyof Guard, 'slice'>]-?: Guard[] };
+  private hooks: { [K in Exclude<keyof Guard, 'slice' | 'reservedTools'>]-?: Guard[] };
   /** Which families were engaged at the last render, one flag per guard (see `engaged`). */
   private engagedMask = -1;
+  /** The families' own tool names, each with the family that keeps it. */
+  private readonly reserved = new Map<string, string>();
 
   constructor(readonly guards: readonly Guard[]) {
     this.hooks = this.hookLists(guards);
+    for (const g of guards)
+      for (const name of g.reservedTools ?? []) this.reserved.set(name, g.name);
   }
 
   /** The hook lists, with the per-call hooks of families that are not engaged left out. */
   private hookLists(guards: readonly Guard[], engaged: readonly Guard[] = guards) {
-    type Hook = Exclude<keyof Guard, 'name' | 'slice'>;
+    type Hook = Exclude<keyof Guard, 'name' | 'slice' | 'reservedTools'>;
     const having = (key: Hook) => guards.filter((g) => typeof g[key] === 'function');
     const engagedHaving = (key: Hook) => engaged.filter((g) => typeof g[key] === 'function');
     return {
@@ -80,19 +86,49 @@ export class GuardSet {
     for (const g of this.hooks.runStart) g.runStart?.(info);
   }
 
-  /** Tools and ephemeral blocks the families add, after the tree's own. */
+  /**
+   * Tools and ephemeral blocks the families add, after the tree's own. A tree tool that gives
+   * way (an `<McpServer>`'s) is left out where a family keeps or adds a tool of its name:
+   * `leftOut` lists those (and those the tree left out itself), for a warning each.
+   */
   render(tree: CompiledTree): {
     tools: CompiledTool[];
     ephemeral: EphemeralBlock[];
     reports: Partial<ContextReports>;
+    leftOut: readonly LeftOutTool[];
   } {
+    let leftOut: readonly LeftOutTool[] = tree.leftOut ?? NO_TOOLS_LEFT_OUT;
+    if (tree.tools.some((t) => t.givesWay !== undefined && this.reserved.has(t.name))) {
+      const kept = tree.tools.filter((t) => t.givesWay === undefined || !this.reserved.has(t.name));
+      leftOut = [
+        ...leftOut,
+        ...tree.tools.filter((t) => !kept.includes(t)).map((t) => this.takenFrom(t)),
+      ];
+      tree = { ...tree, tools: kept };
+    }
     let tools = tree.tools;
     let ephemeral = tree.ephemeral;
     let reports: Partial<ContextReports> = NO_REPORTS;
     for (const g of this.hooks.render) {
       const added = g.render?.(tree);
       if (added === undefined) continue;
-      if (added.tools?.length) tools = [...tools, ...added.tools];
+      if (added.tools?.length) {
+        // A family's tool named at render (a <SubAgent>'s): a server's tool gives way to it.
+        const names = new Set(added.tools.map((t) => t.name));
+        if (tools.some((t) => t.givesWay !== undefined && names.has(t.name))) {
+          const gone = tools.filter((t) => t.givesWay !== undefined && names.has(t.name));
+          tools = tools.filter((t) => !gone.includes(t));
+          leftOut = [
+            ...leftOut,
+            ...gone.map((t) => ({
+              name: t.name,
+              server: t.givesWay!,
+              takenBy: `a tool of the ${g.name} family`,
+            })),
+          ];
+        }
+        tools = [...tools, ...added.tools];
+      }
       if (added.ephemeral?.length) ephemeral = [...ephemeral, ...added.ephemeral];
       // Each family reports its own fields; usually one family reports at all.
       if (added.reports !== undefined) {
@@ -100,7 +136,15 @@ export class GuardSet {
       }
     }
     this.updateEngaged();
-    return { tools, ephemeral, reports };
+    return { tools, ephemeral, reports, leftOut };
+  }
+
+  private takenFrom(tool: CompiledTool): LeftOutTool {
+    return {
+      name: tool.name,
+      server: tool.givesWay!,
+      takenBy: `the ${this.reserved.get(tool.name)} family's own tool`,
+    };
   }
 
   /**

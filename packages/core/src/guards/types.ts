@@ -39,6 +39,13 @@ export interface Guard {
   readonly name: string;
 
   /**
+   * Names of the tools this family adds itself (`set_knob`, `final_answer`, …), whether or not
+   * it adds them this render: a tool that gives way (an `<McpServer>`'s) is never mounted under
+   * one of them. A `<Tool>` of the agent's own under such a name is the family's to refuse.
+   */
+  readonly reservedTools?: readonly string[];
+
+  /**
    * The family's slice of `state.guards`, declared as the built-in families declare theirs: the
    * session starts it at `initialState()` when it has none, and a slice that came in a snapshot
    * or a seed state is checked against `stateSchema` before the session exists (an error names

@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, MCPClient, MCPTransport } from '@ai-sdk/mcp';
 import type { Tool as SdkTool, ToolSet } from 'ai';
 import { reportsErrors, throwIfErrorResult } from '../components/tools.js';
+import { markGivesWay } from '../renderer/tool-origin.js';
 import { errorMessage } from '../runtime/errors.js';
 import type { SessionResource } from '../runtime/resources.js';
 import { ToolTimeoutError } from '../runtime/tool-limits.js';
@@ -288,7 +289,8 @@ export class McpConnection implements SessionResource {
       if (kept !== undefined && this.definitions.get(mountedAs) === listed) {
         mounted[mountedAs] = kept;
       } else {
-        mounted[mountedAs] = this.guarded(tool as SdkTool);
+        // Its name is the server's choice: it gives way to any other tool of that name.
+        mounted[mountedAs] = markGivesWay(this.guarded(tool as SdkTool), this.config.name);
         changed = true;
       }
       json.set(mountedAs, listed);

@@ -8,14 +8,13 @@ import {
   readFile,
   rename,
   rm,
-  stat,
   unlink,
 } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../runtime/errors.js';
 import type { TickRecord } from '../ticklog/types.js';
-import { SessionLockError, SnapshotError } from './errors.js';
+import { SnapshotError } from './errors.js';
+import { withLock } from './lock-dir.js';
 import {
   assertValidSessionId,
   isValidSessionId,
@@ -55,7 +54,7 @@ export function createFileStore(dir?: string): SessionStore {
   // Resolved now, so a later process.chdir() cannot move the sessions.
   const root = resolve(process.cwd(), dir ?? DEFAULT_SESSIONS_DIR);
   const fileFor = (id: string) => join(root, `${id}.json`);
-  // Not `.json`: list() and readers never take a lock file for a session.
+  // Not `.json`: list() and readers never take a lock for a session (see lock-dir.ts).
   const lockFor = (id: string) => join(root, `${id}.lock`);
   // Session ids never start with ".", so this folder can never be (or hold) a session file.
   const pointsRoot = join(root, RESTORE_POINTS_DIR);
@@ -174,7 +173,7 @@ export function createFileStore(dir?: string): SessionStore {
       }
       // The compare (which revision is stored) and the write happen under the session's lock
       // file, so no other process can save between them.
-      await withLockFile(lockFor(snapshot.id), async () => {
+      await withLock(lockFor(snapshot.id), async () => {
         const stored = await storedRevision(target);
         checkRevision(snapshot.id, options, stored);
         const text = serializeSnapshot(snapshot, stored + 1);
@@ -195,7 +194,7 @@ export function createFileStore(dir?: string): SessionStore {
       assertValidSessionId(id);
       const target = fileFor(id);
       let existed = false;
-      await withLockFile(lockFor(id), async () => {
+      await withLock(lockFor(id), async () => {
         try {
           await unlink(target);
           existed = true;
@@ -276,85 +275,6 @@ async function storedRevision(path: string): Promise<number> {
     // A corrupt file still counts as a stored revision: a conditional save must not replace it
     // unnoticed; an unconditional one may (that is how a damaged session is overwritten).
     return 1;
-  }
-}
-
-/** How long a save waits for another process's lock before giving up. */
-const LOCK_WAIT_MS = 10_000;
-/** A lock older than this is left over from a crash: no save holds it nearly this long. */
-const LOCK_STALE_MS = 30_000;
-
-/**
- * Runs `fn` holding `path` as a lock file (created with O_EXCL, so only one process holds it).
- * A lock left by a process that died (its pid is gone on this host, or it is older than
- * LOCK_STALE_MS) is broken; any other is waited for, up to LOCK_WAIT_MS.
- */
-async function withLockFile<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const mine = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')}\n`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
-    try {
-      const handle = await open(path, 'wx');
-      try {
-        await handle.writeFile(mine, 'utf8');
-      } finally {
-        await handle.close();
-      }
-      break;
-    } catch (error) {
-      if (!hasCode(error, 'EEXIST')) throw error;
-    }
-    if (await breakIfStale(path)) continue;
-    if (Date.now() > deadline) {
-      const holder = await readFile(path, 'utf8').catch(() => '');
-      throw new SessionLockError(
-        `Could not save: the lock file ${path} has been held for over ${LOCK_WAIT_MS / 1000} s ` +
-          `(holder: ${holder.trim() || 'unknown'}). If no Agate process is saving this session, delete the file.`,
-        path,
-      );
-    }
-    await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
-  }
-  try {
-    return await fn();
-  } finally {
-    // Only our own lock: never one another process took after ours was broken as stale.
-    const text = await readFile(path, 'utf8').catch(() => undefined);
-    if (text === mine) await unlink(path).catch(() => {});
-  }
-}
-
-async function breakIfStale(path: string): Promise<boolean> {
-  let text: string;
-  let age: number;
-  try {
-    text = await readFile(path, 'utf8');
-    age = Date.now() - (await stat(path)).mtimeMs;
-  } catch {
-    return true; // Gone already: try again at once.
-  }
-  const [pid, host] = text.trim().split(' ');
-  const dead = host === hostname() && pid !== undefined && !processAlive(Number(pid));
-  // A lock being written is empty for a moment: only its age can make it stale.
-  if (!(dead || age > LOCK_STALE_MS)) return false;
-  // Renamed away first, so of two processes breaking it at once only one succeeds.
-  const aside = `${path}.${randomBytes(6).toString('hex')}.stale`;
-  try {
-    await rename(path, aside);
-  } catch {
-    return true;
-  }
-  await unlink(aside).catch(() => {});
-  return true;
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return hasCode(error, 'EPERM');
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type HostNode,
   hostShapeVersion,
 } from './host-tree.js';
+import { givesWayFor, type LeftOutTool } from './tool-origin.js';
 import { toolGuardProps } from './tool-props.js';
 
 /** The part of a CompiledContext that comes from the host tree alone. */
@@ -17,6 +18,8 @@ export interface CompiledTree {
   messages: ModelMessage[];
   tools: CompiledTool[];
   ephemeral: EphemeralBlock[];
+  /** Tools that gave way to another of the same name (an `<McpServer>`'s); absent when none did. */
+  leftOut?: LeftOutTool[];
   /**
    * Recorded for a context budget (`compileHostTree(container, true)`): priorities and where
    * each message came from. `messages` is then left empty: the budget assembles them.
@@ -33,6 +36,7 @@ interface LastCompile {
   system: string;
   tools: CompiledTool[];
   ephemeral: EphemeralBlock[];
+  leftOut: LeftOutTool[] | undefined;
   sources: Array<ModelMessage | HostElement>;
 }
 
@@ -159,6 +163,20 @@ export function compileHostTree(container: HostContainer, record = false): Compi
 
   const addTool = (tool: CompiledTool): void => {
     if (toolNames.has(tool.name)) {
+      // A server's tool gives way to any other (the first server's to a later one's too).
+      const at = out.tools.findIndex((t) => t.name === tool.name);
+      const existing = out.tools[at]!;
+      if (tool.givesWay !== undefined || existing.givesWay !== undefined) {
+        const [kept, dropped] = tool.givesWay === undefined ? [tool, existing] : [existing, tool];
+        out.tools[at] = kept;
+        out.leftOut ??= [];
+        out.leftOut.push({
+          name: tool.name,
+          server: dropped.givesWay!,
+          takenBy: kept.givesWay === undefined ? 'a <Tool>' : `<McpServer name="${kept.givesWay}">`,
+        });
+        return;
+      }
       throw new DuplicateToolError(
         `Two <Tool> elements are named "${tool.name}". Tool names must be unique in a render; ` +
           'rename one or render it conditionally.',
@@ -172,8 +190,8 @@ export function compileHostTree(container: HostContainer, record = false): Compi
   out.system = systemBlocks.join('\n\n');
   if (layout !== undefined) out.layout = layout;
   if (sources !== undefined) {
-    const { system, tools, ephemeral } = out;
-    lastCompiles.set(container, { shape, system, tools, ephemeral, sources });
+    const { system, tools, ephemeral, leftOut } = out;
+    lastCompiles.set(container, { shape, system, tools, ephemeral, leftOut, sources });
   }
   return out;
 }
@@ -197,7 +215,14 @@ function fromLastCompile(last: LastCompile): CompiledTree {
       messages = withTimeline(messages, source.props.messages as ModelMessage[]);
     else messages.push(source);
   }
-  return { system: last.system, messages, tools: last.tools, ephemeral: last.ephemeral };
+  const tree: CompiledTree = {
+    system: last.system,
+    messages,
+    tools: last.tools,
+    ephemeral: last.ephemeral,
+  };
+  if (last.leftOut !== undefined) tree.leftOut = last.leftOut;
+  return tree;
 }
 
 /** The system text alone, leaving out the `dropped` elements (for a context budget). */
@@ -373,6 +398,7 @@ function compileToolProps(node: HostElement): CompiledTool {
       : node.props,
   );
   const toModelOutput = input === undefined ? tool?.toModelOutput : undefined;
+  const server = input === undefined ? givesWayFor(tool) : undefined;
   return {
     name,
     ...(text !== undefined ? { description: text } : {}),
@@ -381,6 +407,7 @@ function compileToolProps(node: HostElement): CompiledTool {
     ...(toModelOutput !== undefined ? { toModelOutput } : {}),
     source: 'component',
     ...(guard !== undefined ? { guard } : {}),
+    ...(server !== undefined ? { givesWay: server } : {}),
   };
 }
 

@@ -14,6 +14,12 @@ export interface CompiledTool {
   toModelOutput?: SdkTool['toModelOutput'];
   /** `component` for `<Tool>`, `runtime` for tools Agate adds itself (set_knob). */
   source: 'component' | 'runtime';
+  /**
+   * The `<McpServer name>` a tool came from: such a tool gives way. Where a `<Tool>`, another
+   * server's tool or a guard family's own tool (`final_answer`, `set_knob`, …) has its name, it
+   * is left out with an `mcp-tool-name-taken` warning, and the run goes on.
+   */
+  givesWay?: string;
   /** What guards know about the tool's calls (`<Tool category evidence writes timeoutMs>`). */
   guard?: ToolGuardProps;
   /**

@@ -224,6 +224,16 @@ export class Session {
     this.root.render(element);
     const tree = compileHostTree(this.root.container, this.budget.active);
     const added = this.guards.render(tree);
+    // A server's tool under a name that is taken: left out, said once, and the run goes on.
+    for (const left of added.leftOut) {
+      this.warnOnce(
+        `mcp-tool-name-taken:${left.server}:${left.name}`,
+        'mcp-tool-name-taken',
+        `<McpServer name="${left.server}"> offers a tool named "${left.name}", and ${left.takenBy} ` +
+          `has that name: the server's tool is left out. To mount it, give the server a prefix ` +
+          `(prefix="${left.server}" mounts it as "${left.server}_${left.name}").`,
+      );
+    }
     const compiled: CompiledContext = {
       system: tree.system,
       messages: tree.messages,

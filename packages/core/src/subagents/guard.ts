@@ -42,7 +42,8 @@ export class SubAgentGuard implements Guard {
   render(tree: CompiledTree): GuardContribution | undefined {
     const declared = this.declared();
     if (declared.length === 0) return undefined;
-    const taken = new Set(tree.tools.map((t) => t.name));
+    // A server's tool of the same name gives way to the sub-agent (the guard set leaves it out).
+    const taken = new Set(tree.tools.filter((t) => t.givesWay === undefined).map((t) => t.name));
     for (const config of declared) {
       if (taken.has(config.name)) {
         throw new InvalidElementError(

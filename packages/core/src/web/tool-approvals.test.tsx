@@ -123,7 +123,9 @@ describe('a held tool call on the web', () => {
     });
     expect(done.parts.some((p) => p.type === 'text' && p.text === 'Pushed main.')).toBe(true);
     const ledger = second.session.state.guards.checkpoints.ledger;
-    expect(ledger.at(-1)).toMatchObject({ kind: 'tool-approved', by: 'ana@example.com' });
+    expect(ledger.at(-2)).toMatchObject({ kind: 'tool-approved', by: 'ana@example.com' });
+    // Spent as it ran: one approval, one execution.
+    expect(ledger.at(-1)).toMatchObject({ kind: 'tool-executed', by: 'runtime' });
   });
 
   it('a denial from the page reaches the model; without toolApprovals the request is refused', async () => {

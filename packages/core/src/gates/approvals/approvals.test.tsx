@@ -85,10 +85,26 @@ describe('<Tool needsApproval>', () => {
     expect(resultsSent(model).map(([id]) => id)).toEqual(['c-count', 'c-drop', 'c-pay']);
     expect(resultsSent(model)[1]![1]).toBe('"dropped users"');
     expect(session.state.guards.approvals.calls).toEqual([]);
+    // The approval was spent as the call ran: the ledger says so, naming the request.
     expect(done.checkpointLedger.map((e) => e.kind)).toEqual([
       'tool-approval-request',
       'tool-approved',
+      'tool-executed',
     ]);
+    const [request, approval, executedEntry] = done.checkpointLedger;
+    expect(approval).toMatchObject({
+      answers: request!.seq,
+      nonce: request!.nonce,
+      toolName: 'drop_table',
+      inputHash: request!.inputHash,
+    });
+    expect(executedEntry).toMatchObject({
+      checkpoint: 'c-drop',
+      by: 'runtime',
+      answers: approval!.seq,
+      nonce: request!.nonce,
+      tick: 2,
+    });
   });
 
   it('answers a denied call with who denied it and why, then calls the model', async () => {

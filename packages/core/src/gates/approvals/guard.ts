@@ -16,22 +16,29 @@ import { errorMessage, InvalidElementError } from '../../runtime/errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import type { TickToolCall } from '../../runtime/tick-result.js';
 import { validateInput } from '../../runtime/tool-execution.js';
-import { type SigningContext, sessionSigning } from '../checkpoint/ledger.js';
+import {
+  ledgerOf,
+  requireVerifier,
+  type SigningContext,
+  sessionSigning,
+} from '../checkpoint/ledger.js';
 import {
   resolveApprovalKey,
   resolveApprovalPublicKey,
   toPrivateKey,
 } from '../checkpoint/signing.js';
 import type { CheckpointLedgerEntry } from '../checkpoint/types.js';
-import { awaitingApprovalReason, deniedResult } from './instructions.js';
+import { awaitingApprovalReason, deniedResult, spentResult } from './instructions.js';
 import {
   applyApprovalCorrections,
   approvalsOf,
   decideToolCall,
   findApprovalCorrections,
   findOrphanedRequests,
+  findSpentUnanswered,
   inCallOrder,
   pendingApprovals,
+  recordExecution,
   requestApproval,
   type ToolCallDecision,
 } from './ledger.js';
@@ -68,6 +75,11 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 export class ApprovalGuard implements Guard {
   readonly name = APPROVALS_FAMILY;
   private verified = false;
+  /**
+   * Calls that ran under their approval but whose result the restored timeline lacks: answered
+   * with an error at the next release, never run again (found by `verify`).
+   */
+  private spentUnanswered: ReleasedCall[] = [];
   /** Whether a tool of the last render may need a person's approval (see `engaged`). */
   private toolsMayNeedApproval = false;
   private publicKeyCache: { value: KeyObject | undefined } | undefined;
@@ -139,13 +151,17 @@ export class ApprovalGuard implements Guard {
   releaseHeldCalls(): ReleasedCall[] {
     this.verify();
     const records = approvalsOf(this.host.state());
-    if (records.length === 0 || records.some((r) => r.state === 'pending')) return [];
-    return inCallOrder(records).map((r) => {
+    if (records.some((r) => r.state === 'pending')) return [];
+    const refused = this.spentUnanswered;
+    if (records.length === 0 && refused.length === 0) return [];
+    this.spentUnanswered = [];
+    const decided = inCallOrder(records).map((r): ReleasedCall => {
       const call: TickToolCall = { toolCallId: r.id, toolName: r.toolName, input: r.input };
       return r.state === 'denied'
         ? { call, answer: { output: deniedResult(r), isError: true } }
         : { call };
     });
+    return [...refused, ...decided];
   }
 
   beforeModelCall(): BeforeModelVerdict {
@@ -154,8 +170,17 @@ export class ApprovalGuard implements Guard {
 
   beforeToolCall(tick: GuardTick, call: TickToolCall): ToolCallVerdict | Promise<ToolCallVerdict> {
     const record = approvalsOf(this.host.state()).find((r) => r.id === call.toolCallId);
-    // A released call (approved): it runs now.
-    if (record !== undefined) return ALLOW;
+    // A released call (approved): it runs now, and its approval is spent as it does. This
+    // family is asked last, so no other will refuse it after this.
+    if (record !== undefined) {
+      if (record.state === 'approved') {
+        const signing = this.signing();
+        this.host.update((draft) => {
+          recordExecution(draft, record.id, tick.tick, signing);
+        });
+      }
+      return ALLOW;
+    }
     const tool = tick.context.tools.find((t) => t.name === call.toolName);
     const needs = tool?.guard?.needsApproval as NeedsApproval<unknown> | undefined;
     if (tool === undefined || needs === undefined || needs === false) return ALLOW;
@@ -285,8 +310,15 @@ export class ApprovalGuard implements Guard {
    */
   private verify(): void {
     if (this.verified) return;
-    this.verified = true;
     const state = this.host.state();
+    const key = resolveApprovalKey(this.host.options.approvalKey);
+    const verifier = {
+      key: key !== undefined && key.trim() !== '' ? key : undefined,
+      publicKey: this.publicKey(),
+    };
+    // Before anything is read: a ledger written under a key is never taken unsigned.
+    requireVerifier(ledgerOf(state), verifier, this.host.sessionId);
+    this.verified = true;
     const orphans = findOrphanedRequests(state);
     if (orphans.length > 0) {
       this.host.update((draft) => {
@@ -302,20 +334,39 @@ export class ApprovalGuard implements Guard {
         });
       }
     }
-    if (approvalsOf(this.host.state()).length === 0) return;
-    const key = resolveApprovalKey(this.host.options.approvalKey);
-    const corrections = findApprovalCorrections(this.host.state(), this.host.sessionId, {
-      key: key !== undefined && key.trim() !== '' ? key : undefined,
-      publicKey: this.publicKey(),
-    });
-    if (corrections.length === 0) return;
-    this.host.update((draft) => applyApprovalCorrections(draft, corrections));
+    const corrections = findApprovalCorrections(this.host.state(), this.host.sessionId, verifier);
+    if (corrections.length > 0) {
+      this.host.update((draft) => applyApprovalCorrections(draft, corrections));
+    }
     for (const c of corrections) {
+      this.host.emit(
+        c.outcome === 'refused'
+          ? {
+              type: 'warning',
+              tick: state.tick,
+              code: 'tool-approval-spent',
+              message: `Tool call "${c.id}" is not run again: the restored session records it as ${c.from}, but ${c.why}. An approval authorizes one execution; the record is dropped.`,
+            }
+          : {
+              type: 'warning',
+              tick: state.tick,
+              code: 'tool-approval-unverified',
+              message: `Tool call "${c.id}" counts as pending: the restored session records it as ${c.from}, but ${c.why}. A person must decide it (again).`,
+            },
+      );
+    }
+    // A spent call whose result was removed from the timeline is answered, not run again.
+    const spent = findSpentUnanswered(this.host.state());
+    this.spentUnanswered = inCallOrder(spent).map((s) => ({
+      call: { toolCallId: s.id, toolName: s.toolName, input: s.input },
+      answer: { output: spentResult(s.toolName, s.executed.tick), isError: true },
+    }));
+    for (const s of spent) {
       this.host.emit({
         type: 'warning',
         tick: state.tick,
-        code: 'tool-approval-unverified',
-        message: `Tool call "${c.id}" counts as pending: the restored session records it as ${c.from}, but ${c.why}. A person must decide it (again).`,
+        code: 'tool-approval-spent',
+        message: `Tool call "${s.id}" is not run again: it ran at tick ${s.executed.tick} under its approval (ledger entry ${s.executed.seq}), but its result is missing from the restored timeline. The model is told it was not run again.`,
       });
     }
   }

@@ -7,6 +7,14 @@ export function deniedResult(
   return `The call to ${record.toolName} was denied by ${record.by ?? 'a person'} and was not executed. Reason: ${record.reason ?? '(none given)'}`;
 }
 
+/**
+ * What the model sees for a call whose approval was already spent (it ran) when its result is
+ * missing from the restored timeline: it is not run a second time.
+ */
+export function spentResult(toolName: string, executedAtTick: number): string {
+  return `The call to ${toolName} was not run again: it already ran at tick ${executedAtTick} under its approval, and an approval authorizes one execution. Its earlier result is not available. Call the tool again if it must run again; a person will be asked to approve it.`;
+}
+
 /** The run's reason while calls wait: which, and how to decide them. */
 export function awaitingApprovalReason(
   sessionId: string,

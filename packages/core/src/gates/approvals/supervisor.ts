@@ -50,14 +50,20 @@ export async function denyToolCall(
   return decideStored(store, sessionId, toolCallId, decision, input);
 }
 
-/** True when the stored session holds a tool call with this id put up for approval. */
+/**
+ * True when the stored session holds a tool call with this id put up for approval, or its
+ * ledger ever asked for one (a call that already ran: deciding it again is refused by name).
+ */
 export function hasToolApproval(
-  state: { guards: Pick<GuardStates, 'approvals'> },
+  state: { guards: Partial<Pick<GuardStates, 'approvals' | 'checkpoints'>> },
   id: string,
 ): boolean {
+  const calls = state.guards.approvals?.calls;
+  if (Array.isArray(calls) && calls.some((r) => r?.id === id)) return true;
+  const ledger = state.guards.checkpoints?.ledger;
   return (
-    Array.isArray(state.guards.approvals.calls) &&
-    state.guards.approvals.calls.some((r) => r?.id === id)
+    Array.isArray(ledger) &&
+    ledger.some((e) => e?.kind === 'tool-approval-request' && e.checkpoint === id)
   );
 }
 
@@ -88,9 +94,11 @@ async function decideStored(
         );
         // As the restored session would see it: an unproven decision on this call is pending
         // again, so it can be decided properly here.
-        const corrections = findApprovalCorrections(draft, state.id, verifier).filter(
-          (c) => c.id === toolCallId,
-        );
+        const corrections = findApprovalCorrections(
+          draft as SessionState,
+          state.id,
+          verifier,
+        ).filter((c) => c.id === toolCallId);
         applyApprovalCorrections(draft, corrections);
         entry = decideToolCall(draft, toolCallId, decision, {
           sessionId: state.id,

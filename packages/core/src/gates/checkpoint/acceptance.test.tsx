@@ -578,10 +578,10 @@ describe('across processes and forged approvals', () => {
     await expectStillPending(store, 'T-2');
   });
 
-  it('without a key the same copied approval is accepted, as the docs warn (so the key is what stops it)', async () => {
+  it('without a key the same copied approval, its nonce set to the submission it claims to answer, is accepted, as the docs warn (so the key is what stops it)', async () => {
     const store = createFileStore(join(dir, 'sessions'));
     await pendingOnFile(store, true, {});
-    await copyApproval(store);
+    await copyApproval(store, { renamed: true });
     const model = scriptedModel(['All done.']);
     const restored = createSession(<Agent>{two}</Agent>, {
       model,
@@ -639,8 +639,11 @@ describe('across processes and forged approvals', () => {
     expect(result.checkpoints).toEqual({ 'T-1': 'approved', 'T-2': 'pending' });
   });
 
-  /** Copies T-1's approval onto T-2's submission and flips T-2 to approved. */
-  async function copyApproval(store: SessionStore) {
+  /**
+   * Copies T-1's approval onto T-2's submission and flips T-2 to approved; `renamed` also gives
+   * it T-2's nonce (what a forger without the key does once the plain copy is refused).
+   */
+  async function copyApproval(store: SessionStore, { renamed = false } = {}) {
     expect(await store.load('acc')).toBeDefined();
     const file = join(dir, 'sessions', 'acc.json');
     const json = JSON.parse(await readFile(file, 'utf8'));
@@ -652,6 +655,7 @@ describe('across processes and forged approvals', () => {
       checkpoint: 'T-2',
       seq: ledger.length + 1,
       answers: submission?.seq,
+      ...(renamed ? { nonce: submission?.nonce } : {}),
     });
     json.state.guards.checkpoints.records['T-2'].state = 'approved';
     json.state.status = 'idle';

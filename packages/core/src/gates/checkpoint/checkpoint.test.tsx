@@ -604,6 +604,7 @@ describe('ledger and signing', () => {
         at: expect.any(String),
         tick: 1,
         summary: 'did it',
+        nonce: expect.stringMatching(/^[\w-]{22}$/),
       },
       {
         seq: 2,
@@ -614,6 +615,8 @@ describe('ledger and signing', () => {
         tick: 1,
         note: 'fine',
         answers: 1,
+        // The approval names the submission it answers.
+        nonce: result.checkpointLedger[0]!.nonce,
       },
     ]);
     expect(Date.parse(result.checkpointLedger[1]!.at)).not.toBeNaN();

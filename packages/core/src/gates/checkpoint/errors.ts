@@ -65,6 +65,39 @@ export class CheckpointNotPendingError extends AgateError {
 /** The approval key is empty, missing where the session's entries are signed, or not the one that signed them. */
 export class ApprovalKeyError extends AgateError {}
 
+/**
+ * The session's ledger was written under a key (a signed decision, or a request stamped with
+ * the key that decides it), and the run was given none to check it with. A run never falls back
+ * to taking decisions unsigned, so it does not start; `missing` names the option to give.
+ */
+export class MissingApprovalKeyError extends ApprovalKeyError {
+  /** The option that gives the key: `approvalPublicKey` (key pair) or `approvalKey` (shared secret). */
+  readonly missing: 'approvalPublicKey' | 'approvalKey';
+  /** The key id the ledger names (`ed25519:…`, or a shared secret's short HMAC). */
+  readonly keyId: string;
+  constructor(
+    sessionId: string,
+    missing: 'approvalPublicKey' | 'approvalKey',
+    keyId: string,
+    seq: number,
+  ) {
+    super(
+      missing === 'approvalPublicKey'
+        ? `Session "${sessionId}" is decided under an approval key pair (key id ${keyId}, ledger entry #${seq}), ` +
+            'and this run has no public key to check its decisions with. Give it the public key: the ' +
+            'approvalPublicKey option, or AGATE_APPROVAL_PUBLIC_KEY (PEM text or the path of the ' +
+            'agate-approval.pub file `agate keys new` wrote). Without it the run would have to take ' +
+            'decisions unsigned, so it does not start.'
+        : `Session "${sessionId}" signs its ledger with a shared secret (key id ${keyId}, ledger entry #${seq}), ` +
+            'and this run has no key to check its decisions with. Give it the key: the approvalKey ' +
+            'option or AGATE_APPROVAL_KEY (or approvalPublicKey, when its decisions are now made with a ' +
+            'key pair). Without one the run would have to take decisions unsigned, so it does not start.',
+    );
+    this.missing = missing;
+    this.keyId = keyId;
+  }
+}
+
 /** A decision without a name (`by`) or a rejection without feedback. */
 export class CheckpointDecisionError extends AgateError {}
 

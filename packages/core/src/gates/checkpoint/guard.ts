@@ -32,6 +32,7 @@ import {
   markPending,
   type PendingInput,
   recordsOf,
+  requireVerifier,
   type SigningContext,
   sessionSigning,
 } from './ledger.js';
@@ -74,6 +75,7 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 
 export class CheckpointGuard implements Guard {
   readonly name = CHECKPOINT_FAMILY;
+  readonly reservedTools = [SUBMIT_CHECKPOINT_TOOL];
   private verified = false;
   /** Props last seen per id, so a pending checkpoint keeps its `guards` after it unmounts. */
   private readonly lastKnown = new Map<string, CheckpointProps>();
@@ -448,13 +450,16 @@ export class CheckpointGuard implements Guard {
    */
   private verify(): void {
     if (this.verified) return;
-    this.verified = true;
     const state = this.host.state();
     const key = resolveApprovalKey(this.host.options.approvalKey);
-    const corrections = findCorrections(state, this.host.sessionId, {
+    const verifier = {
       key: key !== undefined && key.trim() !== '' ? key : undefined,
       publicKey: this.publicKey(),
-    });
+    };
+    // Before anything is read: a ledger written under a key is never taken unsigned.
+    requireVerifier(ledgerOf(state), verifier, this.host.sessionId);
+    this.verified = true;
+    const corrections = findCorrections(state, this.host.sessionId, verifier);
     if (corrections.length === 0) return;
     this.host.update((draft) => applyCorrections(draft, corrections));
     for (const c of corrections) {

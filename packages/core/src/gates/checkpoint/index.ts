@@ -4,6 +4,7 @@ export {
   CheckpointDecisionError,
   CheckpointDeclarationError,
   CheckpointNotPendingError,
+  MissingApprovalKeyError,
   UnknownCheckpointError,
   UnknownSessionError,
 } from './errors.js';

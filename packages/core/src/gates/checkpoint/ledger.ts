@@ -5,11 +5,13 @@ import {
   ApprovalKeyError,
   CheckpointDecisionError,
   CheckpointNotPendingError,
+  MissingApprovalKeyError,
   UnknownCheckpointError,
 } from './errors.js';
 import {
   type ApprovalVerifier,
   keyIdOf,
+  newNonce,
   publicKeyId,
   resolveApprovalKey,
   signEntry,
@@ -204,6 +206,7 @@ export function markPending(
       tick: input.tick,
       ...(input.summary !== undefined ? { summary: input.summary } : {}),
       ...(input.cause !== 'submit' ? { reason: input.reason } : {}),
+      nonce: newNonce(),
     },
     signing,
   );
@@ -280,6 +283,8 @@ export function decide(
         : {}),
       ...(decision.kind === 'rejected' ? { feedback: decision.feedback } : {}),
       answers: request.seq,
+      // Names the request it answers (see `namesRequest`).
+      ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
     },
     signing,
   );
@@ -367,6 +372,72 @@ export function checkKey(
   }
 }
 
+/**
+ * Why `decision` is not an answer to `request`, or undefined when it is: a decision names the
+ * request it answers (its `seq`, its nonce, and for a tool call its tool and input digest), and
+ * a request made under a key pair is answered only by a decision signed with one. The signature
+ * covers all of it; this also holds where nothing is signed, and says plainly what differs.
+ */
+export function namesRequest(
+  decision: CheckpointLedgerEntry,
+  request: CheckpointLedgerEntry,
+): string | undefined {
+  if (decision.answers !== request.seq) {
+    return `answers ledger entry ${String(decision.answers)}, not the request (entry ${request.seq})`;
+  }
+  if (decision.nonce !== request.nonce) {
+    return `names another request (its nonce is not the one of entry ${request.seq})`;
+  }
+  if (
+    isToolApprovalKind(request.kind) &&
+    decision.toolName !== undefined &&
+    (decision.toolName !== request.toolName || decision.inputHash !== request.inputHash)
+  ) {
+    return `names another tool or input than its request (entry ${request.seq})`;
+  }
+  if (request.alg === 'ed25519' && decision.alg !== 'ed25519') {
+    return `is not signed with a key pair, and its request (entry ${request.seq}) was made under one`;
+  }
+  return undefined;
+}
+
+/**
+ * Signed stays signed: a ledger with an entry made under a key (a signed decision, or a request
+ * stamped with the key that decides it) is checked with that key or not at all. Throws
+ * `MissingApprovalKeyError` when the run has no key that could check it, rather than take its
+ * decisions unsigned: a key pair's entries need the public key (a shared secret would let the
+ * run, and so its tools, forge them); a shared secret's need a key of some kind (with only the
+ * public key, they fail to verify, which is safe).
+ */
+export function requireVerifier(
+  ledger: readonly CheckpointLedgerEntry[],
+  verifier: ApprovalVerifier,
+  sessionId: string,
+): void {
+  if (verifier.publicKey !== undefined) return;
+  const pair = ledger.find((e) => e.alg === 'ed25519');
+  if (pair !== undefined) {
+    throw new MissingApprovalKeyError(
+      sessionId,
+      'approvalPublicKey',
+      typeof pair.keyId === 'string' ? pair.keyId : 'unknown',
+      pair.seq,
+    );
+  }
+  if (verifier.key !== undefined) return;
+  const secret = ledger.find(
+    (e) => typeof e.keyId === 'string' || (typeof e.signature === 'string' && e.signature !== ''),
+  );
+  if (secret !== undefined) {
+    throw new MissingApprovalKeyError(
+      sessionId,
+      'approvalKey',
+      typeof secret.keyId === 'string' ? secret.keyId : 'unknown',
+      secret.seq,
+    );
+  }
+}
+
 /** What the ledger alone says a checkpoint is, with the reason when it overrules an approval. */
 export function ledgerStatus(
   entries: readonly CheckpointLedgerEntry[],
@@ -402,6 +473,11 @@ export function ledgerStatus(
     const check = verifyWith(verifier, sessionId, last, request);
     if (!check.ok)
       return { status: 'pending', why: `its ${last.kind} entry (${last.seq}): ${check.why}` };
+  }
+  // After the signature, which covers all of it: where nothing is signed this still holds.
+  const mismatch = namesRequest(last, request);
+  if (mismatch !== undefined) {
+    return { status: 'pending', why: `its ${last.kind} entry (${last.seq}) ${mismatch}` };
   }
   return { status: last.kind === 'approved' ? 'approved' : 'unlocked' };
 }

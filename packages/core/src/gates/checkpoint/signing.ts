@@ -5,6 +5,7 @@ import {
   createPublicKey,
   generateKeyPairSync,
   type KeyObject,
+  randomBytes,
   sign,
   timingSafeEqual,
   verify,
@@ -12,6 +13,11 @@ import {
 import { readFileSync } from 'node:fs';
 import { ApprovalKeyError } from './errors.js';
 import { type CheckpointLedgerEntry, isToolApprovalKind } from './types.js';
+
+/** A request's nonce: 128 random bits, so no two requests are ever named alike. */
+export function newNonce(): string {
+  return randomBytes(16).toString('base64url');
+}
 
 /** Environment variable read when no `approvalKey` / `key` is given (shared secret, HMAC). */
 export const APPROVAL_KEY_ENV = 'AGATE_APPROVAL_KEY';
@@ -235,6 +241,8 @@ function fieldsOf(entry: CheckpointLedgerEntry): unknown[] {
     entry.answers ?? null,
     // Only tool-call approvals carry these; checkpoint entries keep their version-1 payload.
     ...(isToolApprovalKind(entry.kind) ? [entry.toolName ?? null, entry.inputHash ?? null] : []),
+    // Entries from before nonces existed keep the payload they were signed with.
+    ...(entry.nonce !== undefined ? [entry.nonce] : []),
   ];
 }
 

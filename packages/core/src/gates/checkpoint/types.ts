@@ -64,7 +64,8 @@ export interface CheckpointRecord {
 /**
  * What a ledger entry records. The first four make a checkpoint pending; `approved` and
  * `rejected` decide. The `tool-*` kinds are single tool calls put up for approval (`needsApproval`,
- * see gates/approvals): the request the runtime records, and a person's decision on it.
+ * see gates/approvals): the request the runtime records, a person's decision on it, and
+ * (`tool-executed`) the runtime's note that the approved call ran, which spends the approval.
  */
 export type CheckpointLedgerKind =
   | 'submitted'
@@ -75,17 +76,24 @@ export type CheckpointLedgerKind =
   | 'rejected'
   | 'tool-approval-request'
   | 'tool-approved'
-  | 'tool-denied';
+  | 'tool-denied'
+  | 'tool-executed';
 
 /** The ledger kinds of single tool-call approvals (the checkpoint family skips them). */
 export const TOOL_APPROVAL_KINDS: readonly CheckpointLedgerKind[] = [
   'tool-approval-request',
   'tool-approved',
   'tool-denied',
+  'tool-executed',
 ];
 
 export function isToolApprovalKind(kind: CheckpointLedgerKind): boolean {
-  return kind === 'tool-approval-request' || kind === 'tool-approved' || kind === 'tool-denied';
+  return (
+    kind === 'tool-approval-request' ||
+    kind === 'tool-approved' ||
+    kind === 'tool-denied' ||
+    kind === 'tool-executed'
+  );
 }
 
 /**
@@ -113,11 +121,21 @@ export interface CheckpointLedgerEntry {
   note?: string;
   /** `rejected`: what to change, shown to the model. */
   feedback?: string;
-  /** `tool-approval-request`: the tool the call is for (signed with the decision that answers it). */
+  /**
+   * `tool-approval-request`: the tool the call is for (signed with the decision that answers it).
+   * Decisions and `tool-executed` repeat the request's, so each names what it is about.
+   */
   toolName?: string;
   /** `tool-approval-request`: sha256 of the call's input (canonical JSON), so an edited input is caught. */
   inputHash?: string;
-  /** Decisions: `seq` of the submission or trip they answer. */
+  /**
+   * Requests (a submission, a trip, a held call): a random value naming this request alone.
+   * A decision repeats its request's, so it answers that request and no other, even one with
+   * the same id, seq and content (a session saved again under the same id). Absent on entries
+   * written before it existed.
+   */
+  nonce?: string;
+  /** Decisions: `seq` of the submission or trip they answer. `tool-executed`: of the approval it spent. */
   answers?: number;
   /**
    * Which key signed it: a short HMAC of a shared secret, or `ed25519:<hash of the public key>`.

@@ -56,6 +56,7 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
  */
 export class EvidenceGuard implements Guard {
   readonly name = EVIDENCE_FAMILY;
+  readonly reservedTools = [TODO_WRITE_TOOL, COMPLETE_STEP_TOOL];
   /** The current turn's receipts and sign-offs. Never in the context, the schemas or the state. */
   readonly ledger: Ledger = createLedger();
   private turn: 'run' | 'ticks' = 'ticks';

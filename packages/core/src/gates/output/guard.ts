@@ -35,6 +35,7 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
  */
 export class OutputGuard implements Guard {
   readonly name = OUTPUT_FAMILY;
+  readonly reservedTools = [FINAL_ANSWER_TOOL];
   /** This tick's valid final answer, until the exit is judged (cleared each tick). */
   private candidate: { value: unknown } | undefined;
   /** The answer the run completed with. */
