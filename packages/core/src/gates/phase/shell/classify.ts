@@ -22,7 +22,7 @@ import {
   SHELLS,
   WRAPPERS,
 } from './programs.js';
-import { type SimpleCommand, splitShellCommand } from './split.js';
+import { type SimpleCommand, simpleCommands } from './simple-commands.js';
 
 export { type ClassifyOptions, resolve, type ShellOp, type ShellPart } from './part.js';
 
@@ -38,7 +38,7 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
     /^((?:edit|insert|append)\b[^\n]*)\n[\s\S]*?\n\s*end_of_(?:edit|insert|append)\s*$/gm,
     '$1',
   );
-  const commands = splitShellCommand(text);
+  const commands = simpleCommands(text);
   const parts: ShellPart[] = [];
   const cwdAt = [options.cwd ?? ''];
   let previousStdin: string | undefined;
@@ -437,7 +437,7 @@ function classifyFind(args: string[], cwd: string, options: ClassifyOptions): Sh
       .map((a) => (a === '{}' ? '' : a))
       .filter((a) => a !== '');
     const parts = classifySimple(
-      { words: inner, redirects: [], depth: 0 },
+      { words: inner, redirects: [], depth: 0, statusReported: false },
       cwd,
       undefined,
       options,
@@ -497,7 +497,7 @@ function classifyPackageRunner(
  */
 export function scriptsWritten(command: string, cwd = ''): Map<string, string> {
   const found = new Map<string, string>();
-  for (const cmd of splitShellCommand(command)) {
+  for (const cmd of simpleCommands(command)) {
     const name = cmd.words[0] === undefined ? undefined : basename(cmd.words[0]);
     if (cmd.stdin === undefined || (name !== 'cat' && name !== 'tee')) continue;
     const targets = [
