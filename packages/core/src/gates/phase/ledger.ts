@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
+import { verificationPassed } from './outcome/check-outcome.js';
 import type { ShellPart } from './shell/classify.js';
-import { type CallResult, verificationPassed, verificationRan, whyNotRun } from './shell/ran.js';
+import { type CallResult, verificationRan, whyNotRun } from './shell/ran.js';
 import type { PhaseCall, PhaseGateOptions } from './types.js';
 
 /** One file the run touched, as the calls tell it. */
