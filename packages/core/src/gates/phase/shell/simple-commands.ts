@@ -18,6 +18,8 @@ export interface Redirect {
 /** One simple command of a shell line, with its words unquoted. */
 export interface SimpleCommand {
   words: string[];
+  /** The command as written (for matching a declared test command). */
+  text?: string;
   redirects: Redirect[];
   /** Body of its `<<` heredoc (or `<<<` here-string), when it has one. */
   stdin?: string;
@@ -48,7 +50,7 @@ export function simpleCommands(text: string): SimpleCommand[] {
   } catch {
     return [];
   }
-  const walker = new Walker();
+  const walker = new Walker(text);
   walker.statements(script.commands, 0, true);
   return walker.out;
 }
@@ -58,6 +60,8 @@ class Walker {
   // Shell options that decide whose status is the line's (set by `set -e`, `set -o pipefail`).
   private errexit = false;
   private pipefail = false;
+
+  constructor(private readonly source: string) {}
 
   statements(list: readonly Statement[], depth: number, reported: boolean): void {
     for (const [i, statement] of list.entries()) {
@@ -177,7 +181,13 @@ class Walker {
       else redirections.push(item);
     }
     this.options(words);
-    this.out.push({ words, ...this.redirections(redirections), depth, statusReported: reported });
+    this.out.push({
+      words,
+      text: this.source.slice(node.pos, node.end),
+      ...this.redirections(redirections),
+      depth,
+      statusReported: reported,
+    });
   }
 
   private redirections(list: readonly Redirection[]): Pick<SimpleCommand, 'redirects' | 'stdin'> {
