@@ -30,7 +30,8 @@ const TEST_FILE = /(?:^|\/)(?:test_[^/]*|[^/]*_tests?|tests?)\.py$/;
  */
 function isRunsOwn(ledger: PhaseLedger, target: string): boolean {
   const found = findFile(ledger, target);
-  if (found !== undefined && createdByRun(ledger, found.path, found.record)) return true;
+  if (found !== undefined) return createdByRun(ledger, found.path, found.record);
+  // A script written through a per-tool write whose file the calls did not record.
   if (Object.hasOwn(ledger.scripts, target)) return true;
   if (/^[A-Za-z_][\w.]*$/.test(target) && !target.endsWith('.py')) {
     const module = target.replace(/\./g, '/');

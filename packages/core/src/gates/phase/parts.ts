@@ -64,9 +64,16 @@ export function partsForCategories(
   toolName: string,
 ): ShellPart[] {
   const paths = pathsOf(input);
+  // A write with the whole text (`{ path, content }`) makes the file, as an editor's `create` does.
+  const whole =
+    typeof input === 'object' &&
+    input !== null &&
+    ['content', 'file_text', 'contents'].some(
+      (k) => typeof (input as Record<string, unknown>)[k] === 'string',
+    );
   return categories.map((category) => ({
     category,
-    op: DEFAULT_OP[category],
+    op: category === 'patch' && whole && paths.length > 0 ? 'write' : DEFAULT_OP[category],
     paths,
     ...(category === 'patch' && paths.length === 0 ? { unknownTargets: true as const } : {}),
     program: toolName,
