@@ -19,7 +19,6 @@ import { type Fingerprint, fingerprintWorkspace } from '../../workspace/fingerpr
 import { checkCategoryProp, isToolCategory, type ToolCategory } from './category.js';
 import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
 import { createPhaseLedger, type PhaseLedger, recordStep } from './ledger.js';
-import { verificationPassed } from './outcome/check-outcome.js';
 import { commandOf } from './parts.js';
 import { fillPhasePrompt } from './prompt.js';
 import type { PhaseGatesProps } from './props.js';

@@ -67,7 +67,7 @@ export interface PhaseLedger {
   readsWithoutPath: number;
   searchUsed: boolean;
   patchesProposed: number;
-  /** A verification ran (passed, with requirePassing), anywhere in the run. */
+  /** A verification ran (and did not fail, at the 'passed' level and above), anywhere in the run. */
   verifyUsed: boolean;
   files: Record<string, FileRecord>;
   /** Changes with unknown targets since the last verification that ran (their commands). */

@@ -1,7 +1,6 @@
 import { checkKind } from './check-kind.js';
 import {
   type CheckRecord,
-  type FileRecord,
   isUntested,
   keyOf,
   type PhaseLedger,
