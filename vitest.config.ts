@@ -15,6 +15,7 @@ export default defineConfig({
       'packages/*/src/**/*.test.{ts,tsx}',
       'examples/*/src/**/*.test.{ts,tsx}',
       'docs/check/**/*.test.ts',
+      'bench/src/**/*.test.ts',
     ],
     // The headless-Chromium tests run on their own afterwards (vitest.browser.config.ts).
     exclude: ['**/node_modules/**', '**/*.browser.test.{ts,tsx}'],

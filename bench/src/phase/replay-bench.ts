@@ -7,6 +7,7 @@ import {
   replayPhaseGates,
   type ToolCategory,
 } from '@agate/core';
+import { judgeLevels, type LevelVerdicts, renderLevelOutcomes } from './level-outcomes.js';
 
 /** One published run, as the fixture files hold it (see bench/fixtures/swe-trajectories/README.md). */
 export interface Trajectory {
@@ -91,6 +92,8 @@ export interface RunVerdicts {
   missing: string[];
   stallWarnings: number;
   stalled: boolean;
+  /** This issue's rules at each verification level (with the work product when the data has it). */
+  levels: LevelVerdicts;
 }
 
 export function judgeRun(run: Trajectory): RunVerdicts {
@@ -115,6 +118,7 @@ export function judgeRun(run: Trajectory): RunVerdicts {
     missing: ours.exit.missing,
     stallWarnings,
     stalled: stallWarnings > 0,
+    levels: judgeLevels(run.steps, withProduct),
   };
 }
 
@@ -211,6 +215,19 @@ export function renderReplayReport(everything: readonly RunVerdicts[]): string {
     const perRun = list.reduce((n, v) => n + v.stallWarnings, 0) / list.length;
     out.push(
       `| ${key} | ${perRun.toFixed(2)} | ${pct(list.filter((v) => v.stalled).length, list.length)} | ${resolvedSplit(list, (v) => v.refused)} | ${resolvedSplit(list, (v) => v.stalled)} | ${resolvedSplit(list, (v) => v.run.expected?.shouldBlock === true)} | ${resolvedSplit(list, (v) => v.missing.includes('verification'))} |`,
+    );
+  }
+  const labelled = all.filter((v) => v.run.resolved !== null);
+  if (labelled.length > 0) {
+    out.push(
+      '',
+      renderLevelOutcomes(
+        labelled.map((v) => ({
+          scaffold: v.run.agent,
+          resolved: v.run.resolved === true,
+          levels: v.levels,
+        })),
+      ),
     );
   }
   const disagreements = all.filter(

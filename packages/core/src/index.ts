@@ -150,10 +150,18 @@ export {
   type ToolCategoryProp,
 } from './gates/phase/category.js';
 export { evaluatePhaseGates } from './gates/phase/evaluate.js';
+export type { CheckKind } from './gates/phase/ledger-state.js';
+export type { VerificationLevelMet } from './gates/phase/levels.js';
+export {
+  type CheckOutcome,
+  type CheckReading,
+  readCheckOutcome,
+} from './gates/phase/outcome/check-outcome.js';
 export { PhaseGates, usePhaseGates } from './gates/phase/phase-gates.js';
 export { isSmallModel, PhasePrompt, phasePrompt } from './gates/phase/prompt.js';
 export type { PhaseGatesProps } from './gates/phase/props.js';
 export {
+  type ReplayCheck,
   type ReplayOptions,
   type ReplayResult,
   type ReplayStep,
@@ -179,6 +187,7 @@ export type {
   PhaseToolCategories,
   PhaseWarning,
   PhaseWarningKind,
+  VerificationLevel,
 } from './gates/phase/types.js';
 export { SET_KNOB_TOOL } from './gates/set-knob-tool.js';
 export { GatePredicateError } from './gates/tick-end.js';

@@ -21,7 +21,9 @@ export function evaluatePhaseGates(
     const calls: PhaseCall[] = [];
     for (; i < steps.length && steps[i]!.tick === tick; i++) {
       const s = steps[i]!;
-      calls.push(callToPhaseCall(ledger, s.toolName, categoryOf(s), s.input, s.result));
+      calls.push(
+        callToPhaseCall(ledger, s.toolName, categoryOf(s), s.input, s.result, options.testCommands),
+      );
     }
     recordStep(ledger, calls, options);
   }

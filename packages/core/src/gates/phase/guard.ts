@@ -23,7 +23,7 @@ import { commandOf } from './parts.js';
 import { fillPhasePrompt } from './prompt.js';
 import type { PhaseGatesProps } from './props.js';
 import type { PhaseSessionState } from './session-state.js';
-import { type CallResult, verificationPassed, verificationRan } from './shell/ran.js';
+import { type CallResult, verificationRan } from './shell/ran.js';
 import {
   type CallCategory,
   callToPhaseCall,
@@ -62,6 +62,10 @@ export class PhaseGuard implements Guard {
   private calls: PhaseCall[] = [];
   private start: Fingerprint | undefined;
   private lastVerification: Fingerprint | undefined;
+  /** The workspace at the last run of the project's own tests. */
+  private lastProjectTests: Fingerprint | undefined;
+  /** This tick's checks that ran: the workspace as each left it, by call index. */
+  private checkFingerprints = new Map<number, Fingerprint>();
   private workspaceJudgement: VerificationJudgement | undefined;
   private startIsLate = false;
 
@@ -87,6 +91,7 @@ export class PhaseGuard implements Guard {
     this.start = undefined;
     this.startIsLate = false;
     this.lastVerification = undefined;
+    this.lastProjectTests = undefined;
     this.workspaceJudgement = undefined;
   }
 
@@ -154,11 +159,18 @@ export class PhaseGuard implements Guard {
     ) {
       // Only a call that may write a script (a patch, or a shell command) changes the ledger:
       // classified against the state's own, frozen ledger, without a draft.
-      call = callToPhaseCall(phase.ledger, toolName, category, outcome.input, result);
+      call = callToPhaseCall(
+        phase.ledger,
+        toolName,
+        category,
+        outcome.input,
+        result,
+        props.testCommands,
+      );
     } else {
       // A draft, not a deep copy: the ledger grows with the run, a step changes a little of it.
       const draft = createDraft(phase.ledger);
-      call = callToPhaseCall(draft, toolName, category, outcome.input, result);
+      call = callToPhaseCall(draft, toolName, category, outcome.input, result, props.testCommands);
       const ledger = finishDraft(draft);
       // Most calls (no script written, no file opened) leave the ledger as it was: no new state.
       if (ledger !== phase.ledger || phase !== this.host.state().guards.phase) {
@@ -168,13 +180,14 @@ export class PhaseGuard implements Guard {
       }
     }
     this.calls.push(call);
-    const verified =
-      call.parts.some((p) => p.category === 'verify') &&
-      verificationRan(result) &&
-      (!props.requirePassing || verificationPassed(result));
-    if (props.workspace !== undefined && verified) {
+    const index = this.calls.length - 1;
+    // Every check that ran marks the workspace; whether it passed, and whose tests it ran, is
+    // read from the ledger at tick end.
+    const ran = call.parts.some((p) => p.category === 'verify') && verificationRan(result);
+    if (props.workspace !== undefined && ran) {
       return fingerprintWorkspace(props.workspace).then((fingerprint) => {
         this.lastVerification = fingerprint;
+        this.checkFingerprints.set(index, fingerprint);
       });
     }
   }
@@ -185,6 +198,11 @@ export class PhaseGuard implements Guard {
     this.calls = [];
     if (props === undefined) return;
     const recorded = recordOnCopy(this.phase().ledger, calls, props);
+    const tests = recorded.lastProjectTests;
+    if (tests !== undefined && tests.step === recorded.stepsTaken) {
+      this.lastProjectTests = this.checkFingerprints.get(tests.call) ?? this.lastProjectTests;
+    }
+    this.checkFingerprints = new Map();
     const touched = calls.some((c) =>
       c.parts.some((p) => p.category === 'patch' || p.category === 'verify'),
     );
@@ -193,12 +211,15 @@ export class PhaseGuard implements Guard {
       this.start !== undefined &&
       (touched || result.toolCalls.length === 0 || this.workspaceJudgement === undefined)
     ) {
-      return judgeWorkspace(props.workspace, this.start, this.lastVerification).then(
-        (judgement) => {
-          this.workspaceJudgement = judgement;
-          this.finishTick(guardTick, recorded, props);
-        },
-      );
+      return judgeWorkspace(
+        props.workspace,
+        this.start,
+        this.lastVerification,
+        this.lastProjectTests,
+      ).then((judgement) => {
+        this.workspaceJudgement = judgement;
+        this.finishTick(guardTick, recorded, props);
+      });
     }
     this.finishTick(guardTick, recorded, props);
   }

@@ -1,28 +1,10 @@
-import type { FileRecord, PhaseLedger } from './ledger.js';
+import { createdByRun } from './file-origin.js';
+import { type FileRecord, isUntested, type PhaseLedger, untestedUnknowns } from './ledger-state.js';
+import { levelMet, meets, requiredLevel } from './levels.js';
 import { isScratchPath } from './scratch.js';
-import type { PhaseGateOptions, PhaseStatus } from './types.js';
+import type { PhaseGateOptions, PhaseStatus, VerificationJudgement } from './types.js';
 
-// Files programs write as output (images, databases, logs, rendered docs), never source.
-const OUTPUT_FILE =
-  /\.(?:dot|html?|png|jpe?g|gif|svg|pdf|eps|ps|sqlite3?|db|pickle|pkl|npy|npz|nc|h5|hdf5|parquet|csv|tsv|out|log|tmp|bak|new|orig|rej|prof|coverage)$/i;
-
-/**
- * Whether the run made a file, as far as the calls tell: it wrote the file whole first, or made
- * a directory above it, or the file is program output (an image, a database, a log) that the
- * run only ever read before deleting it.
- */
-function createdByRun(ledger: PhaseLedger, path: string, record: FileRecord): boolean {
-  if (record.created) return true;
-  for (let dir = posixDirname(path); dir !== ''; dir = posixDirname(dir)) {
-    if (ledger.files[dir]?.created === true) return true;
-  }
-  return !record.exists && record.readOnlyBefore === true && OUTPUT_FILE.test(path);
-}
-
-function posixDirname(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '' : path.slice(0, i);
-}
+export type { VerificationJudgement };
 
 /** Whether a path (as the calls name it) is one of the work product's files. */
 export function inWorkProduct(path: string, workProduct: readonly string[]): boolean {
@@ -30,13 +12,6 @@ export function inWorkProduct(path: string, workProduct: readonly string[]): boo
   return workProduct.some(
     (w) => p === w || p.endsWith(`/${w}`) || w.endsWith(`/${p}`) || w.startsWith(`${p}/`),
   );
-}
-
-export interface VerificationJudgement {
-  /** Changes that need a later verification and have none (paths, or `(unknown targets) <command>`). */
-  unverified: string[];
-  /** The run made a change that needs verifying (to the work product, or to unknown targets). */
-  changed: boolean;
 }
 
 /**
@@ -57,14 +32,17 @@ export function judgeFromCalls(
     return !(createdByRun(ledger, path, record) && !record.exists) && !isScratchPath(path);
   };
   const unverified: string[] = [];
+  const untested: string[] = [];
   let changed = ledger.unknownEver;
   for (const [path, record] of Object.entries(ledger.files)) {
     if (!record.changed || !counts(path, record)) continue;
     changed = true;
     if (record.dirty) unverified.push(path);
+    if (isUntested(record)) untested.push(path);
   }
   for (const label of ledger.unknownDirty) unverified.push(`(unknown targets) ${label}`);
-  return { unverified, changed };
+  for (const label of untestedUnknowns(ledger)) untested.push(`(unknown targets) ${label}`);
+  return { unverified, changed, untested };
 }
 
 /** The phases from the ledger (and, when known, the workspace's own judgement of verification). */
@@ -76,10 +54,9 @@ export function phaseStatus(
   const filesRead = ledger.filesRead.length + ledger.readsWithoutPath;
   const understanding = filesRead > 0 && (ledger.searchUsed || ledger.patchesProposed > 0);
   const change = judgement.changed;
+  const level = requiredLevel(options);
   const verification =
-    options.verification === 'any'
-      ? ledger.verifyUsed
-      : change && judgement.unverified.length === 0;
+    level === 'any' ? ledger.verifyUsed : meets(levelMet(ledger, judgement), level);
   return {
     understanding,
     change,

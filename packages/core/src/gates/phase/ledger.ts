@@ -1,87 +1,28 @@
-import { posix } from 'node:path';
+import { checkKind } from './check-kind.js';
+import {
+  type CheckRecord,
+  isUntested,
+  keyOf,
+  type PhaseLedger,
+  untestedUnknowns,
+  type VerifyAttempt,
+} from './ledger-state.js';
+import { requiredLevel } from './levels.js';
+import { readCheckOutcome } from './outcome/check-outcome.js';
 import type { ShellPart } from './shell/classify.js';
-import { type CallResult, verificationPassed, verificationRan, whyNotRun } from './shell/ran.js';
+import { type CallResult, verificationRan, whyNotRun } from './shell/ran.js';
 import type { PhaseCall, PhaseGateOptions } from './types.js';
 
-/** One file the run touched, as the calls tell it. */
-export interface FileRecord {
-  /** First seen being written whole: the run created it (so far as the calls tell). */
-  created: boolean;
-  exists: boolean;
-  /** Changed by the run at some point. */
-  changed: boolean;
-  /** Changed since the last verification that ran. */
-  dirty: boolean;
-  /** Only read (never changed) before it was deleted. */
-  readOnlyBefore?: boolean;
-}
-
-/** The last verification attempt, for messages. */
-export interface VerifyAttempt {
-  step: number;
-  ran: boolean;
-  passed: boolean;
-  why?: string;
-  program?: string;
-}
-
-/**
- * What the phase gates remember of a run: plain JSON, so it lives in `session.state` and
- * survives a snapshot. Built by `recordStep`; read by `phaseStatus`.
- */
-export interface PhaseLedger {
-  /** The repository root, when known: absolute paths under it are kept relative to it. */
-  root?: string;
-  stepsTaken: number;
-  calls: number;
-  progress: boolean;
-  filesRead: string[];
-  readsWithoutPath: number;
-  searchUsed: boolean;
-  patchesProposed: number;
-  /** A verification ran (passed, with requirePassing), anywhere in the run. */
-  verifyUsed: boolean;
-  files: Record<string, FileRecord>;
-  /** Changes with unknown targets since the last verification that ran (their commands). */
-  unknownDirty: string[];
-  unknownEver: boolean;
-  firstChangeStep: number | null;
-  /** Steps in a row with neither a change nor a verification, since the first change. */
-  stall: number;
-  lastVerify: VerifyAttempt | null;
-  /** Script sources written by the run (path → text), to judge `python script.py` later. */
-  scripts: Record<string, string>;
-  /** What each `git stash` put away (dirty paths, unknown changes), newest last. */
-  stash: Array<{ dirty: string[]; unknown: string[] }>;
-  /** The file an editor-style agent has open (SWE-agent's `open`), for its `edit` commands. */
-  openFile: string | null;
-  /**
-   * Shell tools whose calls were text-editor inputs (`{ command: 'str_replace', path }`): they
-   * read and change files but run nothing, so messages do not offer them for tests or searches.
-   * Optional: absent in snapshots taken before it existed.
-   */
-  editorTools?: string[];
-  warned: string[];
-  warningSteps: number[];
-  lastMissingStep: number | null;
-  blocks: number;
-}
-
-/**
- * One spelling per file: `./a.py`, `a//b/../a.py` and `a.py` are one path, and with `root` (the
- * repository root) the absolute `<root>/a.py` is `a.py` too.
- */
-export function normalizeFilePath(path: string, root?: string): string {
-  if (path === '') return path;
-  let normal = posix.normalize(path);
-  if (root !== undefined && root !== '') {
-    const base = posix.normalize(root).replace(/\/+$/, '');
-    if (normal === base) return '.';
-    if (normal.startsWith(`${base}/`)) normal = normal.slice(base.length + 1);
-  }
-  if (normal.startsWith('./')) normal = normal.slice(2);
-  return normal.length > 1 ? normal.replace(/\/+$/, '') : normal;
-}
+export {
+  type CheckRecord,
+  type FileRecord,
+  findFile,
+  isUntested,
+  normalizeFilePath,
+  type PhaseLedger,
+  untestedUnknowns,
+  type VerifyAttempt,
+} from './ledger-state.js';
 
 export function createPhaseLedger(root?: string): PhaseLedger {
   return {
@@ -125,8 +66,11 @@ export function recordStep(
 ): void {
   ledger.stepsTaken++;
   const step = ledger.stepsTaken;
+  const level = requiredLevel(options);
+  // Below 'passed' a failing check still moves the run on (and counts as a verification used).
+  const failingCounts = level === 'any' || level === 'ran';
   let changedOrVerified = false;
-  for (const call of calls) {
+  for (const [index, call] of calls.entries()) {
     ledger.calls++;
     let patched = false;
     for (const part of call.parts) {
@@ -141,17 +85,62 @@ export function recordStep(
       } else if (part.category === 'verify') {
         const attempt = verifyAttempt(step, call.result, part);
         ledger.lastVerify = attempt;
-        if (attempt.ran && (attempt.passed || !options.requirePassing)) {
+        if (!attempt.ran) continue;
+        const check = checkRecord(ledger, step, index, call, part);
+        ledger.lastCheck = check;
+        // Files a runner really ran (it passed, or printed results) existed; an exit code 4 with
+        // the output cut off may be pytest saying the file is not there.
+        if (check.outcome === 'passed' || check.summary !== undefined)
+          for (const target of part.suite ?? []) noteExisting(ledger, target);
+        if (attempt.passed || failingCounts) {
           changedOrVerified = true;
           ledger.verifyUsed = true;
-          for (const record of Object.values(ledger.files)) record.dirty = false;
-          ledger.unknownDirty = [];
+        }
+        for (const record of Object.values(ledger.files)) record.dirty = false;
+        ledger.unknownDirty = [];
+        if (check.kind === 'project-tests') {
+          ledger.lastProjectTests = check;
+          for (const record of Object.values(ledger.files)) record.untested = false;
+          ledger.unknownUntested = [];
         }
       }
     }
     if (patched) ledger.patchesProposed++;
   }
   if (ledger.firstChangeStep !== null) ledger.stall = changedOrVerified ? 0 : ledger.stall + 1;
+}
+
+/**
+ * A test file the runner ran that the calls had not shown: it existed before the run, so a
+ * later whole rewrite of it is an edit, not a file the run created.
+ */
+function noteExisting(ledger: PhaseLedger, target: string): void {
+  if (!/\.\w+$/.test(target) || Object.keys(ledger.files).length >= FILES_CAP) return;
+  const path = keyOf(ledger, target);
+  ledger.files[path] ??= { created: false, exists: true, changed: false, dirty: false };
+}
+
+function checkRecord(
+  ledger: PhaseLedger,
+  step: number,
+  call: number,
+  { label, result }: PhaseCall,
+  part: ShellPart,
+): CheckRecord {
+  const reading = readCheckOutcome(
+    result,
+    part.exitCodeHidden === true ? { exitCodeHidden: true } : {},
+  );
+  return {
+    step,
+    call,
+    label: label.length > 120 ? `${label.slice(0, 117)}...` : label,
+    ...(part.program !== undefined ? { program: part.program } : {}),
+    kind: checkKind(ledger, part),
+    outcome: reading.outcome,
+    ...(reading.summary !== undefined ? { summary: reading.summary } : {}),
+    ...(reading.exitCode !== undefined ? { exitCode: reading.exitCode } : {}),
+  };
 }
 
 /** Remembers scripts a call wrote whole, so a later run of one can be judged by its source. */
@@ -168,7 +157,8 @@ function verifyAttempt(
   part: ShellPart,
 ): VerifyAttempt {
   const ran = verificationRan(result);
-  const passed = ran && verificationPassed(result);
+  const hidden = part.exitCodeHidden === true ? { exitCodeHidden: true } : {};
+  const passed = ran && readCheckOutcome(result, hidden).outcome !== 'failed';
   return {
     step,
     ran,
@@ -176,25 +166,6 @@ function verifyAttempt(
     ...(ran ? {} : { why: whyNotRun(result) }),
     ...(part.program !== undefined ? { program: part.program } : {}),
   };
-}
-
-/**
- * The key a path is recorded under: an absolute path and a relative one name the same file when
- * the absolute one ends with the relative one (`/testbed/a/b.py` and `a/b.py`), so the first
- * spelling seen is kept.
- */
-function keyOf(ledger: PhaseLedger, raw: string): string {
-  const path = normalizeFilePath(raw, ledger.root);
-  if (path in ledger.files) return path;
-  const absolute = path.startsWith('/');
-  for (const key of Object.keys(ledger.files)) {
-    if (
-      absolute !== key.startsWith('/') &&
-      (absolute ? path.endsWith(`/${key}`) : key.endsWith(`/${path}`))
-    )
-      return key;
-  }
-  return path;
 }
 
 function recordRead(ledger: PhaseLedger, part: ShellPart): void {
@@ -215,6 +186,9 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
     ledger.unknownEver = true;
     if (!ledger.unknownDirty.includes(label) && ledger.unknownDirty.length < 50)
       ledger.unknownDirty.push(label);
+    const untested = untestedUnknowns(ledger);
+    if (!untested.includes(label) && untested.length < 50)
+      ledger.unknownUntested = [...untested, label];
   };
   if (
     (part.unknownTargets || part.paths.length === 0) &&
@@ -222,9 +196,7 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
     part.op !== 'unstash' &&
     part.op !== 'restore'
   ) {
-    ledger.unknownEver = true;
-    if (!ledger.unknownDirty.includes(label) && ledger.unknownDirty.length < 50)
-      ledger.unknownDirty.push(label);
+    unknownChange();
     return;
   }
   const touch = (raw: string, whole: boolean) => {
@@ -232,13 +204,20 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
     const known = ledger.files[path];
     if (known === undefined) {
       if (Object.keys(ledger.files).length >= FILES_CAP) return;
-      ledger.files[path] = { created: whole, exists: true, changed: true, dirty: true };
+      ledger.files[path] = {
+        created: whole,
+        exists: true,
+        changed: true,
+        dirty: true,
+        untested: true,
+      };
       return;
     }
     if (!known.exists && whole) known.created = known.created || !known.changed;
     known.exists = true;
     known.changed = true;
     known.dirty = true;
+    known.untested = true;
   };
   const remove = (raw: string) => {
     const path = keyOf(ledger, raw);
@@ -252,13 +231,20 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
           record.exists = false;
           record.changed = true;
           record.dirty = true;
+          record.untested = true;
         }
       }
     }
     // A file the calls never showed before its deletion was made by a program the run ran
     // (a database, an image, a log) or never existed: the run's own, like a scratch file.
     if (!matched && pattern === undefined && Object.keys(ledger.files).length < FILES_CAP) {
-      ledger.files[path] = { created: true, exists: false, changed: true, dirty: true };
+      ledger.files[path] = {
+        created: true,
+        exists: false,
+        changed: true,
+        dirty: true,
+        untested: true,
+      };
     }
   };
   switch (part.op) {
@@ -282,9 +268,17 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
           .filter(([, r]) => r.dirty && !r.created)
           .map(([p]) => p),
         unknown: [...ledger.unknownDirty],
+        untested: Object.entries(ledger.files)
+          .filter(([, r]) => isUntested(r) && !r.created)
+          .map(([p]) => p),
       });
-      for (const record of Object.values(ledger.files)) if (!record.created) record.dirty = false;
+      for (const record of Object.values(ledger.files)) {
+        if (record.created) continue;
+        record.dirty = false;
+        record.untested = false;
+      }
       ledger.unknownDirty = [];
+      ledger.unknownUntested = [];
       if (ledger.stash.length > 20) ledger.stash.shift();
       break;
     case 'unstash': {
@@ -295,8 +289,11 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
       }
       // Verifications while the changes were put away verified the commit, not them.
       for (const p of saved.dirty) if (ledger.files[p]) ledger.files[p].dirty = true;
+      for (const p of saved.untested ?? saved.dirty)
+        if (ledger.files[p]) ledger.files[p].untested = true;
       for (const label of saved.unknown)
         if (!ledger.unknownDirty.includes(label)) ledger.unknownDirty.push(label);
+      ledger.unknownUntested = [...new Set([...untestedUnknowns(ledger), ...saved.unknown])];
       break;
     }
     case 'restore':
@@ -304,7 +301,7 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
       if (part.paths.length === 0) {
         for (const record of Object.values(ledger.files)) {
           if (!record.created)
-            Object.assign(record, { exists: true, changed: false, dirty: false });
+            Object.assign(record, { exists: true, changed: false, dirty: false, untested: false });
         }
         break;
       }
@@ -313,8 +310,14 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
         const p = keyOf(ledger, raw);
         const known = ledger.files[p];
         if (known === undefined)
-          ledger.files[p] = { created: false, exists: true, changed: false, dirty: false };
-        else Object.assign(known, { exists: true, changed: false, dirty: false });
+          ledger.files[p] = {
+            created: false,
+            exists: true,
+            changed: false,
+            dirty: false,
+            untested: false,
+          };
+        else Object.assign(known, { exists: true, changed: false, dirty: false, untested: false });
       }
       break;
     case 'write':

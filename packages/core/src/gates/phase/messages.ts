@@ -1,7 +1,12 @@
 import type { ToolCategory } from './category.js';
-import type { VerificationJudgement } from './judge.js';
-import type { PhaseLedger } from './ledger.js';
-import type { PhaseName, PhaseStatus, PhaseTools } from './types.js';
+import type { CheckRecord, PhaseLedger } from './ledger-state.js';
+import type {
+  PhaseName,
+  PhaseStatus,
+  PhaseTools,
+  VerificationJudgement,
+  VerificationLevel,
+} from './types.js';
 
 // What to type in a shell for each kind of work (shell tools get these as examples).
 const SHELL_EXAMPLES: Record<ToolCategory, string> = {
@@ -29,7 +34,7 @@ export function missingLines(
   ledger: PhaseLedger,
   judgement: VerificationJudgement,
   tools: PhaseTools,
-  requirePassing: boolean,
+  level: 'any' | VerificationLevel,
 ): Array<{ phase: PhaseName; text: string }> {
   const lines: Array<{ phase: PhaseName; text: string }> = [];
   if (!status.understanding) {
@@ -50,7 +55,7 @@ export function missingLines(
   if (status.change && !status.verification) {
     lines.push({
       phase: 'verification',
-      text: `verification: ${verificationNeed(ledger, judgement, tools, requirePassing)}`,
+      text: `verification: ${verificationNeed(ledger, judgement, tools, level)}`,
     });
   } else if (!status.change) {
     lines.push({
@@ -65,21 +70,60 @@ function verificationNeed(
   ledger: PhaseLedger,
   judgement: VerificationJudgement,
   tools: PhaseTools,
-  requirePassing: boolean,
+  level: 'any' | VerificationLevel,
 ): string {
   const verify = toolsFor(tools, 'verify');
-  const changed = judgement.unverified.slice(0, 5).join(', ');
-  const what = changed === '' ? 'your change' : `your change to ${changed}`;
+  const what = changedWhat(judgement.unverified);
   const last = ledger.lastVerify;
   if (last !== null && !last.ran && last.step >= (ledger.firstChangeStep ?? 0)) {
     return `your last verification${last.program ? ` (${last.program})` : ''} did not run (${last.why ?? 'it did not run'}): run checks that exist to verify ${what} (with ${verify})`;
   }
-  if (requirePassing && last?.ran && !last.passed) {
-    return `the checks have not passed yet: fix the failures and run them again until they pass (with ${verify})`;
+  const strict = level === 'passed' || level === 'project-tests';
+  if (judgement.unverified.length === 0 && strict && ledger.lastCheck?.outcome === 'failed') {
+    return `the checks have not passed yet: your last check ${checkText(ledger.lastCheck)} failed${saying(ledger.lastCheck)}. Fix the failures and run the checks again until they pass (with ${verify})`;
   }
+  if (judgement.unverified.length === 0 && level === 'project-tests')
+    return projectTestsNeed(ledger, judgement, verify);
   if (ledger.verifyUsed)
     return `you changed files after your last verification: verify ${what} again (with ${verify})`;
   return `nothing has verified ${what} yet: run the tests or a script that shows the fix works (with ${verify})`;
+}
+
+/** What `'project-tests'` still needs once a check ran after the last change and did not fail. */
+function projectTestsNeed(
+  ledger: PhaseLedger,
+  judgement: VerificationJudgement,
+  verify: string,
+): string {
+  const run = `run the project's own tests that cover ${changedWhat(judgement.untested)} (its test runner, e.g. pytest, npm test, go test, cargo test, mvn test) and make them pass (with ${verify})`;
+  const tests = ledger.lastProjectTests;
+  if (judgement.untested.length === 0 && tests?.outcome === 'failed')
+    return `the project's tests failed: ${checkText(tests)} failed${saying(tests)}. Fix the failures and run them again until they pass (with ${verify})`;
+  const check = ledger.lastCheck;
+  if (check?.kind === 'agent-script')
+    return `only your own script ran after your change (${check.label}); a script you wrote in this run does not count as the project's tests: ${run}`;
+  if (check !== undefined)
+    return `the checks after your change (${check.label}) were not the project's own tests: ${run}`;
+  return `the project's own tests have not run after your change: ${run}`;
+}
+
+function changedWhat(paths: readonly string[]): string {
+  const changed = paths.slice(0, 5).join(', ');
+  return changed === '' ? 'your change' : `your change to ${changed}`;
+}
+
+/** `(pytest -q, step 7)`. */
+function checkText(check: CheckRecord): string {
+  return `(${check.label}, step ${check.step})`;
+}
+
+/** `: exit code 1, "=== 1 failed, 2 passed in 0.4s ==="`, or nothing when nothing was said. */
+function saying(check: CheckRecord): string {
+  const said = [
+    ...(check.exitCode !== undefined ? [`exit code ${check.exitCode}`] : []),
+    ...(check.summary !== undefined ? [`"${check.summary}"`] : []),
+  ];
+  return said.length > 0 ? `: ${said.join(', ')}` : '';
 }
 
 export function noProgressWarning(tools: PhaseTools): string {

@@ -1,5 +1,6 @@
 import type { ToolCategory } from './category.js';
 import {
+  type ClassifyOptions,
   classifyShellCommand,
   resolve,
   type ShellOp,
@@ -63,12 +64,22 @@ export function partsForCategories(
   toolName: string,
 ): ShellPart[] {
   const paths = pathsOf(input);
+  // A write with the whole text (`{ path, content }`) makes the file, as an editor's `create` does.
+  const whole =
+    typeof input === 'object' &&
+    input !== null &&
+    ['content', 'file_text', 'contents'].some(
+      (k) => typeof (input as Record<string, unknown>)[k] === 'string',
+    );
   return categories.map((category) => ({
     category,
-    op: DEFAULT_OP[category],
+    op: category === 'patch' && whole && paths.length > 0 ? 'write' : DEFAULT_OP[category],
     paths,
     ...(category === 'patch' && paths.length === 0 ? { unknownTargets: true as const } : {}),
     program: toolName,
+    // A tool declared `category="verify"` runs the checks its author set up: the project's
+    // tests, unless it names a file the run created.
+    ...(category === 'verify' ? { suite: paths } : {}),
   }));
 }
 
@@ -82,7 +93,7 @@ export function partsForShell(
   command: string | undefined,
   scripts: ReadonlyMap<string, string>,
   toolName: string,
-  openFile?: string,
+  context: Pick<ClassifyOptions, 'openFile' | 'testCommands'> = {},
 ): ShellPart[] {
   if (typeof input === 'object' && input !== null) {
     const r = input as Record<string, unknown>;
@@ -108,10 +119,7 @@ export function partsForShell(
     }
   }
   if (command === undefined || command.trim() === '') return [];
-  return classifyShellCommand(command, {
-    scripts,
-    ...(openFile !== undefined ? { openFile } : {}),
-  });
+  return classifyShellCommand(command, { scripts, ...context });
 }
 
 /** Scripts a shell call (or an editor `create`) writes whole, with their text. */

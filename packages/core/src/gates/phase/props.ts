@@ -14,6 +14,8 @@ export interface PhaseGatesProps extends PhaseGateOptions {
   maxBlocks?: number;
 }
 
+const VERIFICATION: readonly unknown[] = ['ran', 'passed', 'project-tests', 'any', 'after-change'];
+
 const COUNTS = ['maxNoProgressSteps', 'warnAfter', 'warnEvery', 'stallAfter', 'maxBlocks'] as const;
 
 /** Checked at render, so a bad option fails where it is written and says what is allowed. */
@@ -31,13 +33,22 @@ export function checkPhaseGatesProps(props: PhaseGatesProps): void {
       );
     }
   }
+  if (props.verification !== undefined && !VERIFICATION.includes(props.verification)) {
+    throw new InvalidElementError(
+      `<PhaseGates verification=${JSON.stringify(props.verification)}>: use "ran" (default: a check ran after the last change), "passed" (and it did not fail), "project-tests" (and the project's own tests ran and did not fail) or "any" (a check ran at any time).`,
+    );
+  }
   if (
-    props.verification !== undefined &&
-    props.verification !== 'after-change' &&
-    props.verification !== 'any'
+    props.testCommands !== undefined &&
+    !(
+      Array.isArray(props.testCommands) &&
+      props.testCommands.every(
+        (c: unknown) => (typeof c === 'string' && c.trim() !== '') || c instanceof RegExp,
+      )
+    )
   ) {
     throw new InvalidElementError(
-      `<PhaseGates verification=${JSON.stringify(props.verification)}>: use "after-change" (default) or "any".`,
+      "<PhaseGates testCommands> must be a list of commands (strings, or RegExps tested against each simple command), e.g. testCommands={['make check']}.",
     );
   }
   if (

@@ -1,6 +1,8 @@
 import { AgateError } from '../../runtime/errors.js';
 import type { ToolCategory } from './category.js';
+import type { CheckRecord } from './ledger.js';
 import { createPhaseLedger } from './ledger.js';
+import { levelMet, type VerificationLevelMet } from './levels.js';
 import { commandOf } from './parts.js';
 import type { ShellPart } from './shell/classify.js';
 import type { CallResult } from './shell/ran.js';
@@ -51,7 +53,19 @@ export interface ReplayResult {
   warnings: Array<{ step: number; kind: PhaseWarningKind; text: string }>;
   /** Each step's classified parts. */
   parts: ShellPart[][];
+  /**
+   * The strictest verification level the finish meets (`'none'`: not even `'ran'`), whatever
+   * level `verification` asks for; `'project-tests'` includes `'passed'` includes `'ran'`.
+   */
+  level: VerificationLevelMet;
+  /** The last check that ran, with its outcome and whose it was (absent: none ran). */
+  lastCheck?: ReplayCheck;
+  /** The last run of the project's own tests (absent: they never ran). */
+  lastProjectTests?: ReplayCheck;
 }
+
+/** A check as the replay reports it; `step` is the index of its step in `steps`. */
+export type ReplayCheck = Omit<CheckRecord, 'call'>;
 
 /**
  * Runs the phase-gate logic over a recorded run — pure, no React, no model. Each recorded call
@@ -83,7 +97,14 @@ export function replayPhaseGates(
       declared === 'shell'
         ? ({ kind: 'shell', command: commandOf(step.input) } as const)
         : ({ kind: 'fixed', categories: [declared ?? 'other'] } as const);
-    const call = callToPhaseCall(ledger, step.tool, category, step.input, step.result);
+    const call = callToPhaseCall(
+      ledger,
+      step.tool,
+      category,
+      step.input,
+      step.result,
+      options.testCommands,
+    );
     parts.push([...call.parts]);
     last = advance(ledger, [call], tools, options, options.taskText);
     if (last.warning) warnings.push({ step: index, ...last.warning });
@@ -105,7 +126,15 @@ export function replayPhaseGates(
     unverified: last.judgement.unverified,
     warnings,
     parts,
+    level: levelMet(ledger, last.judgement),
+    ...(ledger.lastCheck ? { lastCheck: replayCheck(ledger.lastCheck) } : {}),
+    ...(ledger.lastProjectTests ? { lastProjectTests: replayCheck(ledger.lastProjectTests) } : {}),
   };
+}
+
+function replayCheck({ call: _call, ...check }: CheckRecord): ReplayCheck {
+  // Each recorded call is one step, counted from 1 in the ledger.
+  return { ...check, step: check.step - 1 };
 }
 
 /** The replay's mapping misses tools the run called (`strict: true`). */

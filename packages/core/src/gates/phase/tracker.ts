@@ -1,6 +1,7 @@
 import type { ToolCategory } from './category.js';
 import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './judge.js';
 import { type PhaseLedger, recordStep, rememberScripts } from './ledger.js';
+import { requiredLevel } from './levels.js';
 import {
   escalationWarning,
   missingLines,
@@ -43,6 +44,7 @@ export function callToPhaseCall(
   category: CallCategory,
   input: unknown,
   result: CallResult | undefined,
+  testCommands?: readonly (string | RegExp)[],
 ): PhaseCall {
   if (category.kind === 'fixed') {
     const parts = partsForCategories(category.categories, input, toolName);
@@ -59,13 +61,10 @@ export function callToPhaseCall(
   // Scripts this very command writes count too (`cat > fix.py <<EOF … EOF && python fix.py`).
   rememberScripts(ledger, scriptsOf(input, category.command));
   const scripts = new Map(Object.entries(ledger.scripts));
-  const parts = partsForShell(
-    input,
-    category.command,
-    scripts,
-    toolName,
-    ledger.openFile ?? undefined,
-  );
+  const parts = partsForShell(input, category.command, scripts, toolName, {
+    ...(ledger.openFile !== null ? { openFile: ledger.openFile } : {}),
+    ...(testCommands !== undefined ? { testCommands } : {}),
+  });
   // The last file an editor-style agent opened or created is what its next `edit` changes.
   for (const p of parts) {
     if ((p.program === 'open' || p.program === 'create') && p.paths[0] !== undefined)
@@ -225,7 +224,7 @@ function missingNow(
     : `${status.understanding}:${evidence.filesRead === 0}:${evidence.searchUsed}:${evidence.patchesProposed === 0}`;
   const last = memo?.last;
   if (flags !== undefined && last?.flags === flags && last.tools === tools) return last;
-  const lines = missingLines(status, ledger, judgement, tools, options.requirePassing === true);
+  const lines = missingLines(status, ledger, judgement, tools, requiredLevel(options));
   const key = `missing:${lines.map((l) => l.text).join('|')}`;
   if (memo !== undefined && flags !== undefined) memo.last = { flags, tools, lines, key };
   return { lines, key };
@@ -260,7 +259,7 @@ export function decideExitAttempt(
 ): PhaseExit {
   if (status.readiness) return { kind: 'allow' };
   const named = namedTools(tools, ledger);
-  const lines = missingLines(status, ledger, judgement, named, options.requirePassing === true);
+  const lines = missingLines(status, ledger, judgement, named, requiredLevel(options));
   const maxBlocks = options.maxBlocks ?? PHASE_DEFAULTS.maxBlocks;
   ledger.blocks++;
   const missing = lines.map((l) => l.phase);

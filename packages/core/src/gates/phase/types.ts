@@ -2,6 +2,12 @@ import type { ToolCategory, ToolCategoryProp } from './category.js';
 import type { ShellPart } from './shell/classify.js';
 import type { CallResult } from './shell/ran.js';
 
+/**
+ * How strictly the verification phase judges the checks after the last change; each level
+ * includes the ones before it: `'ran'` < `'passed'` < `'project-tests'`.
+ */
+export type VerificationLevel = 'ran' | 'passed' | 'project-tests';
+
 /** Evidence behind the phases (the seed's names, for telemetry and readers). */
 export interface PhaseEvidence {
   /** Distinct paths read (a read without a path counts once per call). */
@@ -9,7 +15,7 @@ export interface PhaseEvidence {
   searchUsed: boolean;
   /** Calls that changed something. */
   patchesProposed: number;
-  /** A verification ran (and passed, with `requirePassing`). */
+  /** A verification ran (and did not fail, at the `'passed'` level and above). */
   verifyUsed: boolean;
   /** At least two tool calls and none of them progress (search, read, patch, verify). */
   noProgressYet: boolean;
@@ -35,15 +41,37 @@ export interface PhaseWarning {
   text: string;
 }
 
+export interface VerificationJudgement {
+  /** Changes that need a later verification and have none (paths, or `(unknown targets) <command>`). */
+  unverified: string[];
+  /** The run made a change that needs verifying (to the work product, or to unknown targets). */
+  changed: boolean;
+  /** Changes that need verifying made since the project's own tests last ran. */
+  untested: string[];
+}
+
 /** Options shared by `evaluatePhaseGates`, `replayPhaseGates` and `<PhaseGates>`. */
 export interface PhaseGateOptions {
   /**
-   * `'after-change'` (default): a verification counts only after the last change that needs
-   * one. `'any'`: any verification counts (the seed's looser rule).
+   * What the verification phase needs after the last change that needs verifying:
+   * - `'ran'` (default): a check that ran (a failing one too);
+   * - `'passed'`: that, and the last check did not fail (by its exit code, or else its test
+   *   runner's summary; a check whose outcome cannot be told does not fail);
+   * - `'project-tests'`: that, and the project's own tests ran and did not fail — a script the
+   *   agent wrote in this run never counts as them.
+   *
+   * `'any'`: any check that ran, anywhere in the run (the seed's looser rule).
+   * `'after-change'`: the old name of `'ran'`.
    */
-  verification?: 'after-change' | 'any';
-  /** Only a passing verification (exit code 0) satisfies the verification phase. Default false. */
+  verification?: VerificationLevel | 'any' | 'after-change';
+  /** @deprecated Use `verification: 'passed'` (what this means now). */
   requirePassing?: boolean;
+  /**
+   * The project's own test commands, when the runner is not one the phase gates know
+   * (`['make check', /^\.\/ci\/test\b/]`): a shell command that is one of them (a string
+   * followed by its arguments) runs the project's tests.
+   */
+  testCommands?: readonly (string | RegExp)[];
   /**
    * What needs verifying. `'work-product'` (default): changes to files that are part of the
    * result (not scratch files the run created and deleted, `/tmp`, build output).

@@ -505,8 +505,18 @@ describe('replayPhaseGates on whole short runs of other agents', () => {
   it('returns the exact shape the issue names', () => {
     const replay = replayPhaseGates([sh('ls')], shell);
     expect(Object.keys(replay).sort()).toEqual(
-      // Issue 26 added verdict and unmappedTools; phases stays as it was.
-      ['exit', 'parts', 'phases', 'unmappedTools', 'unverified', 'verdict', 'warnings'].sort(),
+      // Issue 26 added verdict and unmappedTools, issue 41 level (and lastCheck and
+      // lastProjectTests once a check ran); phases stays as it was.
+      [
+        'exit',
+        'level',
+        'parts',
+        'phases',
+        'unmappedTools',
+        'unverified',
+        'verdict',
+        'warnings',
+      ].sort(),
     );
     expect(Object.keys(replay.phases).sort()).toEqual(['change', 'understanding', 'verification']);
     expect(Object.keys(replay.exit).sort()).toEqual(['missing', 'reasons', 'refused']);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { verificationPassed } from '../outcome/check-outcome.js';
 import { classifyShellCommand } from './classify.js';
-import { verificationPassed, verificationRan } from './ran.js';
+import { verificationRan } from './ran.js';
 
 /** `category:op[paths]` per part, for compact expectations. */
 const shape = (command: string, scripts?: Map<string, string>) =>

@@ -13,16 +13,15 @@ import {
   ENDS,
   FORMATTERS,
   INTERPRETERS,
-  KEYWORDS,
   LISTERS,
   OTHER,
   READERS,
-  RUNNERS,
   SEARCHERS,
   SHELLS,
-  WRAPPERS,
 } from './programs.js';
-import { type SimpleCommand, splitShellCommand } from './split.js';
+import { type SimpleCommand, simpleCommands } from './simple-commands.js';
+import { testSuiteOf } from './test-runs.js';
+import { stripWrappers } from './wrappers.js';
 
 export { type ClassifyOptions, resolve, type ShellOp, type ShellPart } from './part.js';
 
@@ -38,7 +37,7 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
     /^((?:edit|insert|append)\b[^\n]*)\n[\s\S]*?\n\s*end_of_(?:edit|insert|append)\s*$/gm,
     '$1',
   );
-  const commands = splitShellCommand(text);
+  const commands = simpleCommands(text);
   const parts: ShellPart[] = [];
   const cwdAt = [options.cwd ?? ''];
   let previousStdin: string | undefined;
@@ -50,7 +49,14 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
     const pipedIn = index > 0 && commands[index - 1]!.next === '|' ? previousStdin : undefined;
     const result = classifySimple(cmd, cwd, pipedIn, options);
     if (result.cwd !== undefined) cwdAt[cmd.depth] = result.cwd;
-    parts.push(...result.parts);
+    // A check whose failure would not reach the exit code: only its output tells how it went.
+    parts.push(
+      ...(cmd.statusReported
+        ? result.parts
+        : result.parts.map((p) =>
+            p.category === 'verify' ? { ...p, exitCodeHidden: true as const } : p,
+          )),
+    );
     previousStdin = cmd.stdin;
   }
   return parts;
@@ -61,50 +67,61 @@ interface Classified {
   cwd?: string;
 }
 
+/**
+ * One simple command's parts; a run of the repository's test runner (or of a declared test
+ * command) has its verification marked with the suite it runs.
+ */
 function classifySimple(
   cmd: SimpleCommand,
   cwd: string,
   pipedStdin: string | undefined,
   options: ClassifyOptions,
 ): Classified {
-  let words = cmd.words;
-  // Keywords (`if`, `then`, `do`, …), env assignments and wrappers come before the real command.
-  for (;;) {
-    const w = words[0];
-    if (w === undefined) break;
-    if (KEYWORDS.has(w) || /^[A-Za-z_]\w*=/.test(w)) words = words.slice(1);
-    else if (WRAPPERS.has(w)) words = words.slice(1);
-    // Environment runners: `bundle exec rspec`, `poetry run pytest`, `uv run python x.py`.
-    else if (RUNNERS.has(w) && (words[1] === 'exec' || words[1] === 'run')) {
-      words = words.slice(2);
-      while (words[0]?.startsWith('-')) words = words.slice(1);
-    }
-    // `coverage run -m pytest` / `coverage run x.py` run Python under coverage.
-    else if (w === 'coverage' && words[1] === 'run') {
-      const rest = words.slice(2);
-      while (rest[0]?.startsWith('-') && rest[0] !== '-m') rest.shift();
-      words = ['python', ...rest];
-    } else if (w === 'timeout' || w === 'gtimeout') {
-      words = words.slice(1);
-      while (words[0]?.startsWith('-')) words = words.slice(1);
-      words = words.slice(1); // the duration
-    } else if (w === 'xvfb-run') {
-      words = words.slice(1);
-      while (words[0]?.startsWith('-')) words = words.slice(/^-[snefwp]$/.test(words[0]) ? 2 : 1);
-    } else if (w === 'env') {
-      words = words.slice(1);
-      while (words[0] !== undefined && (words[0].startsWith('-') || words[0].includes('=')))
-        words = words.slice(1);
-      if (words.length === 0) return { parts: [part('discovery', 'list', [])] };
-    } else if (w === 'xargs') {
-      words = words.slice(1);
-      while (words[0]?.startsWith('-')) words = words.slice(/^-[InLPd]$/.test(words[0]) ? 2 : 1);
-      // The arguments come from stdin: whatever the command changes is unknown.
-      const inner = classifySimple({ ...cmd, words, redirects: [] }, cwd, undefined, options);
-      return {
-        parts: inner.parts.map((p) => (p.category === 'patch' ? unknown(p.op, p.program) : p)),
-      };
-    } else break;
+  if (isDeclaredTestCommand(cmd.text, options.testCommands)) {
+    const name = cmd.words[0] === undefined ? undefined : basename(cmd.words[0]);
+    return { parts: [{ ...part('verify', 'test', [], name), suite: [] }] };
+  }
+  const result = classifyWords(cmd, cwd, pipedStdin, options);
+  const suite = testSuiteOf(stripWrappers(cmd.words).words, cwd);
+  if (suite === undefined) return result;
+  return {
+    ...result,
+    parts: result.parts.map((p) =>
+      p.category === 'verify' && p.op === 'test' ? { ...p, suite } : p,
+    ),
+  };
+}
+
+function isDeclaredTestCommand(
+  text: string | undefined,
+  declared: readonly (string | RegExp)[] | undefined,
+): boolean {
+  if (text === undefined || declared === undefined) return false;
+  const line = text.trim();
+  return declared.some((d) =>
+    typeof d === 'string'
+      ? line === d.trim() || line.startsWith(`${d.trim()} `)
+      : line.search(d) !== -1,
+  );
+}
+
+function classifyWords(
+  cmd: SimpleCommand,
+  cwd: string,
+  pipedStdin: string | undefined,
+  options: ClassifyOptions,
+): Classified {
+  const stripped = stripWrappers(cmd.words);
+  if (stripped.bareEnv) return { parts: [part('discovery', 'list', [])] };
+  let words = stripped.words;
+  if (words[0] === 'xargs') {
+    words = words.slice(1);
+    while (words[0]?.startsWith('-')) words = words.slice(/^-[InLPd]$/.test(words[0]) ? 2 : 1);
+    // The arguments come from stdin: whatever the command changes is unknown.
+    const inner = classifySimple({ ...cmd, words, redirects: [] }, cwd, undefined, options);
+    return {
+      parts: inner.parts.map((p) => (p.category === 'patch' ? unknown(p.op, p.program) : p)),
+    };
   }
   const program = words[0];
   const redirectWrites = cmd.redirects
@@ -437,7 +454,7 @@ function classifyFind(args: string[], cwd: string, options: ClassifyOptions): Sh
       .map((a) => (a === '{}' ? '' : a))
       .filter((a) => a !== '');
     const parts = classifySimple(
-      { words: inner, redirects: [], depth: 0 },
+      { words: inner, redirects: [], depth: 0, statusReported: false },
       cwd,
       undefined,
       options,
@@ -497,7 +514,7 @@ function classifyPackageRunner(
  */
 export function scriptsWritten(command: string, cwd = ''): Map<string, string> {
   const found = new Map<string, string>();
-  for (const cmd of splitShellCommand(command)) {
+  for (const cmd of simpleCommands(command)) {
     const name = cmd.words[0] === undefined ? undefined : basename(cmd.words[0]);
     if (cmd.stdin === undefined || (name !== 'cat' && name !== 'tee')) continue;
     const targets = [

@@ -1,7 +1,7 @@
 import { basename, type ClassifyOptions, part, resolve, type ShellPart, unknown } from './part.js';
 import { FIX_SCRIPT, TEST_SCRIPT } from './programs.js';
 import { scriptEffects } from './script-writes.js';
-import type { SimpleCommand } from './split.js';
+import type { SimpleCommand } from './simple-commands.js';
 
 /**
  * `python`, `node`, `ruby`, … : inline code (`-c`, `-e`, a heredoc on stdin), a module

@@ -32,6 +32,16 @@ export interface ShellPart {
   unknownTargets?: true;
   /** The program, for messages and for judging whether a verification ran (`pytest`). */
   program?: string;
+  /**
+   * A verification that runs the repository's test runner: the test files, packages or suites
+   * it was given (`[]`: the suite the runner finds). Absent for linters, builds and scripts.
+   */
+  suite?: string[];
+  /**
+   * A verification whose failure does not reach the call's exit code (its output piped on, as
+   * in `pytest | tail`, or `;` or `||` after it): only its output can tell how it went.
+   */
+  exitCodeHidden?: true;
 }
 
 export interface ClassifyOptions {
@@ -41,6 +51,12 @@ export interface ClassifyOptions {
   cwd?: string;
   /** The file an editor-style agent has open (SWE-agent's `open`), for its `edit` commands. */
   openFile?: string;
+  /**
+   * The project's own test commands (`'make check'`, `/^\.\/scripts\/test/`): a simple command
+   * that is one of them, or starts with one (a string followed by its arguments), runs the
+   * project's tests.
+   */
+  testCommands?: readonly (string | RegExp)[];
 }
 
 export function part(

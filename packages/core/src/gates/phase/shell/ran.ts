@@ -53,14 +53,6 @@ function onlyNoTestFiles(output: string): boolean {
   return /\[no test files\]/.test(output) && !/^(?:ok|FAIL|---|PASS|panic:)\b/m.test(output);
 }
 
-/** Whether a verification passed (`requirePassing`): exit code 0, or no error without a code. */
-export function verificationPassed(result: CallResult | undefined): boolean {
-  if (result === undefined) return true;
-  const code = exitCodeOf(result);
-  if (code !== undefined) return code === 0;
-  return result.isError !== true;
-}
-
 /** Why a verification did not run, in a few words (for messages). */
 export function whyNotRun(result: CallResult | undefined): string {
   if (result === undefined) return 'it did not run';
