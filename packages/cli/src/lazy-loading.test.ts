@@ -27,6 +27,7 @@ const NOT_LOADED: Record<string, RegExp> = {
   'the OpenAI providers (the demo brings its own model)':
     /\/node_modules\/@ai-sdk\/openai(-compatible)?\//,
   'the studio server': /\/studio\/server\.[jt]s$/,
+  'the OpenTelemetry SDK (no OTEL_* variable set)': /\/node_modules\/@opentelemetry\/sdk-node\//,
   'the --scripted loader': /\/run\/scripted-file\.[jt]s$/,
   playwright: /\/node_modules\/playwright(-core)?\//,
   'node:http': /^node:https?$/,

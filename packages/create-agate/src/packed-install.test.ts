@@ -207,6 +207,21 @@ describe('agent files anywhere, on the installed CLI', () => {
     expect(coreCopies(outcome)[0]).toMatch(/\/packages\/core\/src\/index\.ts$/);
   }, 60_000);
 
+  it('with OTEL_TRACES_EXPORTER set but no @opentelemetry/sdk-node installed, says how to install it and runs untraced', async () => {
+    const layout = layouts[0] as AgentLayout;
+    const outcome = await runAgate(
+      process.execPath,
+      [installedBin, 'run', layout.file, '--scripted', script, '--plain'],
+      { cwd: project, scratch: root, env: { OTEL_TRACES_EXPORTER: 'console' } },
+    );
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stderr).toBe(
+      'agate: warning: OTEL_TRACES_EXPORTER is set, but @opentelemetry/sdk-node is not installed beside @agate/cli, so this run is not traced. Install it in your project: npm install @opentelemetry/sdk-node\n',
+    );
+    expect(outcome.stdout).toMatch(/status: completed/);
+    expect(outcome.stdout).not.toContain('invoke_agent');
+  }, 60_000);
+
   const { floor } = enginesFloor(
     JSON.parse(readFileSync(join(PACKAGES_DIR, 'cli/package.json'), 'utf8')).engines.node,
   );

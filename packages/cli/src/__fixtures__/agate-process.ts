@@ -17,7 +17,7 @@ export interface AgateOutcome {
   code: number | null;
   stdout: string;
   stderr: string;
-  /** Every module URL the processes resolved (recorded through NODE_OPTIONS). */
+  /** Every module URL the processes resolved (recorded through NODE_OPTIONS; [] when not). */
   modules: string[];
 }
 
@@ -39,16 +39,22 @@ let runs = 0;
 export function runAgate(
   command: string,
   args: readonly string[],
-  options: { cwd: string; scratch: string; env?: Record<string, string> },
+  options: {
+    cwd: string;
+    scratch: string;
+    env?: Record<string, string>;
+    /** Record the modules loaded (through NODE_OPTIONS); default true. */
+    record?: boolean;
+  },
 ): Promise<AgateOutcome> {
   const record = join(options.scratch, `modules-${process.pid}-${runs++}.txt`);
+  const recorder =
+    options.record === false
+      ? {}
+      : { AGATE_RECORD_MODULES: record, NODE_OPTIONS: `--import=${RECORDER}` };
   const child = spawn(command, [...args], {
     cwd: options.cwd,
-    env: childEnv({
-      ...options.env,
-      AGATE_RECORD_MODULES: record,
-      NODE_OPTIONS: `--import=${RECORDER}`,
-    }),
+    env: childEnv({ ...options.env, ...recorder }),
   });
   let stdout = '';
   let stderr = '';
