@@ -48,7 +48,7 @@ export function runAgate(
   },
 ): Promise<AgateOutcome> {
   const record = join(options.scratch, `modules-${process.pid}-${runs++}.txt`);
-  const recorder =
+  const recorder: Record<string, string> =
     options.record === false
       ? {}
       : { AGATE_RECORD_MODULES: record, NODE_OPTIONS: `--import=${RECORDER}` };
