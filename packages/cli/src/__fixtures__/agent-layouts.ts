@@ -90,7 +90,26 @@ export function writeAgentLayouts(root: string): AgentLayout[] {
     },
     { name: 'a .tsx in a dot-folder', file: 'project/.agents/agent.tsx' },
   ].map((layout) => ({ ...layout, file: join(root, layout.file) }));
-  for (const { file } of layouts) writeLayoutAgent(file);
+  // Its tsconfig.json's other settings still apply: a `paths` alias finds the gate.
+  const aliased = join(root, 'paths/agent.tsx');
+  layouts.push({ name: "a .tsx importing through its tsconfig.json's paths", file: aliased });
+  write(
+    aliased,
+    TSX_AGENT.replace('import { gate, System,', 'import { System,').replace(
+      GATE,
+      "import { twice } from '@lib/twice';",
+    ),
+  );
+  write(
+    join(root, 'paths/lib/twice.ts'),
+    `import { gate } from '@agate/core';\n\nexport ${GATE}\n`,
+  );
+  write(join(root, 'paths/package.json'), json({ name: 'aliased-agents', type: 'module' }));
+  write(
+    join(root, 'paths/tsconfig.json'),
+    json({ compilerOptions: { jsx: 'react', paths: { '@lib/*': ['./lib/*'] } } }),
+  );
+  for (const { file } of layouts) if (file !== aliased) writeLayoutAgent(file);
   write(join(root, 'esm/package.json'), json({ name: 'esm-agents', type: 'module' }));
   write(join(root, 'commonjs/package.json'), json({ name: 'commonjs-agents' }));
   write(join(root, 'classic/package.json'), json({ name: 'classic-agents', type: 'module' }));

@@ -64,7 +64,7 @@ function nearestTsconfig(dir: string): string | undefined {
  * kept in `~/.agents`) would still get classic JSX. The agent's own folder (and, run from the
  * sources, the repository) is therefore included by its literal path, with everything below it.
  */
-export function agentTsconfig(
+function agentTsconfig(
   projectTsconfig: string | undefined,
   includeDirs: readonly string[] = [],
 ): string {
