@@ -22,10 +22,12 @@ const NOT_LOADED: Record<string, RegExp> = {
   'pg (the Postgres driver)': /\/node_modules\/pg\//,
   '@agate/postgres': /\/postgres\/(src|dist)\/index\.[jt]s$/,
   '@agate/dbos and DBOS': /\/node_modules\/@dbos-inc\/|\/dbos\/(src|dist)\/index\.[jt]s$/,
-  'the MCP client and SDK': /\/node_modules\/(@ai-sdk\/mcp|@modelcontextprotocol)\//,
+  'the MCP client and SDK, undici and cross-spawn':
+    /\/node_modules\/(@ai-sdk\/mcp|@modelcontextprotocol|undici|cross-spawn)\//,
   'the OpenAI providers (the demo brings its own model)':
     /\/node_modules\/@ai-sdk\/openai(-compatible)?\//,
   'the studio server': /\/studio\/server\.[jt]s$/,
+  'the OpenTelemetry SDK (no OTEL_* variable set)': /\/node_modules\/@opentelemetry\/sdk-node\//,
   'the --scripted loader': /\/run\/scripted-file\.[jt]s$/,
   playwright: /\/node_modules\/playwright(-core)?\//,
   'node:http': /^node:https?$/,

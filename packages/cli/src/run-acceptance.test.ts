@@ -198,4 +198,32 @@ describe('agate run, off a terminal', () => {
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(stdout).not.toContain('session ');
   });
+
+  it("a run that ends in <Output>: a refused final answer reads as refused, the object is printed as pretty JSON, and --json's run:end carries it", async () => {
+    const agent = fileURLToPath(new URL('./__fixtures__/verdict-agent.tsx', import.meta.url));
+    const turns = fileURLToPath(new URL('./__fixtures__/verdict.json', import.meta.url));
+    const verdict = { verdict: 'request-changes', issues: ['a / 0 now returns 0 silently'] };
+    const [plain, json] = await Promise.all([
+      outcome(spawnAgate(['run', agent, '--scripted', turns])),
+      outcome(spawnAgate(['run', agent, '--scripted', turns, '--json'])),
+    ]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain(
+      '  → final_answer {"verdict":"approve","issues":[]}\n  gate change-read: deferred → active (by runtime)\n  ⊘ final_answer: refused (the run goes on; why below)\n  exit refused:\n',
+    );
+    expect(plain.stdout).not.toContain('Final answer received.');
+    expect(plain.stdout).toContain('← final_answer: accepted\nstatus: completed\n');
+    const indented = JSON.stringify(verdict, null, 2).replaceAll('\n', '\n  ');
+    expect(plain.stdout.endsWith(`output:\n  ${indented}\n`)).toBe(true);
+
+    expect(json.code, json.stderr).toBe(0);
+    const last = JSON.parse(json.stdout.trimEnd().split('\n').at(-1) ?? '');
+    expect(last).toEqual({
+      type: 'run:end',
+      status: 'completed',
+      ticks: 3,
+      output: verdict,
+      path: [],
+    });
+  });
 });

@@ -1,11 +1,28 @@
 import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  coreCopies,
+  enginesFloor,
+  expectLayoutRan,
+  inTurn,
+  nodeBinary,
+  runAgate,
+} from '../../cli/src/__fixtures__/agate-process.js';
+import {
+  type AgentLayout,
+  layoutScript,
+  writeAgentLayouts,
+  writeLayoutAgent,
+} from '../../cli/src/__fixtures__/agent-layouts.js';
+import { requireSystem } from '../../testing/src/system-requirements.js';
 import {
   cleanEnv,
   type Folder,
+  PACKAGES_DIR,
   PUBLISHED,
   pack,
   stagePackage,
@@ -17,6 +34,11 @@ import {
  * no links), and the project `npm create agate` writes passing its own tests and running its
  * agent there; an agent file in a folder of its own runs on the installed CLI.
  */
+const REPO_BIN = fileURLToPath(new URL('../../cli/bin/agate.js', import.meta.url));
+const REPO_AGENT = fileURLToPath(
+  new URL('../../cli/src/__fixtures__/twice-agent.tsx', import.meta.url),
+);
+
 let root: string;
 const tarballs = {} as Record<Folder, string>;
 let project: string;
@@ -124,73 +146,101 @@ describe('npm create agate, installed from the tarballs', () => {
     expect(agate.stdout).toMatch(/status: completed/);
     expect(agate.stderr).toBe('');
   }, 90_000);
+});
 
-  it('an agent file in a folder of its own (no package.json, a tsconfig with classic JSX) runs on the installed CLI', () => {
-    const elsewhere = join(root, 'elsewhere');
-    mkdirSync(elsewhere);
+/**
+ * Issue 39 item 3: the installed bin runs every layout of agent file that `pnpm agate` and the
+ * repository's bin run (packages/cli/src/entry-points.test.ts), on one copy of @agate/core,
+ * also on the oldest Node the engines allow; and the repository's CLI runs the installed
+ * project's agent on its own core, not the project's second copy.
+ */
+describe('agent files anywhere, on the installed CLI', () => {
+  let layouts: AgentLayout[];
+  let script: string;
+  let installedBin: string;
+  beforeAll(() => {
+    layouts = writeAgentLayouts(join(root, 'layouts'));
+    script = layoutScript(join(root, 'layouts'));
+    // A package of agents, installed beside @agate/core: its .tsx source in node_modules.
+    const shipped = join(project, 'node_modules/shipped-agents/agent.tsx');
+    writeLayoutAgent(shipped);
     writeFileSync(
-      join(elsewhere, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { jsx: 'react' }, include: ['nothing/**'] }),
-    );
-    writeFileSync(
-      join(elsewhere, 'agent.tsx'),
-      `import { System, Timeline, User } from '@agate/core';
-export default function Hello() {
-  return (<><System>Be brief.</System><User>Hi</User><Timeline /></>);
-}
-`,
-    );
-    writeFileSync(join(elsewhere, 'script.json'), JSON.stringify(['Hello there.']));
-    const agate = run(
-      join(project, 'node_modules/.bin/agate'),
-      ['run', 'agent.tsx', '--scripted', 'script.json', '--plain'],
-      { cwd: elsewhere },
-    );
-    expect(agate.status, `${agate.stdout}\n${agate.stderr}`).toBe(0);
-    expect(agate.stdout).toContain('Hello there.');
-    expect(agate.stdout).toMatch(/status: completed/);
-  }, 90_000);
-  it('an agent file a package ships inside node_modules, or one in a dot-folder (TypeScript with JSX), runs on the installed CLI', () => {
-    // A package of agents, installed: its .tsx sources under the project's node_modules.
-    const shipped = join(project, 'node_modules/shipped-agents');
-    mkdirSync(shipped, { recursive: true });
-    writeFileSync(
-      join(shipped, 'package.json'),
+      join(project, 'node_modules/shipped-agents/package.json'),
       JSON.stringify({ name: 'shipped-agents', version: '1.0.0', type: 'module' }),
     );
-    writeFileSync(
-      join(shipped, 'agent.tsx'),
-      `import { System, Timeline, User } from '@agate/core';
-export default function Shipped() {
-  return (<><System>Be brief.</System><User>Hi</User><Timeline /></>);
-}
-`,
+    writeLayoutAgent(join(project, '.agents/agent.tsx'));
+    layouts.push(
+      { name: 'a .tsx a package ships, installed beside @agate/core', file: shipped },
+      { name: 'a .tsx in a dot-folder of the project', file: join(project, '.agents/agent.tsx') },
+      { name: 'a .tsx inside the Agate repository', file: REPO_AGENT },
     );
-    writeFileSync(join(project, 'shipped-script.json'), JSON.stringify(['Shipped hello.']));
-    const agate = run(
-      join(project, 'node_modules/.bin/agate'),
-      [
-        'run',
-        'node_modules/shipped-agents/agent.tsx',
-        '--scripted',
-        'shipped-script.json',
-        '--plain',
-      ],
-      { cwd: project },
+    installedBin = join(project, 'node_modules/@agate/cli/bin/agate.js');
+  });
+
+  const runLayouts = async (node: string) => {
+    const outcomes = await inTurn(layouts, 3, (layout) =>
+      runAgate(node, [installedBin, 'run', layout.file, '--scripted', script, '--plain'], {
+        cwd: project,
+        scratch: root,
+      }),
     );
-    expect(agate.status, `${agate.stdout}\n${agate.stderr}`).toBe(0);
-    expect(agate.stdout).toContain('Shipped hello.');
-    expect(agate.stdout).toMatch(/status: completed/);
-    // A folder whose name starts with a dot is skipped by tsconfig wildcards just the same.
-    const dotted = join(project, '.agents');
-    mkdirSync(dotted);
-    writeFileSync(join(dotted, 'agent.tsx'), readFileSync(join(shipped, 'agent.tsx'), 'utf8'));
-    const fromDot = run(
-      join(project, 'node_modules/.bin/agate'),
-      ['run', '.agents/agent.tsx', '--scripted', 'shipped-script.json', '--plain'],
-      { cwd: project },
+    outcomes.forEach((outcome, i) => {
+      expectLayoutRan(outcome, layouts[i] as AgentLayout);
+      // The installed core, never the repository's sources (for the agent inside it too).
+      expect(coreCopies(outcome)[0]).toMatch(/\/node_modules\/.*@agate\/core\/dist\/index\.js$/);
+    });
+  };
+
+  it('runs every layout of agent file, on one copy of @agate/core', async () => {
+    await runLayouts(process.execPath);
+  }, 120_000);
+
+  it("the repository's CLI runs the installed project's agent on the repository's core", async () => {
+    const agent = join(project, 'twice.tsx');
+    writeLayoutAgent(agent);
+    const outcome = await runAgate(
+      process.execPath,
+      [REPO_BIN, 'run', agent, '--scripted', script, '--plain'],
+      { cwd: project, scratch: root },
     );
-    expect(fromDot.status, `${fromDot.stdout}\n${fromDot.stderr}`).toBe(0);
-    expect(fromDot.stdout).toMatch(/status: completed/);
-  }, 90_000);
+    expectLayoutRan(outcome, { name: "the installed project's agent", file: agent });
+    expect(coreCopies(outcome)[0]).toMatch(/\/packages\/core\/src\/index\.ts$/);
+  }, 60_000);
+
+  it('with OTEL_TRACES_EXPORTER set but no @opentelemetry/sdk-node installed, says how to install it and runs untraced', async () => {
+    const layout = layouts[0] as AgentLayout;
+    const outcome = await runAgate(
+      process.execPath,
+      [installedBin, 'run', layout.file, '--scripted', script, '--plain'],
+      { cwd: project, scratch: root, env: { OTEL_TRACES_EXPORTER: 'console' } },
+    );
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stderr).toBe(
+      'agate: warning: OTEL_TRACES_EXPORTER is set, but @opentelemetry/sdk-node is not installed beside @agate/cli, so this run is not traced. Install it in your project: npm install @opentelemetry/sdk-node\n',
+    );
+    expect(outcome.stdout).toMatch(/status: completed/);
+    expect(outcome.stdout).not.toContain('invoke_agent');
+  }, 60_000);
+
+  const { floor } = enginesFloor(
+    JSON.parse(readFileSync(join(PACKAGES_DIR, 'cli/package.json'), 'utf8')).engines.node,
+  );
+  let floorNode: string | undefined;
+  it.skipIf(
+    !requireSystem({
+      tests: `the installed CLI on Node ${floor}`,
+      needs: `Node ${floor} from the npm registry (npx -y -p node@${floor})`,
+      enable: 'let npx reach the npm registry',
+      probe: () => {
+        floorNode = nodeBinary(floor);
+        return floorNode !== undefined;
+      },
+    }),
+  )(
+    `runs every layout of agent file on Node ${floor}, the oldest the engines allow`,
+    async () => {
+      await runLayouts(floorNode as string);
+    },
+    240_000,
+  );
 });

@@ -1,7 +1,8 @@
 // Loaded with `node --import` before the `agate` bin: records every module the process
-// resolves (import and require, packages and node: builtins) and writes their URLs, one a
-// line, to the file named by AGATE_RECORD_MODULES when the process exits.
-import { writeFileSync } from 'node:fs';
+// resolves (import and require, packages and node: builtins) and appends their URLs, one a
+// line, to the file named by AGATE_RECORD_MODULES when the process exits (appends: through
+// NODE_OPTIONS, `pnpm agate` and the node it starts both record).
+import { appendFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 
 const out = process.env.AGATE_RECORD_MODULES;
@@ -14,5 +15,5 @@ registerHooks({
   },
 });
 process.once('exit', () => {
-  if (out) writeFileSync(out, [...seen].join('\n'));
+  if (out) appendFileSync(out, `${[...seen].join('\n')}\n`);
 });

@@ -18,6 +18,7 @@ import { preview } from '../format/table.js';
 import { type CliIo, type InterruptSignal, SIGNAL_EXIT } from '../io.js';
 import { chooseModel } from '../run/choose-model.js';
 import { loadAgentFile } from '../run/load-agent.js';
+import { startTracing } from '../run/tracing.js';
 import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
 import { createPlainPrinter, resultLines } from '../view/plain.js';
 import type { LiveView } from '../view/start-live-view.js';
@@ -56,12 +57,24 @@ export const RUN_EXIT: Record<RunStatus, ExitCodeValue> = {
   aborted: ExitCode.interrupted,
 };
 
-/** `agate run <agent-file>`: runs the agent with a live view, plain lines, or JSON lines. */
+/**
+ * `agate run <agent-file>`: runs the agent with a live view, plain lines, or JSON lines, traced
+ * through the OpenTelemetry SDK when the environment names an exporter (`run/tracing.ts`).
+ */
 export async function runCommand(
   io: CliIo,
   file: string,
   options: RunCommandOptions,
 ): Promise<number> {
+  const tracing = await startTracing(io.env, io.err);
+  try {
+    return await runAgentFile(io, file, options);
+  } finally {
+    await tracing?.shutdown();
+  }
+}
+
+async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions): Promise<number> {
   const agent = await loadAgentFile(file);
   const chosen = await chooseModel({
     ...(options.scripted !== undefined ? { scripted: options.scripted } : {}),

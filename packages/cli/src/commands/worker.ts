@@ -2,6 +2,7 @@ import type { DurableAgents } from '@agate/dbos';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { importUserModule } from '../run/load-agent.js';
+import { startTracing } from '../run/tracing.js';
 
 export interface WorkerCommandOptions {
   store?: string;
@@ -11,7 +12,8 @@ export interface WorkerCommandOptions {
 }
 
 /**
- * `agate worker <agents-file> --store postgres://…`: a durable-run worker (docs/durable.md).
+ * `agate worker <agents-file> --store postgres://…`: a durable-run worker (docs/durable.md),
+ * traced like `agate run` when the environment names an OpenTelemetry exporter.
  * The agents file exports the agents by name (`export const agents = { name: { element,
  * options } }`, or as its default export). Runs until SIGINT or SIGTERM, then hands its runs
  * in flight to the other workers.
@@ -30,6 +32,21 @@ export async function workerCommand(
       ExitCode.usage,
     );
   }
+  const tracing = await startTracing(io.env, io.err);
+  try {
+    return await runWorker(io, file, databaseUrl, options, stopSignal);
+  } finally {
+    await tracing?.shutdown();
+  }
+}
+
+async function runWorker(
+  io: CliIo,
+  file: string,
+  databaseUrl: string,
+  options: WorkerCommandOptions,
+  stopSignal: Promise<unknown> | undefined,
+): Promise<number> {
   const module = await importUserModule(file, 'agents file');
   const agents = (module.agents ?? module.default) as DurableAgents | undefined;
   if (

@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { SessionOptions } from '@agate/core';
 import { createElement, isValidElement, type ReactElement } from 'react';
 import { CliError, ExitCode } from '../errors.js';
-import { agentTsconfig, resolveAgentImportsFromCli } from './agent-resolution.js';
+import { resolveAgentImportsFromCli } from './agent-resolution.js';
+import { registerAgentTypeScript } from './typescript-loader.js';
 
 /** What an agent file may export as `options`: any session option but those the CLI owns. */
 export type AgentFileOptions = Partial<Omit<SessionOptions, 'snapshot' | 'signal'>>;
@@ -16,8 +16,6 @@ export interface LoadedAgent {
 }
 
 const NEEDS_TSX = /\.(ts|tsx|mts|cts|jsx)$/;
-const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
-let tsxRegistered: Promise<void> | undefined;
 
 /**
  * Imports an agent file: its default export is the agent element (or a component, rendered
@@ -48,15 +46,7 @@ export async function importUserModule(
       ExitCode.usage,
     );
   }
-  // Running from TypeScript sources (`pnpm agate`, the bin in the repository) means a loader
-  // for TypeScript is in place already; a second one would transform files twice.
-  if (NEEDS_TSX.test(path) && !RUNNING_FROM_SOURCE) {
-    const tsconfig = agentTsconfig(nearestTsconfig(dirname(path)), dirname(path));
-    tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
-      register({ tsconfig });
-    });
-    await tsxRegistered;
-  }
+  if (NEEDS_TSX.test(path)) await registerAgentTypeScript(path);
   resolveAgentImportsFromCli(import.meta.url, (specifier) => import.meta.resolve(specifier));
   try {
     // A file loaded as CommonJS (its folder has no `"type": "module"`) arrives as the
@@ -106,18 +96,6 @@ function loadHint(error: unknown, path: string): string {
     );
   }
   return '';
-}
-
-/**
- * The agent file's own project settings (JSX runtime, paths), not those of the directory
- * `agate` was started in.
- */
-function nearestTsconfig(dir: string): string | undefined {
-  for (let current = dir; ; current = dirname(current)) {
-    const candidate = join(current, 'tsconfig.json');
-    if (existsSync(candidate)) return candidate;
-    if (dirname(current) === current) return undefined;
-  }
 }
 
 function agentElement(value: unknown, file: string): ReactElement {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import BudgetedAgent from '../__fixtures__/budgeted-agent.js';
 import CheckpointAgent from '../__fixtures__/checkpoint-agent.js';
 import NotesAgent from '../__fixtures__/notes-agent.js';
+import VerdictAgent from '../__fixtures__/verdict-agent.js';
 import { scriptedModelFrom, scriptSchema } from '../run/scripted-file.js';
 import { RunView } from './live-view.js';
 import { sessionFacts } from './start-live-view.js';
@@ -126,6 +127,27 @@ describe('the live view of a scripted run', () => {
     // The panel, unwrapped: before tick 4, 3 steps done, 2 of 10 tool calls used.
     expect(last.replace(/[│\s]+/g, ' ')).toContain(
       'ContinueGate: throttle at step 3 · used 583 tokens, 2 tool calls · left 8 tool calls · checkpoint in 1 steps · budget slope 0.6201 per step',
+    );
+  });
+
+  it("shows a refused final answer as refused, then the accepted one and <Output>'s object", async () => {
+    const views = await scriptedRunViews(
+      VerdictAgent,
+      new URL('../__fixtures__/verdict.json', import.meta.url),
+    );
+    const last = frames(views).at(-1) ?? '';
+    expect(last).toContain(
+      '→ final_answer {"verdict":"approve","issues":[]}\n  ⊘ refused by change-read: not accepted, the run goes on (exit refused below)',
+    );
+    expect(last).not.toContain('Final answer received.');
+    expect(last).toMatch(/→ final_answer \{"verdict":"request-changes"[^\n]*\n {2}← accepted/);
+    expect(views.at(-1)?.end?.output).toEqual({
+      verdict: 'request-changes',
+      issues: ['a / 0 now returns 0 silently'],
+    });
+    // The object in the panel, as pretty JSON.
+    expect(last.replace(/│/g, '')).toMatch(
+      /output:\s+\{\s+"verdict": "request-changes",\s+"issues": \[\s+"a \/ 0 now returns 0 silently"\s+\]\s+\}/,
     );
   });
 });

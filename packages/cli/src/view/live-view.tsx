@@ -1,5 +1,6 @@
 import { Box, Static, Text } from 'ink';
 import { useEffect, useState } from 'react';
+import { outputLines } from '../format/output.js';
 import type { ContinueView, RunViewState, TickNote, TickView, ToolLine } from './view-state.js';
 
 /** The live view of a run: finished ticks printed once, the tick in progress, the status panel. */
@@ -162,6 +163,7 @@ export function StatusPanel(props: { view: RunViewState }) {
           {usage.totalTokens} tokens
         </Text>
       )}
+      {end?.output !== undefined && <Text>{outputLines(end.output).join('\n')}</Text>}
     </Box>
   );
 }

@@ -1,6 +1,6 @@
 import type { AgateEvent } from '@agate/core';
 import { describe, expect, it } from 'vitest';
-import { createPlainPrinter, plainLines } from './plain.js';
+import { createPlainPrinter, plainLines, resultLines } from './plain.js';
 
 function printed(events: AgateEvent[]): string {
   let out = '';
@@ -76,5 +76,71 @@ describe('plain lines', () => {
       '    Gate "tests" is active.',
       '    Gate "lint" is active.',
     ]);
+  });
+
+  it("prints <Output>'s final answer as refused when the exit is refused, as accepted when the run completes", () => {
+    const answer = (tick: number, id: string): AgateEvent[] => [
+      { type: 'tick:start', tick },
+      { type: 'tool:call', tick, toolCallId: id, toolName: 'final_answer', input: { ok: false } },
+      {
+        type: 'tool:result',
+        tick,
+        toolCallId: id,
+        toolName: 'final_answer',
+        output: 'Final answer received.',
+        isError: false,
+      },
+      { type: 'gate:activated', tick, gate: 'read', from: 'deferred', by: 'runtime', reason: 'x' },
+    ];
+    expect(
+      printed([
+        ...answer(1, 'a'),
+        {
+          type: 'exit:blocked',
+          tick: 1,
+          gate: 'read',
+          gates: ['read'],
+          reasons: ['Gate "read" is active.'],
+          by: 'runtime',
+          final: false,
+        },
+        ...answer(2, 'b'),
+        { type: 'run:end', status: 'completed', ticks: 2, output: { ok: true } },
+      ]),
+    ).toBe(
+      [
+        '── tick 1 ──',
+        '  → final_answer {"ok":false}',
+        '  gate read: deferred → active (by runtime)',
+        '  ⊘ final_answer: refused (the run goes on; why below)',
+        '  exit refused:',
+        '    Gate "read" is active.',
+        '── tick 2 ──',
+        '  → final_answer {"ok":false}',
+        '  gate read: deferred → active (by runtime)',
+        '  ← final_answer: accepted',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it("ends with <Output>'s object as pretty JSON under the run's totals", () => {
+    const usage = { inputTokens: 3, outputTokens: 2, totalTokens: 5 };
+    const base = { status: 'completed', ticks: 1, totalTicks: 1, usage } as const;
+    expect(
+      resultLines({ ...base, output: { verdict: 'approve', issues: ['none'] } } as never),
+    ).toEqual([
+      'status: completed',
+      'ticks: 1 (session total 1)',
+      'tokens: 3 in + 2 out = 5',
+      'output:',
+      '  {',
+      '    "verdict": "approve",',
+      '    "issues": [',
+      '      "none"',
+      '    ]',
+      '  }',
+    ]);
+    expect(resultLines(base as never)).toHaveLength(3);
   });
 });

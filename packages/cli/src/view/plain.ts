@@ -1,4 +1,5 @@
-import type { AgateEvent, RunResult } from '@agate/core';
+import { type AgateEvent, FINAL_ANSWER_TOOL, type RunResult } from '@agate/core';
+import { outputLines } from '../format/output.js';
 import { asText, preview } from '../format/table.js';
 import { PREVIEW_LENGTH } from './view-state.js';
 
@@ -8,21 +9,72 @@ import { PREVIEW_LENGTH } from './view-state.js';
  */
 export function createPlainPrinter(write: (text: string) => void): (event: AgateEvent) => void {
   const refused = new Set<string>();
+  const answers = new FinalAnswers();
   return (event) => {
     // Keyed with the path: a sub-agent's call ids may repeat its parent's.
     const key = (id: string) => `${(event.path ?? []).join(' › ')}|${id}`;
     if (event.type === 'tool:refused') refused.add(key(event.toolCallId));
     if (event.type === 'tool:result' && refused.delete(key(event.toolCallId))) return;
+    if (answers.hold(event)) return;
     const path = event.path ?? [];
+    const lines = [
+      ...answers.judged(event),
+      ...(path.length === 0 ? plainLines(event) : subAgentLines(event)),
+    ];
     if (path.length === 0) {
-      for (const line of plainLines(event)) write(`${line}\n`);
+      for (const line of lines) write(`${line}\n`);
       return;
     }
     // A sub-agent's lines: indented one level per path segment, each naming where it runs.
     const indent = '    '.repeat(path.length);
     const where = path.join(' › ');
-    for (const line of subAgentLines(event)) write(`${indent}[${where}] ${line.trimStart()}\n`);
+    for (const line of lines) write(`${indent}[${where}] ${line.trimStart()}\n`);
   };
+}
+
+/**
+ * `<Output>`'s `final_answer` result only says that the answer arrived; whether it ends the
+ * run is judged after the tick's tools, like a reply without tool calls. Its line waits for
+ * that judgement, so a refused answer reads as refused (then the refusal's reasons), not as
+ * "Final answer received." right before "exit refused".
+ */
+class FinalAnswers {
+  /** The answer waiting for its judgement, by the run it belongs to (the event's path). */
+  private waiting = new Map<string, string>();
+
+  /** True when the event is a final answer's result, kept until it is judged. */
+  hold(event: AgateEvent): boolean {
+    if (event.type !== 'tool:result' || event.toolName !== FINAL_ANSWER_TOOL || event.isError) {
+      return false;
+    }
+    this.waiting.set(runKey(event), asText(event.output));
+    return true;
+  }
+
+  /** The waiting answer's line, once this event judges it (or passes it by); then forgotten. */
+  judged(event: AgateEvent): string[] {
+    const run = runKey(event);
+    const received = this.waiting.get(run);
+    if (received === undefined) return [];
+    let line: string | undefined;
+    if (event.type === 'exit:blocked') {
+      line = `  ⊘ ${FINAL_ANSWER_TOOL}: refused (${event.final ? 'the run ends blocked' : 'the run goes on'}; why below)`;
+    } else if (event.type === 'run:end') {
+      line =
+        event.status === 'completed'
+          ? `  ← ${FINAL_ANSWER_TOOL}: accepted`
+          : `  ✗ ${FINAL_ANSWER_TOOL}: not accepted (the run ended ${event.status})`;
+    } else if (event.type === 'tick:start') {
+      line = `  ← ${FINAL_ANSWER_TOOL}: ${preview(received, PREVIEW_LENGTH)}`;
+    }
+    if (line === undefined) return [];
+    this.waiting.delete(run);
+    return [line];
+  }
+}
+
+function runKey(event: AgateEvent): string {
+  return (event.path ?? []).join(' › ');
 }
 
 /** A sub-agent's event: as the parent's, but its start and end say which child it is. */
@@ -102,13 +154,14 @@ export function plainLines(event: AgateEvent): string[] {
   }
 }
 
-/** The end of a run: status and why, ticks, token usage. */
+/** The end of a run: status and why, ticks, token usage, and `<Output>`'s object (pretty JSON). */
 export function resultLines(result: RunResult): string[] {
   const { usage } = result;
   return [
     `status: ${result.status}${result.reason ? ` — ${result.reason}` : ''}`,
     `ticks: ${result.ticks} (session total ${result.totalTicks})`,
     `tokens: ${usage.inputTokens} in + ${usage.outputTokens} out = ${usage.totalTokens}`,
+    ...outputLines(result.output),
   ];
 }
 

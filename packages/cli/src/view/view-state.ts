@@ -1,12 +1,13 @@
-import type {
-  AgateEvent,
-  CheckpointStatus,
-  ContinueDecision,
-  GateStatus,
-  JsonValue,
-  RunStatus,
-  StepContext,
-  UsageTotals,
+import {
+  type AgateEvent,
+  type CheckpointStatus,
+  type ContinueDecision,
+  FINAL_ANSWER_TOOL,
+  type GateStatus,
+  type JsonValue,
+  type RunStatus,
+  type StepContext,
+  type UsageTotals,
 } from '@agate/core';
 import { asText, preview } from '../format/table.js';
 
@@ -75,6 +76,8 @@ export interface RunEnd {
   status: RunStatus;
   reason?: string;
   ticks: number;
+  /** `<Output>`'s checked object, when the run produced one. */
+  output?: unknown;
 }
 
 /** What the live view shows; built from events only, by `reduceView`. */
@@ -225,7 +228,12 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
         if (gate) gates[name] = { ...gate, blocks: gate.blocks + 1 };
       }
       return addNote(
-        { ...view, gates },
+        judgeFinalAnswer({ ...view, gates }, (line) => ({
+          ...line,
+          status: 'refused',
+          refusedBy: action.gates.join(', '),
+          output: `not accepted, ${action.final ? 'the run ends blocked' : 'the run goes on'} (exit refused below)`,
+        })),
         'exit-refused',
         `exit refused${action.final ? ' (final: the run ends blocked)' : ''}: ${action.reasons.join(' ')}`,
       );
@@ -283,17 +291,24 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
       );
     case 'warning':
       return addNote(view, 'warning', `warning (${action.code}): ${action.message}`);
-    case 'run:end':
+    case 'run:end': {
+      const judged = judgeFinalAnswer(view, (line) =>
+        action.status === 'completed'
+          ? { ...line, output: 'accepted' }
+          : { ...line, status: 'error', output: `not accepted (the run ended ${action.status})` },
+      );
       return {
-        ...view,
-        done: view.current ? [...view.done, view.current] : view.done,
+        ...judged,
+        done: judged.current ? [...judged.done, judged.current] : judged.done,
         current: undefined,
         end: {
           status: action.status,
           ...(action.reason !== undefined ? { reason: action.reason } : {}),
           ticks: action.ticks,
+          ...(action.output !== undefined ? { output: action.output } : {}),
         },
       };
+    }
     default:
       return view;
   }
@@ -330,6 +345,19 @@ function updateTool(
       entry.type === 'tool' && entry.id === id ? change(entry) : entry,
     ),
   }));
+}
+
+/**
+ * `<Output>`'s `final_answer` result only says that the answer arrived: whether it ends the run
+ * is judged after the tick's tools (an exit refusal, or the run's end). This tick's answer line
+ * takes that judgement.
+ */
+function judgeFinalAnswer(view: RunViewState, change: (line: ToolLine) => ToolLine): RunViewState {
+  const answer = view.current?.entries.findLast(
+    (entry): entry is ToolLine =>
+      entry.type === 'tool' && entry.name === FINAL_ANSWER_TOOL && entry.status === 'ok',
+  );
+  return answer === undefined ? view : updateTool(view, answer.id, change);
 }
 
 function addNote(view: RunViewState, kind: TickNote['kind'], text: string): RunViewState {

@@ -5,7 +5,7 @@ import { markGivesWay } from '../renderer/tool-origin.js';
 import { errorMessage } from '../runtime/errors.js';
 import type { SessionResource } from '../runtime/resources.js';
 import { ToolTimeoutError } from '../runtime/tool-limits.js';
-import type { ClosableFetch } from './agent-fetch.js';
+import type { ClosableFetch } from './closable-fetch.js';
 import { McpServerError } from './errors.js';
 import { type StdioServerConfig, StdioTransport } from './stdio-transport.js';
 import { isSelected, mountedName, type ToolSelection } from './tool-names.js';
@@ -153,9 +153,10 @@ export class McpConnection implements SessionResource {
         client = await createMCPClient({ ...base, transport: stdio });
       } else {
         const { url, headers } = this.config.http ?? { url: '' };
-        // Loaded here, not at the top: node:http costs tens of milliseconds to load, and only
-        // an <McpServer url> needs it (`agate run` starts faster without it).
-        this.fetcher = (await import('./agent-fetch.js')).closableFetch();
+        // Loaded here, not at the top: undici (and node:http below it) costs tens of
+        // milliseconds to load, and only an <McpServer url> needs it (`agate run` starts faster
+        // without it).
+        this.fetcher = (await import('./closable-fetch.js')).closableFetch();
         const http = {
           url,
           ...(headers ? { headers: { ...headers } } : {}),

@@ -22,10 +22,15 @@ export class McpServerError extends AgateError {
     readonly stderrTail: string,
     options?: { cause?: unknown },
   ) {
+    const http = /^https?:/.test(endpoint);
     super(
       `MCP server "${server}" (${endpoint}) ${what}.` +
-        (stderrTail !== '' ? `\nIts stderr ended with:\n${indent(stderrTail)}` : '') +
-        (/^https?:/.test(endpoint)
+        (stderrTail !== ''
+          ? `\nIts stderr ended with:\n${indent(stderrTail)}`
+          : http
+            ? ''
+            : '\nIt wrote nothing to stderr.') +
+        (http
           ? '\nCheck that the server answers at that URL; run() again starts a new connection.'
           : '\nCheck that the command runs on its own; run() again starts a new connection.'),
       options,

@@ -1,11 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, MCPTransport } from '@ai-sdk/mcp';
+import { serverEnvironment } from './server-environment.js';
 
 /** How a stdio server is started (the `<McpServer command args env cwd>` props). */
 export interface StdioServerConfig {
   command: string;
   args?: readonly string[];
-  /** Added to the few variables every server inherits (PATH, HOME, ...): nothing else leaks. */
+  /** Added to the variables every server inherits (`serverEnvironment`): nothing else leaks. */
   env?: Readonly<Record<string, string>>;
   cwd?: string;
 }
@@ -23,8 +24,6 @@ const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 /** After SIGTERM, how long a server has to exit before SIGKILL. */
 const TERM_GRACE_MS = 1_500;
-/** Variables a server inherits, as the AI SDK's own stdio transport does (no secrets by default). */
-const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'TMPDIR', 'LANG'];
 
 /**
  * The MCP stdio transport for the AI SDK's MCP client, as `@ai-sdk/mcp`'s own but with what
@@ -64,16 +63,13 @@ export class StdioTransport implements MCPTransport {
     return this.child?.pid;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    // cross-spawn: on Windows, `npx` and other .cmd shims start as they do in a shell (Node's
+    // own spawn needs a shell for them). Loaded with the first server, not with the package.
+    const { default: spawn } = await import('cross-spawn');
     return new Promise((resolve, reject) => {
-      const env: Record<string, string> = {};
-      for (const key of INHERITED_ENV) {
-        const value = process.env[key];
-        if (value !== undefined && !value.startsWith('()')) env[key] = value;
-      }
-      Object.assign(env, this.config.env);
       const child = spawn(this.config.command, [...(this.config.args ?? [])], {
-        env,
+        env: serverEnvironment(process.env, this.config.env),
         ...(this.config.cwd !== undefined ? { cwd: this.config.cwd } : {}),
         stdio: ['pipe', 'pipe', 'pipe'],
         // Its own process group: close() ends the server and anything it started.

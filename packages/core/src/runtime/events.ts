@@ -114,7 +114,14 @@ export type RuntimeEvent =
       recut: boolean;
     }
   | { type: 'warning'; tick: number; code: string; message: string }
-  | { type: 'run:end'; status: RunStatus; reason?: string; ticks: number };
+  | {
+      type: 'run:end';
+      status: RunStatus;
+      reason?: string;
+      ticks: number;
+      /** `<Output schema>`'s checked value, as on `RunResult.output` (a completed run only). */
+      output?: unknown;
+    };
 
 export type AgateEventType = AgateEvent['type'];
 

@@ -336,7 +336,14 @@ export class Session {
       }
     }
     const ticks = this.currentState.tick - startTick;
-    this.emit({ type: 'run:end', status, ...(reason !== undefined ? { reason } : {}), ticks });
+    const report = familyReport(this.guards);
+    this.emit({
+      type: 'run:end',
+      status,
+      ...(reason !== undefined ? { reason } : {}),
+      ticks,
+      ...(report.output !== undefined ? { output: report.output } : {}),
+    });
     // The tick log's last records are in the store when run() returns (a no-op without one).
     await this.tickLogWrites;
     const result: RunResult = {
@@ -348,7 +355,7 @@ export class Session {
       timeline: this.currentState.timeline,
       usage: this.currentState.usage,
       ...(this.lastFinishReason !== undefined ? { finishReason: this.lastFinishReason } : {}),
-      ...familyReport(this.guards),
+      ...report,
       events: this.events.recent(),
       ...(error !== undefined ? { error } : {}),
     };

@@ -48,6 +48,8 @@ describe('<Output>', () => {
     expect(result.status).toBe('completed');
     expect(result.output).toEqual(good);
     expectTypeOf(result.output).toEqualTypeOf<Verdict | undefined>();
+    // The run:end event carries it too (what `agate run --json` prints last).
+    expect(result.events.at(-1)).toMatchObject({ type: 'run:end', output: good });
     // final_answer was offered with the schema as its input, on every request.
     expect(model.calls[0]?.tools?.map((t) => t.name)).toContain('final_answer');
   });
@@ -85,6 +87,8 @@ describe('<Output>', () => {
     const result = await run(<Reviewer gate />, { model, maxTicks: 10 });
     expect(result.status).toBe('blocked');
     expect(result.output).toBeUndefined();
+    expect(result.events.at(-1)).toMatchObject({ type: 'run:end', status: 'blocked' });
+    expect(result.events.at(-1)).not.toHaveProperty('output');
     expect(JSON.stringify(model.calls[1]?.prompt)).toContain('Run the tests before you answer.');
   });
 

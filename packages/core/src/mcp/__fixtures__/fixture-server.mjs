@@ -1,6 +1,6 @@
 // A small MCP server (official SDK, stdio) with the behaviours the reference servers lack:
 // a tool that adds a tool (notifications/tools/list_changed), one that kills the server
-// mid-call, one that freezes it (no answer to anything any more), and its pid.
+// mid-call, one that freezes it (no answer to anything any more), its pid and its environment.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -51,6 +51,19 @@ server.registerTool(
     );
     return text('answered anyway');
   },
+);
+server.registerTool(
+  'env',
+  {
+    description: 'The named environment variables this server has (unset ones left out)',
+    inputSchema: { names: z.array(z.string()) },
+  },
+  async ({ names }) =>
+    text(
+      JSON.stringify(
+        Object.fromEntries(names.flatMap((n) => (n in process.env ? [[n, process.env[n]]] : []))),
+      ),
+    ),
 );
 server.registerTool('a.b', { description: 'A name providers refuse' }, async () => text('dotted'));
 server.registerTool('a_b', { description: 'The name the other one maps to' }, async () =>

@@ -1,0 +1,136 @@
+/**
+ * Runs `agate` as a child process the way a person does (any entry point: `pnpm agate`, the
+ * repository's bin, an installed bin, on any Node binary), recording every module it loads, so
+ * tests can check what ran and how many copies of @agate/core it loaded.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { type AgentLayout, LAYOUT_EXPECTED } from './agent-layouts.js';
+
+const RECORDER = fileURLToPath(new URL('./record-modules.mjs', import.meta.url));
+const CORE_ENTRY = /\/core\/(src|dist)\/index\.[jt]s$/;
+
+export interface AgateOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Every module URL the processes resolved (recorded through NODE_OPTIONS; [] when not). */
+  modules: string[];
+}
+
+/** No provider, key, npm or vitest setting of the machine running the tests. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(VITEST|NODE_OPTIONS$|npm_|PNPM_|AGATE_|OPENAI_API_KEY$|TEST$|NODE_ENV$)/i.test(key)) {
+      continue;
+    }
+    env[key] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+let runs = 0;
+
+/** `command ...args` in `cwd`; `scratch` is a folder for the module record. */
+export function runAgate(
+  command: string,
+  args: readonly string[],
+  options: {
+    cwd: string;
+    scratch: string;
+    env?: Record<string, string>;
+    /** Record the modules loaded (through NODE_OPTIONS); default true. */
+    record?: boolean;
+  },
+): Promise<AgateOutcome> {
+  const record = join(options.scratch, `modules-${process.pid}-${runs++}.txt`);
+  const recorder: Record<string, string> =
+    options.record === false
+      ? {}
+      : { AGATE_RECORD_MODULES: record, NODE_OPTIONS: `--import=${RECORDER}` };
+  const child = spawn(command, [...args], {
+    cwd: options.cwd,
+    env: childEnv({ ...options.env, ...recorder }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let modules: string[] = [];
+      try {
+        modules = readFileSync(record, 'utf8').split('\n');
+      } catch {
+        // The process died before its exit handler: no modules to report.
+      }
+      resolve({ code, stdout, stderr, modules });
+    });
+  });
+}
+
+/** `items` through `each`, `limit` at a time (each is a whole Node process); results in order. */
+export async function inTurn<T, R>(
+  items: readonly T[],
+  limit: number,
+  each: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await each(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
+
+/** The `@agate/core` entry modules a run loaded (one per copy). */
+export function coreCopies(outcome: AgateOutcome): string[] {
+  return [...new Set(outcome.modules.filter((url) => CORE_ENTRY.test(url)))];
+}
+
+/** What every layout's run must show: the gate's refusal, completion, one core, no noise. */
+export function expectLayoutRan(outcome: AgateOutcome, layout: AgentLayout): void {
+  const context = `${layout.name}\n${outcome.stdout}\n${outcome.stderr}`;
+  expect(outcome.code, context).toBe(0);
+  for (const pattern of LAYOUT_EXPECTED) expect(outcome.stdout, context).toMatch(pattern);
+  expect(outcome.stderr, context).toBe('');
+  expect(coreCopies(outcome), context).toHaveLength(1);
+}
+
+/** The oldest Node `engines` allows (`^22.22.3 || …` → `22.22.3`), and the release before it. */
+export function enginesFloor(engines: string): { floor: string; before: string } {
+  const [major, minor, patch] = (/\^(\d+)\.(\d+)\.(\d+)/.exec(engines) ?? []).slice(1).map(Number);
+  if (major === undefined || minor === undefined || patch === undefined || patch < 1) {
+    throw new Error(`engines.node "${engines}" does not start with ^MAJOR.MINOR.PATCH (PATCH > 0)`);
+  }
+  return { floor: `${major}.${minor}.${patch}`, before: `${major}.${minor}.${patch - 1}` };
+}
+
+/**
+ * The path of a Node binary of exactly `version`, fetched from the npm registry through npx
+ * like the rest of the toolchain (cached after the first time); undefined when it cannot be.
+ */
+export function nodeBinary(version: string): string | undefined {
+  const found = spawnSync(
+    'npx',
+    ['-y', '-p', `node@${version}`, '-c', 'node -p process.execPath'],
+    { encoding: 'utf8', env: childEnv(), timeout: 240_000 },
+  );
+  const path = found.stdout.trim().split('\n').at(-1) ?? '';
+  return found.status === 0 && path.startsWith('/') ? path : undefined;
+}
