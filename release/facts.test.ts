@@ -24,6 +24,16 @@ describe('renderFacts', () => {
   it('tables the tarballs (core first) and says what a project installs, esbuild by its own name', () => {
     const text = renderFacts(
       [tarball('create-agate', 8_000, 20_000, 16), tarball('@agate/core', 336_000, 1_200_000, 431)],
+      [
+        { name: 'create-agate', version: '0.1.0' },
+        {
+          name: '@agate/core',
+          version: '0.1.0',
+          dependencies: { immer: '^11', '@ai-sdk/mcp': '^2' },
+          peerDependencies: { zod: '^4', '@agate/testing': '^0.1.0' },
+          peerDependenciesMeta: { '@agate/testing': { optional: true } },
+        },
+      ],
       install(68, 47_200_000, [
         { name: '@esbuild/darwin-arm64@0.28.2', bytes: 10_100_000 },
         { name: 'ai@7.0.173', bytes: 8_900_000 },
@@ -40,11 +50,17 @@ describe('renderFacts', () => {
       | \`@agate/core\` | 328 KiB | 1,172 KiB | 431 |
       | \`create-agate\` | 8 KiB | 20 KiB | 16 |
 
+      What each depends on (\`package.json\`):
+
+      - \`@agate/core\`: \`@ai-sdk/mcp\`, \`immer\`; peers \`zod\`; optional peers \`@agate/testing\`
+      - \`create-agate\`: nothing
+
       A project holding \`@agate/core\` and \`@agate/cli\` (and their peers \`ai\`, \`react\` and
       \`zod\`) installs 68 packages, 47.2 MB of \`node_modules\`;
       the biggest are \`esbuild\` 10.1 MB (tsx's compiler, which loads TypeScript agent files: its binary for this platform), \`ai\` 8.9 MB (the AI SDK), \`zod\` 6.1 MB (schemas).
       The project \`create-agate\` writes adds only its test runner (\`vitest\` and \`@agate/testing\`):
-      150 packages, 110.0 MB in all. (npm, sizes of the files themselves.)"
+      150 packages, 110.0 MB in all. (Counted after \`npm install\`; sizes are
+      the files' own, as \`du --apparent-size\` counts them.)"
     `);
   });
 });

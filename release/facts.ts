@@ -1,5 +1,6 @@
 import type { InstallFacts } from './node-modules.js';
 import type { PackedPackage } from './pack-all.js';
+import type { PackageManifest } from './workspace.js';
 
 /**
  * The package facts docs/getting-started.md quotes (tarball sizes, file counts, what a project
@@ -30,13 +31,16 @@ const bare = (nameAtVersion: string) =>
 /** The block's text (between the markers), from the tarballs and the installed projects. */
 export function renderFacts(
   packed: readonly PackedPackage[],
+  manifests: readonly PackageManifest[],
   runtime: InstallFacts,
   full: InstallFacts,
 ): string {
   const order = ['@agate/core', '@agate/cli', '@agate/testing', '@agate/postgres', '@agate/dbos'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  const byRank = (a: { name: string }, b: { name: string }) =>
+    rank(a.name) - rank(b.name) || a.name.localeCompare(b.name);
   const rows = [...packed]
-    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
+    .sort(byRank)
     .map(
       (p) =>
         `| \`${p.name}\` | ${kib(p.size)} | ${kib(p.unpackedSize)} | ${p.entryCount.toLocaleString('en-US')} |`,
@@ -55,12 +59,31 @@ export function renderFacts(
     '| --- | --- | --- | --- |',
     ...rows,
     '',
+    'What each depends on (`package.json`):',
+    '',
+    ...[...manifests].sort(byRank).map(dependencyLine),
+    '',
     `A project holding \`@agate/core\` and \`@agate/cli\` (and their peers \`ai\`, \`react\` and`,
     `\`zod\`) installs ${runtime.packages} packages, ${mb(runtime.bytes)} of \`node_modules\`;`,
     `the biggest are ${biggest}.`,
     `The project \`create-agate\` writes adds only its test runner (\`vitest\` and \`@agate/testing\`):`,
-    `${full.packages} packages, ${mb(full.bytes)} in all. (npm, sizes of the files themselves.)`,
+    `${full.packages} packages, ${mb(full.bytes)} in all. (Counted after \`npm install\`; sizes are`,
+    "the files' own, as `du --apparent-size` counts them.)",
   ].join('\n');
+}
+
+/** `- \`@agate/core\`: a, b; peers c, d; optional peers e`. */
+function dependencyLine(manifest: PackageManifest): string {
+  const list = (names: string[]) => names.map((n) => `\`${n}\``).join(', ');
+  const peers = Object.keys(manifest.peerDependencies ?? {}).sort();
+  const optional = peers.filter((n) => manifest.peerDependenciesMeta?.[n]?.optional === true);
+  const required = peers.filter((n) => !optional.includes(n));
+  const parts = [
+    list(Object.keys(manifest.dependencies ?? {}).sort()) || 'nothing',
+    ...(required.length > 0 ? [`peers ${list(required)}`] : []),
+    ...(optional.length > 0 ? [`optional peers ${list(optional)}`] : []),
+  ];
+  return `- \`${manifest.name}\`: ${parts.join('; ')}`;
 }
 
 /** The block between the markers in `page`, or undefined when the markers are missing. */

@@ -29,46 +29,38 @@ async function main(): Promise<void> {
   if (!dryRun) preflight();
 
   const out = join(ROOT, 'packed');
-  say(`Building and packing every published package into ${out}`);
-  const packed = packAll({ out, keepDist: !dryRun });
-  say('Checking the tarballs and a project installed from them (vitest.packed.config.ts)');
   try {
+    say(`Building and packing every published package into ${out}`);
+    const packed = packAll({ out, keepDist: !dryRun });
+    say('Checking the tarballs and a project installed from them (vitest.packed.config.ts)');
     step('pnpm', ['exec', 'vitest', 'run', '--config', 'vitest.packed.config.ts'], ROOT, {
       AGATE_PACKED_DIR: out,
     });
-  } catch (error) {
-    if (!dryRun) removeDist();
-    throw error;
-  }
-
-  if (dryRun) {
-    say('What a release would publish (the registry is asked which versions it lacks)');
-    step('pnpm', ['exec', 'changeset', 'publish-plan']);
-    await Promise.all(
-      packed.map((pkg) =>
-        exec(
-          'npm',
-          ['publish', `./${pkg.file}`, '--dry-run', '--provenance', '--access', 'public'],
-          {
-            cwd: out,
-            env: cleanEnv(),
-          },
-        ),
-      ),
-    );
-    say(
-      `Dry run done: ${packed.length} tarballs in ${out} pass; npm accepts each for publishing` +
-        (pending.length > 0 ? ` (${pending.length} changeset(s) to apply first).` : '.'),
-    );
-    return;
-  }
-  try {
+    if (dryRun) {
+      say('What a release would publish (the registry is asked which versions it lacks)');
+      step('pnpm', ['exec', 'changeset', 'publish-plan']);
+      const publish = (file: string) =>
+        exec('npm', ['publish', `./${file}`, '--dry-run', '--provenance', '--access', 'public'], {
+          cwd: out,
+          env: cleanEnv(),
+        });
+      await Promise.all(packed.map((pkg) => publish(pkg.file)));
+      say(
+        `Dry run done: ${packed.length} tarballs in ${out} pass; npm accepts each for publishing` +
+          (pending.length > 0 ? ` (${pending.length} changeset(s) to apply first).` : '.'),
+      );
+      return;
+    }
     say('Publishing what the registry lacks, with provenance, and tagging it in git');
     step('pnpm', ['exec', 'changeset', 'publish']);
+    say('Published. Push the new tags: git push --follow-tags');
+  } catch (error) {
+    process.stderr.write(`release: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
   } finally {
-    removeDist();
+    // A real release kept dist/ to publish from it; nothing of it may outlive the release.
+    if (!dryRun) removeDist();
   }
-  say('Published. Push the new tags: git push --follow-tags');
 }
 
 /** `.changeset/*.md` files other than its README: changes `pnpm changeset version` has not applied. */
@@ -107,8 +99,12 @@ function preflight(): void {
   }
 }
 
+const started = performance.now();
+
+/** A step's heading, with the time since the release began (where a slow release spends it). */
 function say(text: string): void {
-  process.stdout.write(`\n▸ ${text}\n`);
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  process.stdout.write(`\n▸ [${seconds} s] ${text}\n`);
 }
 
 function fail(message: string): never {

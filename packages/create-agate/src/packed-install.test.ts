@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { megabytes } from '../../../release/node-modules.js';
 import { RUNTIME_LIMITS } from '../../../release/packed-project.js';
-import { cleanEnv, publishedPackages } from '../../../release/workspace.js';
+import { cleanEnv, publishedPackages, ROOT } from '../../../release/workspace.js';
 
 /**
  * Issue 26, then 39: every package built and packed (release/packed.setup.ts, shared by the
@@ -77,6 +77,22 @@ describe('create-agate --from <tarballs>', () => {
     expect(tsconfig.compilerOptions.jsx).toBe('react-jsx');
     for (const f of ['agent.tsx', 'agent.test.tsx', 'script.json', 'README.md']) {
       expect(statSync(join(project, f)).isFile(), f).toBe(true);
+    }
+  });
+
+  it("this clone's create-agate (the README's `pnpm -s create-agate <dir> --from packed`) writes the same project", () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const [command, ...args] = (scripts['create-agate'] ?? '').split(' ');
+    const dir = join(root, 'from-the-clone');
+    const made = run(command ?? 'node', [...args, dir, '--name', 'my-agent', '--from', packedDir], {
+      cwd: ROOT,
+    });
+    expect(made.status, made.stderr).toBe(0);
+    const read = (base: string, file: string) => readFileSync(join(base, file), 'utf8');
+    for (const file of ['package.json', 'agent.tsx', 'agent.test.tsx', 'README.md']) {
+      expect(read(dir, file), file).toBe(read(project, file));
     }
   });
 
