@@ -59,6 +59,10 @@ export function packageJson({ name, agateVersion, tarballs = {} }: TemplateOptio
       '@agate/testing': agate('@agate/testing'),
       vitest: THIRD_PARTY.vitest,
     },
+    // npm 11 blocks install scripts nobody approved, and warns about each. esbuild's (tsx's
+    // compiler) only re-checks the binary its platform package brought, or downloads one:
+    // denied, said so, and the install is quiet. Older npm ignores the field.
+    allowScripts: { esbuild: false },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
