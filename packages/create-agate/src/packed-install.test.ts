@@ -172,6 +172,12 @@ describe('the project, installed from the tarballs', () => {
     expect(test.stdout).toMatch(/2 passed/);
   }, 90_000);
 
+  it('npm run demo (what the README runs inside npx -c): refused once, then completed', () => {
+    const demo = run('npm', ['run', 'demo'], { cwd: project });
+    expect(demo.status, `${demo.stdout}\n${demo.stderr}`).toBe(0);
+    expect(demo.stdout).toMatch(/exit refused:[\s\S]*status: completed/);
+  }, 90_000);
+
   it('npx agate run agent.tsx --scripted script.json: refused once, then completed', () => {
     // The installed bin, as `npx agate` finds it.
     const agate = run(
