@@ -1,9 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type InstallFacts, measureNodeModules } from './node-modules.js';
 import type { PackedPackage } from './pack-all.js';
 import { cleanEnv } from './workspace.js';
+
+const exec = promisify(execFile);
 
 /**
  * Issue 39's limits for a project that runs agents: @agate/core and @agate/cli with their
@@ -37,17 +40,27 @@ export function run(command: string, args: string[], cwd: string, timeout = 300_
 
 const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline'];
 
+/** `npm install` in `cwd`; rejects with npm's output when it fails. */
+async function npmInstall(cwd: string): Promise<void> {
+  try {
+    await exec('npm', ['install', ...NPM_QUIET], { cwd, env: cleanEnv(), timeout: 300_000 });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`npm install in ${cwd} failed:\n${stdout}\n${stderr}`);
+  }
+}
+
 /**
  * What a new user does with a clone's tarballs: `create-agate --from <folder>` (the packed
  * create-agate, run the way `npm create` runs it: `npm exec` of the package), then
  * `npm install` in the project. npm, not pnpm: npm is what every user has, and its flat
  * `node_modules` is what the package counts mean.
  */
-export function createPackedProject(
+export async function createPackedProject(
   packedDir: string,
   packed: PackedPackage[],
   root: string,
-): PackedProject {
+): Promise<PackedProject> {
   const creator = packed.find((p) => p.name === 'create-agate');
   if (creator === undefined) throw new Error(`no create-agate tarball in ${packedDir}`);
   run(
@@ -70,6 +83,7 @@ export function createPackedProject(
   const dir = join(root, 'my-agent');
   const starter = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
+    allowScripts?: Record<string, boolean>;
   };
   const runtimeDir = join(root, 'runtime-only');
   mkdirSync(runtimeDir);
@@ -80,11 +94,12 @@ export function createPackedProject(
       private: true,
       type: 'module',
       dependencies: starter.dependencies,
+      allowScripts: starter.allowScripts,
     }),
   );
-  run('npm', ['install', ...NPM_QUIET], runtimeDir);
+  // Side by side: two folders, one npm cache (safe for concurrent use).
+  await Promise.all([npmInstall(runtimeDir), npmInstall(dir)]);
   const runtime = measureNodeModules(join(runtimeDir, 'node_modules'));
-  run('npm', ['install', ...NPM_QUIET], dir);
   const full = measureNodeModules(join(dir, 'node_modules'));
   return { dir, runtime, full };
 }

@@ -26,7 +26,7 @@ declare module 'vitest' {
  * `pnpm pack:all` already wrote (what `pnpm release` does); without it, the packages are built
  * and packed here, into a temporary folder.
  */
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => void> {
   const scratch = mkdtempSync(join(tmpdir(), 'agate-packed-'));
   try {
     const given = process.env.AGATE_PACKED_DIR || undefined;
@@ -35,7 +35,7 @@ export default function setup(project: TestProject): () => void {
       given === undefined
         ? packAll({ out: dir })
         : (JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as PackedPackage[]);
-    const installed = createPackedProject(dir, packed, scratch);
+    const installed = await createPackedProject(dir, packed, scratch);
     project.provide('packedRun', { dir, packed, project: installed, scratch });
   } catch (error) {
     rmSync(scratch, { recursive: true, force: true });
