@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { megabytes } from '../../../release/node-modules.js';
 import { RUNTIME_LIMITS } from '../../../release/packed-project.js';
-import { cleanEnv, publishedPackages, ROOT } from '../../../release/workspace.js';
+import {
+  cleanEnv,
+  type PackageManifest,
+  publishedPackages,
+  ROOT,
+} from '../../../release/workspace.js';
 
 /**
  * Issue 26, then 39: every package built and packed (release/packed.setup.ts, shared by the
@@ -61,7 +66,11 @@ describe('the packed packages', () => {
   });
 
   it('the CLI depends on none of the packages only one command needs: optional peers', () => {
-    const cli = sourceManifest('@agate/cli');
+    // The CLI as packed and installed, its workspace ranges written as versions.
+    const cli = JSON.parse(
+      readFileSync(join(project, 'node_modules/@agate/cli/package.json'), 'utf8'),
+    ) as PackageManifest;
+    expect(JSON.stringify(cli)).not.toContain('workspace:');
     for (const name of ['@agate/testing', '@agate/postgres', '@agate/dbos', 'create-agate']) {
       expect(cli.dependencies?.[name], name).toBeUndefined();
       expect(cli.peerDependenciesMeta?.[name], name).toEqual({ optional: true });
