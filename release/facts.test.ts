@@ -57,7 +57,7 @@ describe('renderFacts', () => {
 
       A project holding \`@agate/core\` and \`@agate/cli\` (and their peers \`ai\`, \`react\` and
       \`zod\`) installs 68 packages, 47.2 MB of \`node_modules\`;
-      the biggest are \`esbuild\` 10.1 MB (tsx's compiler, which loads TypeScript agent files: its binary for this platform), \`ai\` 8.9 MB (the AI SDK), \`zod\` 6.1 MB (schemas).
+      the biggest are \`esbuild\` 10 MB (tsx's compiler, which loads TypeScript agent files: its binary for this platform), \`ai\` 9 MB (the AI SDK), \`zod\` 6 MB (schemas).
       The project \`create-agate\` writes adds only its test runner (\`vitest\` and \`@agate/testing\`):
       150 packages, 110.0 MB in all. (Counted after \`npm install\`; sizes are
       the files' own, as \`du --apparent-size\` counts them.)"

@@ -49,7 +49,7 @@ export function renderFacts(
     .slice(0, 3)
     .map((p) => {
       const name = bare(p.name);
-      return `\`${name}\` ${mb(p.bytes)}${WHY[name] === undefined ? '' : ` (${WHY[name]})`}`;
+      return `\`${name}\` ${Math.round(p.bytes / 1e6)} MB${WHY[name] === undefined ? '' : ` (${WHY[name]})`}`;
     })
     .join(', ');
   return [
