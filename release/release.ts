@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const pending = pendingChangesets();
   if (pending.length > 0 && !dryRun) {
     fail(
-      `${pending.length} changeset(s) not applied yet (${pending.join(', ')}). Run \`pnpm changeset version\`, ` +
+      `${pending.length} changeset(s) not applied yet (${pending.join(', ')}). Run \`pnpm version-packages\`, ` +
         'review and commit the new versions and changelogs, then release that commit.',
     );
   }
