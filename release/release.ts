@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** `.changeset/*.md` files other than its README: changes `pnpm changeset version` has not applied. */
+/** `.changeset/*.md` files other than its README: changes `pnpm version-packages` has not applied. */
 function pendingChangesets(): string[] {
   return readdirSync(join(ROOT, '.changeset')).filter(
     (f) => f.endsWith('.md') && f.toLowerCase() !== 'readme.md',
