@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { PACKED_TESTS } from './release/packed-tests.js';
 
 export default defineConfig({
   resolve: {
@@ -16,9 +17,11 @@ export default defineConfig({
       'examples/*/src/**/*.test.{ts,tsx}',
       'docs/check/**/*.test.ts',
       'bench/src/**/*.test.ts',
+      'release/**/*.test.ts',
     ],
-    // The headless-Chromium tests run on their own afterwards (vitest.browser.config.ts).
-    exclude: ['**/node_modules/**', '**/*.browser.test.{ts,tsx}'],
+    // The headless-Chromium tests run on their own afterwards (vitest.browser.config.ts), the
+    // packed ones in `pnpm release --dry-run` (vitest.packed.config.ts).
+    exclude: ['**/node_modules/**', '**/*.browser.test.{ts,tsx}', ...PACKED_TESTS],
     environment: 'node',
     globalSetup: ['./vitest.global-setup.ts'],
     testTimeout: 20_000,

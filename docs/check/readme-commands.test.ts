@@ -5,10 +5,17 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The README's two commands: the demo and the tests, each installing first. */
+/**
+ * The README's commands for a fresh machine: those that install the workspace first (the demo
+ * and the tests). Its other commands (making the tarballs) run after one of these.
+ */
 async function readmeCommands(): Promise<string[]> {
   const readme = await readFile(resolve(root, 'README.md'), 'utf8');
-  return [...readme.matchAll(/^npx -y -p node@24 -p pnpm@10 -c '([^']+)'$/gm)].map((m) => m[1]!);
+  return [
+    ...readme.matchAll(
+      /^npx -y -p node@24 -p pnpm@10 -c '(pnpm install --frozen-lockfile && [^']+)'$/gm,
+    ),
+  ].map((m) => m[1]!);
 }
 
 describe("the README's commands", () => {
@@ -24,5 +31,21 @@ describe("the README's commands", () => {
     const ci = await readFile(resolve(root, '.ci/run'), 'utf8');
     const [, test] = await readmeCommands();
     expect(ci).toContain(`npx -y -p node@24 -p pnpm@10 -c '${test}'`);
+  });
+
+  it('name only scripts the root package.json has (README and getting started)', async () => {
+    const pkg = JSON.parse(await readFile(resolve(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const builtIn = new Set(['install', 'exec', 'add', 'run']);
+    for (const page of ['README.md', 'docs/getting-started.md']) {
+      const text = await readFile(resolve(root, page), 'utf8');
+      const shell = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
+      const named = [...shell.matchAll(/\bpnpm (?:-s )?([a-z][\w:-]*)/g)].map((m) => m[1]!);
+      expect(named.length, page).toBeGreaterThan(0);
+      for (const script of named.filter((n) => !builtIn.has(n))) {
+        expect(pkg.scripts[script], `${page}: pnpm ${script}`).toBeDefined();
+      }
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { nextSteps, ScaffoldError, scaffold } from './scaffold.js';
 import { VERSION } from './version.js';
 
@@ -7,48 +8,70 @@ export interface Output {
 }
 
 const USAGE = `Usage: npm create agate@latest <directory>
-       create-agate <directory> [--name <package-name>]
+       create-agate <directory> [--name <package-name>] [--from <tarball-folder>]
 
 Writes a new Agate agent project: package.json, tsconfig.json, agent.tsx (an agent with a
 gate), agent.test.tsx (a scripted-model test), script.json and a README.
+
+  --name <package-name>    package.json's name (default: the directory's name)
+  --from <tarball-folder>  install @agate/core, @agate/cli and @agate/testing from the
+                           tarballs in this folder (\`pnpm pack:all\` in a clone of Agate
+                           writes them to packed/) instead of the npm registry
+  -h, --help               this text
+  -v, --version            create-agate's version
 `;
 
-/** `create-agate <dir> [--name N]`; returns the exit code (0 done, 2 usage, 1 failure). */
+const OPTIONS = {
+  name: { type: 'string' },
+  from: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/** What each option's value is, for "needs a value" messages. */
+const VALUE_EXAMPLES: Record<string, string> = {
+  name: 'a package name, e.g. --name my-agent',
+  from: 'a folder of tarballs, e.g. --from ../agate/packed',
+};
+
+/** `create-agate <dir> [--name N] [--from DIR]`; returns the exit code (0 done, 2 usage, 1 failure). */
 export async function main(argv: readonly string[], io: Output): Promise<number> {
-  const args = [...argv];
-  if (args.includes('--help') || args.includes('-h')) {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`create-agate: ${usageMessage(error)}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
     io.out(USAGE);
     return 0;
   }
-  if (args.includes('--version') || args.includes('-v')) {
+  if (values.version) {
     io.out(`${VERSION}\n`);
     return 0;
   }
-  let name: string | undefined;
-  const nameAt = args.indexOf('--name');
-  if (nameAt !== -1) {
-    name = args[nameAt + 1];
-    if (name === undefined || name.startsWith('-')) {
-      io.err('create-agate: --name needs a package name, e.g. --name my-agent\n');
+  for (const option of ['name', 'from'] as const) {
+    if (values[option]?.trim() === '') {
+      io.err(`create-agate: --${option} needs ${VALUE_EXAMPLES[option]}\n`);
       return 2;
     }
-    args.splice(nameAt, 2);
   }
-  const unknown = args.find((a) => a.startsWith('-'));
-  if (unknown !== undefined) {
+  const [dir, ...extra] = positionals;
+  if (dir === undefined || extra.length > 0) {
     io.err(
-      `create-agate: unknown option ${unknown}. Run \`create-agate --help\` for the options.\n`,
-    );
-    return 2;
-  }
-  if (args.length !== 1 || args[0] === undefined) {
-    io.err(
-      `create-agate: give the directory to create the project in, e.g. npm create agate@latest my-agent\n`,
+      dir === undefined
+        ? 'create-agate: give the directory to create the project in, e.g. npm create agate@latest my-agent\n'
+        : `create-agate: give one directory, not ${positionals.length} (${positionals.join(', ')}). Run \`create-agate --help\` for the options.\n`,
     );
     return 2;
   }
   try {
-    const result = await scaffold(args[0], name !== undefined ? { name } : {});
+    const result = await scaffold(dir, {
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      ...(values.from !== undefined ? { from: values.from } : {}),
+    });
     io.out(nextSteps(result));
     return 0;
   } catch (error) {
@@ -61,4 +84,19 @@ export async function main(argv: readonly string[], io: Output): Promise<number>
     );
     return 1;
   }
+}
+
+/** parseArgs' errors, in this command's words (they say what to type instead). */
+function usageMessage(error: unknown): string {
+  const { code, message = String(error) } = error as { code?: string; message?: string };
+  const option = /'(-[^' ]+)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    return `unknown option ${option ?? message}. Run \`create-agate --help\` for the options.`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    const name = option.replace(/^-+/, '');
+    const example = VALUE_EXAMPLES[name];
+    if (example !== undefined) return `--${name} needs ${example}`;
+  }
+  return `${message} Run \`create-agate --help\` for the options.`;
 }

@@ -1,9 +1,16 @@
 import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { megabytes } from '../../../release/node-modules.js';
+import { RUNTIME_LIMITS } from '../../../release/packed-project.js';
+import {
+  cleanEnv,
+  type PackageManifest,
+  publishedPackages,
+  ROOT,
+} from '../../../release/workspace.js';
 import {
   coreCopies,
   enginesFloor,
@@ -19,104 +26,80 @@ import {
   writeLayoutAgent,
 } from '../../cli/src/__fixtures__/agent-layouts.js';
 import { requireSystem } from '../../testing/src/system-requirements.js';
-import {
-  cleanEnv,
-  type Folder,
-  PACKAGES_DIR,
-  PUBLISHED,
-  pack,
-  stagePackage,
-  tarballFiles,
-} from './__fixtures__/stage-packages.js';
 
 /**
- * Issue 26: every package packed, the tarballs installed in an empty directory (no workspace,
- * no links), and the project `npm create agate` writes passing its own tests and running its
- * agent there; an agent file in a folder of its own runs on the installed CLI.
+ * Issue 26, then 39: every package built and packed (release/packed.setup.ts, shared by the
+ * packed tests), `create-agate --from` run on the tarballs in an empty directory (no workspace,
+ * no links), the project installed with npm, passing its own tests and running its agent; an
+ * agent file in a folder of its own runs on the installed CLI. A project that runs agents holds
+ * @agate/core and @agate/cli and what they need, within the limits below, and the starter adds
+ * only its test runner.
  */
+const { dir: packedDir, packed, project: installed, scratch: root } = inject('packedRun');
+const project = installed.dir;
 const REPO_BIN = fileURLToPath(new URL('../../cli/bin/agate.js', import.meta.url));
 const REPO_AGENT = fileURLToPath(
   new URL('../../cli/src/__fixtures__/twice-agent.tsx', import.meta.url),
 );
 
-let root: string;
-const tarballs = {} as Record<Folder, string>;
-let project: string;
+const run = (command: string, args: string[], options: Omit<SpawnSyncOptions, 'encoding'> = {}) =>
+  spawnSync(command, args, { env: cleanEnv(), timeout: 90_000, ...options, encoding: 'utf8' });
 
-const run = (command: string, args: string[], options: SpawnSyncOptions = {}) =>
-  spawnSync(command, args, { encoding: 'utf8', env: cleanEnv(), timeout: 90_000, ...options });
+const agate = (args: string[], cwd = project) =>
+  run(join(project, 'node_modules/.bin/agate'), args, { cwd });
 
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'agate-packed-'));
-  for (const folder of Object.keys(PUBLISHED) as Folder[]) {
-    tarballs[folder] = pack(stagePackage(folder, join(root, 'stage')), join(root, 'tarballs'));
-  }
-  // `npm create agate@latest my-agent` runs create-agate's bin with the directory.
-  const created = run('node', [join(root, 'stage/create-agate/dist/bin.js'), 'my-agent'], {
-    cwd: root,
-  });
-  if (created.status !== 0) throw new Error(`create-agate failed: ${created.stderr}`);
-  project = join(root, 'my-agent');
-  // Point the @agate packages at the tarballs (the registry does not have these builds).
-  const file = join(project, 'package.json');
-  const pkg = JSON.parse(readFileSync(file, 'utf8'));
-  const local = (folder: Folder) => `file:${tarballs[folder]}`;
-  pkg.dependencies['@agate/core'] = local('core');
-  pkg.dependencies['@agate/cli'] = local('cli');
-  pkg.devDependencies['@agate/testing'] = local('testing');
-  pkg.pnpm = {
-    overrides: {
-      '@agate/core': local('core'),
-      '@agate/testing': local('testing'),
-      '@agate/postgres': local('postgres'),
-      'create-agate': local('create-agate'),
-    },
-  };
-  writeFileSync(file, JSON.stringify(pkg, null, 2));
-  // From the local store: offline once the registry's metadata is cached, else fetch only that.
-  let install = run('pnpm', ['install', '--offline', '--config.confirmModulesPurge=false'], {
-    cwd: project,
-  });
-  if (install.status !== 0) {
-    install = run('pnpm', ['install', '--prefer-offline'], { cwd: project });
-  }
-  if (install.status !== 0)
-    throw new Error(`install failed:\n${install.stdout}\n${install.stderr}`);
-}, 180_000);
-
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+const sourceManifest = (name: string) => {
+  const pkg = publishedPackages().find((p) => p.name === name);
+  if (pkg === undefined) throw new Error(`${name} is not a published package`);
+  return pkg.manifest;
+};
 
 describe('the packed packages', () => {
-  it('hold dist, README, LICENSE and package.json only (the CLI also its bin launcher)', () => {
-    for (const [folder, tarball] of Object.entries(tarballs)) {
-      const files = tarballFiles(tarball);
+  it('are every published package, one tarball each, at its version', () => {
+    expect(packed.map((p) => `${p.name}@${p.version}`).sort()).toEqual(
+      publishedPackages()
+        .map((p) => `${p.name}@${p.version}`)
+        .sort(),
+    );
+  });
+
+  it('hold dist, README, LICENSE and package.json only (and the launchers their bin names)', () => {
+    for (const pkg of packed) {
+      const { bin } = sourceManifest(pkg.name);
+      const bins = Object.values(typeof bin === 'string' ? { [pkg.name]: bin } : (bin ?? {})).map(
+        (path) => path.replace(/^\.\//, ''),
+      );
+      const files = pkg.files.map((f) => f.path);
       const extra = files.filter(
         (f) =>
           !f.startsWith('dist/') &&
           !['package.json', 'README.md', 'LICENSE'].includes(f) &&
-          !(folder === 'cli' && f === 'bin/agate.js'),
+          !bins.includes(f),
       );
-      expect(extra, folder).toEqual([]);
+      expect(extra, pkg.name).toEqual([]);
       expect(
         files.some((f) => /\.test\.|__fixtures__|__snapshots__|^src\//.test(f)),
-        folder,
+        pkg.name,
       ).toBe(false);
-      expect(files, folder).toEqual(expect.arrayContaining(['README.md', 'LICENSE']));
-      expect(statSync(tarball).size, folder).toBeGreaterThan(0);
+      expect(files, pkg.name).toEqual(expect.arrayContaining(['README.md', 'LICENSE', ...bins]));
     }
   });
 
-  it('the CLI does not depend on @agate/testing (an optional peer, for --scripted)', () => {
-    const cli = JSON.parse(readFileSync(join(root, 'stage/cli/package.json'), 'utf8'));
-    expect(cli.dependencies['@agate/testing']).toBeUndefined();
-    expect(cli.peerDependenciesMeta['@agate/testing']).toEqual({ optional: true });
+  it('the CLI depends on none of the packages only one command needs: optional peers', () => {
+    // The CLI as packed and installed, its workspace ranges written as versions.
+    const cli = JSON.parse(
+      readFileSync(join(project, 'node_modules/@agate/cli/package.json'), 'utf8'),
+    ) as PackageManifest;
+    expect(JSON.stringify(cli)).not.toContain('workspace:');
+    for (const name of ['@agate/testing', '@agate/postgres', '@agate/dbos', 'create-agate']) {
+      expect(cli.dependencies?.[name], name).toBeUndefined();
+      expect(cli.peerDependenciesMeta?.[name], name).toEqual({ optional: true });
+    }
   });
 });
 
-describe('npm create agate, installed from the tarballs', () => {
-  it('writes an ESM project with a tsconfig, an agent, a test, a script and a README', () => {
+describe('create-agate --from <tarballs>', () => {
+  it('writes an ESM project with a tsconfig, an agent, a test and a README', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     expect(pkg.type).toBe('module');
     const tsconfig = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8'));
@@ -126,10 +109,102 @@ describe('npm create agate, installed from the tarballs', () => {
     }
   });
 
+  it("this clone's create-agate (the README's `pnpm -s create-agate <dir> --from packed`) writes the same project", () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const [command, ...args] = (scripts['create-agate'] ?? '').split(' ');
+    const dir = join(root, 'from-the-clone');
+    const made = run(command ?? 'node', [...args, dir, '--name', 'my-agent', '--from', packedDir], {
+      cwd: ROOT,
+    });
+    expect(made.status, made.stderr).toBe(0);
+    const read = (base: string, file: string) => readFileSync(join(base, file), 'utf8');
+    for (const file of ['package.json', 'agent.tsx', 'agent.test.tsx', 'README.md']) {
+      expect(read(dir, file), file).toBe(read(project, file));
+    }
+  });
+
+  it('depends on core and cli (and their peers), installed from the tarballs; for tests, only its test runner', () => {
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+    const tarball = (name: string) => {
+      const found = packed.find((p) => p.name === name);
+      return found && `file:${join(packedDir, found.file)}`;
+    };
+    expect(pkg.dependencies).toEqual({
+      '@agate/core': tarball('@agate/core'),
+      '@agate/cli': tarball('@agate/cli'),
+      ai: expect.any(String),
+      react: expect.any(String),
+      zod: expect.any(String),
+    });
+    expect(pkg.devDependencies).toEqual({
+      '@agate/testing': tarball('@agate/testing'),
+      vitest: expect.any(String),
+    });
+  });
+});
+
+describe('a project that runs agents: core and cli (and ai, react, zod)', () => {
+  const { runtime, full } = installed;
+  const names = runtime.sizes.map((p) => p.name.replace(/@[^@]*$/, ''));
+
+  it(`holds at most ${RUNTIME_LIMITS.packages} packages and ${megabytes(RUNTIME_LIMITS.bytes)}`, () => {
+    const biggest = runtime.sizes
+      .slice(0, 8)
+      .map((p) => `${p.name} ${megabytes(p.bytes)}`)
+      .join(', ');
+    const summary = `${runtime.packages} packages, ${megabytes(runtime.bytes)} (biggest: ${biggest})`;
+    expect(runtime.packages, summary).toBeLessThanOrEqual(RUNTIME_LIMITS.packages);
+    expect(runtime.bytes, summary).toBeLessThanOrEqual(RUNTIME_LIMITS.bytes);
+  });
+
+  it('holds no database driver, project writer or compiler of TypeScript types', () => {
+    for (const name of ['@agate/postgres', 'pg', '@agate/dbos', 'create-agate', 'typescript']) {
+      expect(names, name).not.toContain(name);
+    }
+    expect(names).toEqual(expect.arrayContaining(['@agate/core', '@agate/cli']));
+  });
+
+  it('the starter adds its test runner to it, and nothing else', () => {
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+    expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@agate/testing', 'vitest']);
+    // Every package of the runtime install is in the starter's too: the test runner only adds.
+    const fullNames = new Set(full.sizes.map((p) => p.name));
+    expect(runtime.sizes.filter((p) => !fullNames.has(p.name))).toEqual([]);
+    expect(full.packages).toBeGreaterThan(runtime.packages);
+  });
+});
+
+describe('the installed CLI without its optional peers', () => {
+  it('a postgres:// store: one line naming the package to install, exit 2', () => {
+    const result = agate(['sessions', '--store', 'postgres://agate@127.0.0.1:9/agate']);
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      /^agate: Install @agate\/postgres to use a postgres:\/\/ store: npm install @agate\/postgres/,
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('agate init: one line naming create-agate, exit 2', () => {
+    const result = agate(['init', join(root, 'init-without-create-agate')]);
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^agate: Install create-agate to use agate init/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('the project, installed from the tarballs', () => {
   it('npm test passes', () => {
     const test = run('npm', ['test'], { cwd: project });
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
     expect(test.stdout).toMatch(/2 passed/);
+  }, 90_000);
+
+  it('npm run demo (what the README runs inside npx -c): refused once, then completed', () => {
+    const demo = run('npm', ['run', 'demo'], { cwd: project });
+    expect(demo.status, `${demo.stdout}\n${demo.stderr}`).toBe(0);
+    expect(demo.stdout).toMatch(/exit refused:[\s\S]*status: completed/);
   }, 90_000);
 
   it('npx agate run agent.tsx --scripted script.json: refused once, then completed', () => {
@@ -223,7 +298,7 @@ describe('agent files anywhere, on the installed CLI', () => {
   }, 60_000);
 
   const { floor } = enginesFloor(
-    JSON.parse(readFileSync(join(PACKAGES_DIR, 'cli/package.json'), 'utf8')).engines.node,
+    JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')).engines.node,
   );
   let floorNode: string | undefined;
   it.skipIf(

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
 import { main } from './main.js';
-import { packageName, ScaffoldError, scaffold } from './scaffold.js';
+import { packageName, ScaffoldError, scaffold, tarballName } from './scaffold.js';
 import { VERSION } from './version.js';
 
 const dirs: string[] = [];
@@ -87,5 +87,76 @@ describe('create-agate', () => {
     expect(err.join('')).toContain('npm create agate@latest my-agent');
     expect(await main(['x', '--bogus'], io)).toBe(2);
     expect(err.join('')).toContain('create-agate --help');
+  });
+});
+
+describe('create-agate --from <tarballs>', () => {
+  /** A folder holding (empty stand-ins for) the tarballs `pnpm pack:all` writes. */
+  const packedFolder = (names = ['@agate/core', '@agate/cli', '@agate/testing']) => {
+    const dir = temp();
+    for (const name of names) writeFileSync(join(dir, tarballName(name, VERSION)), '');
+    return dir;
+  };
+
+  it('names the tarballs as npm pack does', () => {
+    expect(tarballName('@agate/core', '0.1.0')).toBe('agate-core-0.1.0.tgz');
+    expect(tarballName('create-agate', '1.2.3')).toBe('create-agate-1.2.3.tgz');
+  });
+
+  it('writes file: dependencies on the tarballs of its own version, and says so in the README', async () => {
+    const packed = packedFolder();
+    const dir = join(temp(), 'bot');
+    const { io, out } = capture();
+    expect(await main([dir, '--from', packed], io)).toBe(0);
+    expect(out.join('')).toContain('npm install');
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg.dependencies['@agate/core']).toBe(
+      `file:${join(packed, `agate-core-${VERSION}.tgz`)}`,
+    );
+    expect(pkg.dependencies['@agate/cli']).toBe(`file:${join(packed, `agate-cli-${VERSION}.tgz`)}`);
+    expect(pkg.devDependencies).toEqual({
+      '@agate/testing': `file:${join(packed, `agate-testing-${VERSION}.tgz`)}`,
+      vitest: expect.any(String),
+    });
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('installed from the tarballs');
+  });
+
+  it('refuses a folder without them before writing anything, naming what is missing and where it comes from', async () => {
+    const packed = packedFolder(['@agate/core']);
+    const dir = join(temp(), 'bot');
+    const { io, err } = capture();
+    expect(await main([dir, `--from=${packed}`], io)).toBe(1);
+    expect(err.join('')).toContain(`agate-cli-${VERSION}.tgz, agate-testing-${VERSION}.tgz`);
+    expect(err.join('')).toContain('pnpm pack:all');
+    expect(existsSync(dir)).toBe(false);
+    expect(await main([dir, '--from', join(packed, 'nowhere')], io)).toBe(1);
+    expect(err.join('')).toContain('there is no folder');
+  });
+});
+
+describe('create-agate arguments (node:util parseArgs)', () => {
+  it('takes --name=value as well as --name value', async () => {
+    const cwd = temp();
+    const { io } = capture();
+    expect(await main([join(cwd, 'a'), '--name=first-bot'], io)).toBe(0);
+    expect(JSON.parse(readFileSync(join(cwd, 'a', 'package.json'), 'utf8')).name).toBe('first-bot');
+  });
+
+  it('says what an option without its value needs, and rejects a second directory (exit 2)', async () => {
+    const { io, err } = capture();
+    expect(await main(['x', '--name'], io)).toBe(2);
+    expect(err.join('')).toContain('--name needs a package name, e.g. --name my-agent');
+    expect(await main(['x', '--from='], io)).toBe(2);
+    expect(err.join('')).toContain('--from needs a folder of tarballs');
+    expect(await main(['x', 'y'], io)).toBe(2);
+    expect(err.join('')).toContain('give one directory, not 2 (x, y)');
+  });
+
+  it('prints its usage and its version', async () => {
+    const { io, out } = capture();
+    expect(await main(['--help'], io)).toBe(0);
+    expect(out.join('')).toContain('--from <tarball-folder>');
+    expect(await main(['-v'], io)).toBe(0);
+    expect(out.at(-1)).toBe(`${VERSION}\n`);
   });
 });

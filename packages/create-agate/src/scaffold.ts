@@ -1,6 +1,6 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { projectFiles } from './templates.js';
+import { AGATE_PACKAGES, type AgatePackage, projectFiles } from './templates.js';
 import { VERSION } from './version.js';
 
 /** Why a project could not be written, in terms of what to do instead. */
@@ -13,6 +13,12 @@ export interface ScaffoldOptions {
   name?: string;
   /** Version range of the `@agate/*` packages; default: `^` this package's version. */
   agateVersion?: string;
+  /**
+   * A folder of packed tarballs (`pnpm pack:all` in a clone of Agate writes `packed/`): the
+   * project installs `@agate/core`, `@agate/cli` and `@agate/testing` of this version from
+   * there instead of the registry.
+   */
+  from?: string;
 }
 
 export interface ScaffoldResult {
@@ -32,6 +38,8 @@ export async function scaffold(
   options: ScaffoldOptions = {},
 ): Promise<ScaffoldResult> {
   const target = resolve(dir);
+  // Checked before anything is written: a wrong folder leaves no half-made project behind.
+  const tarballs = options.from === undefined ? undefined : await tarballsIn(options.from);
   await mkdir(target, { recursive: true });
   const present = (await readdir(target)).filter((entry) => !entry.startsWith('.'));
   if (present.length > 0) {
@@ -41,12 +49,47 @@ export async function scaffold(
     );
   }
   const name = options.name ?? packageName(basename(target));
-  const files = projectFiles({ name, agateVersion: options.agateVersion ?? `^${VERSION}` });
+  const files = projectFiles({
+    name,
+    agateVersion: options.agateVersion ?? `^${VERSION}`,
+    ...(tarballs === undefined ? {} : { tarballs }),
+  });
   for (const [path, text] of Object.entries(files)) {
     // `wx`: never overwrite, even a dotfile that appeared meanwhile.
     await writeFile(join(target, path), text, { flag: 'wx' });
   }
   return { dir: target, name, files: Object.keys(files) };
+}
+
+/** The file name `npm pack` and `pnpm pack` give a package's tarball: `@agate/core` → `agate-core-0.1.0.tgz`. */
+export function tarballName(pkg: string, version: string): string {
+  return `${pkg.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
+}
+
+/** The tarballs of this version in `dir`, by package; a ScaffoldError naming what is missing. */
+async function tarballsIn(dir: string): Promise<Record<AgatePackage, string>> {
+  const folder = resolve(dir);
+  const present = await readdir(folder).catch(() => undefined);
+  const hint =
+    `Make them in a clone of Agate with \`pnpm pack:all\` (it writes packed/), ` +
+    'then pass that folder: create-agate my-agent --from packed';
+  if (present === undefined) {
+    throw new ScaffoldError(`--from ${dir}: there is no folder ${folder}. ${hint}`);
+  }
+  const tarballs = {} as Record<AgatePackage, string>;
+  const missing: string[] = [];
+  for (const pkg of AGATE_PACKAGES) {
+    const file = tarballName(pkg, VERSION);
+    if (present.includes(file) && (await stat(join(folder, file))).isFile()) {
+      tarballs[pkg] = join(folder, file);
+    } else missing.push(file);
+  }
+  if (missing.length > 0) {
+    throw new ScaffoldError(
+      `--from ${dir}: ${folder} has no ${missing.join(', ')} (create-agate ${VERSION} installs the packages of its own version). ${hint}`,
+    );
+  }
+  return tarballs;
 }
 
 /** A directory name as an npm package name: lower case, URL-safe characters only. */

@@ -3,25 +3,40 @@
  * version, so `create-agate`, `agate init` and the test that installs the result share them.
  */
 
+/** The Agate packages a new project depends on. */
+export const AGATE_PACKAGES = ['@agate/core', '@agate/cli', '@agate/testing'] as const;
+export type AgatePackage = (typeof AGATE_PACKAGES)[number];
+
 export interface TemplateOptions {
   /** The package name (package.json `name`). */
   name: string;
   /** The version range of the `@agate/*` packages to depend on, e.g. `^0.1.0`. */
   agateVersion: string;
+  /**
+   * Packed tarballs to install instead of the registry's packages (`create-agate --from DIR`):
+   * absolute paths, written as `file:` dependencies.
+   */
+  tarballs?: Partial<Record<AgatePackage, string>>;
 }
 
-/** Versions of the third-party packages a new project uses (those Agate is built against). */
+/**
+ * Versions of the third-party packages a new project uses (those Agate is built against). A
+ * new project holds what runs an agent (Agate, `ai`, `react`, `zod`) and its test runner,
+ * nothing else: TypeScript and the `@types` packages are the editor's business (the README
+ * says what to add for `tsc`).
+ */
 export const THIRD_PARTY = {
   ai: '^7.0.173',
   react: '^19.3.1',
   zod: '^4.6.7',
-  '@types/react': '^19.3.0',
-  '@types/node': '^24.0.0',
-  typescript: '^5.9.3',
   vitest: '^5.1.1',
 } as const;
 
-export function packageJson({ name, agateVersion }: TemplateOptions): string {
+export function packageJson({ name, agateVersion, tarballs = {} }: TemplateOptions): string {
+  const agate = (pkg: AgatePackage) => {
+    const tarball = tarballs[pkg];
+    return tarball === undefined ? agateVersion : `file:${tarball}`;
+  };
   const pkg = {
     name,
     version: '0.1.0',
@@ -32,22 +47,22 @@ export function packageJson({ name, agateVersion }: TemplateOptions): string {
       test: 'vitest run',
       start: 'agate run agent.tsx',
       demo: 'agate run agent.tsx --scripted script.json',
-      typecheck: 'tsc --noEmit',
     },
     dependencies: {
-      '@agate/cli': agateVersion,
-      '@agate/core': agateVersion,
+      '@agate/cli': agate('@agate/cli'),
+      '@agate/core': agate('@agate/core'),
       ai: THIRD_PARTY.ai,
       react: THIRD_PARTY.react,
       zod: THIRD_PARTY.zod,
     },
     devDependencies: {
-      '@agate/testing': agateVersion,
-      '@types/node': THIRD_PARTY['@types/node'],
-      '@types/react': THIRD_PARTY['@types/react'],
-      typescript: THIRD_PARTY.typescript,
+      '@agate/testing': agate('@agate/testing'),
       vitest: THIRD_PARTY.vitest,
     },
+    // npm 11 blocks install scripts nobody approved, and warns about each. esbuild's (tsx's
+    // compiler) only re-checks the binary its platform package brought, or downloads one:
+    // denied, said so, and the install is quiet. Older npm ignores the field.
+    allowScripts: { esbuild: false },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
@@ -63,7 +78,6 @@ export function tsconfigJson(): string {
       strict: true,
       noEmit: true,
       skipLibCheck: true,
-      types: ['node'],
     },
     include: ['**/*.ts', '**/*.tsx'],
     exclude: ['node_modules'],
@@ -159,7 +173,8 @@ export function scriptJson(): string {
   return `${JSON.stringify(turns, null, 2)}\n`;
 }
 
-export function readme({ name }: TemplateOptions): string {
+export function readme({ name, tarballs = {} }: TemplateOptions): string {
+  const packed = Object.keys(tarballs).length > 0;
   return `# ${name}
 
 An [Agate](https://www.npmjs.com/package/@agate/core) agent: \`agent.tsx\` is a calculator that
@@ -180,10 +195,18 @@ OpenAI-compatible server such as Ollama) and run \`npx agate run agent.tsx\`.
 ## What the project needs
 
 - \`package.json\` has \`"type": "module"\`: agent files are ES modules.
+- \`@agate/core\`, \`@agate/cli\`, \`react\`, \`zod\` and \`ai\` are dependencies; \`@agate/testing\`
+  (scripted models, also used by \`--scripted\`) and \`vitest\` are dev dependencies.${
+    packed
+      ? `
+  The \`@agate/*\` packages are installed from the tarballs \`create-agate --from\` was given
+  (\`file:\` paths in \`package.json\`); once Agate is on the npm registry, replace them with
+  version ranges.`
+      : ''
+  }
 - \`tsconfig.json\` sets \`"jsx": "react-jsx"\` (React's automatic runtime) for your editor and
-  \`tsc\`; \`agate run\` compiles agent files that way whatever it says.
-- \`@agate/core\`, \`react\`, \`zod\` and \`ai\` are dependencies; \`@agate/testing\` (scripted
-  models, also used by \`--scripted\`) and \`vitest\` are dev dependencies.
+  \`tsc\`; \`agate run\` compiles agent files that way whatever it says. To type-check:
+  \`npm install --save-dev typescript @types/react @types/node\`, then \`npx tsc --noEmit\`.
 `;
 }
 

@@ -1,2 +1,12 @@
-/** This package's version; new projects depend on `^` it (checked against package.json by a test). */
-export const VERSION = '0.1.0';
+import { readFileSync } from 'node:fs';
+
+/**
+ * This package's version, read from its package.json (`../package.json` from `src/` and from
+ * `dist/` alike), so `changeset version` bumps it with nothing else to edit. New projects
+ * depend on `^` it: the `@agate/*` packages are released together at one version.
+ */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;

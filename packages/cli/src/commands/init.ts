@@ -1,6 +1,6 @@
-import { nextSteps, ScaffoldError, scaffold } from 'create-agate';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
+import { importOptional } from '../optional-package.js';
 
 /** `agate init [dir]`: the project `npm create agate` writes, in `dir` (default: here). */
 export async function initCommand(
@@ -8,6 +8,12 @@ export async function initCommand(
   dir: string,
   options: { name?: string },
 ): Promise<number> {
+  // An optional peer: a project that only runs agents does not carry the project writer.
+  const { nextSteps, ScaffoldError, scaffold } = await importOptional(
+    'create-agate',
+    () => import('create-agate'),
+    'use agate init',
+  );
   try {
     const result = await scaffold(dir, options.name !== undefined ? { name: options.name } : {});
     io.out(nextSteps(result));

@@ -1,6 +1,7 @@
 import type { DurableAgents } from '@agate/dbos';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
+import { importOptional } from '../optional-package.js';
 import { importUserModule } from '../run/load-agent.js';
 import { startTracing } from '../run/tracing.js';
 
@@ -87,16 +88,10 @@ async function runWorker(
 }
 
 /** `@agate/dbos` is an optional peer of the CLI: only `agate worker` needs it (and DBOS). */
-async function loadDbos(): Promise<typeof import('@agate/dbos')> {
-  try {
-    return await import('@agate/dbos');
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
-    throw new CliError(
-      'agate worker runs durable runs with @agate/dbos, which is not installed next to agate. ' +
-        'Install it in your project: npm install @agate/dbos',
-      ExitCode.usage,
-    );
-  }
+function loadDbos(): Promise<typeof import('@agate/dbos')> {
+  return importOptional(
+    '@agate/dbos',
+    () => import('@agate/dbos'),
+    'run durable runs with agate worker',
+  );
 }

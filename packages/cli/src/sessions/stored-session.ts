@@ -9,6 +9,7 @@ import {
   SnapshotError,
 } from '@agate/core';
 import { CliError, ExitCode } from '../errors.js';
+import { importOptional } from '../optional-package.js';
 
 /** A store directory as the commands use it: the store, and where it is (for messages). */
 export interface StoreRef {
@@ -32,8 +33,12 @@ export async function openStore(dir: string): Promise<StoreRef> {
   if (!isPostgresUrl(dir)) return { store: createFileStore(dir), dir };
   const { connectionString, schema } = splitSchema(dir);
   // Loaded only for a postgres:// URL: the driver (pg) is not needed for a directory, and
-  // loading it would slow every `agate` command's start.
-  const { createPostgresStore } = await import('@agate/postgres');
+  // loading it would slow every `agate` command's start. An optional peer of the CLI.
+  const { createPostgresStore } = await importOptional(
+    '@agate/postgres',
+    () => import('@agate/postgres'),
+    'use a postgres:// store',
+  );
   const store = createPostgresStore({ connectionString }, schema === undefined ? {} : { schema });
   return { store, dir: redactPassword(dir), close: () => store.close() };
 }

@@ -14,7 +14,7 @@ describe('the GenAI names Agate copies', () => {
     }
   });
 
-  it('take the stable ones from the stable entry point', () => {
+  it('copy the stable ones exactly as the stable entry point spells them', () => {
     expect(copied.ATTR_SERVER_ADDRESS).toBe(stable.ATTR_SERVER_ADDRESS);
     expect(copied.ATTR_SERVER_PORT).toBe(stable.ATTR_SERVER_PORT);
     expect(copied.ATTR_ERROR_TYPE).toBe(stable.ATTR_ERROR_TYPE);

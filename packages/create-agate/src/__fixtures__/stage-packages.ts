@@ -22,7 +22,9 @@ const SKIP = /(\.test\.tsx?$|__fixtures__|__snapshots__)/;
  * A copy of a package as `pnpm build` leaves it for packing: package.json, README, LICENSE,
  * bin and `dist/`, with workspace ranges replaced by versions (what `pnpm pack` writes). The
  * JavaScript of `dist/` is transpiled file by file (no type check, no declarations): building
- * types takes a minute on CI, and installing and running needs only the JavaScript.
+ * types takes a minute on CI, and installing and running needs only the JavaScript. The bench's
+ * installed-CLI cold start uses it (bench/src/installed-cli.ts); the release's packed tests
+ * pack the real build instead (release/pack-all.ts).
  */
 export function stagePackage(folder: Folder, into: string): string {
   const source = join(PACKAGES_DIR, folder);

@@ -1,0 +1,105 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type InstallFacts, measureNodeModules } from './node-modules.js';
+import type { PackedPackage } from './pack-all.js';
+import { cleanEnv } from './workspace.js';
+
+const exec = promisify(execFile);
+
+/**
+ * Issue 39's limits for a project that runs agents: @agate/core and @agate/cli with their
+ * peers (ai, react, zod). Decimal megabytes of the files' own sizes.
+ */
+export const RUNTIME_LIMITS = { packages: 70, bytes: 60e6 };
+
+/** The project `create-agate --from` wrote from the tarballs, installed; and its runtime alone. */
+export interface PackedProject {
+  dir: string;
+  /**
+   * A project holding the starter's dependencies only (core, cli, ai, react, zod), installed:
+   * what running an agent needs. (Not `npm install --omit=dev` of the starter: the CLI's
+   * optional peer @agate/testing, present as a dev dependency, would count as a runtime one.)
+   */
+  runtime: InstallFacts;
+  /** The starter, installed: the above and its test runner. */
+  full: InstallFacts;
+}
+
+/** Runs a command in `cwd` with a clean environment; throws with its output when it fails. */
+export function run(command: string, args: string[], cwd: string, timeout = 300_000): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: cleanEnv(), timeout });
+  if (result.status !== 0) {
+    throw new Error(
+      `\`${command} ${args.join(' ')}\` in ${cwd} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${result.stdout}\n${result.stderr}`,
+    );
+  }
+  return result.stdout;
+}
+
+const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline'];
+
+/** `npm install` in `cwd`; rejects with npm's output when it fails. */
+async function npmInstall(cwd: string): Promise<void> {
+  try {
+    await exec('npm', ['install', ...NPM_QUIET], { cwd, env: cleanEnv(), timeout: 300_000 });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`npm install in ${cwd} failed:\n${stdout}\n${stderr}`);
+  }
+}
+
+/**
+ * What a new user does with a clone's tarballs: `create-agate --from <folder>` (the packed
+ * create-agate, run the way `npm create` runs it: `npm exec` of the package), then
+ * `npm install` in the project. npm, not pnpm: npm is what every user has, and its flat
+ * `node_modules` is what the package counts mean.
+ */
+export async function createPackedProject(
+  packedDir: string,
+  packed: PackedPackage[],
+  root: string,
+): Promise<PackedProject> {
+  const creator = packed.find((p) => p.name === 'create-agate');
+  if (creator === undefined) throw new Error(`no create-agate tarball in ${packedDir}`);
+  run(
+    'npm',
+    [
+      'exec',
+      '--yes',
+      // A cache of its own: npm exec keeps a package it ran by version, and would run an older
+      // build of the same version again.
+      `--cache=${join(root, 'npm-exec-cache')}`,
+      `--package=${join(packedDir, creator.file)}`,
+      '--',
+      'create-agate',
+      'my-agent',
+      '--from',
+      packedDir,
+    ],
+    root,
+  );
+  const dir = join(root, 'my-agent');
+  const starter = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    allowScripts?: Record<string, boolean>;
+  };
+  const runtimeDir = join(root, 'runtime-only');
+  mkdirSync(runtimeDir);
+  writeFileSync(
+    join(runtimeDir, 'package.json'),
+    JSON.stringify({
+      name: 'runtime-only',
+      private: true,
+      type: 'module',
+      dependencies: starter.dependencies,
+      allowScripts: starter.allowScripts,
+    }),
+  );
+  // Side by side: two folders, one npm cache (safe for concurrent use).
+  await Promise.all([npmInstall(runtimeDir), npmInstall(dir)]);
+  const runtime = measureNodeModules(join(runtimeDir, 'node_modules'));
+  const full = measureNodeModules(join(dir, 'node_modules'));
+  return { dir, runtime, full };
+}

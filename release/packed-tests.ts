@@ -1,0 +1,10 @@
+/**
+ * The tests that need the packages built, packed and installed (`vitest.packed.config.ts`, run
+ * by `pnpm release` and so by `pnpm test`); the main run leaves them out, so it never builds
+ * `dist/` folders under the tests that run the repository's sources.
+ */
+export const PACKED_TESTS = [
+  'release/package-lint.test.ts',
+  'packages/create-agate/src/packed-install.test.ts',
+  'docs/check/package-facts.test.ts',
+];
