@@ -19,7 +19,6 @@ const WHY: Record<string, string> = {
   ai: 'the AI SDK',
   zod: 'schemas',
   'es-toolkit': "a dependency of Ink, the CLI's live view",
-  '@ai-sdk/openai': "the CLI's OpenAI provider",
 };
 
 const kib = (bytes: number) => `${Math.round(bytes / 1024).toLocaleString('en-US')} KiB`;

@@ -19,7 +19,13 @@ let work: string;
 
 function spawnAgate(args: string[], extra: Record<string, string> = {}): ChildProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  for (const name of ['AGATE_BASE_URL', 'AGATE_MODEL', 'AGATE_API_KEY', 'OPENAI_API_KEY']) {
+  for (const name of [
+    'AGATE_BASE_URL',
+    'AGATE_MODEL',
+    'AGATE_API_KEY',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+  ]) {
     delete env[name];
   }
   return spawn(process.execPath, [BIN, ...args], { cwd: work, env: { ...env, ...extra } });
@@ -164,6 +170,25 @@ describe('agate run, off a terminal', () => {
         ['local-model', false],
         ['local-model', false],
       ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('OPENAI_API_KEY (with OPENAI_BASE_URL) talks to the chat completions API over HTTP', async () => {
+    const server = await startOpenAICompatibleServer([
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'via openai' } }] },
+      'Saved it.',
+    ]);
+    try {
+      const { code, stdout, stderr } = await outcome(
+        spawnAgate(['run', AGENT], { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL }),
+      );
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain('OpenAI, model "gpt-4.1-mini"');
+      expect(stdout).toContain('← save_note: Saved note 1: via openai');
+      expect(server.requests.map((r) => r.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini']);
     } finally {
       await server.close();
     }

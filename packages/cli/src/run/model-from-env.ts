@@ -1,5 +1,4 @@
 import { AgateError } from '@agate/core';
-import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { nonEmpty, type ProviderEnv } from './provider-env.js';
@@ -15,6 +14,9 @@ export interface EnvModel {
 
 export const DEFAULT_OPENAI_MODEL = 'gpt-4.1-mini';
 
+/** OpenAI's own endpoint; `OPENAI_BASE_URL` (the variable OpenAI's SDKs read) replaces it. */
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
 /** The environment names a model only halfway (for example a base URL without a model). */
 export class ProviderConfigError extends AgateError {}
 
@@ -22,7 +24,10 @@ export class ProviderConfigError extends AgateError {}
  * The model the environment names, if any:
  * - `AGATE_BASE_URL` + `AGATE_MODEL` (and optional `AGATE_API_KEY`): an OpenAI-compatible
  *   server — Ollama (`http://localhost:11434/v1`), vLLM, LM Studio, ...
- * - else `OPENAI_API_KEY` (+ optional `AGATE_MODEL`): OpenAI.
+ * - else `OPENAI_API_KEY` (+ optional `AGATE_MODEL`, `OPENAI_BASE_URL`): OpenAI's chat
+ *   completions API, through the same OpenAI-compatible provider (so the CLI carries one
+ *   provider package, not two; an agent that wants `@ai-sdk/openai`'s Responses API names its
+ *   own `options.model`).
  * - else `undefined`.
  */
 export function modelFromEnv(env: ProviderEnv): EnvModel | undefined {
@@ -52,9 +57,15 @@ export function modelFromEnv(env: ProviderEnv): EnvModel | undefined {
   const openaiKey = nonEmpty(env.OPENAI_API_KEY);
   if (openaiKey !== undefined) {
     const id = modelId ?? DEFAULT_OPENAI_MODEL;
+    const provider = createOpenAICompatible({
+      name: 'openai',
+      baseURL: nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_BASE_URL,
+      apiKey: openaiKey,
+      includeUsage: true,
+    });
     return {
       kind: 'openai',
-      model: createOpenAI({ apiKey: openaiKey })(id),
+      model: provider(id),
       description: `OpenAI, model "${id}"`,
     };
   }

@@ -1,6 +1,6 @@
 /**
  * The environment variables that name a model, read without loading a provider: the providers
- * (`@ai-sdk/openai`, `@ai-sdk/openai-compatible`) are loaded only when one of them is set, so
+ * (`@ai-sdk/openai-compatible`) is loaded only when one of them is set, so
  * `agate run` on an agent file that brings its own model starts without them.
  */
 
