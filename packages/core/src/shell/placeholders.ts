@@ -1,0 +1,229 @@
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { SandboxUnavailableError } from './errors.js';
+import type { Placeholder } from './host-run-files.js';
+
+/**
+ * The empty files and folders that stand, for a command's lifetime, where an absent host-run
+ * file would be created (`.git`, `.vscode`, `.bashrc` …), so a read-only bind can be laid on
+ * them. They are visible on the host while a command runs. Every command that needs one holds
+ * it, in this process or another; the last to let go removes it, and only while it is still
+ * the empty one that was made (a file someone wrote into it stays).
+ *
+ * Holding and letting go happen under one lock per user: an abstract Unix socket, which the
+ * kernel hands to one listener at a time and frees when its process dies, so a crash leaves no
+ * stale lock. Without it, one process could remove a placeholder just as another's sandbox
+ * mounted it, and the kernel would then take the mount away from that sandbox.
+ */
+export interface HeldPlaceholders {
+  release(): Promise<void>;
+}
+
+interface State {
+  path: string;
+  kind: 'dir' | 'file';
+  content: string;
+  dev: number;
+  ino: number;
+  /** pid → commands of that process holding it. */
+  holders: Record<string, number>;
+}
+
+const uid = process.getuid?.() ?? 0;
+const LOCK_NAME = `\0agate-placeholders-${uid}`;
+const LOCK_WAIT_MS = 10_000;
+
+/** The file that records every placeholder of this user and who holds it (under the lock). */
+function registry(): string {
+  const dir = join('/tmp', `agate-placeholders-${uid}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  // /tmp is shared: refuse a folder (or link) someone else put there.
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
+    throw new SandboxUnavailableError(
+      `${dir} is not a private folder of this user; remove it so <Shell> can keep its placeholders there.`,
+    );
+  }
+  return join(dir, 'held.json');
+}
+
+async function lock(): Promise<Server> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    const server = createServer();
+    const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      server.once('error', resolve);
+      server.listen({ path: LOCK_NAME, exclusive: true }, () => resolve(undefined));
+    });
+    if (error === undefined) return server;
+    if (error.code !== 'EADDRINUSE' || Date.now() > deadline) {
+      throw new SandboxUnavailableError(
+        `<Shell> could not take its placeholder lock (${error.code ?? error.message}).`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+function unlock(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+async function withLock<T>(work: () => T): Promise<T> {
+  const held = await lock();
+  try {
+    return work();
+  } finally {
+    await unlock(held);
+  }
+}
+
+type Registry = Record<string, State>;
+
+function readRegistry(file: string): Registry {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Registry;
+  } catch {
+    return {};
+  }
+}
+
+function writeRegistry(file: string, registry: Registry): void {
+  if (Object.keys(registry).length === 0) {
+    rmSync(file, { force: true });
+    return;
+  }
+  const temporary = `${file}.${process.pid}`;
+  writeFileSync(temporary, JSON.stringify(registry));
+  renameSync(temporary, file);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function pruneDead(state: State): void {
+  for (const pid of Object.keys(state.holders)) {
+    if (!alive(Number(pid))) delete state.holders[pid];
+  }
+}
+
+function identity(path: string): { dev: number; ino: number; dir: boolean } | undefined {
+  try {
+    const stat = lstatSync(path);
+    return { dev: stat.dev, ino: stat.ino, dir: stat.isDirectory() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Still the placeholder that was made: same inode, and nothing put in it. */
+function untouched(state: State): boolean {
+  const now = identity(state.path);
+  if (now === undefined || now.dev !== state.dev || now.ino !== state.ino) return false;
+  try {
+    return state.kind === 'dir'
+      ? readdirSync(state.path).length === 0
+      : readFileSync(state.path, 'utf8') === state.content;
+  } catch {
+    return false;
+  }
+}
+
+function make(placeholder: Placeholder): void {
+  try {
+    if (placeholder.kind === 'dir') mkdirSync(placeholder.path);
+    else writeFileSync(placeholder.path, placeholder.content, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw new SandboxUnavailableError(
+      `<Shell> could not make ${placeholder.path} to keep commands from creating it ` +
+        `(${(error as Error).message}). Let commands write host-run files with ` +
+        'sandbox.allowHostRunFileWrites: true, or make the folder writable.',
+    );
+  }
+}
+
+/**
+ * Makes (or joins) the placeholders, for one command. Those that exist by now but were not
+ * made here (the host created a real one) are left alone: bound read-only like any other.
+ */
+export async function holdPlaceholders(
+  placeholders: readonly Placeholder[],
+): Promise<HeldPlaceholders> {
+  if (placeholders.length === 0) return { release: async () => {} };
+  const file = registry();
+  const pid = String(process.pid);
+  const held = await withLock(() => {
+    const states = readRegistry(file);
+    const paths: string[] = [];
+    for (const placeholder of placeholders) {
+      let state = states[placeholder.path];
+      const existing = identity(placeholder.path);
+      if (existing === undefined) {
+        make(placeholder);
+        const made = identity(placeholder.path);
+        if (made === undefined) continue;
+        state = { ...placeholder, dev: made.dev, ino: made.ino, holders: {} };
+      } else if (state === undefined || state.dev !== existing.dev || state.ino !== existing.ino) {
+        // Not one of ours (or ours was replaced): a real file now.
+        delete states[placeholder.path];
+        continue;
+      }
+      pruneDead(state);
+      state.holders[pid] = (state.holders[pid] ?? 0) + 1;
+      states[placeholder.path] = state;
+      paths.push(placeholder.path);
+    }
+    writeRegistry(file, states);
+    return paths;
+  });
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      await withLock(() => {
+        const states = readRegistry(file);
+        for (const path of held) {
+          const state = states[path];
+          if (state === undefined) continue;
+          state.holders[pid] = (state.holders[pid] ?? 1) - 1;
+          if (state.holders[pid]! <= 0) delete state.holders[pid];
+          pruneDead(state);
+          if (Object.keys(state.holders).length > 0) continue;
+          if (untouched(state)) {
+            try {
+              if (state.kind === 'dir') rmdirSync(state.path);
+              else unlinkSync(state.path);
+            } catch {
+              // Gone or in use: nothing to undo.
+            }
+          }
+          delete states[path];
+        }
+        writeRegistry(file, states);
+      });
+    },
+  };
+}
