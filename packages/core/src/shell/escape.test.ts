@@ -46,6 +46,8 @@ beforeAll(async () => {
   cwd = join(base, 'work');
   mkdirSync(cwd);
   outside = mkdtempSync('/var/tmp/agate-escape-outside-');
+  // Readable by anyone (when the agent is root, commands run as an unprivileged user).
+  chmodSync(outside, 0o755);
   writeFileSync(join(outside, 'target.txt'), 'original\n');
   writeFileSync(join(base, '.env'), 'API_TOKEN=hunter2\n');
   mkdirSync(join(cwd, '.agate', 'sessions'), { recursive: true });
@@ -247,7 +249,7 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite', () => {
       const r = await sh('env', {}, { env: { GIVEN_TOKEN: 'passed-in' } });
       expect(r.stdout).not.toContain('tok-123');
       expect(r.stdout).not.toContain('pw-456');
-      expect(r.stdout).toContain('GIVEN_TOKEN=passed-in');
+      expect(r.stdout, JSON.stringify(r)).toContain("GIVEN_TOKEN=passed-in");
     } finally {
       delete process.env.AGATE_TEST_API_TOKEN;
       delete process.env.AGATE_TEST_DB_PASSWORD_X;

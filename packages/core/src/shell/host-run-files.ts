@@ -45,11 +45,6 @@ export interface Placeholder {
 
 export interface HostRunPlan {
   /**
-   * A repository's `.git/info/exclude` with the placeholders at its top added, shown to the
-   * command instead of the file, so `git status` and `git add -A` pass over them.
-   */
-  excludes: Array<{ path: string; content: string }>;
-  /**
    * Folders bound writable onto themselves: a mount point cannot be renamed, removed or
    * replaced, so a git directory and the folders above it stay where the host's git finds them.
    */
@@ -267,7 +262,6 @@ export function hostRunPlan(writable: readonly string[]): HostRunPlan {
   }
   const byDepth = (a: string, b: string) => a.split(sep).length - b.split(sep).length;
   return {
-    excludes: writable.flatMap((root) => excludeFor(root, [...plan.placeholders.keys()])),
     pins: [...plan.pins].sort(byDepth),
     readOnly: [...plan.readOnly].sort(byDepth),
     placeholders: [...plan.placeholders.values()].sort((a, b) => byDepth(a.path, b.path)),
@@ -276,7 +270,22 @@ export function hostRunPlan(writable: readonly string[]): HostRunPlan {
 
 const FILE_NAMES = new Set<string>(HOST_RUN_FILES);
 
-function excludeFor(root: string, placeholders: readonly string[]): HostRunPlan['excludes'] {
+/**
+ * A repository's `.git/info/exclude` with the placeholders at its top added, to show the
+ * command instead of the file, so `git status` and `git add -A` pass over them (one per
+ * writable folder that is a repository and has placeholders at its top).
+ */
+export function placeholderExcludes(
+  writable: readonly string[],
+  placeholders: readonly string[],
+): Array<{ path: string; content: string }> {
+  return writable.flatMap((root) => excludeFor(root, placeholders));
+}
+
+function excludeFor(
+  root: string,
+  placeholders: readonly string[],
+): Array<{ path: string; content: string }> {
   const file = join(root, '.git', 'info', 'exclude');
   const names = placeholders
     .filter((p) => dirname(p) === root && !p.endsWith(`${sep}.git`))

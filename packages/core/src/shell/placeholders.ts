@@ -27,6 +27,8 @@ import type { Placeholder } from './host-run-files.js';
  * mounted it, and the kernel would then take the mount away from that sandbox.
  */
 export interface HeldPlaceholders {
+  /** Every placeholder held for this command: made here, or made for another and joined. */
+  paths: readonly string[];
   release(): Promise<void>;
 }
 
@@ -167,16 +169,31 @@ function make(placeholder: Placeholder): void {
 /**
  * Makes (or joins) the placeholders, for one command. Those that exist by now but were not
  * made here (the host created a real one) are left alone: bound read-only like any other.
+ * `existing` are paths the caller found in place and will bind read-only: any of them that is
+ * another command's placeholder is held too, so it is not removed under this command.
  */
 export async function holdPlaceholders(
   placeholders: readonly Placeholder[],
+  existing: readonly string[] = [],
 ): Promise<HeldPlaceholders> {
-  if (placeholders.length === 0) return { release: async () => {} };
+  if (placeholders.length === 0 && existing.length === 0) {
+    return { paths: [], release: async () => {} };
+  }
   const file = registry();
   const pid = String(process.pid);
   const held = await withLock(() => {
     const states = readRegistry(file);
     const paths: string[] = [];
+    for (const path of existing) {
+      const state = states[path];
+      const now = identity(path);
+      if (state === undefined || now === undefined || now.dev !== state.dev || now.ino !== state.ino) {
+        continue;
+      }
+      pruneDead(state);
+      state.holders[pid] = (state.holders[pid] ?? 0) + 1;
+      paths.push(path);
+    }
     for (const placeholder of placeholders) {
       let state = states[placeholder.path];
       const existing = identity(placeholder.path);
@@ -200,6 +217,7 @@ export async function holdPlaceholders(
   });
   let released = false;
   return {
+    paths: held,
     release: async () => {
       if (released) return;
       released = true;

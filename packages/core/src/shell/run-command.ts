@@ -12,7 +12,7 @@ import {
   type SandboxPaths,
 } from './bwrap-args.js';
 import { SandboxUnavailableError } from './errors.js';
-import { type HostRunPlan, hostRunPlan } from './host-run-files.js';
+import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
 import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
 import { BRIDGE_SCRIPT, startAllowListProxy } from './net-proxy.js';
 import { holdPlaceholders } from './placeholders.js';
@@ -56,7 +56,7 @@ function seccompProgram(): Buffer {
   return filter;
 }
 
-const NO_HOST_RUN: HostRunPlan = { pins: [], readOnly: [], placeholders: [], excludes: [] };
+const NO_HOST_RUN: HostRunPlan = { pins: [], readOnly: [], placeholders: [] };
 
 /**
  * Runs one command and resolves when it and everything it started are gone. On timeout or
@@ -74,8 +74,9 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   const cleanups: Array<() => void | Promise<void>> = [];
   try {
     const hostRun = policy.allowHostRunFileWrites ? NO_HOST_RUN : hostRunPlan(policy.write);
-    const held = await holdPlaceholders(hostRun.placeholders);
+    const held = await holdPlaceholders(hostRun.placeholders, hostRun.readOnly);
     cleanups.push(() => held.release());
+    const excludes = placeholderExcludes(policy.write, held.paths);
     const visible = (path: string) => reachable(hostUser, path);
     const paths: SandboxPaths = {
       denied: deniedPaths(policy.denyRead).filter((d) => visible(d.path)),
@@ -85,10 +86,10 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
           .filter(visible)
           .filter((path) => existsSync(path)),
       },
-      data: hostRun.excludes.filter((e) => visible(e.path)).map((e) => e.path),
+      data: excludes.filter((e) => visible(e.path)).map((e) => e.path),
       network: policy.network !== false,
     };
-    const data = hostRun.excludes.filter((e) => visible(e.path)).map((e) => e.content);
+    const data = excludes.filter((e) => visible(e.path)).map((e) => e.content);
     let socket: string | undefined;
     if (policy.network !== false) {
       const dir = mkdtempSync(join(tmpdir(), 'agate-net-'));
@@ -116,6 +117,8 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       ],
       detached: true,
     }) as ChildProcess;
+    // bubblewrap closes these once read; a reset on our end of them is not an error.
+    for (const stream of child.stdio.slice(SECCOMP_FD)) stream?.on('error', () => {});
     (extraFd(child, SECCOMP_FD) as Writable).end(program);
     data.forEach((content, i) => (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content));
     const result = collect(child, options);
