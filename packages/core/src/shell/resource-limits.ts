@@ -13,6 +13,8 @@ import { join } from 'node:path';
 export interface ResourceLimits {
   /** Shell text run before the sandbox is started (joins the cgroups, or sets the ulimits). */
   prelude: string;
+  /** Whether the memory cgroup's OOM killer killed something (false without one). */
+  oomKilled(): boolean;
   /** Removes the cgroups (once their processes are gone). */
   release(): Promise<void>;
 }
@@ -148,6 +150,7 @@ export function resourceLimits(limits: { maxProcesses: number; memoryBytes: numb
     ['memory', limits.memoryBytes],
   ];
   const groups = new Map<string, string>();
+  let oomFile: string | undefined;
   const prelude: string[] = [];
   const fallbacks: Controller[] = [];
   const suffix = `agate-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -166,6 +169,9 @@ export function resourceLimits(limits: { maxProcesses: number; memoryBytes: numb
         groups.set(place.dir, group);
       }
       setLimit(group, controller, place.v2, value);
+      if (controller === 'memory') {
+        oomFile = join(group, place.v2 ? 'memory.events' : 'memory.oom_control');
+      }
     } catch {
       fallbacks.push(controller);
     }
@@ -183,6 +189,11 @@ export function resourceLimits(limits: { maxProcesses: number; memoryBytes: numb
   }
   return {
     prelude: prelude.join(''),
+    oomKilled: () => {
+      if (oomFile === undefined) return false;
+      const count = /^oom_kill (\d+)$/m.exec(readOrEmpty(oomFile))?.[1];
+      return count !== undefined && Number(count) > 0;
+    },
     release: async () => {
       await Promise.all([...groups.values()].map(releaseGroup));
     },

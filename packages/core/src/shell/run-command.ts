@@ -133,6 +133,9 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       }
     }
     const done = await result;
+    if (limits.oomKilled()) {
+      done.stderr += `${done.stderr === '' || done.stderr.endsWith('\n') ? '' : '\n'}[<Shell>: killed for going over sandbox.memoryBytes (${formatBytes(policy.memoryBytes)})]\n`;
+    }
     if (done.exitCode === 125 && done.stderr.startsWith('agate-sandbox:')) {
       throw new SandboxUnavailableError(
         `<Shell> could not prepare the sandbox: ${done.stderr.trim()}. To keep root's uid inside ` +
@@ -196,6 +199,11 @@ async function startBridge(child: ChildProcess, socket: string): Promise<ChildPr
   }
   (extraFd(child, BLOCK_FD) as Writable).end('go');
   return bridge;
+}
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : `${Math.round(mib)} MiB`;
 }
 
 /** The pipe of a child's file descriptor past stderr (Node types only the first five). */
