@@ -111,7 +111,10 @@ function repository(dir: string, withHooks = true): string {
   if (withHooks) mkdirSync(join(dir, '.git', 'hooks'));
   writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   writeFileSync(join(dir, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n');
-  writeFileSync(join(dir, '.git', 'info', 'exclude'), '# git ls-files --others --exclude-from=.git/info/exclude\n');
+  writeFileSync(
+    join(dir, '.git', 'info', 'exclude'),
+    '# git ls-files --others --exclude-from=.git/info/exclude\n',
+  );
   return dir;
 }
 
@@ -130,10 +133,9 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
   });
 
   it('connecting to a Unix socket with the network allow-list on (the proxy still works)', async () => {
-    const r = await sh(
-      `${connect(socketPath)}; curl -sS -m 10 http://127.0.0.1:${httpPort}/`,
-      { network: { allow: ['127.0.0.1'] } },
-    );
+    const r = await sh(`${connect(socketPath)}; curl -sS -m 10 http://127.0.0.1:${httpPort}/`, {
+      network: { allow: ['127.0.0.1'] },
+    });
     expect(r.stdout).not.toContain('HELLO FROM THE HOST SERVICE');
     expect(r.stdout).toContain('ERROR EPERM');
     // The bridge to the proxy is outside the filter: allowed hosts are still reached.
@@ -141,26 +143,29 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
     expect(accepted).toBe(0);
   });
 
-  it.skipIf(!asRoot)('reading files only root may read, with the agent running as root', async () => {
-    const secretName = `secret-${process.pid}.txt`;
-    writeFileSync(join(outside, secretName), 'ROOT-ONLY-A\n', { mode: 0o600 });
-    const privateDir = mkdtempSync('/var/tmp/agate-escape-private-');
-    writeFileSync(join(privateDir, 'key.pem'), 'ROOT-ONLY-B\n', { mode: 0o644 });
-    try {
-      const r = await sh(
-        `cat '${join(outside, secretName)}'; cat '${join(privateDir, 'key.pem')}'; head -1 /etc/shadow; ls /root; ` +
-          'echo written > written-as-root-host.txt && cat written-as-root-host.txt; id -u',
-      );
-      expect(r.stdout).not.toContain('ROOT-ONLY');
-      expect(r.stdout).not.toMatch(/^root:/m);
-      expect(r.stderr).toContain('Permission denied');
-      // Writing the writable folder still works, and lands on the host.
-      expect(r.stdout).toContain('written');
-      expect(readFileSync(join(cwd, 'written-as-root-host.txt'), 'utf8')).toBe('written\n');
-    } finally {
-      rmSync(privateDir, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(!asRoot)(
+    'reading files only root may read, with the agent running as root',
+    async () => {
+      const secretName = `secret-${process.pid}.txt`;
+      writeFileSync(join(outside, secretName), 'ROOT-ONLY-A\n', { mode: 0o600 });
+      const privateDir = mkdtempSync('/var/tmp/agate-escape-private-');
+      writeFileSync(join(privateDir, 'key.pem'), 'ROOT-ONLY-B\n', { mode: 0o644 });
+      try {
+        const r = await sh(
+          `cat '${join(outside, secretName)}'; cat '${join(privateDir, 'key.pem')}'; head -1 /etc/shadow; ls /root; ` +
+            'echo written > written-as-root-host.txt && cat written-as-root-host.txt; id -u',
+        );
+        expect(r.stdout).not.toContain('ROOT-ONLY');
+        expect(r.stdout).not.toMatch(/^root:/m);
+        expect(r.stderr).toContain('Permission denied');
+        // Writing the writable folder still works, and lands on the host.
+        expect(r.stdout).toContain('written');
+        expect(readFileSync(join(cwd, 'written-as-root-host.txt'), 'utf8')).toBe('written\n');
+      } finally {
+        rmSync(privateDir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('reading the approval key that AGATE_APPROVAL_KEY_FILE names', async () => {
     const keys = join(outside, 'keys');

@@ -249,7 +249,7 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite', () => {
       const r = await sh('env', {}, { env: { GIVEN_TOKEN: 'passed-in' } });
       expect(r.stdout).not.toContain('tok-123');
       expect(r.stdout).not.toContain('pw-456');
-      expect(r.stdout, JSON.stringify(r)).toContain("GIVEN_TOKEN=passed-in");
+      expect(r.stdout, JSON.stringify(r)).toContain('GIVEN_TOKEN=passed-in');
     } finally {
       delete process.env.AGATE_TEST_API_TOKEN;
       delete process.env.AGATE_TEST_DB_PASSWORD_X;

@@ -105,9 +105,11 @@ class Plan {
     for (let dir = dirname(path); dir !== root && isWithin(dir, root); dir = dirname(dir)) {
       const k = kindOf(dir);
       if (k === 'absent') first = dir;
-      // A file (or link) in the way: nothing can be created below it.
-      else if (k !== 'dir') return;
-      else break;
+      else if (k !== 'dir') {
+        // A file (or link) in the way: nothing can be created below it while it stays.
+        this.readOnly.add(dir);
+        return;
+      } else break;
     }
     this.placeholders.set(first, {
       path: first,
@@ -327,7 +329,8 @@ function scanNested(root: string, plan: Plan): void {
         else if ((e.name === '.vscode' || e.name === '.idea') && e.isDirectory()) {
           plan.readOnly.add(path);
         } else if (e.name === '.claude' && e.isDirectory()) {
-          for (const sub of ['commands', 'agents']) plan.protect(join(path, sub), 'file', '', false);
+          for (const sub of ['commands', 'agents'])
+            plan.protect(join(path, sub), 'file', '', false);
         }
       }
       if (e.isDirectory() && !SKIPPED.has(e.name) && depth + 1 < SCAN_DEPTH) {

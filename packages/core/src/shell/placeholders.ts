@@ -187,7 +187,12 @@ export async function holdPlaceholders(
     for (const path of existing) {
       const state = states[path];
       const now = identity(path);
-      if (state === undefined || now === undefined || now.dev !== state.dev || now.ino !== state.ino) {
+      if (
+        state === undefined ||
+        now === undefined ||
+        now.dev !== state.dev ||
+        now.ino !== state.ino
+      ) {
         continue;
       }
       pruneDead(state);

@@ -144,7 +144,10 @@ function setLimit(group: string, controller: Controller, v2: boolean, value: num
   }
 }
 
-export function resourceLimits(limits: { maxProcesses: number; memoryBytes: number }): ResourceLimits {
+export function resourceLimits(limits: {
+  maxProcesses: number;
+  memoryBytes: number;
+}): ResourceLimits {
   const wanted: Array<[Controller, number]> = [
     ['pids', limits.maxProcesses],
     ['memory', limits.memoryBytes],

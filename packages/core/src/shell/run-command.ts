@@ -8,8 +8,8 @@ import {
   bwrapArgs,
   FIRST_DATA_FD,
   INFO_FD,
-  SECCOMP_FD,
   type SandboxPaths,
+  SECCOMP_FD,
 } from './bwrap-args.js';
 import { SandboxUnavailableError } from './errors.js';
 import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
@@ -120,7 +120,9 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     // bubblewrap closes these once read; a reset on our end of them is not an error.
     for (const stream of child.stdio.slice(SECCOMP_FD)) stream?.on('error', () => {});
     (extraFd(child, SECCOMP_FD) as Writable).end(program);
-    data.forEach((content, i) => (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content));
+    data.forEach((content, i) => {
+      (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content);
+    });
     const result = collect(child, options);
     if (socket !== undefined) {
       try {

@@ -16,7 +16,14 @@ import {
 
 const NUMBERS: Record<
   SeccompArch,
-  { audit: number; socket: number; socketpair: number; clone: number; unshare: number; read: number }
+  {
+    audit: number;
+    socket: number;
+    socketpair: number;
+    clone: number;
+    unshare: number;
+    read: number;
+  }
 > = {
   x86_64: { audit: 0xc000003e, socket: 41, socketpair: 53, clone: 56, unshare: 272, read: 0 },
   aarch64: { audit: 0xc00000b7, socket: 198, socketpair: 199, clone: 220, unshare: 97, read: 63 },
@@ -41,7 +48,9 @@ function run(
   const data = Buffer.alloc(64);
   data.writeUInt32LE(call.nr >>> 0, 0);
   data.writeUInt32LE(call.arch >>> 0, 4);
-  (call.args ?? []).forEach((arg, i) => data.writeBigUInt64LE(BigInt(arg), 16 + 8 * i));
+  (call.args ?? []).forEach((arg, i) => {
+    data.writeBigUInt64LE(BigInt(arg), 16 + 8 * i);
+  });
   let a = 0;
   for (let pc = 0, steps = 0; pc < program.length && steps < 1000; steps++) {
     const ins = program[pc]!;
@@ -75,7 +84,8 @@ function run(
 describe.each(['x86_64', 'aarch64'] as const)('seccomp program for %s', (arch) => {
   const program = unixSocketProgram(arch, true);
   const n = NUMBERS[arch];
-  const call = (nr: number, ...args: Array<number | bigint>) => run(program, { arch: n.audit, nr, args });
+  const call = (nr: number, ...args: Array<number | bigint>) =>
+    run(program, { arch: n.audit, nr, args });
 
   it('is well formed: small, jumps inside, every path ends in a return', () => {
     expect(program.length).toBeLessThan(64);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem, scriptedModel } from '@agate/testing';
@@ -12,6 +12,7 @@ import {
   defaultDenyRead,
   looksSecret,
   resolvePolicy,
+  type SandboxOptions,
 } from './policy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agate-shell-'));
@@ -134,7 +135,9 @@ describe('policy (pure)', () => {
     expect(at('--bind', '/work/repo/.git', '/work/repo/.git')).toBeLessThan(
       at('--ro-bind', '/work/repo/.git/hooks', '/work/repo/.git/hooks'),
     );
-    expect(at('--ro-bind-data', String(FIRST_DATA_FD), '/work/repo/.git/info/exclude')).toBeGreaterThan(0);
+    expect(
+      at('--ro-bind-data', String(FIRST_DATA_FD), '/work/repo/.git/info/exclude'),
+    ).toBeGreaterThan(0);
     expect(at('--ro-bind', '/work/repo/.git/hooks', '/work/repo/.git/hooks')).toBeLessThan(
       at('--size', '4096', '--tmpfs', '/home/ana/.ssh'),
     );
@@ -158,6 +161,13 @@ describe('policy (pure)', () => {
   });
 });
 
+const gitInstalled = requireSystem({
+  tests: '<Shell> with git',
+  needs: 'git',
+  enable: 'apt-get install -y git',
+  command: 'git',
+});
+
 const sandboxWorks = requireSystem({
   tests: 'sandbox escape suite',
   needs: 'bubblewrap (bwrap) with user namespaces',
@@ -167,13 +177,13 @@ const sandboxWorks = requireSystem({
     spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
 });
 
-function Agent(props: { sandbox?: false; maxOutputChars?: number }) {
+function Agent(props: { sandbox?: SandboxOptions | false; maxOutputChars?: number; cwd?: string }) {
   return (
     <>
       <System>You use the shell.</System>
       <User>Go.</User>
       <Timeline />
-      <Shell cwd={dir} {...props} />
+      <Shell {...props} cwd={props.cwd ?? dir} />
     </>
   );
 }
@@ -200,6 +210,64 @@ describe.skipIf(!sandboxWorks)('<Shell> in a run', () => {
     );
     expect(result?.stdout.trimEnd().endsWith('20000')).toBe(true);
   });
+
+  it('a command over sandbox.memoryBytes is killed, the model reads why, and the run goes on', async () => {
+    const model = scriptedModel([
+      bash('dd if=/dev/zero of=/dev/null bs=1G count=1 iflag=fullblock'),
+      bash('echo still here'),
+      'Done.',
+    ]);
+    const session = createSession(<Agent sandbox={{ memoryBytes: 128 * 1024 * 1024 }} />, {
+      model,
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    const [killed, next] = outputs(session.state) as Array<{
+      exitCode: number;
+      stdout: string;
+      stderr: string;
+    }>;
+    expect(killed?.exitCode).not.toBe(0);
+    if (killed?.exitCode === 137) {
+      expect(killed.stderr).toContain('killed for going over sandbox.memoryBytes (128 MiB)');
+    }
+    expect(next?.stdout).toBe('still here\n');
+  });
+
+  it.skipIf(!gitInstalled)(
+    'git works in a repository whose hooks and config are read-only',
+    async () => {
+      const repo = mkdtempSync(join(tmpdir(), 'agate-shell-git-'));
+      try {
+        const git = (...args: string[]) =>
+          spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
+        git('init', '-q');
+        git('config', 'user.email', 'agent@example.com');
+        git('config', 'user.name', 'Agent');
+        writeFileSync(join(repo, 'a.txt'), 'a\n');
+        const model = scriptedModel([
+          bash(
+            'echo b > b.txt && git add -A && git commit -qm "add b" && git status --short && echo clean',
+          ),
+          'Done.',
+        ]);
+        const session = createSession(<Agent cwd={repo} />, { model });
+        await session.run();
+        const [out] = outputs(session.state) as Array<{
+          exitCode: number;
+          stdout: string;
+          stderr: string;
+        }>;
+        // Nothing untracked: the placeholders for absent host-run files are excluded from git.
+        expect(out).toMatchObject({ exitCode: 0, stdout: 'clean\n' });
+        expect(git('log', '--format=%s').stdout).toBe('add b\n');
+        expect(git('ls-files').stdout).toBe('a.txt\nb.txt\n');
+        expect(readdirSync(repo).sort()).toEqual(['.git', 'a.txt', 'b.txt']);
+      } finally {
+        rmSync(repo, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('sandbox={false} runs on the host and warns once', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
