@@ -272,6 +272,17 @@ export function hostRunPlan(writable: readonly string[]): HostRunPlan {
 
 const FILE_NAMES = new Set<string>(HOST_RUN_FILES);
 
+/** The `info/exclude` git reads for the working tree at `root` (a linked worktree's is in its common directory). */
+function excludeFile(root: string): string | undefined {
+  const dotGit = join(root, '.git');
+  const kind = kindOf(dotGit);
+  if (kind === 'dir') return join(dotGit, 'info', 'exclude');
+  if (kind !== 'file') return undefined;
+  const gitDir = gitdirPointer(dotGit);
+  if (gitDir === undefined) return undefined;
+  return join(commonDir(gitDir) ?? gitDir, 'info', 'exclude');
+}
+
 /**
  * A repository's `.git/info/exclude` with the placeholders at its top added, to show the
  * command instead of the file, so `git status` and `git add -A` pass over them (one per
@@ -288,7 +299,8 @@ function excludeFor(
   root: string,
   placeholders: readonly string[],
 ): Array<{ path: string; content: string }> {
-  const file = join(root, '.git', 'info', 'exclude');
+  const file = excludeFile(root);
+  if (file === undefined) return [];
   const names = placeholders
     .filter((p) => dirname(p) === root && !p.endsWith(`${sep}.git`))
     .map((p) => `/${p.slice(root.length + 1)}`);

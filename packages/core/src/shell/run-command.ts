@@ -100,7 +100,8 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     }
     const limits = resourceLimits(policy);
     cleanups.push(() => limits.release());
-    const bwrap = ['bwrap', ...bwrapArgs(policy, paths, options.env, options.command)];
+    const env = hostUser === undefined ? options.env : trustRepositories(options.env);
+    const bwrap = ['bwrap', ...bwrapArgs(policy, paths, env, options.command)];
     const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
     const child = spawn('/bin/sh', ['-c', `${limits.prelude}exec "$@"`, 'agate-sandbox', ...argv], {
       // bubblewrap changes to the command's folder itself, in the sandbox's view.
@@ -201,6 +202,24 @@ async function startBridge(child: ChildProcess, socket: string): Promise<ChildPr
   }
   (extraFd(child, BLOCK_FD) as Writable).end('go');
   return bridge;
+}
+
+/**
+ * Under an unprivileged host user, root's files outside the writable folders show as owned by
+ * nobody, and git refuses a repository it does not own (a linked worktree's git directory, a
+ * read-only checkout). That check guards against another user's repository config running
+ * commands; here every command runs inside the sandbox anyway, so git is told to trust them
+ * (command-scope config, which git honours for safe.directory).
+ */
+function trustRepositories(env: Record<string, string>): Record<string, string> {
+  const index = Number(env.GIT_CONFIG_COUNT ?? '0');
+  const at = Number.isSafeInteger(index) && index >= 0 ? index : 0;
+  return {
+    ...env,
+    GIT_CONFIG_COUNT: String(at + 1),
+    [`GIT_CONFIG_KEY_${at}`]: 'safe.directory',
+    [`GIT_CONFIG_VALUE_${at}`]: '*',
+  };
 }
 
 function formatBytes(bytes: number): string {
