@@ -138,7 +138,7 @@ const ARCH_NUMBERS: Record<string, string> = {
  * Any failure exits 125 with `agate-sandbox:` and what failed; nothing runs half set up.
  */
 export const HELPER_SCRIPT = String.raw`
-use strict; use warnings;
+use strict;
 sub fail { print STDERR "agate-sandbox: $_[0]: $!\n"; exit 125 }
 my ($unshare, $mount, $setresuid, $setresgid, $setgroups) = map { 0 + $_ } split /,/, shift @ARGV;
 my $uid = 0 + shift @ARGV; my $gid = 0 + shift @ARGV;
