@@ -50,6 +50,14 @@ describe('host user (plan over real folders)', () => {
     expect(plan.exposed).toEqual([join(priv, 'toolchain', 'node')]);
   });
 
+  it('never brings back the blocking folder itself (a bin folder right under /root)', () => {
+    const home = dir(join(base, 'home-like'), 0o700);
+    const bin = dir(join(home, 'bin'));
+    const plan = hostUserPlan(resolvePolicy(elsewhere), bin, 0)!;
+    expect(plan.hidden).toEqual([home]);
+    expect(plan.exposed).toEqual([bin]);
+  });
+
   it('brings back the working folder when it is not writable, and tells what stays visible', () => {
     const readOnlyCwd = dir(join(priv, 'docs'));
     const plan = hostUserPlan(resolvePolicy(readOnlyCwd, { write: [elsewhere] }), '', 0)!;

@@ -84,22 +84,29 @@ export function hostUserPlan(
     const s = statSync(path);
     return { path, uid: s.uid, gid: s.gid };
   });
-  const reads = new Set<string>();
-  const cwd = real(policy.cwd);
-  if (cwd !== undefined && !writable.some((w) => isWithin(cwd, w))) reads.add(cwd);
-  for (const entry of (searchPath ?? '').split(delimiter)) {
-    if (!isAbsolute(entry)) continue;
-    const dir = real(entry);
-    if (dir !== undefined && dirname(dir) !== dir) reads.add(dirname(dir));
-  }
   const hidden = new Set<string>();
   const blockedBy = (target: string): string | undefined =>
     ancestors(target).find(
       (a) => !writable.some((w) => isWithin(a, w)) && !searchable(a, uid, gid),
     );
-  for (const target of [...writable, ...reads]) {
+  for (const target of writable) {
     const blocker = blockedBy(target);
     if (blocker !== undefined) hidden.add(blocker);
+  }
+  const reads = new Set<string>();
+  const read = (target: string, bringBack: string) => {
+    const blocker = blockedBy(target);
+    if (blocker === undefined) return;
+    hidden.add(blocker);
+    // Never the blocking folder itself: that would bring back all it holds.
+    reads.add(isWithin(blocker, bringBack) ? target : bringBack);
+  };
+  const cwd = real(policy.cwd);
+  if (cwd !== undefined && !writable.some((w) => isWithin(cwd, w))) read(cwd, cwd);
+  for (const entry of (searchPath ?? '').split(delimiter)) {
+    if (!isAbsolute(entry)) continue;
+    const dir = real(entry);
+    if (dir !== undefined && dirname(dir) !== dir) read(dir, dirname(dir));
   }
   // Only the outermost hidden folders get a tmpfs: what lies below one is hidden with it.
   const outermost = [...hidden].filter(
@@ -107,7 +114,7 @@ export function hostUserPlan(
   );
   const exposed = [...reads].filter(
     (r) =>
-      outermost.some((h) => isWithin(r, h) && r !== h) &&
+      !writable.some((w) => isWithin(r, w)) &&
       ![...reads].some((other) => other !== r && isWithin(r, other)),
   );
   return { uid, gid, idmapped, hidden: outermost.sort(), exposed: exposed.sort() };
