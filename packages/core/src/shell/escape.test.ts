@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkHostUser } from './host-user.js';
 import { commandEnvironment, resolvePolicy, type SandboxOptions } from './policy.js';
 import { checkSandbox } from './probe.js';
 import { runShellCommand, type ShellResult } from './run-command.js';
@@ -261,6 +262,12 @@ describe('no silent fallback', () => {
   it('a sandbox that cannot start is an error naming the fix', () => {
     expect(() => checkSandbox('/nonexistent/bwrap')).toThrow(
       /bubblewrap \(bwrap\) is not installed.*apt-get install bubblewrap.*sandbox=\{false\}/,
+    );
+  });
+
+  it('a root host where commands cannot run unprivileged is an error naming the fixes', () => {
+    expect(() => checkHostUser('/nonexistent/perl')).toThrow(
+      /runs as root.*uid 65534.*perl is not installed.*non-root user.*sandbox\.runAsHostRoot: true/,
     );
   });
 });

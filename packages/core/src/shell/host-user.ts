@@ -236,18 +236,24 @@ export function helperArgs(plan: HostUserPlan, command: readonly string[]): stri
   ];
 }
 
-let probed: { ok: true } | { ok: false; error: SandboxUnavailableError } | undefined;
+type Probe = { ok: true } | { ok: false; error: SandboxUnavailableError };
+const probed = new Map<string, Probe>();
 
 /**
  * Whether the helper works here (perl, the mount calls, idmapped mounts on the temp folder's
- * file system), checked once per process with a throwaway folder; the answer is cached.
+ * file system, bubblewrap for the unprivileged user), checked once per process with a
+ * throwaway folder; the answer is cached.
  */
-export function checkHostUser(): void {
-  if (probed === undefined) probed = probeHostUser();
-  if (!probed.ok) throw probed.error;
+export function checkHostUser(perl = 'perl'): void {
+  let result = probed.get(perl);
+  if (result === undefined) {
+    result = probeHostUser(perl);
+    probed.set(perl, result);
+  }
+  if (!result.ok) throw result.error;
 }
 
-function probeHostUser(): { ok: true } | { ok: false; error: SandboxUnavailableError } {
+function probeHostUser(perl: string): Probe {
   const dir = mkdtempSync(join(tmpdir(), 'agate-idmap-probe-'));
   try {
     const s = statSync(dir);
@@ -258,10 +264,10 @@ function probeHostUser(): { ok: true } | { ok: false; error: SandboxUnavailableE
       hidden: [],
       exposed: [],
     };
-    const run = spawnSync('perl', helperArgs(plan, ['/bin/sh', '-c', `touch '${dir}/probe'`]), {
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
+    // The whole chain: the mapping, bubblewrap started by the unprivileged user, a write.
+    const bwrap = ['bwrap', '--ro-bind', '/', '/', '--bind', dir, dir, '--unshare-all'];
+    const command = [...bwrap, '--', '/bin/sh', '-c', `touch '${dir}/probe'`];
+    const run = spawnSync(perl, helperArgs(plan, command), { encoding: 'utf8', timeout: 10_000 });
     if (run.status === 0) return { ok: true };
     const why =
       run.error !== undefined
@@ -273,8 +279,9 @@ function probeHostUser(): { ok: true } | { ok: false; error: SandboxUnavailableE
       ok: false,
       error: new SandboxUnavailableError(
         `The agent runs as root, and <Shell> runs commands as an unprivileged user (uid ${SANDBOX_HOST_UID}) ` +
-          `so files only root may read stay unreadable; that needs perl and idmapped mounts (Linux 5.12+, ` +
-          `CAP_SYS_ADMIN), and here it failed: ${why}. Run the agent as a non-root user, or accept that ` +
+          `so files only root may read stay unreadable; that needs perl, idmapped mounts (Linux 5.12+, ` +
+          `CAP_SYS_ADMIN) and user namespaces for that user, and here it failed: ${why}. ` +
+          'Run the agent as a non-root user, or accept that ' +
           'commands can read root-only files with sandbox.runAsHostRoot: true.',
       ),
     };
