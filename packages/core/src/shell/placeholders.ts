@@ -3,7 +3,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmdirSync,
   rmSync,
   unlinkSync,
@@ -110,9 +109,9 @@ function writeRegistry(file: string, registry: Registry): void {
     rmSync(file, { force: true });
     return;
   }
-  const temporary = `${file}.${process.pid}`;
-  writeFileSync(temporary, JSON.stringify(registry));
-  renameSync(temporary, file);
+  // Written in place, under the lock: a file torn by a crash reads as empty, which only leaves
+  // placeholders behind (none is removed without its record).
+  writeFileSync(file, JSON.stringify(registry));
 }
 
 function alive(pid: number): boolean {
