@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { PROXY_PORT_INSIDE } from './bwrap-args.js';
 
 /** True when `host` is on the allow-list (`example.com`, or `*.example.com` for its subdomains). */
 export function hostAllowed(host: string, allow: readonly string[]): boolean {
@@ -105,24 +104,3 @@ function deny(client: Socket, status: number, why: string): void {
     `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );
 }
-
-/**
- * The sandbox's end of the network: run with the host's node inside the sandbox's user and
- * network namespaces only (nsenter), so it listens on the sandbox's loopback yet stays outside
- * its mounts, its pid namespace and its seccomp filter. It pipes every connection to the
- * proxy's socket (its path is the first argument) and prints `ready` once it listens. The
- * command cannot see it, signal it or open Unix sockets of its own. It exits when its stdin
- * closes, so it does not outlive the agent.
- */
-export const BRIDGE_SCRIPT = `const net = require('node:net');
-const socketPath = process.argv[1];
-const server = net.createServer((client) => {
-  const upstream = net.connect(socketPath);
-  client.on('error', () => upstream.destroy());
-  upstream.on('error', () => client.destroy());
-  client.pipe(upstream).pipe(client);
-});
-server.listen(${PROXY_PORT_INSIDE}, '127.0.0.1', () => process.stdout.write('ready\\n'));
-// Gone with the agent: its stdin closes when the agent's process ends, however it ends.
-process.stdin.on('end', () => process.exit(0)).on('error', () => process.exit(0)).resume();
-`;

@@ -36,11 +36,21 @@ const dir = (parent: string, name: string): Placeholder => ({
   content: '',
 });
 
+const hold = (placeholders: Placeholder[], readOnly: string[] = []) =>
+  holdPlaceholders(() => ({ placeholders, readOnly }));
+
+/** As a command plans under the lock: what is absent gets a placeholder, what is there is bound. */
+const holdAsPlanned = (wanted: Placeholder[]) =>
+  holdPlaceholders(() => ({
+    placeholders: wanted.filter((p) => !existsSync(p.path)),
+    readOnly: wanted.filter((p) => existsSync(p.path)).map((p) => p.path),
+  }));
+
 /** Another process holding placeholders of `paths` until it is killed (a real holder, not a record). */
 function holderProcess(placeholders: Placeholder[]): Promise<ChildProcess> {
   const module = fileURLToPath(new URL('./placeholders.ts', import.meta.url));
   const script = `import { holdPlaceholders } from ${JSON.stringify(module)};
-await holdPlaceholders(${JSON.stringify(placeholders)});
+await holdPlaceholders(() => ({ placeholders: ${JSON.stringify(placeholders)}, readOnly: [] }));
 process.stdout.write('held\\n');
 setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -57,7 +67,7 @@ setInterval(() => {}, 1000);`;
 describe('placeholders', () => {
   it('are made for a command and removed after it', async () => {
     const root = folder();
-    const held = await holdPlaceholders([
+    const held = await hold([
       file(root, '.bashrc'),
       dir(root, '.git'),
       file(root, 'commondir', '.\n'),
@@ -73,9 +83,9 @@ describe('placeholders', () => {
 
   it('stay while another command of this process holds them, found in place or made', async () => {
     const root = folder();
-    const first = await holdPlaceholders([file(root, '.zshrc')]);
+    const first = await hold([file(root, '.zshrc')]);
     // The second command's plan saw the file already there: it binds it, so it holds it too.
-    const second = await holdPlaceholders([], [join(root, '.zshrc')]);
+    const second = await hold([], [join(root, '.zshrc')]);
     expect(second.paths).toEqual([join(root, '.zshrc')]);
     await first.release();
     expect(existsSync(join(root, '.zshrc'))).toBe(true);
@@ -86,11 +96,8 @@ describe('placeholders', () => {
   it('survive many commands at once, and all go when the last lets go', async () => {
     const root = folder();
     const list = [file(root, '.profile'), dir(root, '.idea')];
-    const holds = await Promise.all(
-      Array.from({ length: 16 }, (_, i) =>
-        holdPlaceholders(i % 2 === 0 ? list : [], i % 2 === 0 ? [] : list.map((p) => p.path)),
-      ),
-    );
+    const holds = await Promise.all(Array.from({ length: 16 }, () => holdAsPlanned(list)));
+    for (const h of holds) expect([...h.paths].sort()).toEqual(list.map((p) => p.path).sort());
     await Promise.all(holds.slice(0, 15).map((h) => h.release()));
     expect(readdirSync(root).sort()).toEqual(['.idea', '.profile']);
     await holds[15]!.release();
@@ -100,7 +107,7 @@ describe('placeholders', () => {
   it('are left alone once something was put in them, and never replace a real file', async () => {
     const root = folder();
     writeFileSync(join(root, '.gitconfig'), '[user]\n\tname = ana\n');
-    const held = await holdPlaceholders([file(root, '.gitconfig'), dir(root, '.vscode')]);
+    const held = await hold([file(root, '.gitconfig'), dir(root, '.vscode')]);
     expect(held.paths).toEqual([join(root, '.vscode')]);
     // The host (not the command: it sees them read-only) writes into one meanwhile.
     writeFileSync(join(root, '.vscode', 'settings.json'), '{}');
@@ -113,13 +120,13 @@ describe('placeholders', () => {
     const root = folder();
     const list = [file(root, '.mcp.json')];
     const other = await holderProcess(list);
-    const mine = await holdPlaceholders([], [join(root, '.mcp.json')]);
+    const mine = await hold([], [join(root, '.mcp.json')]);
     await mine.release();
     expect(existsSync(join(root, '.mcp.json'))).toBe(true);
     other.kill('SIGKILL');
     await new Promise((resolve) => other.on('exit', resolve));
     // The dead holder is pruned by the next command to let go.
-    const next = await holdPlaceholders([], [join(root, '.mcp.json')]);
+    const next = await hold([], [join(root, '.mcp.json')]);
     await next.release();
     expect(existsSync(join(root, '.mcp.json'))).toBe(false);
   }, 30_000);

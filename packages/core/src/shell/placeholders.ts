@@ -166,24 +166,25 @@ function make(placeholder: Placeholder): void {
 }
 
 /**
- * Makes (or joins) the placeholders, for one command. Those that exist by now but were not
- * made here (the host created a real one) are left alone: bound read-only like any other.
- * `existing` are paths the caller found in place and will bind read-only: any of them that is
- * another command's placeholder is held too, so it is not removed under this command.
+ * Makes (or joins) the placeholders of one command. `plan` is worked out under the lock, so
+ * no other command removes a placeholder between the look at the folder and the hold: it
+ * names the placeholders to make (`placeholders`) and the paths found in place that will be
+ * bound read-only (`existing`); any of those that is another command's placeholder is held too.
+ * A path that exists by now but was not made here (the host created a real one) is left alone.
  */
-export async function holdPlaceholders(
-  placeholders: readonly Placeholder[],
-  existing: readonly string[] = [],
-): Promise<HeldPlaceholders> {
-  if (placeholders.length === 0 && existing.length === 0) {
-    return { paths: [], release: async () => {} };
-  }
+export async function holdPlaceholders<
+  P extends { placeholders: readonly Placeholder[]; readOnly: readonly string[] },
+>(plan: () => P): Promise<HeldPlaceholders & { plan: P }> {
   const file = registry();
   const pid = String(process.pid);
-  const held = await withLock(() => {
+  const { planned, held } = await withLock(() => {
+    const planned = plan();
+    if (planned.placeholders.length === 0 && planned.readOnly.length === 0) {
+      return { planned, held: [] as string[] };
+    }
     const states = readRegistry(file);
     const paths: string[] = [];
-    for (const path of existing) {
+    for (const path of planned.readOnly) {
       const state = states[path];
       const now = identity(path);
       if (
@@ -198,7 +199,7 @@ export async function holdPlaceholders(
       state.holders[pid] = (state.holders[pid] ?? 0) + 1;
       paths.push(path);
     }
-    for (const placeholder of placeholders) {
+    for (const placeholder of planned.placeholders) {
       let state = states[placeholder.path];
       const existing = identity(placeholder.path);
       if (existing === undefined) {
@@ -217,13 +218,14 @@ export async function holdPlaceholders(
       paths.push(placeholder.path);
     }
     writeRegistry(file, states);
-    return paths;
+    return { planned, held: paths };
   });
   let released = false;
   return {
+    plan: planned,
     paths: held,
     release: async () => {
-      if (released) return;
+      if (released || held.length === 0) return;
       released = true;
       await withLock(() => {
         const states = readRegistry(file);

@@ -14,7 +14,8 @@ import {
 import { SandboxUnavailableError } from './errors.js';
 import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
 import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
-import { BRIDGE_SCRIPT, startAllowListProxy } from './net-proxy.js';
+import { startBridge } from './net-bridge.js';
+import { startAllowListProxy } from './net-proxy.js';
 import { holdPlaceholders } from './placeholders.js';
 import type { SandboxPolicy } from './policy.js';
 import { checkSandbox } from './probe.js';
@@ -73,9 +74,11 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   if (hostUser !== undefined) checkHostUser();
   const cleanups: Array<() => void | Promise<void>> = [];
   try {
-    const hostRun = policy.allowHostRunFileWrites ? NO_HOST_RUN : hostRunPlan(policy.write);
-    const held = await holdPlaceholders(hostRun.placeholders, hostRun.readOnly);
+    const held = await holdPlaceholders(() =>
+      policy.allowHostRunFileWrites ? NO_HOST_RUN : hostRunPlan(policy.write),
+    );
     cleanups.push(() => held.release());
+    const hostRun = held.plan;
     const excludes = placeholderExcludes(policy.write, held.paths);
     const visible = (path: string) => reachable(hostUser, path);
     const paths: SandboxPaths = {
@@ -127,7 +130,11 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     const result = collect(child, options);
     if (socket !== undefined) {
       try {
-        const bridge = await startBridge(child, socket);
+        const bridge = await startBridge(
+          extraFd(child, INFO_FD) as Readable,
+          extraFd(child, BLOCK_FD) as Writable,
+          socket,
+        );
         if (bridge !== undefined) cleanups.push(() => void bridge.kill('SIGKILL'));
       } catch (error) {
         killTree(child);
@@ -149,59 +156,6 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }
-}
-
-/**
- * Once bubblewrap reports the sandbox's pid, starts the network bridge in its user and
- * network namespaces, waits until it listens, then lets the command run. Undefined when the
- * sandbox never started (bubblewrap's own error is then in the command's stderr).
- */
-async function startBridge(child: ChildProcess, socket: string): Promise<ChildProcess | undefined> {
-  const info = await readAll(extraFd(child, INFO_FD) as Readable);
-  const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
-  if (pid === undefined) return undefined;
-  const bridge = spawn(
-    'nsenter',
-    [
-      `--target=${pid}`,
-      '--user',
-      '--net',
-      '--preserve-credentials',
-      '--',
-      process.execPath,
-      '-e',
-      BRIDGE_SCRIPT,
-      socket,
-    ],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  const ready = await new Promise<string | true>((resolve) => {
-    let out = '';
-    let err = '';
-    bridge.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('ready')) resolve(true);
-    });
-    bridge.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk;
-    });
-    bridge.on('error', (error) =>
-      resolve(
-        (error as NodeJS.ErrnoException).code === 'ENOENT'
-          ? 'nsenter is not installed (Debian/Ubuntu: apt-get install util-linux)'
-          : error.message,
-      ),
-    );
-    bridge.on('exit', (code) => resolve(err.trim() || `the bridge exited with ${code}`));
-  });
-  if (ready !== true) {
-    bridge.kill('SIGKILL');
-    throw new SandboxUnavailableError(
-      `<Shell> could not start the network bridge for sandbox.network: ${ready}.`,
-    );
-  }
-  (extraFd(child, BLOCK_FD) as Writable).end('go');
-  return bridge;
 }
 
 /**
@@ -232,19 +186,6 @@ function extraFd(child: ChildProcess, fd: number): Readable | Writable {
   const stream = (child.stdio as unknown as Array<Readable | Writable | null>)[fd];
   if (stream === null || stream === undefined) throw new Error(`no pipe on fd ${fd}`);
   return stream;
-}
-
-function readAll(stream: Readable): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    stream.on('end', () => resolve(text));
-    stream.on('error', () => resolve(text));
-    stream.on('close', () => resolve(text));
-  });
 }
 
 function spawnHost(options: RunOptions): ChildProcess {
