@@ -2,7 +2,7 @@ import type { SandboxPolicy } from './policy.js';
 
 /** The port the network bridge listens on, on the sandbox's own loopback. */
 export const PROXY_PORT_INSIDE = 3128;
-/** The unprivileged user the command runs as inside the sandbox. */
+/** The uid (and gid) a command gets inside when the agent is root. */
 export const SANDBOX_UID = 1000;
 /** File descriptors bubblewrap is given: the seccomp program, and (with a network allow-list) where it reports the sandbox's pid and what it waits on before running the command. */
 export const SECCOMP_FD = 3;
@@ -22,6 +22,12 @@ export interface SandboxPaths {
   data?: readonly string[];
   /** With a network allow-list: the bridge is started in the sandbox's network once bubblewrap reports it. */
   network: boolean;
+  /**
+   * The agent runs as root: the command gets uid 1000 inside (not 0). Otherwise it keeps the
+   * agent's own uid, so bubblewrap needs no second, nested user namespace, and the bridge,
+   * joining the sandbox's user namespace, may join its network too.
+   */
+  rootHost: boolean;
 }
 
 /**
@@ -58,20 +64,11 @@ export function bwrapArgs(
   // /dev is a tmpfs too: read-only, its devices still work.
   args.push('--remount-ro', '/dev');
   for (const dir of emptyFolders) args.push('--remount-ro', dir);
-  args.push(
-    // A new user, pid, network, IPC, UTS and cgroup namespace: no host processes to signal,
-    // no network but loopback, and an unprivileged uid (setuid bits do not apply: no_new_privs).
-    '--unshare-all',
-    '--uid',
-    String(SANDBOX_UID),
-    '--gid',
-    String(SANDBOX_UID),
-    '--die-with-parent',
-    '--new-session',
-    '--chdir',
-    policy.cwd,
-    '--clearenv',
-  );
+  // A new user, pid, network, IPC, UTS and cgroup namespace: no host processes to signal,
+  // no network but loopback, and an unprivileged uid (setuid bits do not apply: no_new_privs).
+  args.push('--unshare-all');
+  if (paths.rootHost) args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
+  args.push('--die-with-parent', '--new-session', '--chdir', policy.cwd, '--clearenv');
   for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
   if (paths.network) {
     const proxy = `http://127.0.0.1:${PROXY_PORT_INSIDE}`;

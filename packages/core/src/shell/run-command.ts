@@ -91,6 +91,7 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       },
       data: excludes.filter((e) => visible(e.path)).map((e) => e.path),
       network: policy.network !== false,
+      rootHost: process.getuid?.() === 0,
     };
     const data = excludes.filter((e) => visible(e.path)).map((e) => e.content);
     let socket: string | undefined;

@@ -117,6 +117,7 @@ describe('policy (pure)', () => {
         hostRun: { pins: ['/work/repo/.git'], readOnly: ['/work/repo/.git/hooks'] },
         data: ['/work/repo/.git/info/exclude'],
         network: false,
+        rootHost: true,
       },
       { PATH: '/bin' },
       'ls',
@@ -145,6 +146,7 @@ describe('policy (pure)', () => {
     expect(at('--remount-ro', '/dev')).toBeGreaterThan(at('--tmpfs', '/dev/shm'));
     expect(at('--remount-ro', '/home/ana/.ssh')).toBeGreaterThan(at('--tmpfs', '/home/ana/.ssh'));
     expect(args).toContain('--unshare-all');
+    expect(at('--uid', '1000', '--gid', '1000')).toBeGreaterThan(0);
     expect(args).toContain('--die-with-parent');
     expect(args).toContain('--clearenv');
     expect(at('--seccomp', String(SECCOMP_FD))).toBeGreaterThan(0);
@@ -152,11 +154,13 @@ describe('policy (pure)', () => {
     expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'ls']);
     const networked = bwrapArgs(
       resolvePolicy('/work/repo', { network: { allow: ['registry.npmjs.org'] } }),
-      { denied: [], hostRun: { pins: [], readOnly: [] }, network: true },
+      { denied: [], hostRun: { pins: [], readOnly: [] }, network: true, rootHost: false },
       {},
       'ls',
     );
     expect(networked).toEqual(expect.arrayContaining(['--info-fd', '--block-fd']));
+    // Not root: the agent's own uid inside, no nested user namespace for the bridge to miss.
+    expect(networked).not.toContain('--uid');
     expect(networked).toEqual(expect.arrayContaining(['HTTPS_PROXY', 'http://127.0.0.1:3128']));
   });
 });
