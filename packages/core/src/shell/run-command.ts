@@ -74,9 +74,9 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   if (hostUser !== undefined) checkHostUser();
   const cleanups: Array<() => void | Promise<void>> = [];
   try {
-    const held = await holdPlaceholders(() =>
-      policy.allowHostRunFileWrites ? NO_HOST_RUN : hostRunPlan(policy.write),
-    );
+    const held = policy.allowHostRunFileWrites
+      ? { plan: NO_HOST_RUN, paths: [], release: async () => {} }
+      : await holdPlaceholders(() => hostRunPlan(policy.write));
     cleanups.push(() => held.release());
     const hostRun = held.plan;
     const excludes = placeholderExcludes(policy.write, held.paths);
