@@ -1,13 +1,5 @@
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { SandboxUnavailableError } from './errors.js';
@@ -85,10 +77,10 @@ function unlock(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-async function withLock<T>(work: () => T): Promise<T> {
+async function withLock<T>(work: () => T | Promise<T>): Promise<T> {
   const held = await lock();
   try {
-    return work();
+    return await work();
   } finally {
     await unlock(held);
   }
@@ -151,10 +143,10 @@ function untouched(state: State): boolean {
   }
 }
 
-function make(placeholder: Placeholder): void {
+async function make(placeholder: Placeholder): Promise<void> {
   try {
-    if (placeholder.kind === 'dir') mkdirSync(placeholder.path);
-    else writeFileSync(placeholder.path, placeholder.content, { flag: 'wx' });
+    if (placeholder.kind === 'dir') await mkdir(placeholder.path);
+    else await writeFile(placeholder.path, placeholder.content, { flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw new SandboxUnavailableError(
@@ -177,45 +169,39 @@ export async function holdPlaceholders<
 >(plan: () => P): Promise<HeldPlaceholders & { plan: P }> {
   const file = registry();
   const pid = String(process.pid);
-  const { planned, held } = await withLock(() => {
+  const { planned, held } = await withLock(async () => {
     const planned = plan();
     if (planned.placeholders.length === 0 && planned.readOnly.length === 0) {
       return { planned, held: [] as string[] };
     }
     const states = readRegistry(file);
     const paths: string[] = [];
+    const hold = (state: State) => {
+      pruneDead(state);
+      state.holders[pid] = (state.holders[pid] ?? 0) + 1;
+      states[state.path] = state;
+      paths.push(state.path);
+    };
     for (const path of planned.readOnly) {
       const state = states[path];
       const now = identity(path);
-      if (
-        state === undefined ||
-        now === undefined ||
-        now.dev !== state.dev ||
-        now.ino !== state.ino
-      ) {
-        continue;
-      }
-      pruneDead(state);
-      state.holders[pid] = (state.holders[pid] ?? 0) + 1;
-      paths.push(path);
+      if (state !== undefined && now?.dev === state.dev && now.ino === state.ino) hold(state);
     }
+    // Made at once: each is a journal write, and under load they wait on the disk.
+    const absent = planned.placeholders.filter((p) => identity(p.path) === undefined);
+    await Promise.all(absent.map(make));
     for (const placeholder of planned.placeholders) {
-      let state = states[placeholder.path];
-      const existing = identity(placeholder.path);
-      if (existing === undefined) {
-        make(placeholder);
-        const made = identity(placeholder.path);
-        if (made === undefined) continue;
-        state = { ...placeholder, dev: made.dev, ino: made.ino, holders: {} };
-      } else if (state === undefined || state.dev !== existing.dev || state.ino !== existing.ino) {
+      const now = identity(placeholder.path);
+      if (now === undefined) continue;
+      const state = absent.includes(placeholder)
+        ? { ...placeholder, dev: now.dev, ino: now.ino, holders: {} }
+        : states[placeholder.path];
+      if (state === undefined || state.dev !== now.dev || state.ino !== now.ino) {
         // Not one of ours (or ours was replaced): a real file now.
         delete states[placeholder.path];
         continue;
       }
-      pruneDead(state);
-      state.holders[pid] = (state.holders[pid] ?? 0) + 1;
-      states[placeholder.path] = state;
-      paths.push(placeholder.path);
+      hold(state);
     }
     writeRegistry(file, states);
     return { planned, held: paths };
@@ -227,8 +213,9 @@ export async function holdPlaceholders<
     release: async () => {
       if (released || held.length === 0) return;
       released = true;
-      await withLock(() => {
+      await withLock(async () => {
         const states = readRegistry(file);
+        const gone: State[] = [];
         for (const path of held) {
           const state = states[path];
           if (state === undefined) continue;
@@ -236,16 +223,16 @@ export async function holdPlaceholders<
           if (state.holders[pid]! <= 0) delete state.holders[pid];
           pruneDead(state);
           if (Object.keys(state.holders).length > 0) continue;
-          if (untouched(state)) {
-            try {
-              if (state.kind === 'dir') rmdirSync(state.path);
-              else unlinkSync(state.path);
-            } catch {
-              // Gone or in use: nothing to undo.
-            }
-          }
+          if (untouched(state)) gone.push(state);
           delete states[path];
         }
+        await Promise.all(
+          gone.map((state) =>
+            (state.kind === 'dir' ? rmdir(state.path) : unlink(state.path)).catch(() => {
+              // Gone or in use: nothing to undo.
+            }),
+          ),
+        );
         writeRegistry(file, states);
       });
     },
