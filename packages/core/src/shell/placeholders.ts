@@ -143,6 +143,29 @@ function untouched(state: State): boolean {
   }
 }
 
+/**
+ * Of `paths`, the placeholders nobody alive holds any more: removed (when still untouched) and
+ * forgotten. Made at once, like their making.
+ */
+async function removeUnheld(states: Registry, paths: readonly string[]): Promise<void> {
+  const gone: State[] = [];
+  for (const path of paths) {
+    const state = states[path];
+    if (state === undefined) continue;
+    pruneDead(state);
+    if (Object.keys(state.holders).length > 0) continue;
+    if (untouched(state)) gone.push(state);
+    delete states[path];
+  }
+  await Promise.all(
+    gone.map((state) =>
+      (state.kind === 'dir' ? rmdir(state.path) : unlink(state.path)).catch(() => {
+        // Gone or in use: nothing to undo.
+      }),
+    ),
+  );
+}
+
 async function make(placeholder: Placeholder): Promise<void> {
   try {
     if (placeholder.kind === 'dir') await mkdir(placeholder.path);
@@ -170,11 +193,14 @@ export async function holdPlaceholders<
   const file = registry();
   const pid = String(process.pid);
   const { planned, held } = await withLock(async () => {
+    const states = readRegistry(file);
+    // Placeholders whose holders all died (a crash, a killed worker) go first, wherever they are.
+    await removeUnheld(states, Object.keys(states));
     const planned = plan();
     if (planned.placeholders.length === 0 && planned.readOnly.length === 0) {
+      writeRegistry(file, states);
       return { planned, held: [] as string[] };
     }
-    const states = readRegistry(file);
     const paths: string[] = [];
     const hold = (state: State) => {
       pruneDead(state);
@@ -215,24 +241,13 @@ export async function holdPlaceholders<
       released = true;
       await withLock(async () => {
         const states = readRegistry(file);
-        const gone: State[] = [];
         for (const path of held) {
           const state = states[path];
           if (state === undefined) continue;
           state.holders[pid] = (state.holders[pid] ?? 1) - 1;
           if (state.holders[pid]! <= 0) delete state.holders[pid];
-          pruneDead(state);
-          if (Object.keys(state.holders).length > 0) continue;
-          if (untouched(state)) gone.push(state);
-          delete states[path];
         }
-        await Promise.all(
-          gone.map((state) =>
-            (state.kind === 'dir' ? rmdir(state.path) : unlink(state.path)).catch(() => {
-              // Gone or in use: nothing to undo.
-            }),
-          ),
-        );
+        await removeUnheld(states, held);
         writeRegistry(file, states);
       });
     },
