@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkHostUser } from './host-user.js';
 import { commandEnvironment, resolvePolicy, type SandboxOptions } from './policy.js';
 import { checkSandbox } from './probe.js';
 import { runShellCommand, type ShellResult } from './run-command.js';
@@ -46,6 +47,8 @@ beforeAll(async () => {
   cwd = join(base, 'work');
   mkdirSync(cwd);
   outside = mkdtempSync('/var/tmp/agate-escape-outside-');
+  // Readable by anyone (when the agent is root, commands run as an unprivileged user).
+  chmodSync(outside, 0o755);
   writeFileSync(join(outside, 'target.txt'), 'original\n');
   writeFileSync(join(base, '.env'), 'API_TOKEN=hunter2\n');
   mkdirSync(join(cwd, '.agate', 'sessions'), { recursive: true });
@@ -247,7 +250,7 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite', () => {
       const r = await sh('env', {}, { env: { GIVEN_TOKEN: 'passed-in' } });
       expect(r.stdout).not.toContain('tok-123');
       expect(r.stdout).not.toContain('pw-456');
-      expect(r.stdout).toContain('GIVEN_TOKEN=passed-in');
+      expect(r.stdout, JSON.stringify(r)).toContain('GIVEN_TOKEN=passed-in');
     } finally {
       delete process.env.AGATE_TEST_API_TOKEN;
       delete process.env.AGATE_TEST_DB_PASSWORD_X;
@@ -259,6 +262,12 @@ describe('no silent fallback', () => {
   it('a sandbox that cannot start is an error naming the fix', () => {
     expect(() => checkSandbox('/nonexistent/bwrap')).toThrow(
       /bubblewrap \(bwrap\) is not installed.*apt-get install bubblewrap.*sandbox=\{false\}/,
+    );
+  });
+
+  it('a root host where commands cannot run unprivileged is an error naming the fixes', () => {
+    expect(() => checkHostUser('/nonexistent/perl')).toThrow(
+      /runs as root.*uid 65534.*perl is not installed.*non-root user.*sandbox\.runAsHostRoot: true/,
     );
   });
 });

@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { BRIDGE_READY_INSIDE, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE } from './bwrap-args.js';
 
 /** True when `host` is on the allow-list (`example.com`, or `*.example.com` for its subdomains). */
 export function hostAllowed(host: string, allow: readonly string[]): boolean {
@@ -105,19 +104,3 @@ function deny(client: Socket, status: number, why: string): void {
     `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );
 }
-
-/**
- * Runs inside the sandbox (with the host's node): listens on 127.0.0.1 inside the sandbox's
- * own network namespace and pipes every connection to the proxy's socket; touches a file
- * once it listens so the command starts only then.
- */
-export const BRIDGE_SCRIPT = `import { createServer, connect } from 'node:net';
-import { writeFileSync } from 'node:fs';
-const server = createServer((client) => {
-  const upstream = connect(${JSON.stringify(PROXY_SOCKET_INSIDE)});
-  client.on('error', () => upstream.destroy());
-  upstream.on('error', () => client.destroy());
-  client.pipe(upstream).pipe(client);
-});
-server.listen(${PROXY_PORT_INSIDE}, '127.0.0.1', () => writeFileSync(${JSON.stringify(BRIDGE_READY_INSIDE)}, ''));
-`;

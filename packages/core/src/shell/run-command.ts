@@ -1,12 +1,26 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bwrapArgs, type SandboxPaths } from './bwrap-args.js';
-import { BRIDGE_SCRIPT, startAllowListProxy } from './net-proxy.js';
+import type { Readable, Writable } from 'node:stream';
+import {
+  BLOCK_FD,
+  bwrapArgs,
+  FIRST_DATA_FD,
+  INFO_FD,
+  type SandboxPaths,
+  SECCOMP_FD,
+} from './bwrap-args.js';
+import { SandboxUnavailableError } from './errors.js';
+import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
+import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
+import { startBridge } from './net-bridge.js';
+import { startAllowListProxy } from './net-proxy.js';
+import { holdPlaceholders } from './placeholders.js';
 import type { SandboxPolicy } from './policy.js';
 import { checkSandbox } from './probe.js';
-import { processLimit } from './process-limit.js';
+import { resourceLimits } from './resource-limits.js';
+import { encodeProgram, seccompArch, unixSocketProgram } from './seccomp-filter.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {
@@ -27,6 +41,24 @@ export interface RunOptions {
   signal: AbortSignal;
 }
 
+let filter: Buffer | undefined;
+
+/** The seccomp program for this machine, built once. */
+function seccompProgram(): Buffer {
+  if (filter !== undefined) return filter;
+  const arch = seccompArch();
+  if (arch === undefined) {
+    throw new SandboxUnavailableError(
+      `<Shell> has no seccomp filter for ${process.arch} (x64 and arm64 only), so it cannot keep ` +
+        'commands away from Unix sockets here. To run commands without a sandbox, say so: <Shell sandbox={false}>.',
+    );
+  }
+  filter = encodeProgram(unixSocketProgram(arch));
+  return filter;
+}
+
+const NO_HOST_RUN: HostRunPlan = { pins: [], readOnly: [], placeholders: [] };
+
 /**
  * Runs one command and resolves when it and everything it started are gone. On timeout or
  * abort the whole tree is killed: inside the sandbox it lives in its own pid namespace, so
@@ -37,36 +69,124 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   const { policy } = options;
   if (policy === false) return collect(spawnHost(options), options);
   checkSandbox();
+  const program = seccompProgram();
+  const hostUser = hostUserPlan(policy, options.env.PATH);
+  if (hostUser !== undefined) checkHostUser();
   const cleanups: Array<() => void | Promise<void>> = [];
   try {
-    const paths: SandboxPaths = { denied: deniedPaths(policy.denyRead) };
+    const held = policy.allowHostRunFileWrites
+      ? { plan: NO_HOST_RUN, paths: [], release: async () => {} }
+      : await holdPlaceholders(() => hostRunPlan(policy.write));
+    cleanups.push(() => held.release());
+    const hostRun = held.plan;
+    const excludes = placeholderExcludes(policy.write, held.paths);
+    const visible = (path: string) => reachable(hostUser, path);
+    const paths: SandboxPaths = {
+      denied: deniedPaths(policy.denyRead).filter((d) => visible(d.path)),
+      hostRun: {
+        pins: hostRun.pins.filter(visible),
+        readOnly: [...hostRun.readOnly, ...hostRun.placeholders.map((p) => p.path)]
+          .filter(visible)
+          .filter((path) => existsSync(path)),
+      },
+      data: excludes.filter((e) => visible(e.path)).map((e) => e.path),
+      network: policy.network !== false,
+      rootHost: process.getuid?.() === 0,
+    };
+    const data = excludes.filter((e) => visible(e.path)).map((e) => e.content);
+    let socket: string | undefined;
     if (policy.network !== false) {
       const dir = mkdtempSync(join(tmpdir(), 'agate-net-'));
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      const socket = join(dir, 'proxy.sock');
-      const bridge = join(dir, 'bridge.mjs');
-      writeFileSync(bridge, BRIDGE_SCRIPT);
+      socket = join(dir, 'proxy.sock');
       const proxy = await startAllowListProxy(socket, policy.network.allow);
       cleanups.push(() => proxy.close());
-      paths.proxy = { socket, bridge, node: process.execPath };
     }
-    const limit = processLimit(policy.maxProcesses);
-    cleanups.push(() => limit.release());
-    const args = bwrapArgs(policy, paths, options.env, options.command);
-    const child = spawn(
-      '/bin/sh',
-      ['-c', `${limit.prelude}exec bwrap "$@"`, 'agate-sandbox', ...args],
-      {
-        cwd: policy.cwd,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      },
-    );
-    return await collect(child, options);
+    const limits = resourceLimits(policy);
+    cleanups.push(() => limits.release());
+    const env = hostUser === undefined ? options.env : trustRepositories(options.env);
+    const bwrap = ['bwrap', ...bwrapArgs(policy, paths, env, options.command)];
+    const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
+    const child = spawn('/bin/sh', ['-c', `${limits.prelude}exec "$@"`, 'agate-sandbox', ...argv], {
+      // bubblewrap changes to the command's folder itself, in the sandbox's view.
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: [
+        'ignore',
+        'pipe',
+        'pipe',
+        'pipe',
+        socket === undefined ? 'ignore' : 'pipe',
+        socket === undefined ? 'ignore' : 'pipe',
+        ...data.map(() => 'pipe' as const),
+      ],
+      detached: true,
+    }) as ChildProcess;
+    // bubblewrap closes these once read; a reset on our end of them is not an error.
+    for (const stream of child.stdio.slice(SECCOMP_FD)) stream?.on('error', () => {});
+    (extraFd(child, SECCOMP_FD) as Writable).end(program);
+    data.forEach((content, i) => {
+      (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content);
+    });
+    const result = collect(child, options);
+    if (socket !== undefined) {
+      try {
+        const bridge = await startBridge(
+          extraFd(child, INFO_FD) as Readable,
+          extraFd(child, BLOCK_FD) as Writable,
+          socket,
+        );
+        if (bridge !== undefined) cleanups.push(() => void bridge.kill('SIGKILL'));
+      } catch (error) {
+        killTree(child);
+        await result.catch(() => undefined);
+        throw error;
+      }
+    }
+    const done = await result;
+    if (limits.oomKilled()) {
+      done.stderr += `${done.stderr === '' || done.stderr.endsWith('\n') ? '' : '\n'}[<Shell>: killed for going over sandbox.memoryBytes (${formatBytes(policy.memoryBytes)})]\n`;
+    }
+    if (done.exitCode === 125 && done.stderr.startsWith('agate-sandbox:')) {
+      throw new SandboxUnavailableError(
+        `<Shell> could not prepare the sandbox: ${done.stderr.trim()}. To keep root's uid inside ` +
+          'the sandbox instead, say so: sandbox.runAsHostRoot: true.',
+      );
+    }
+    return done;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }
+}
+
+/**
+ * Under an unprivileged host user, root's files outside the writable folders show as owned by
+ * nobody, and git refuses a repository it does not own (a linked worktree's git directory, a
+ * read-only checkout). That check guards against another user's repository config running
+ * commands; here every command runs inside the sandbox anyway, so git is told to trust them
+ * (command-scope config, which git honours for safe.directory).
+ */
+function trustRepositories(env: Record<string, string>): Record<string, string> {
+  const index = Number(env.GIT_CONFIG_COUNT ?? '0');
+  const at = Number.isSafeInteger(index) && index >= 0 ? index : 0;
+  return {
+    ...env,
+    GIT_CONFIG_COUNT: String(at + 1),
+    [`GIT_CONFIG_KEY_${at}`]: 'safe.directory',
+    [`GIT_CONFIG_VALUE_${at}`]: '*',
+  };
+}
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : `${Math.round(mib)} MiB`;
+}
+
+/** The pipe of a child's file descriptor past stderr (Node types only the first five). */
+function extraFd(child: ChildProcess, fd: number): Readable | Writable {
+  const stream = (child.stdio as unknown as Array<Readable | Writable | null>)[fd];
+  if (stream === null || stream === undefined) throw new Error(`no pipe on fd ${fd}`);
+  return stream;
 }
 
 function spawnHost(options: RunOptions): ChildProcess {
@@ -115,25 +235,27 @@ class Tail {
   }
 }
 
+/** Kills the child's process group (the sandbox, or the host command and what it started). */
+function killTree(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
 function collect(child: ChildProcess, options: RunOptions): Promise<ShellResult> {
   const stdout = new Tail(options.maxOutputChars);
   const stderr = new Tail(options.maxOutputChars);
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
   let timedOut = false;
-  const killTree = () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      child.kill('SIGKILL');
-    }
-  };
   const timer = setTimeout(() => {
     timedOut = true;
-    killTree();
+    killTree(child);
   }, options.timeoutMs);
-  const onAbort = () => killTree();
+  const onAbort = () => killTree(child);
   options.signal.addEventListener('abort', onAbort, { once: true });
   return new Promise((resolve, reject) => {
     child.on('error', (error) => {
@@ -143,7 +265,7 @@ function collect(child: ChildProcess, options: RunOptions): Promise<ShellResult>
     });
     // When the command exits, whatever it left in its group goes too (host mode; in the sandbox
     // its pid namespace is gone with it already), so the pipes close and 'close' follows.
-    child.on('exit', () => killTree());
+    child.on('exit', () => killTree(child));
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);

@@ -1,12 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem, scriptedModel } from '@agate/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createSession, Shell, System, Timeline, User } from '../index.js';
-import { bwrapArgs } from './bwrap-args.js';
-import { commandEnvironment, defaultDenyRead, looksSecret, resolvePolicy } from './policy.js';
+import { bwrapArgs, FIRST_DATA_FD, SECCOMP_FD } from './bwrap-args.js';
+import {
+  commandEnvironment,
+  DEFAULT_MEMORY_BYTES,
+  defaultDenyRead,
+  looksSecret,
+  resolvePolicy,
+  type SandboxOptions,
+} from './policy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agate-shell-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,20 +33,52 @@ describe('policy (pure)', () => {
     for (const name of ['PATH', 'HOME', 'KEYBOARD', 'TOKENIZER', 'LANG']) {
       expect(looksSecret(name), name).toBe(false);
     }
-    expect(commandEnvironment({ PATH: '/bin', X_TOKEN: 't' }, { Y_TOKEN: 'given' })).toEqual({
+  });
+
+  it('passes an allow-list of the environment, plus what env gives', () => {
+    const host = {
       PATH: '/bin',
+      HOME: '/home/ana',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      TERM: 'xterm',
+      TZ: 'UTC',
+      USER: 'ana',
+      DATABASE_URL: 'postgres://app:hunter2@db/app',
+      SECRET_KEY_BASE: 'abc',
+      SENTRY_DSN: 'https://key@sentry.example/1',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+      SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+      X_TOKEN: 't',
+    };
+    expect(commandEnvironment(host, { Y_TOKEN: 'given', DATABASE_URL: 'given-db' })).toEqual({
+      PATH: '/bin',
+      HOME: '/home/ana',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      TERM: 'xterm',
+      TZ: 'UTC',
+      USER: 'ana',
       Y_TOKEN: 'given',
+      DATABASE_URL: 'given-db',
     });
   });
 
-  it('denies credentials, .env files above cwd and the session store by default', () => {
-    const denied = defaultDenyRead('/work/repo', '/home/ana', '/srv/app');
+  it('denies credentials, approval keys, .env files above cwd and the session store by default', () => {
+    const denied = defaultDenyRead('/work/repo', '/home/ana', '/srv/app', {
+      AGATE_APPROVAL_KEY_FILE: 'keys/signer.key',
+      AGATE_APPROVAL_PUBLIC_KEY: '/etc/agate/approval.pub',
+    });
     expect(denied).toEqual(
       expect.arrayContaining([
         '/home/ana/.ssh',
         '/home/ana/.aws',
         '/home/ana/.config/gcloud',
         '/home/ana/.netrc',
+        '/home/ana/.agate-keys',
+        '/srv/app/keys/signer.key',
+        '/etc/agate/approval.pub',
+        '/etc/agate/agate-approval.key',
         '/work/.env',
         '/.env',
         '/work/repo/.agate',
@@ -47,15 +86,26 @@ describe('policy (pure)', () => {
       ]),
     );
     expect(denied).not.toContain('/work/repo/.env');
+    // A public key given as PEM text names no file.
+    const pem = defaultDenyRead('/w', '/h', '/s', {
+      AGATE_APPROVAL_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----',
+    });
+    expect(pem.filter((p) => p.includes('BEGIN'))).toEqual([]);
   });
 
   it('checks its options', () => {
     expect(() => resolvePolicy(dir, { tmpSizeBytes: 10 })).toThrow('tmpSizeBytes');
     expect(() => resolvePolicy(dir, { maxProcesses: 1 })).toThrow('maxProcesses');
+    expect(() => resolvePolicy(dir, { memoryBytes: 1024 })).toThrow('memoryBytes');
     expect(() => resolvePolicy(dir, { network: { allow: ['http://x'] } })).toThrow('host names');
+    expect(resolvePolicy(dir)).toMatchObject({
+      memoryBytes: DEFAULT_MEMORY_BYTES,
+      allowHostRunFileWrites: false,
+      runAsHostRoot: false,
+    });
   });
 
-  it('mounts the root read-only first, then /tmp, then the writable folders, then what is denied', () => {
+  it('mounts the root read-only first, then the capped tmpfs, the writable folders, the host-run files, then what is denied', () => {
     const policy = resolvePolicy('/work/repo', { tmpSizeBytes: 4096 });
     const args = bwrapArgs(
       policy,
@@ -64,6 +114,10 @@ describe('policy (pure)', () => {
           { path: '/home/ana/.ssh', kind: 'dir' },
           { path: '/home/ana/.netrc', kind: 'file' },
         ],
+        hostRun: { pins: ['/work/repo/.git'], readOnly: ['/work/repo/.git/hooks'] },
+        data: ['/work/repo/.git/info/exclude'],
+        network: false,
+        rootHost: true,
       },
       { PATH: '/bin' },
       'ls',
@@ -71,16 +125,51 @@ describe('policy (pure)', () => {
     const at = (...seq: string[]) =>
       args.findIndex((_, i) => seq.every((s, j) => args[i + j] === s));
     expect(at('--ro-bind', '/', '/')).toBe(0);
+    // Every tmpfs the command may write has a size; the ones that must stay empty are read-only.
+    expect(at('--dev', '/dev', '--size', '4096', '--tmpfs', '/dev/shm')).toBeGreaterThan(0);
     expect(at('--size', '4096', '--tmpfs', '/tmp')).toBeLessThan(
       at('--bind', '/work/repo', '/work/repo'),
     );
-    expect(at('--bind', '/work/repo', '/work/repo')).toBeLessThan(at('--tmpfs', '/home/ana/.ssh'));
+    expect(at('--bind', '/work/repo', '/work/repo')).toBeLessThan(
+      at('--bind', '/work/repo/.git', '/work/repo/.git'),
+    );
+    expect(at('--bind', '/work/repo/.git', '/work/repo/.git')).toBeLessThan(
+      at('--ro-bind', '/work/repo/.git/hooks', '/work/repo/.git/hooks'),
+    );
+    expect(
+      at('--ro-bind-data', String(FIRST_DATA_FD), '/work/repo/.git/info/exclude'),
+    ).toBeGreaterThan(0);
+    expect(at('--ro-bind', '/work/repo/.git/hooks', '/work/repo/.git/hooks')).toBeLessThan(
+      at('--size', '4096', '--tmpfs', '/home/ana/.ssh'),
+    );
     expect(at('--ro-bind', '/dev/null', '/home/ana/.netrc')).toBeGreaterThan(0);
+    expect(at('--remount-ro', '/dev')).toBeGreaterThan(at('--tmpfs', '/dev/shm'));
+    expect(at('--remount-ro', '/home/ana/.ssh')).toBeGreaterThan(at('--tmpfs', '/home/ana/.ssh'));
     expect(args).toContain('--unshare-all');
+    expect(at('--uid', '1000', '--gid', '1000')).toBeGreaterThan(0);
     expect(args).toContain('--die-with-parent');
     expect(args).toContain('--clearenv');
+    expect(at('--seccomp', String(SECCOMP_FD))).toBeGreaterThan(0);
+    expect(args).not.toContain('--info-fd');
     expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'ls']);
+    const networked = bwrapArgs(
+      resolvePolicy('/work/repo', { network: { allow: ['registry.npmjs.org'] } }),
+      { denied: [], hostRun: { pins: [], readOnly: [] }, network: true, rootHost: false },
+      {},
+      'ls',
+    );
+    expect(networked).toEqual(expect.arrayContaining(['--info-fd', '--block-fd']));
+    // Not root: the agent's own uid inside, no nested user namespace for the bridge to miss.
+    expect(networked).not.toContain('--uid');
+    expect(networked).toEqual(expect.arrayContaining(['HTTPS_PROXY', 'http://127.0.0.1:3128']));
   });
+});
+
+const gitInstalled = requireSystem({
+  tests: '<Shell> with git',
+  needs: 'git',
+  enable: 'apt-get install -y git',
+  command: 'git',
 });
 
 const sandboxWorks = requireSystem({
@@ -92,13 +181,13 @@ const sandboxWorks = requireSystem({
     spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
 });
 
-function Agent(props: { sandbox?: false; maxOutputChars?: number }) {
+function Agent(props: { sandbox?: SandboxOptions | false; maxOutputChars?: number; cwd?: string }) {
   return (
     <>
       <System>You use the shell.</System>
       <User>Go.</User>
       <Timeline />
-      <Shell cwd={dir} {...props} />
+      <Shell {...props} cwd={props.cwd ?? dir} />
     </>
   );
 }
@@ -125,6 +214,64 @@ describe.skipIf(!sandboxWorks)('<Shell> in a run', () => {
     );
     expect(result?.stdout.trimEnd().endsWith('20000')).toBe(true);
   });
+
+  it('a command over sandbox.memoryBytes is killed, the model reads why, and the run goes on', async () => {
+    const model = scriptedModel([
+      bash('dd if=/dev/zero of=/dev/null bs=1G count=1 iflag=fullblock'),
+      bash('echo still here'),
+      'Done.',
+    ]);
+    const session = createSession(<Agent sandbox={{ memoryBytes: 128 * 1024 * 1024 }} />, {
+      model,
+    });
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    const [killed, next] = outputs(session.state) as Array<{
+      exitCode: number;
+      stdout: string;
+      stderr: string;
+    }>;
+    expect(killed?.exitCode).not.toBe(0);
+    if (killed?.exitCode === 137) {
+      expect(killed.stderr).toContain('killed for going over sandbox.memoryBytes (128 MiB)');
+    }
+    expect(next?.stdout).toBe('still here\n');
+  });
+
+  it.skipIf(!gitInstalled)(
+    'git works in a repository whose hooks and config are read-only',
+    async () => {
+      const repo = mkdtempSync(join(tmpdir(), 'agate-shell-git-'));
+      try {
+        const git = (...args: string[]) =>
+          spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
+        git('init', '-q');
+        git('config', 'user.email', 'agent@example.com');
+        git('config', 'user.name', 'Agent');
+        writeFileSync(join(repo, 'a.txt'), 'a\n');
+        const model = scriptedModel([
+          bash(
+            'echo b > b.txt && git add -A && git commit -qm "add b" && git status --short && echo clean',
+          ),
+          'Done.',
+        ]);
+        const session = createSession(<Agent cwd={repo} />, { model });
+        await session.run();
+        const [out] = outputs(session.state) as Array<{
+          exitCode: number;
+          stdout: string;
+          stderr: string;
+        }>;
+        // Nothing untracked: the placeholders for absent host-run files are excluded from git.
+        expect(out).toMatchObject({ exitCode: 0, stdout: 'clean\n' });
+        expect(git('log', '--format=%s').stdout).toBe('add b\n');
+        expect(git('ls-files').stdout).toBe('a.txt\nb.txt\n');
+        expect(readdirSync(repo).sort()).toEqual(['.git', 'a.txt', 'b.txt']);
+      } finally {
+        rmSync(repo, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('sandbox={false} runs on the host and warns once', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});

@@ -28,7 +28,10 @@ export interface ShellProps {
   timeoutMs?: number;
   /** Characters kept of stdout and of stderr each (the tail; the cut is said). Default 30,000. */
   maxOutputChars?: number;
-  /** Variables to pass in; kept even when their names look like secrets (the rest are scrubbed). */
+  /**
+   * Variables to pass in, whatever their names. Of the host's environment a command sees only
+   * `PATH`, `HOME`, `LANG`, `LC_*`, `TERM`, `TZ` and `USER`.
+   */
   env?: Readonly<Record<string, string>>;
 }
 

