@@ -1,5 +1,5 @@
 import { cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
-import { LOOPS, type LoopName } from './workload.js';
+import { FASTEST_PLAIN, LOOPS, type LoopName } from './workload.js';
 
 export interface TickOverheadOptions {
   ticks: number;
@@ -8,6 +8,8 @@ export interface TickOverheadOptions {
   /** Unmeasured runs of every loop first (JIT, module loading, caches). */
   warmup: number;
   loops: readonly LoopName[];
+  /** How many of the workload's tools every loop mounts (default all, `TOOL_COUNT`). */
+  tools?: number;
   /**
    * Rounds per repetition: a round runs every loop once, back to back, and the rounds of all
    * repetitions are run round-robin (round 1 of every repetition, then round 2, ...). Targets
@@ -20,6 +22,8 @@ export interface TickOverheadOptions {
 
 export interface TickOverheadResult {
   ticks: number;
+  /** Tools mounted (undefined: all of the workload's). */
+  tools?: number;
   reps: number;
   /** Runs of every loop per repetition (the sample is the fastest). */
   inner: number;
@@ -34,7 +38,7 @@ export interface TickOverheadResult {
    * of one round ran back to back, under the same machine conditions (see `pairedPerRep`).
    */
   rounds: Record<string, number[][]>;
-  /** Agate / the faster plain `generateText` loop, per repetition (same rep = similar conditions). */
+  /** Agate / the fastest plain loop, per repetition (same rep = similar conditions). */
   ratios: Summary | undefined;
 }
 
@@ -84,10 +88,10 @@ export function perRep(
 export async function measureTickOverhead(
   options: TickOverheadOptions,
 ): Promise<TickOverheadResult> {
-  const { ticks, loops } = options;
+  const { ticks, loops, tools } = options;
   const log = options.log ?? (() => {});
   for (let i = 0; i < options.warmup; i++) {
-    for (const name of loops) await LOOPS[name].run(ticks);
+    for (const name of loops) await LOOPS[name].run(ticks, undefined, tools);
   }
   const samples = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
   const wall = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
@@ -110,7 +114,7 @@ export async function measureTickOverhead(
       for (const name of order) {
         const start = performance.now();
         const startCpu = cpuMs();
-        const outcome = await LOOPS[name].run(ticks);
+        const outcome = await LOOPS[name].run(ticks, undefined, tools);
         const cpu = (cpuMs() - startCpu) / outcome.ticks;
         const wallTime = (performance.now() - start) / outcome.ticks;
         rounds.get(name)![rep]!.push(cpu);
@@ -130,7 +134,7 @@ export async function measureTickOverhead(
       thisRep.set(name, cpu);
     }
     const agate = thisRep.get('agate');
-    const raw = fasterPlain(thisRep);
+    const raw = thisRep.get(FASTEST_PLAIN);
     if (agate !== undefined && raw !== undefined) ratios.push(agate / raw);
     log(
       `  rep ${rep + 1}/${reps}: ${loops.map((n) => `${n} ${thisRep.get(n)!.toFixed(2)}`).join(', ')} ms CPU/tick (fastest run)`,
@@ -138,6 +142,7 @@ export async function measureTickOverhead(
   }
   return {
     ticks,
+    ...(tools !== undefined ? { tools } : {}),
     reps: options.reps,
     inner: options.inner ?? 1,
     perTick: Object.fromEntries([...samples].map(([name, values]) => [name, summarize(values)])),
@@ -148,33 +153,10 @@ export async function measureTickOverhead(
   };
 }
 
-/**
- * The faster of the plain `generateText` loops in one repetition: as the AI SDK docs write it,
- * or with its schemas converted once. Targets are judged against the better plain loop.
- */
-export function fasterPlain(rep: ReadonlyMap<string, number>): number | undefined {
-  const values = ['generateText', 'generateTextPreconverted']
-    .map((name) => rep.get(name))
-    .filter((v): v is number => v !== undefined);
-  return values.length === 0 ? undefined : Math.min(...values);
-}
-
-/** Agate / the faster plain loop, per repetition, from recorded samples. */
-export function ratioToFasterPlain(
+/** `loop` / the fastest plain loop (`FASTEST_PLAIN`), per repetition, from recorded samples. */
+export function ratioToPlain(
   samples: Record<string, number[]>,
   loop = 'agate',
 ): Summary | undefined {
-  const xs = samples[loop];
-  if (!xs || xs.length === 0) return undefined;
-  const ratios: number[] = [];
-  for (let i = 0; i < xs.length; i++) {
-    const rep = new Map<string, number>();
-    for (const name of ['generateText', 'generateTextPreconverted']) {
-      const v = samples[name]?.[i];
-      if (v !== undefined) rep.set(name, v);
-    }
-    const raw = fasterPlain(rep);
-    if (raw !== undefined) ratios.push(xs[i]! / raw);
-  }
-  return ratios.length === 0 ? undefined : summarize(ratios);
+  return perRep(samples, loop, FASTEST_PLAIN, (a, b) => a / b);
 }
