@@ -114,9 +114,9 @@ export async function measureColdStart(reps: number): Promise<ColdStartResult> {
   }
 }
 
-/** Wall time of a Node process that imports `specifier` as an ES module and exits, ms. */
-function importTime(specifier: string, cwd: string): Promise<number> {
-  const script = `await import(${JSON.stringify(specifier)});`;
+/** Wall time of a Node process that imports `specifiers` as ES modules and exits, ms. */
+export function importTime(specifiers: readonly string[], cwd: string): Promise<number> {
+  const script = specifiers.map((s) => `await import(${JSON.stringify(s)});`).join('\n');
   return timeUntil(process.execPath, ['--input-type=module', '-e', script], cwd, undefined);
 }
 
@@ -130,7 +130,7 @@ async function measureImports(
   blocks: number,
 ): Promise<Pick<ColdStartResult, 'importCore' | 'importAi' | 'importNode' | 'importRatio'>> {
   const specifiers = ['@agate/core', 'ai', 'node:path'] as const;
-  for (const specifier of specifiers) await importTime(specifier, dir);
+  for (const specifier of specifiers) await importTime([specifier], dir);
   const times: Record<(typeof specifiers)[number], number[]> = {
     '@agate/core': [],
     ai: [],
@@ -143,7 +143,7 @@ async function measureImports(
       const shift = (block * IMPORT_BLOCK + i) % specifiers.length;
       const order = specifiers.map((_, k) => specifiers[(k + shift) % specifiers.length]!);
       const round: Partial<Record<(typeof specifiers)[number], number>> = {};
-      for (const specifier of order) round[specifier] = await importTime(specifier, dir);
+      for (const specifier of order) round[specifier] = await importTime([specifier], dir);
       for (const specifier of specifiers) times[specifier].push(round[specifier]!);
       pairs.push(round['@agate/core']! / round.ai!);
     }

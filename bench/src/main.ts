@@ -8,11 +8,11 @@
  * This process measures the production build (the `bench` script sets NODE_ENV=production);
  * the development build and the memory figures come from child processes.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
+import { runChildProcess } from './child-process.js';
 import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureDbosTick } from './dbos-tick.js';
@@ -73,7 +73,6 @@ const SIZES = [10, 100, 1_000, 10_000];
 const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES.filter(
   (name) => name === 'agate' || (name !== 'agateGuards' && !TELEMETRY_LOOPS.includes(name)),
 );
-const CHILD_TIMEOUT_MS = 10 * 60_000;
 
 function renderOptions(budgetMs: number): RenderCostOptions {
   return { sizes: SIZES, warmup: 30, maxRenders: 3_000, budgetMs, minRenders: 20 };
@@ -86,32 +85,7 @@ function runChild<T>(
   extraFlags: string[] = [],
 ): Promise<T> {
   const childPath = join(dirname(fileURLToPath(import.meta.url)), 'child.ts');
-  const flags = [...process.execArgv.filter((f) => !f.startsWith('--cpu-prof')), ...extraFlags];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, childPath, JSON.stringify(task)], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: CHILD_TIMEOUT_MS,
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || line === undefined) {
-        reject(
-          new Error(
-            `benchmark child ${task.kind} failed (exit ${code ?? signal}): ${stdout.slice(-500)}`,
-          ),
-        );
-        return;
-      }
-      resolve(JSON.parse(line.slice('RESULT '.length)) as T);
-    });
-  });
+  return runChildProcess<T>(childPath, task, env, extraFlags);
 }
 
 async function main(): Promise<void> {

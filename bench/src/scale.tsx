@@ -1,7 +1,7 @@
 import { createSession, run } from '@agate/core';
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
-import { collectGarbage, cpuMs, type Summary, summarize } from './stats.js';
+import { cpuMs, heapPer, type Summary, summarize } from './stats.js';
 import { BenchAgent, benchModel, MESSAGES, runGenerateTextLoop } from './workload.js';
 
 /**
@@ -175,20 +175,6 @@ export interface IdleSessionMemory {
 }
 
 const IDLE_TICKS = 50;
-
-/** Heap after GC per item of `count` items made by `make` and held, over the heap before. */
-async function heapPer<T>(
-  count: number,
-  make: () => Promise<T>,
-): Promise<{ bytes: number; items: T[] }> {
-  await make(); // warm-up
-  collectGarbage();
-  const before = process.memoryUsage().heapUsed;
-  const items: T[] = [];
-  for (let i = 0; i < count; i++) items.push(await make());
-  collectGarbage();
-  return { bytes: (process.memoryUsage().heapUsed - before) / count, items };
-}
 
 /**
  * Sessions that ran and now wait (between runs, as a server holds them): each ran 50 ticks of

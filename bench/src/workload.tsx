@@ -54,12 +54,21 @@ export const toolInput = z.object({
   note: z.string().describe('A short note about the item.'),
 });
 
+let executed = 0;
+
+/** Every side's tools run this; the peers bench checks the count (one increment per call). */
 export function executeTool(input: z.output<typeof toolInput>): {
   ok: true;
   id: number;
   length: number;
 } {
+  executed++;
   return { ok: true, id: input.id, length: input.note.length };
+}
+
+/** Tool calls `executeTool` ran in this process. */
+export function executedToolCalls(): number {
+  return executed;
 }
 
 export const TOOL_NAMES = Array.from({ length: TOOL_COUNT }, (_, i) => `tool_${i}`);
