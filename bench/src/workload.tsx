@@ -360,7 +360,7 @@ const SDK_TOOLS = TOOL_SPECS.map(({ name, description }) => ({
 
 /** A tool set per (variant, count), made once: no loop builds its tools per run. */
 const toolSets = new Map<string, ToolSet>();
-export function sdkTools(preconverted: boolean, count: number = TOOL_COUNT): ToolSet {
+function sdkTools(preconverted: boolean, count: number = TOOL_COUNT): ToolSet {
   const key = `${preconverted}:${count}`;
   let set = toolSets.get(key);
   if (set === undefined) {

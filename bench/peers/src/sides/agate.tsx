@@ -1,4 +1,4 @@
-import { createSession, run } from '@agate/core';
+import { createSession, type RunResult, run } from '@agate/core';
 import { BenchAgent } from '../../../src/workload.js';
 import { PEER_TOOL_COUNT } from '../script.js';
 import type { Side, SideRun } from '../side.js';
@@ -9,12 +9,13 @@ const options = (steps: number, latencyMs = 0) => ({
   maxTicks: steps + 2,
 });
 
-function outcome(
-  result: { status: string; ticks: number; text?: string },
-  model: { calls: number },
-): SideRun {
-  if (result.status !== 'completed') throw new Error(`Agate run ended ${result.status}`);
-  return { modelCalls: model.calls, text: result.text ?? '' };
+function outcome(result: RunResult, model: { calls: number }): SideRun {
+  if (result.status !== 'completed') {
+    throw new Error(`Agate run ended ${result.status}: ${result.reason ?? ''}`, {
+      cause: result.error,
+    });
+  }
+  return { modelCalls: model.calls, text: result.text };
 }
 
 /** Agate: `run()` of the bench agent with its first two tools (the main bench's agent). */
