@@ -1,8 +1,8 @@
 import { createSession, run } from '@agate/core';
-import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
 import { cpuMs, heapPer, type Summary, summarize } from './stats.js';
-import { BenchAgent, benchModel, MESSAGES, runGenerateTextLoop } from './workload.js';
+import { BenchAgent, benchModel, MESSAGES, runGenerateTextLoop, withLatency } from './workload.js';
 
 /**
  * Many sessions in one process (issue 27): a thousand agents at once, each a few ticks with a
@@ -44,23 +44,8 @@ export interface ScaleResult {
 }
 
 /** The bench model, answering after `latencyMs` (a timer, not CPU work). */
-export function slowModel(ticks: number, latencyMs: number): LanguageModelV4 {
-  const inner = benchModel(ticks);
-  const wait = () => new Promise((resolve) => setTimeout(resolve, latencyMs));
-  return {
-    specificationVersion: 'v4',
-    provider: inner.provider,
-    modelId: inner.modelId,
-    supportedUrls: {},
-    async doGenerate(options: LanguageModelV4CallOptions) {
-      await wait();
-      return inner.doGenerate(options);
-    },
-    async doStream(options: LanguageModelV4CallOptions) {
-      await wait();
-      return inner.doStream(options);
-    },
-  };
+function slowModel(ticks: number, latencyMs: number): LanguageModelV4 {
+  return withLatency(benchModel(ticks), latencyMs);
 }
 
 async function oneRun(ticks: number, latencyMs: number): Promise<void> {

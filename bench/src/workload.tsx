@@ -161,6 +161,35 @@ export function benchModel(
   return model;
 }
 
+/** A timer of `ms` (a model's latency: time, not CPU work); nothing to wait for when 0. */
+export function wait(ms: number): Promise<void> | undefined {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : undefined;
+}
+
+/** `model`, answering after `latencyMs` (the many-runs-at-once rows). */
+export function withLatency(
+  model: LanguageModelV4 & { readonly calls: number },
+  latencyMs: number,
+): LanguageModelV4 & { readonly calls: number } {
+  return {
+    specificationVersion: 'v4',
+    provider: model.provider,
+    modelId: model.modelId,
+    supportedUrls: {},
+    get calls() {
+      return model.calls;
+    },
+    async doGenerate(options) {
+      await wait(latencyMs);
+      return model.doGenerate(options);
+    },
+    async doStream(options) {
+      await wait(latencyMs);
+      return model.doStream(options);
+    },
+  };
+}
+
 /** Every tool's name and description, made once (both sides then do the same work per run). */
 export const TOOL_SPECS = TOOL_NAMES.map((name) => ({
   name,

@@ -14,6 +14,7 @@ export {
   SYSTEM,
   TASK,
   toolInput,
+  wait as latency,
 } from '../../src/workload.js';
 
 /** The two tools every side mounts (names and descriptions made once). */
@@ -45,9 +46,4 @@ export class Script {
     const reply = replyAt(index, this.steps + 1, PEER_TOOL_COUNT);
     return 'text' in reply ? reply : { callId: `call-${index}`, ...reply };
   }
-}
-
-/** Waits `ms` on a timer (the concurrent rows' model latency); nothing when 0. */
-export function latency(ms: number): Promise<void> | undefined {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : undefined;
 }
