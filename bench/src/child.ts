@@ -3,6 +3,7 @@
  * process, so that memory peaks don't mix and NODE_ENV picks the React build at import time.
  * Prints progress on stderr and one `RESULT <json>` line on stdout.
  */
+import { childMain } from './child-process.js';
 import { type LongHistoryOptions, measureLongHistory } from './long-history.js';
 import { measureMemory } from './memory.js';
 import { loadedReactBuild } from './react-build.js';
@@ -25,8 +26,7 @@ export type ChildTask =
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function main(): Promise<unknown> {
-  const task = JSON.parse(process.argv[2] ?? '{}') as ChildTask;
+childMain(async (task: ChildTask): Promise<unknown> => {
   if (task.kind === 'memory') {
     if (!isLoopName(task.loop)) throw new Error(`unknown loop ${task.loop}`);
     const result = await measureMemory(task.loop, task.ticks);
@@ -42,14 +42,4 @@ async function main(): Promise<unknown> {
     return { render, tick, nodeEnv: process.env.NODE_ENV, react: loadedReactBuild() };
   }
   throw new Error(`unknown task ${JSON.stringify(task)}`);
-}
-
-main().then(
-  (result) => {
-    process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
-  },
-  (error: unknown) => {
-    log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    process.exitCode = 1;
-  },
-);
+});

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { installDemo } from './installed-cli.js';
 import { REPO_ROOT } from './machine.js';
-import { type Summary, summarize } from './stats.js';
+import { median, type Summary, summarize } from './stats.js';
 
 export interface ColdStartResult {
   reps: number;
@@ -16,9 +16,21 @@ export interface ColdStartResult {
   repository: Summary;
   /** Node alone (`node -e ''`), for scale. */
   node: Summary;
+  /** `node --input-type=module -e "await import('@agate/core')"` in the installed project, ms. */
+  importCore?: Summary;
+  /** The same for `ai`, alternating with it. */
+  importAi?: Summary;
+  /** Node alone, the same way (`await import('node:path')`), alternating with them. */
+  importNode?: Summary;
+  /** `@agate/core`'s import / `ai`'s, the median of each block of `IMPORT_BLOCK` pairs. */
+  importRatio?: Summary;
 }
 
 export const COLD_START_TARGET_MS = 1_000;
+/** `import('@agate/core')` within this much of `import('ai')` (issue 42). */
+export const IMPORT_RATIO_TARGET = 1.3;
+/** Alternating import timings per block; the verdict is on the blocks' median ratios. */
+export const IMPORT_BLOCK = 5;
 
 const REPO_BIN = join(REPO_ROOT, 'packages', 'cli', 'bin', 'agate.js');
 const REPO_DEMO_DIR = join(REPO_ROOT, 'examples', 'file-agent');
@@ -95,8 +107,52 @@ export async function measureColdStart(reps: number): Promise<ColdStartResult> {
       firstTick: summarize(first),
       repository: summarize(repository),
       node: summarize(node),
+      ...(await measureImports(installed.dir, reps)),
     };
   } finally {
     installed.remove();
   }
+}
+
+/** Wall time of a Node process that imports `specifiers` as ES modules and exits, ms. */
+export function importTime(specifiers: readonly string[], cwd: string): Promise<number> {
+  const script = specifiers.map((s) => `await import(${JSON.stringify(s)});`).join('\n');
+  return timeUntil(process.execPath, ['--input-type=module', '-e', script], cwd, undefined);
+}
+
+/**
+ * `import('@agate/core')` against `import('ai')` and Node's own start, from the installed
+ * project (the packed `dist/` JavaScript, as a user's project loads it), in rotating order, after
+ * one untimed import of each (the OS file cache and Node's compile cache warm).
+ */
+async function measureImports(
+  dir: string,
+  blocks: number,
+): Promise<Pick<ColdStartResult, 'importCore' | 'importAi' | 'importNode' | 'importRatio'>> {
+  const specifiers = ['@agate/core', 'ai', 'node:path'] as const;
+  for (const specifier of specifiers) await importTime([specifier], dir);
+  const times: Record<(typeof specifiers)[number], number[]> = {
+    '@agate/core': [],
+    ai: [],
+    'node:path': [],
+  };
+  const ratios: number[] = [];
+  for (let block = 0; block < blocks; block++) {
+    const pairs: number[] = [];
+    for (let i = 0; i < IMPORT_BLOCK; i++) {
+      const shift = (block * IMPORT_BLOCK + i) % specifiers.length;
+      const order = specifiers.map((_, k) => specifiers[(k + shift) % specifiers.length]!);
+      const round: Partial<Record<(typeof specifiers)[number], number>> = {};
+      for (const specifier of order) round[specifier] = await importTime([specifier], dir);
+      for (const specifier of specifiers) times[specifier].push(round[specifier]!);
+      pairs.push(round['@agate/core']! / round.ai!);
+    }
+    ratios.push(median(pairs));
+  }
+  return {
+    importCore: summarize(times['@agate/core']),
+    importAi: summarize(times.ai),
+    importNode: summarize(times['node:path']),
+    importRatio: summarize(ratios),
+  };
 }

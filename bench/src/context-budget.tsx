@@ -201,7 +201,7 @@ function agateFull(
 
 /**
  * Real ticks on sessions holding `size` messages (each trims its oldest as new ones come, so the
- * size stays put) with the 8,000-token budget and 20 tools; the cut is kept between ticks. The
+ * size stays put) with the 8,000-token budget and the workload's tools; the cut is kept between ticks. The
  * sizes take turns, one block of ticks each per repetition, so a ratio between two sizes is
  * taken within one repetition.
  */

@@ -1,6 +1,5 @@
 import { cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
-import { fasterPlain } from './tick-overhead.js';
-import { LOOPS, type LoopName } from './workload.js';
+import { FASTEST_PLAIN, LOOPS, type LoopName } from './workload.js';
 
 export interface LongHistoryOptions {
   /** Ticks per run (each tick adds an assistant message and a tool message). */
@@ -19,7 +18,7 @@ export interface LongHistoryOptions {
   loops: readonly LoopName[];
   /**
    * Loops of `loops` run in the first round only: a loop far slower than the one it is judged
-   * against (the docs' `generateText`, about twice the preconverted one here) is reported with
+   * against (the docs' `generateText`, two to three times the fastest plain loop here) is reported with
    * fewer runs, so the rounds of the two loops the target compares can be many more.
    */
   firstRoundOnly?: readonly LoopName[];
@@ -38,7 +37,7 @@ export interface LongHistoryResult {
   samples: Record<string, number[]>;
   /** CPU milliseconds per tick over the whole run, one sample per run. */
   wholeRun: Record<string, Summary>;
-  /** Agate / the faster plain `generateText` loop over the window, per repetition (fastest windows). */
+  /** Agate / the fastest plain loop over the window, per repetition (fastest windows). */
   ratios: Summary | undefined;
   /** The same, as the median of each repetition's rounds' ratios (see `pairedPerRep`). */
   pairedRatios: Summary | undefined;
@@ -88,7 +87,7 @@ export async function measureLongHistory(options: LongHistoryOptions): Promise<L
         if (prev === undefined || sample.window < prev.window) best[rep]!.set(name, sample);
       }
       const agate = thisRound.get('agate');
-      const raw = fasterPlain(thisRound);
+      const raw = thisRound.get(FASTEST_PLAIN);
       if (agate !== undefined && raw !== undefined) roundRatios[rep]!.push(agate / raw);
     }
     log(`  round ${round + 1}/${inner} of ${reps} repetitions done`);
@@ -104,7 +103,7 @@ export async function measureLongHistory(options: LongHistoryOptions): Promise<L
       thisRep.set(name, sample.window);
     }
     const agate = thisRep.get('agate');
-    const raw = fasterPlain(thisRep);
+    const raw = thisRep.get(FASTEST_PLAIN);
     if (agate !== undefined && raw !== undefined) ratios.push(agate / raw);
     if (roundRatios[rep]!.length > 0) paired.push(median(roundRatios[rep]!));
     log(

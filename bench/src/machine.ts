@@ -45,7 +45,7 @@ export function machineInfo(): MachineInfo {
 }
 
 /** The version in a package's package.json, found by walking up from its entry point. */
-function versionOf(name: string, require: NodeJS.Require): string {
+export function versionOf(name: string, require: NodeJS.Require): string {
   try {
     let dir = dirname(require.resolve(name));
     for (let i = 0; i < 6; i++) {

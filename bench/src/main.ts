@@ -8,14 +8,15 @@
  * This process measures the production build (the `bench` script sets NODE_ENV=production);
  * the development build and the memory figures come from child processes.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildTask } from './child.js';
+import { runChildProcess } from './child-process.js';
 import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureDbosTick } from './dbos-tick.js';
+import { PEERS_SECTION, sectionOf } from './docs-section.js';
 import type { LongHistoryResult } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
@@ -29,13 +30,22 @@ import { measureSandboxSpawn } from './sandbox-spawn.js';
 import { type IdleSessionMemory, SCALE_SESSIONS, type ScaleResult } from './scale.js';
 import { measureSubAgentCost } from './sub-agent.js';
 import { measureTickOverhead, type TickOverheadResult } from './tick-overhead.js';
-import { LOOP_NAMES, type LoopName, TELEMETRY_LOOPS } from './workload.js';
+import {
+  FASTEST_PLAIN,
+  LOOP_NAMES,
+  type LoopName,
+  NARROW_TOOL_COUNT,
+  TELEMETRY_LOOPS,
+  TOOL_COUNT,
+} from './workload.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const TICKS = 200;
+/** A short run made from scratch (session set-up and disposal included), issue 42. */
+const SHORT_TICKS = 10;
 const LONG_TICKS = 1_500;
 const LONG_WINDOW = 300;
 /**
@@ -54,6 +64,8 @@ const TARGET_INNER = 30;
  * the others: 1.68x where they read 0.95-1.3x).
  */
 const TARGET_REPS = 6;
+/** Rounds per repetition of the short-run targets (a 10-tick run takes a millisecond or two). */
+const SHORT_INNER = 100;
 const MEMORY_TICKS = 1_000;
 const SIZES = [10, 100, 1_000, 10_000];
 /** Every loop but the guarded one, which is measured in pairs of its own (below). */
@@ -61,7 +73,6 @@ const SIZES = [10, 100, 1_000, 10_000];
 const ALL_LOOPS: readonly LoopName[] = LOOP_NAMES.filter(
   (name) => name === 'agate' || (name !== 'agateGuards' && !TELEMETRY_LOOPS.includes(name)),
 );
-const CHILD_TIMEOUT_MS = 10 * 60_000;
 
 function renderOptions(budgetMs: number): RenderCostOptions {
   return { sizes: SIZES, warmup: 30, maxRenders: 3_000, budgetMs, minRenders: 20 };
@@ -74,32 +85,7 @@ function runChild<T>(
   extraFlags: string[] = [],
 ): Promise<T> {
   const childPath = join(dirname(fileURLToPath(import.meta.url)), 'child.ts');
-  const flags = [...process.execArgv.filter((f) => !f.startsWith('--cpu-prof')), ...extraFlags];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, childPath, JSON.stringify(task)], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: CHILD_TIMEOUT_MS,
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || line === undefined) {
-        reject(
-          new Error(
-            `benchmark child ${task.kind} failed (exit ${code ?? signal}): ${stdout.slice(-500)}`,
-          ),
-        );
-        return;
-      }
-      resolve(JSON.parse(line.slice('RESULT '.length)) as T);
-    });
-  });
+  return runChildProcess<T>(childPath, task, env, extraFlags);
 }
 
 async function main(): Promise<void> {
@@ -123,23 +109,35 @@ async function main(): Promise<void> {
   });
 
   // The targets are judged on per-repetition ratios, so each repetition must be steady: Agate and
-  // both plain generateText loops, each the fastest of its rounds' runs, in a process of
-  // their own (the other loops' heap and JIT state weigh on none of them).
-  log(`tick target (${TICKS} ticks: Agate and the plain generateText loops, child process)...`);
-  const target = await runChild<TickOverheadResult>(
-    {
-      kind: 'tick',
-      tick: {
-        ticks: TICKS,
-        reps: quick ? 3 : TARGET_REPS,
-        inner: quick ? 3 : TARGET_INNER,
-        warmup: quick ? 1 : 5,
-        loops: ['agate', 'generateText', 'generateTextPreconverted'],
+  // the fastest plain loop, each the fastest of its rounds' runs, in a process of their own (the
+  // other loops' heap and JIT state weigh on neither).
+  // Short runs: more rounds (they are cheap) and warm-up runs enough for about 1,000 ticks, as the
+  // 200-tick runs have (with 5 of them, a 10-tick run's Agate side read three times its warm figure).
+  const targetChild = (ticks: number, tools: number) =>
+    runChild<TickOverheadResult>(
+      {
+        kind: 'tick',
+        tick: {
+          ticks,
+          tools,
+          reps: quick ? 3 : TARGET_REPS,
+          inner: quick ? 3 : ticks < TICKS ? SHORT_INNER : TARGET_INNER,
+          warmup: quick ? 1 : Math.max(5, Math.ceil(1_000 / ticks)),
+          loops: ['agate', FASTEST_PLAIN],
+        },
       },
-    },
-    { NODE_ENV: 'production' },
-    ['--expose-gc'],
+      { NODE_ENV: 'production' },
+      ['--expose-gc'],
+    );
+  log(
+    `tick target (${TICKS} ticks, ${TOOL_COUNT} tools: Agate and the fastest plain loop, child process)...`,
   );
+  const target = await targetChild(TICKS, TOOL_COUNT);
+  const short: TickOverheadResult[] = [];
+  for (const tools of [NARROW_TOOL_COUNT, TOOL_COUNT]) {
+    log(`short runs (${SHORT_TICKS} ticks from scratch, ${tools} tools, child process)...`);
+    short.push(await targetChild(SHORT_TICKS, tools));
+  }
 
   // A difference of a tenth of a millisecond needs more samples than the table above takes:
   // the two loops alternate, many times, and the report takes the median paired difference.
@@ -188,7 +186,7 @@ async function main(): Promise<void> {
         reps: quick ? 2 : 5,
         inner: quick ? 1 : 20,
         warmup: 1,
-        loops: ['agate', 'generateText', 'generateTextPreconverted'],
+        loops: ['agate', 'generateText', FASTEST_PLAIN],
         firstRoundOnly: ['generateText'],
       },
     },
@@ -259,7 +257,7 @@ async function main(): Promise<void> {
           ticks: TICKS,
           reps: quick ? 2 : 5,
           warmup: 1,
-          loops: ['agate', 'generateText', 'streamText'],
+          loops: ['agate', 'generateText', FASTEST_PLAIN, 'streamText'],
         },
       },
       { NODE_ENV: 'development' },
@@ -268,7 +266,13 @@ async function main(): Promise<void> {
 
   const memory: BenchData['memory'] = [];
   if (!args.has('--skip-memory')) {
-    for (const loop of ['agate', 'agateStreaming', 'generateText', 'streamText'] as const) {
+    for (const loop of [
+      'agate',
+      'agateStreaming',
+      'generateText',
+      FASTEST_PLAIN,
+      'streamText',
+    ] as const) {
       log(`memory: ${loop}, ${MEMORY_TICKS} ticks (child process)...`);
       memory.push(
         await runChild<MemoryResult>(
@@ -282,7 +286,7 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick, target, long, guards, telemetry },
+    production: { render, tick, target, short, long, guards, telemetry },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,
@@ -304,7 +308,9 @@ async function main(): Promise<void> {
   if (args.has('--write')) {
     const target = join(REPO_ROOT, 'docs', 'performance.md');
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, `${report}\n`);
+    // The peers' section comes from `pnpm bench:peers --write`: kept as it is.
+    const peers = sectionOf(await readFile(target, 'utf8').catch(() => ''), PEERS_SECTION);
+    await writeFile(target, `${report}\n${peers === undefined ? '' : `\n${peers}\n`}`);
     log(`wrote ${target}`);
   }
 }

@@ -200,6 +200,8 @@ async function plainRep(calls: number): Promise<Timing> {
       messages: MESSAGES,
       tools,
       stopWhen: isStepCount(untimed + calls),
+      // The fastest plain loop's setting (issue 42): no per-step telemetry dispatch.
+      telemetry: { isEnabled: false },
       onStepEnd: () => {
         steps++;
         if (steps === untimed) {

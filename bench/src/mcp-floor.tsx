@@ -109,6 +109,7 @@ async function plainSteps(tools: ToolSet): Promise<number> {
     messages: MESSAGES,
     tools,
     stopWhen: isStepCount(CALLS),
+    telemetry: { isEnabled: false },
   });
   return (cpuMs() - start) / CALLS;
 }

@@ -61,6 +61,24 @@ export function collectGarbage(): void {
 }
 
 /**
+ * Heap after GC per item of `count` items made one after another by `make` and held together,
+ * over the heap before them (after one untimed item, so module state and caches are made).
+ * Needs --expose-gc (see `collectGarbage`).
+ */
+export async function heapPer<T>(
+  count: number,
+  make: () => Promise<T>,
+): Promise<{ bytes: number; items: T[] }> {
+  await make();
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  const items: T[] = [];
+  for (let i = 0; i < count; i++) items.push(await make());
+  collectGarbage();
+  return { bytes: (process.memoryUsage().heapUsed - before) / count, items };
+}
+
+/**
  * The order the repetitions take in round `round` of a round-robin: a shuffle, seeded by the
  * round (the same on every run). Every round allocates alike, so a full collection can recur
  * every so many runs; in any fixed order (or one rotated a step per round) that period can

@@ -1,5 +1,6 @@
-import { cpuMs, median, roundOrder, type Summary, summarize } from './stats.js';
-import { LOOPS, type LoopName } from './workload.js';
+import { measureInterleaved } from './interleaved.js';
+import { median, type Summary, summarize } from './stats.js';
+import { FASTEST_PLAIN, LOOPS, type LoopName } from './workload.js';
 
 export interface TickOverheadOptions {
   ticks: number;
@@ -8,6 +9,8 @@ export interface TickOverheadOptions {
   /** Unmeasured runs of every loop first (JIT, module loading, caches). */
   warmup: number;
   loops: readonly LoopName[];
+  /** How many of the workload's tools every loop mounts (default all, `TOOL_COUNT`). */
+  tools?: number;
   /**
    * Rounds per repetition: a round runs every loop once, back to back, and the rounds of all
    * repetitions are run round-robin (round 1 of every repetition, then round 2, ...). Targets
@@ -20,6 +23,8 @@ export interface TickOverheadOptions {
 
 export interface TickOverheadResult {
   ticks: number;
+  /** Tools mounted (undefined: all of the workload's). */
+  tools?: number;
   reps: number;
   /** Runs of every loop per repetition (the sample is the fastest). */
   inner: number;
@@ -34,7 +39,7 @@ export interface TickOverheadResult {
    * of one round ran back to back, under the same machine conditions (see `pairedPerRep`).
    */
   rounds: Record<string, number[][]>;
-  /** Agate / the faster plain `generateText` loop, per repetition (same rep = similar conditions). */
+  /** Agate / the fastest plain loop, per repetition (same rep = similar conditions). */
   ratios: Summary | undefined;
 }
 
@@ -79,102 +84,34 @@ export function perRep(
 
 /**
  * Runs every loop `reps` times, interleaved and in a rotating order, so that drift in machine
- * load hits every loop alike; reports per-tick medians of CPU time (and of wall time).
+ * load hits every loop alike (see `measureInterleaved`); reports per-tick CPU time (and wall).
  */
 export async function measureTickOverhead(
   options: TickOverheadOptions,
 ): Promise<TickOverheadResult> {
-  const { ticks, loops } = options;
-  const log = options.log ?? (() => {});
-  for (let i = 0; i < options.warmup; i++) {
-    for (const name of loops) await LOOPS[name].run(ticks);
-  }
-  const samples = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
-  const wall = new Map<LoopName, number[]>(loops.map((name) => [name, []]));
-  const { reps } = options;
-  const inner = options.inner ?? 1;
-  const rounds = new Map<LoopName, number[][]>(
-    loops.map((name) => [name, Array.from({ length: reps }, () => [])]),
+  const { ticks, loops, tools } = options;
+  const measured = await measureInterleaved(
+    loops,
+    async (name) => (await LOOPS[name].run(ticks, undefined, tools)).ticks,
+    { ...options, unit: 'tick' },
   );
-  const best = Array.from(
-    { length: reps },
-    () => new Map<LoopName, { cpu: number; wall: number }>(),
-  );
-  // Round-robin over the repetitions: round r of every repetition runs before round r + 1 of
-  // any. A burst of machine noise lasts seconds; it then touches a round or two of many
-  // repetitions (which their medians set aside) instead of every round of one repetition.
-  for (let round = 0; round < inner; round++) {
-    for (const rep of roundOrder(reps, round)) {
-      // Every loop takes every place in the order as often, so none always follows the same one.
-      const order = loops.map((_, i) => loops[(i + rep + round) % loops.length]!);
-      for (const name of order) {
-        const start = performance.now();
-        const startCpu = cpuMs();
-        const outcome = await LOOPS[name].run(ticks);
-        const cpu = (cpuMs() - startCpu) / outcome.ticks;
-        const wallTime = (performance.now() - start) / outcome.ticks;
-        rounds.get(name)![rep]!.push(cpu);
-        const prev = best[rep]!.get(name);
-        if (prev === undefined || cpu < prev.cpu) best[rep]!.set(name, { cpu, wall: wallTime });
-      }
-    }
-    if (inner > 1) log(`  round ${round + 1}/${inner} of ${reps} repetitions done`);
-  }
-  const ratios: number[] = [];
-  for (let rep = 0; rep < reps; rep++) {
-    const thisRep = new Map<LoopName, number>();
-    for (const name of loops) {
-      const { cpu, wall: wallTime } = best[rep]!.get(name)!;
-      wall.get(name)!.push(wallTime);
-      samples.get(name)!.push(cpu);
-      thisRep.set(name, cpu);
-    }
-    const agate = thisRep.get('agate');
-    const raw = fasterPlain(thisRep);
-    if (agate !== undefined && raw !== undefined) ratios.push(agate / raw);
-    log(
-      `  rep ${rep + 1}/${reps}: ${loops.map((n) => `${n} ${thisRep.get(n)!.toFixed(2)}`).join(', ')} ms CPU/tick (fastest run)`,
-    );
-  }
   return {
     ticks,
+    ...(tools !== undefined ? { tools } : {}),
     reps: options.reps,
     inner: options.inner ?? 1,
-    perTick: Object.fromEntries([...samples].map(([name, values]) => [name, summarize(values)])),
-    wallPerTick: Object.fromEntries([...wall].map(([name, values]) => [name, summarize(values)])),
-    samples: Object.fromEntries(samples),
-    rounds: Object.fromEntries(rounds),
-    ratios: ratios.length > 0 ? summarize(ratios) : undefined,
+    perTick: measured.perUnit,
+    wallPerTick: measured.wallPerUnit,
+    samples: measured.samples,
+    rounds: measured.rounds,
+    ratios: perRep(measured.samples, 'agate', FASTEST_PLAIN, (a, b) => a / b),
   };
 }
 
-/**
- * The faster of the plain `generateText` loops in one repetition: as the AI SDK docs write it,
- * or with its schemas converted once. Targets are judged against the better plain loop.
- */
-export function fasterPlain(rep: ReadonlyMap<string, number>): number | undefined {
-  const values = ['generateText', 'generateTextPreconverted']
-    .map((name) => rep.get(name))
-    .filter((v): v is number => v !== undefined);
-  return values.length === 0 ? undefined : Math.min(...values);
-}
-
-/** Agate / the faster plain loop, per repetition, from recorded samples. */
-export function ratioToFasterPlain(
+/** `loop` / the fastest plain loop (`FASTEST_PLAIN`), per repetition, from recorded samples. */
+export function ratioToPlain(
   samples: Record<string, number[]>,
   loop = 'agate',
 ): Summary | undefined {
-  const xs = samples[loop];
-  if (!xs || xs.length === 0) return undefined;
-  const ratios: number[] = [];
-  for (let i = 0; i < xs.length; i++) {
-    const rep = new Map<string, number>();
-    for (const name of ['generateText', 'generateTextPreconverted']) {
-      const v = samples[name]?.[i];
-      if (v !== undefined) rep.set(name, v);
-    }
-    const raw = fasterPlain(rep);
-    if (raw !== undefined) ratios.push(xs[i]! / raw);
-  }
-  return ratios.length === 0 ? undefined : summarize(ratios);
+  return perRep(samples, loop, FASTEST_PLAIN, (a, b) => a / b);
 }

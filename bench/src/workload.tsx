@@ -38,11 +38,13 @@ import {
 import { z } from 'zod';
 
 /**
- * The workload both sides run: the same system prompt, task, 20 tools and scripted replies.
- * Reply i (0-based) calls tool_(i % 20); the last reply is plain text, so a run of N ticks
- * is N model calls, N-1 of them with one tool call each.
+ * The workload both sides run: the same system prompt, task, tools and scripted replies.
+ * Reply i (0-based) calls tool_(i % tools); the last reply is plain text, so a run of N ticks
+ * is N model calls, N-1 of them with one tool call each. The wide workload has 21 tools (issue
+ * 42's shape); the narrow one, the first two of them (what the peers bench runs everywhere).
  */
-export const TOOL_COUNT = 20;
+export const TOOL_COUNT = 21;
+export const NARROW_TOOL_COUNT = 2;
 export const SYSTEM =
   'You are a benchmark agent. Call the tool you are asked to call, then finish.';
 export const TASK = 'Work through the checklist, one tool call per step.';
@@ -52,23 +54,36 @@ export const toolInput = z.object({
   note: z.string().describe('A short note about the item.'),
 });
 
+let executed = 0;
+
+/** Every side's tools run this; the peers bench checks the count (one increment per call). */
 export function executeTool(input: z.output<typeof toolInput>): {
   ok: true;
   id: number;
   length: number;
 } {
+  executed++;
   return { ok: true, id: input.id, length: input.note.length };
+}
+
+/** Tool calls `executeTool` ran in this process. */
+export function executedToolCalls(): number {
+  return executed;
 }
 
 export const TOOL_NAMES = Array.from({ length: TOOL_COUNT }, (_, i) => `tool_${i}`);
 
-function replyAt(
+export const FINAL_TEXT = 'All checklist items are done.';
+
+/** The scripted model's reply to its call `index` (0-based) in a run of `ticks` model calls. */
+export function replyAt(
   index: number,
   ticks: number,
+  tools: number = TOOL_COUNT,
 ): { toolName: string; input: string } | { text: string } {
-  if (index >= ticks - 1) return { text: 'All checklist items are done.' };
+  if (index >= ticks - 1) return { text: FINAL_TEXT };
   return {
-    toolName: TOOL_NAMES[index % TOOL_COUNT]!,
+    toolName: TOOL_NAMES[index % tools]!,
     input: JSON.stringify({ id: index, note: `item ${index} checked` }),
   };
 }
@@ -84,12 +99,15 @@ const USAGE: LanguageModelV4Usage = {
  * is O(ticks²) messages and would dominate the memory figures and add GC noise to timings.
  * Fixed usage numbers, for the same reason (no prompt stringifying).
  */
-export function benchModel(ticks: number): LanguageModelV4 & { readonly calls: number } {
+export function benchModel(
+  ticks: number,
+  tools: number = TOOL_COUNT,
+): LanguageModelV4 & { readonly calls: number } {
   let calls = 0;
   const next = (options: LanguageModelV4CallOptions) => {
     options.abortSignal?.throwIfAborted();
     const index = calls++;
-    return { index, reply: replyAt(index, ticks) };
+    return { index, reply: replyAt(index, ticks, tools) };
   };
   const finishReason = (toolCall: boolean) => ({
     unified: toolCall ? ('tool-calls' as const) : ('stop' as const),
@@ -143,19 +161,66 @@ export function benchModel(ticks: number): LanguageModelV4 & { readonly calls: n
   return model;
 }
 
+/** A timer of `ms` (a model's latency: time, not CPU work); nothing to wait for when 0. */
+export function wait(ms: number): Promise<void> | undefined {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : undefined;
+}
+
+/** `model`, answering after `latencyMs` (the many-runs-at-once rows). */
+export function withLatency(
+  model: LanguageModelV4 & { readonly calls: number },
+  latencyMs: number,
+): LanguageModelV4 & { readonly calls: number } {
+  return {
+    specificationVersion: 'v4',
+    provider: model.provider,
+    modelId: model.modelId,
+    supportedUrls: {},
+    get calls() {
+      return model.calls;
+    },
+    async doGenerate(options) {
+      await wait(latencyMs);
+      return model.doGenerate(options);
+    },
+    async doStream(options) {
+      await wait(latencyMs);
+      return model.doStream(options);
+    },
+  };
+}
+
+/** Every tool's name and description, made once (both sides then do the same work per run). */
+export const TOOL_SPECS = TOOL_NAMES.map((name) => ({
+  name,
+  description: `Checks one checklist item (${name}).`,
+}));
+
+/** The first `count` of `items`, sliced once per count (the narrow and the wide workloads). */
+function firstOf<T>(items: readonly T[]): (count: number) => readonly T[] {
+  const cache = new Map<number, readonly T[]>();
+  return (count) => {
+    let slice = cache.get(count);
+    if (slice === undefined) {
+      if (count < 1 || count > items.length) throw new Error(`between 1 and ${items.length} tools`);
+      slice = items.slice(0, count);
+      cache.set(count, slice);
+    }
+    return slice;
+  };
+}
+
 /**
- * The same 20 tools as ready AI SDK tools whose schema was converted to JSON Schema once
+ * The same tools as ready AI SDK tools whose schema was converted to JSON Schema once
  * (`zodSchema()` caches the conversion). The AI SDK converts a bare zod schema again on every
  * call; this variant shows what caching that conversion is worth.
  */
-const PRECONVERTED = TOOL_NAMES.map((name) => ({
+const PRECONVERTED = TOOL_SPECS.map(({ name, description }) => ({
   name,
-  tool: tool({
-    description: `Checks one checklist item (${name}).`,
-    inputSchema: zodSchema(toolInput),
-    execute: executeTool,
-  }),
+  tool: tool({ description, inputSchema: zodSchema(toolInput), execute: executeTool }),
 }));
+const preconvertedTools = firstOf(PRECONVERTED);
+const toolSpecs = firstOf(TOOL_SPECS);
 
 /** A gate that never activates: mounted, asked every tick, never in the way. */
 const IDLE_GATE = gate({
@@ -214,15 +279,20 @@ export const IDLE_GUARD_STATE: SeedState = {
   },
 };
 
-export function BenchAgent(props: { preconverted?: boolean; guards?: boolean }) {
+/**
+ * The agent Agate runs: its `<Tool>`s' schema (`toolInput`), descriptions and `execute` are made
+ * once at module level, as the plain loops' tools are. `tools`: how many of them (default all).
+ */
+export function BenchAgent(props: { preconverted?: boolean; guards?: boolean; tools?: number }) {
   const guards = props.guards ? <IdleGuards /> : null;
+  const count = props.tools ?? TOOL_COUNT;
   if (props.preconverted) {
     return (
       <>
         <System>{SYSTEM}</System>
         <User>{TASK}</User>
         <Timeline />
-        {PRECONVERTED.map((t) => (
+        {preconvertedTools(count).map((t) => (
           <Tool key={t.name} name={t.name} tool={t.tool} />
         ))}
         {guards}
@@ -234,11 +304,11 @@ export function BenchAgent(props: { preconverted?: boolean; guards?: boolean }) 
       <System>{SYSTEM}</System>
       <User>{TASK}</User>
       <Timeline />
-      {TOOL_NAMES.map((name) => (
+      {toolSpecs(count).map(({ name, description }) => (
         <Tool
           key={name}
           name={name}
-          description={`Checks one checklist item (${name}).`}
+          description={description}
           input={toolInput}
           execute={executeTool}
         />
@@ -270,16 +340,24 @@ export interface LoopOptions {
   guards?: boolean;
   /** Agate's `telemetry` session option (default: on, spans only if a provider is registered). */
   telemetry?: TelemetryOptions | (() => TelemetryOptions);
+  /** How many of the workload's tools (default all, `TOOL_COUNT`). */
+  tools?: number;
+  /** The model (default `benchModel(ticks, tools)`); the scale rows pass one with latency. */
+  model?: LanguageModelV4;
 }
 
 /** Agate: `run()` on the agent tree. */
 export async function runAgate(ticks: number, options: LoopOptions = {}): Promise<LoopOutcome> {
   const { onTick } = options;
   const agent = (
-    <BenchAgent preconverted={options.preconverted ?? false} guards={options.guards ?? false} />
+    <BenchAgent
+      preconverted={options.preconverted ?? false}
+      guards={options.guards ?? false}
+      tools={options.tools ?? TOOL_COUNT}
+    />
   );
   const result = await run(agent, {
-    model: benchModel(ticks),
+    model: options.model ?? benchModel(ticks, options.tools),
     maxTicks: ticks + 5,
     maxTimelineMessages: Math.max(5_000, ticks * 2 + 10),
     ...(options.guards ? { state: IDLE_GUARD_STATE } : {}),
@@ -304,23 +382,25 @@ export async function runAgate(ticks: number, options: LoopOptions = {}): Promis
  * The plain loops' tools, made once with `tool()` the way the AI SDK docs show (a zod
  * `inputSchema`, which the AI SDK converts to JSON Schema on every step).
  */
-const SDK_TOOLS: ToolSet = Object.fromEntries(
-  TOOL_NAMES.map((name) => [
-    name,
-    tool({
-      description: `Checks one checklist item (${name}).`,
-      inputSchema: toolInput,
-      execute: executeTool,
-    }),
-  ]),
-);
-const PRECONVERTED_TOOLS: ToolSet = Object.fromEntries(PRECONVERTED.map((t) => [t.name, t.tool]));
+const SDK_TOOLS = TOOL_SPECS.map(({ name, description }) => ({
+  name,
+  tool: tool({ description, inputSchema: toolInput, execute: executeTool }),
+}));
 
-function sdkTools(preconverted: boolean): ToolSet {
-  return preconverted ? PRECONVERTED_TOOLS : SDK_TOOLS;
+/** A tool set per (variant, count), made once: no loop builds its tools per run. */
+const toolSets = new Map<string, ToolSet>();
+function sdkTools(preconverted: boolean, count: number = TOOL_COUNT): ToolSet {
+  const key = `${preconverted}:${count}`;
+  let set = toolSets.get(key);
+  if (set === undefined) {
+    const tools = preconverted ? preconvertedTools(count) : SDK_TOOLS.slice(0, count);
+    set = Object.fromEntries(tools.map((t) => [t.name, t.tool]));
+    toolSets.set(key, set);
+  }
+  return set;
 }
 
-const MESSAGES: ModelMessage[] = [{ role: 'user', content: TASK }];
+export const MESSAGES: ModelMessage[] = [{ role: 'user', content: TASK }];
 
 /** The plain AI SDK tool loop: `generateText` with executing tools and `stopWhen`. */
 export async function runGenerateTextLoop(
@@ -329,10 +409,10 @@ export async function runGenerateTextLoop(
 ): Promise<LoopOutcome> {
   const { onTick } = options;
   const result = await generateText({
-    model: benchModel(ticks),
+    model: options.model ?? benchModel(ticks, options.tools),
     instructions: SYSTEM,
     messages: MESSAGES,
-    tools: sdkTools(options.preconverted ?? false),
+    tools: sdkTools(options.preconverted ?? false, options.tools),
     stopWhen: isStepCount(ticks),
     ...(options.sdkTelemetryOff ? { telemetry: { isEnabled: false } } : {}),
     ...(onTick ? { onStepEnd: () => onTick() } : {}),
@@ -350,10 +430,10 @@ export async function runStreamTextLoop(
 ): Promise<LoopOutcome> {
   const { onTick } = options;
   const result = streamText({
-    model: benchModel(ticks),
+    model: options.model ?? benchModel(ticks, options.tools),
     instructions: SYSTEM,
     messages: MESSAGES,
-    tools: sdkTools(options.preconverted ?? false),
+    tools: sdkTools(options.preconverted ?? false, options.tools),
     stopWhen: isStepCount(ticks),
     ...(onTick ? { onStepEnd: () => onTick() } : {}),
   });
@@ -375,9 +455,9 @@ export async function runToolLoopAgent(
   const { onTick } = options;
   // The scripted model counts its calls, so each run gets a fresh agent; the tools are shared.
   const agent = new ToolLoopAgent({
-    model: benchModel(ticks),
+    model: options.model ?? benchModel(ticks, options.tools),
     instructions: SYSTEM,
-    tools: sdkTools(options.preconverted ?? false),
+    tools: sdkTools(options.preconverted ?? false, options.tools),
     stopWhen: isStepCount(ticks),
   });
   const result = await agent.generate({
@@ -393,7 +473,8 @@ export async function runToolLoopAgent(
 export interface Loop {
   /** How the report names it. */
   label: string;
-  run: (ticks: number, onTick?: () => void) => Promise<LoopOutcome>;
+  /** One run of `ticks` model calls over the first `tools` tools (default all). */
+  run: (ticks: number, onTick?: () => void, tools?: number) => Promise<LoopOutcome>;
 }
 
 export const LOOP_NAMES = [
@@ -416,57 +497,68 @@ export type LoopName = (typeof LOOP_NAMES)[number];
 
 /** The loops measured side by side. The first four are the comparison; the rest diagnose it. */
 export const LOOPS: Record<LoopName, Loop> = {
-  agate: { label: 'Agate `run()`, default', run: (n, onTick) => runAgate(n, { onTick }) },
+  agate: {
+    label: 'Agate `run()`, default',
+    run: (n, onTick, tools) => runAgate(n, { onTick, tools }),
+  },
   generateText: {
     label: 'AI SDK `generateText` loop',
-    run: (n, onTick) => runGenerateTextLoop(n, { onTick }),
+    run: (n, onTick, tools) => runGenerateTextLoop(n, { onTick, tools }),
   },
   streamText: {
     label: 'AI SDK `streamText` loop',
-    run: (n, onTick) => runStreamTextLoop(n, { onTick }),
+    run: (n, onTick, tools) => runStreamTextLoop(n, { onTick, tools }),
   },
   toolLoopAgent: {
     label: 'AI SDK `ToolLoopAgent`',
-    run: (n, onTick) => runToolLoopAgent(n, { onTick }),
+    run: (n, onTick, tools) => runToolLoopAgent(n, { onTick, tools }),
   },
   agateStreaming: {
     label: 'Agate `run()`, `streaming: true`',
-    run: (n, onTick) => runAgate(n, { onTick, streaming: true }),
+    run: (n, onTick, tools) => runAgate(n, { onTick, tools, streaming: true }),
   },
   agateGuards: {
     label: 'Agate `run()`, idle guards mounted',
-    run: (n, onTick) => runAgate(n, { onTick, guards: true }),
+    run: (n, onTick, tools) => runAgate(n, { onTick, tools, guards: true }),
   },
   agatePreconverted: {
     label: 'Agate `run()`, schemas pre-converted',
-    run: (n, onTick) => runAgate(n, { onTick, preconverted: true }),
+    run: (n, onTick, tools) => runAgate(n, { onTick, tools, preconverted: true }),
   },
   generateTextPreconverted: {
     label: '`generateText` loop, schemas pre-converted',
-    run: (n, onTick) => runGenerateTextLoop(n, { onTick, preconverted: true }),
+    run: (n, onTick, tools) => runGenerateTextLoop(n, { onTick, tools, preconverted: true }),
   },
   generateTextTuned: {
-    label: "`generateText` loop, schemas pre-converted, the SDK's telemetry off",
-    run: (n, onTick) =>
-      runGenerateTextLoop(n, { onTick, preconverted: true, sdkTelemetryOff: true }),
+    label:
+      "Fastest plain loop: `generateText`, tools made once (`tool()` + `zodSchema`), the SDK's telemetry off",
+    run: (n, onTick, tools) =>
+      runGenerateTextLoop(n, { onTick, tools, preconverted: true, sdkTelemetryOff: true }),
   },
   streamTextPreconverted: {
     label: '`streamText` loop, schemas pre-converted',
-    run: (n, onTick) => runStreamTextLoop(n, { onTick, preconverted: true }),
+    run: (n, onTick, tools) => runStreamTextLoop(n, { onTick, tools, preconverted: true }),
   },
   toolLoopAgentPreconverted: {
     label: '`ToolLoopAgent`, schemas pre-converted',
-    run: (n, onTick) => runToolLoopAgent(n, { onTick, preconverted: true }),
+    run: (n, onTick, tools) => runToolLoopAgent(n, { onTick, tools, preconverted: true }),
   },
   agateNoTelemetry: {
     label: 'Agate `run()`, `telemetry: { enabled: false }`',
-    run: (n, onTick) => runAgate(n, { onTick, telemetry: { enabled: false } }),
+    run: (n, onTick, tools) => runAgate(n, { onTick, tools, telemetry: { enabled: false } }),
   },
   agateTraced: {
     label: 'Agate `run()`, SDK tracer + in-memory exporter',
-    run: (n, onTick) => runAgate(n, { onTick, telemetry: inMemoryTracer }),
+    run: (n, onTick, tools) => runAgate(n, { onTick, tools, telemetry: inMemoryTracer }),
   },
 };
+
+/**
+ * The reference of every target row: the fastest plain AI SDK loop a speed-minded user writes
+ * (`generateText` with its tools made once by `tool()` + `zodSchema()`, and
+ * `telemetry: { isEnabled: false }`, which skips the SDK's per-step telemetry dispatch).
+ */
+export const FASTEST_PLAIN = 'generateTextTuned' satisfies LoopName;
 
 /** The telemetry comparison: untraced, the default with no provider registered, a real tracer. */
 export const TELEMETRY_LOOPS: readonly LoopName[] = ['agateNoTelemetry', 'agate', 'agateTraced'];
