@@ -1,18 +1,17 @@
+// @agate/core: what an agent author uses. Writing a guard family, a store, or a tool that reads
+// the built-in guards' records is done with the subpaths, listed with these in package.json
+// `exports` and recorded in api/*.api.md (docs/migrating.md says where each name went).
+
 // Components
 export {
   Assistant,
   Message,
   type MessageProps,
-  type MessageRole,
   User,
 } from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
-export {
-  Tool,
-  type ToolGuardProps,
-  type ToolProps,
-} from './components/tool.js';
+export { Tool, type ToolProps } from './components/tool.js';
 export {
   type ToolOptions,
   ToolResultError,
@@ -20,188 +19,56 @@ export {
   type ToolsProps,
 } from './components/tools.js';
 // Context budgets
-export {
-  type BudgetHolding,
-  ContextBudgetError,
-  InvalidContextBudgetError,
-} from './context/errors.js';
+export { ContextBudgetError, InvalidContextBudgetError } from './context/errors.js';
 export { type ContextBudgetOptions, estimateTokens, type Tokenizer } from './context/options.js';
-export type { ContextBudgetReport, DroppedCounts } from './context/report.js';
 // Human approval of single tool calls (<Tool needsApproval>)
 export {
-  APPROVALS_FAMILY,
-  type ApprovalsState,
   approveToolCall,
   denyToolCall,
-  hasToolApproval,
   type NeedsApproval,
   type NeedsApprovalContext,
-  type PendingToolApproval,
   ToolApprovalDecisionError,
   type ToolApprovalInput,
-  type ToolApprovalRecord,
-  type ToolApprovalState,
   ToolCallNotPendingError,
   type ToolDenialInput,
   UnknownToolCallError,
 } from './gates/approvals/index.js';
 // Checkpoints
 export {
-  APPROVAL_KEY_ENV,
-  APPROVAL_KEY_FILE_ENV,
-  APPROVAL_PUBLIC_KEY_ENV,
   ApprovalKeyError,
   type ApproveInput,
   approveCheckpoint,
   Checkpoint,
-  type CheckpointCause,
   CheckpointDecisionError,
   CheckpointDeclarationError,
-  type CheckpointLedgerEntry,
-  type CheckpointLedgerKind,
   CheckpointNotPendingError,
   type CheckpointProps,
-  type CheckpointRecord,
-  type CheckpointStatus,
-  type CheckpointsState,
-  type CheckpointTrigger,
-  DEFAULT_CHECKPOINT_BUDGET,
-  type FileBaseline,
   generateApprovalKeyPair,
   MissingApprovalKeyError,
-  publicKeyId,
   type RejectInput,
   rejectCheckpoint,
-  SUBMIT_CHECKPOINT_TOOL,
   UnknownCheckpointError,
   UnknownSessionError,
 } from './gates/checkpoint/index.js';
-
 // Gates and knobs
 export { ContinueGate } from './gates/continue/continue-gate.js';
-export {
-  budgetSlope,
-  type ContinueDecision,
-  type ContinueEvaluation,
-  type ContinueGateConfig,
-  ContinueGateEvaluator,
-  type ContinueGateStats,
-  type ContinueHistoryEntry,
-  DEFAULT_CONTINUE_CONFIG,
-  evaluateContinue,
-  InvalidContinueConfigError,
-  type StepContext,
-} from './gates/continue/index.js';
-export type { ProgressState } from './gates/continue/progress.js';
-export {
-  CONTINUE_GATE_KEY,
-  type ContinueDeclaration,
-  type ContinueGateProps,
-  type ContinueSignals,
-  type ReworkHistory,
-} from './gates/continue/props.js';
+export { InvalidContinueConfigError } from './gates/continue/index.js';
+export type { ContinueGateProps } from './gates/continue/props.js';
 export { gate } from './gates/descriptor.js';
-export {
-  blockingItems,
-  COMPLETE_STEP_TOOL,
-  type CommandMatch,
-  checkStepEvidence,
-  checkTodoWrite,
-  createLedger,
-  describeEvidence,
-  type EvidenceCheck,
-  type EvidenceSpec,
-  incompleteItems,
-  type Ledger,
-  matchStep,
-  normalizeCommand,
-  normalizePath,
-  type PathEvidenceKind,
-  type PathsMatch,
-  type Receipt,
-  type ReceiptEvidence,
-  type ReceiptInput,
-  type SignedStep,
-  type SignOff,
-  type StepEvidenceInput,
-  type StepMatch,
-  TODO_WRITE_TOOL,
-  type TodoEvidence,
-  type TodoInput,
-  type TodoItem,
-  type TodoStatus,
-  Todos,
-  type TodosProps,
-  type TodosState,
-  type TodoWriteCheck,
-  useTodos,
-} from './gates/evidence/index.js';
-export { decideExit, type ExitDecision } from './gates/exit.js';
+// Todos
+export { Todos, type TodosProps, useTodos } from './gates/evidence/index.js';
 export { Gate, type GateProps } from './gates/gate.js';
 export { Knob, type KnobProps } from './gates/knob.js';
-export type { KnobInfo, KnobOptions } from './gates/knob-types.js';
+export type { KnobOptions } from './gates/knob-types.js';
 // Output: a run that ends in a checked object
-export { FINAL_ANSWER_TOOL } from './gates/output/guard.js';
 export { Output, type OutputProps } from './gates/output/output.js';
-export {
-  isToolCategory,
-  TOOL_CATEGORIES,
-  type ToolCategory,
-  type ToolCategoryProp,
-} from './gates/phase/category.js';
-export { evaluatePhaseGates } from './gates/phase/evaluate.js';
-export type { CheckKind } from './gates/phase/ledger-state.js';
-export type { VerificationLevelMet } from './gates/phase/levels.js';
-export {
-  type CheckOutcome,
-  type CheckReading,
-  readCheckOutcome,
-} from './gates/phase/outcome/check-outcome.js';
+// Phase gates
+export type { ToolCategory } from './gates/phase/category.js';
 export { PhaseGates, usePhaseGates } from './gates/phase/phase-gates.js';
-export { isSmallModel, PhasePrompt, phasePrompt } from './gates/phase/prompt.js';
+export { PhasePrompt } from './gates/phase/prompt.js';
 export type { PhaseGatesProps } from './gates/phase/props.js';
-export {
-  type ReplayCheck,
-  type ReplayOptions,
-  type ReplayResult,
-  type ReplayStep,
-  type ReplayVerdict,
-  replayPhaseGates,
-  UnmappedToolsError,
-} from './gates/phase/replay.js';
-// State
-export type { PhaseSessionState } from './gates/phase/session-state.js';
-export {
-  type ClassifyOptions,
-  classifyShellCommand,
-  type ShellOp,
-  type ShellPart,
-} from './gates/phase/shell/classify.js';
-export { type CallResult, verificationRan } from './gates/phase/shell/ran.js';
-export type {
-  PhaseEvidence,
-  PhaseGateOptions,
-  PhaseName,
-  PhaseStatus,
-  PhaseStep,
-  PhaseToolCategories,
-  PhaseWarning,
-  PhaseWarningKind,
-  VerificationLevel,
-} from './gates/phase/types.js';
-export { SET_KNOB_TOOL } from './gates/set-knob-tool.js';
 export { GatePredicateError } from './gates/tick-end.js';
-export {
-  DEFAULT_MAX_BLOCKS,
-  type GateClearer,
-  type GateDeclaration,
-  type GateDescriptor,
-  type GateHistory,
-  type GateInfo,
-  type GateRecord,
-  type GatesState,
-  type KnobDeclaration,
-} from './gates/types.js';
+export type { GateDescriptor } from './gates/types.js';
 export { type GateState, useGate } from './gates/use-gate.js';
 export { useKnob } from './gates/use-knob.js';
 // Guards anyone can write: defineGuard (docs/guards.md)
@@ -225,97 +92,29 @@ export type {
   GuardToolResult,
   GuardToolResultContext,
 } from './guards/define/types.js';
-// The guard seam: what every guard family is built from, the built-in ones included (a test,
-// guards/public-api.test.ts, fails if a family imports anything of the runtime not exported
-// here). Register a family with `SessionOptions.guardFamilies`; see docs/guards.md#families.
-export { isThenable, type MaybePromise } from './guards/guard-set.js';
-export { FAMILY_SLICES, withInitialState } from './guards/initial-state.js';
-export type {
-  BeforeModelVerdict,
-  ChildSession,
-  ExitVerdict,
-  Guard as GuardFamily,
-  GuardContribution,
-  GuardFactory as GuardFamilyFactory,
-  GuardHost,
-  GuardTick,
-  ReleasedCall,
-  RunStartInfo,
-  TickEndInfo,
-  ToolCallOutcome,
-  ToolCallReplacement,
-  ToolCallVerdict,
-} from './guards/types.js';
+// MCP servers
 export {
-  DEFAULT_MCP_CONNECT_TIMEOUT_MS,
-  DEFAULT_MCP_TIMEOUT_MS,
   McpConfigError,
-  type McpHttpServerProps,
   McpServer,
   McpServerError,
   type McpServerProps,
-  type McpStdioServerProps,
 } from './mcp/index.js';
-export { noteContinuation } from './persistence/continuations.js';
 // Persistence
 export {
-  assertRestorePoint,
-  type CreateSnapshotOptions,
   createFileStore,
   createMemoryStore,
-  createSnapshot,
-  DEFAULT_SESSIONS_DIR,
   InvalidSessionIdError,
-  isSettledJson,
-  type ListOptions,
-  migrateState,
-  parseRestorePointRef,
-  parseSnapshot,
-  RESTORE_POINTS_DIR,
-  type RestorePointSummary,
-  restorePointRef,
-  type SaveOptions,
   SessionLockError,
   type SessionSnapshot,
   type SessionStore,
-  type SessionSummary,
-  type SessionUpdate,
-  type SettledOrigin,
-  SNAPSHOT_FORMAT,
-  SNAPSHOT_VERSION,
   SnapshotError,
   StaleSessionError,
-  serializeSnapshot,
-  settledOrigin,
-  type UpdateSessionOptions,
-  updateSession,
 } from './persistence/index.js';
-export { restoreSnapshotState } from './persistence/restore.js';
-export { assertValidSessionId, isValidSessionId } from './persistence/snapshot.js';
-export type { CompiledTree } from './renderer/compile.js';
-// Renderer output
-export {
-  type CompiledContext,
-  type CompiledTool,
-  type ContextReports,
-  type EphemeralBlock,
-  isCompiledContext,
-} from './renderer/compiled-context.js';
-export { defineToolProp, functionPropCheck, type ToolPropCheck } from './renderer/tool-props.js';
-export { untilAborted } from './runtime/abort.js';
-export type {
-  Declaration,
-  DeclarationKinds,
-  DeclarationRegistry,
-  GuardDeclaration,
-} from './runtime/declarations.js';
-export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
-export type { FaultStep } from './runtime/errors.js';
 // Runtime
 export {
   AgateError,
   DuplicateToolError,
-  errorMessage,
+  type FaultStep,
   GateDeadlockError,
   InvalidElementError,
   KnobDeclarationError,
@@ -327,18 +126,11 @@ export type {
   AgateEvent,
   AgateEventType,
   EventListener,
-  EventPath,
-  GuardEvent,
   GuardEventMap,
-  RuntimeEvent,
   SubscribeOptions,
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
-export type { InflightTick } from './runtime/inflight.js';
-export { ToolSuspended } from './runtime/inflight.js';
-export type { ModelSettings, ModelTurn } from './runtime/model-call.js';
-// MCP servers
-export type { SessionResource, SessionResources } from './runtime/resources.js';
+export type { ModelSettings } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
 export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 export {
@@ -347,94 +139,35 @@ export {
   type RunResult,
   Session,
   type SessionOptions,
-  type TickOutcome,
 } from './runtime/session.js';
-export {
-  type SessionHandles,
-  useSessionContext,
-  useSessionHandles,
-  useTick,
-  useTimeline,
-} from './runtime/session-context.js';
-export type { GuardRunReport, RunReport } from './runtime/session-options.js';
-export type { StreamingOption } from './runtime/streaming.js';
-export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
+export { useTick, useTimeline } from './runtime/session-context.js';
+export type { TickResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
-export { validateInput } from './runtime/tool-execution.js';
-export { sameItems } from './runtime/tool-index.js';
-export {
-  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-  InvalidOptionError,
-  type ToolOutputTruncation,
-  ToolTimeoutError,
-} from './runtime/tool-limits.js';
+export { InvalidOptionError, ToolTimeoutError } from './runtime/tool-limits.js';
 export { useSession } from './runtime/use-session.js';
 // Shell: commands in a bubblewrap sandbox
 export { SandboxUnavailableError } from './shell/errors.js';
-export { looksSecret, type SandboxOptions } from './shell/policy.js';
+export type { SandboxOptions } from './shell/policy.js';
 export type { ShellResult } from './shell/run-command.js';
-export {
-  DEFAULT_SHELL_OUTPUT_CHARS,
-  DEFAULT_SHELL_TIMEOUT_MS,
-  Shell,
-  type ShellProps,
-} from './shell/shell.js';
-export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
-export { LastOf } from './state/last-of.js';
-export type {
-  ChangedBy,
-  GateStatus,
-  GuardSlices,
-  GuardStates,
-  RunStatus,
-  SeedState,
-  SessionState,
-  UsageTotals,
-} from './state/session-state.js';
-export { countSchema, type FamilySlice, nonNegativeSchema } from './state/slice.js';
-export { callSignature, canonicalJson, deepFreeze } from './state/update.js';
-export { subAgentElement } from './subagents/element.js';
+export { Shell, type ShellProps } from './shell/shell.js';
+// State
+export type { JsonValue } from './state/json.js';
+export type { RunStatus, SessionState } from './state/session-state.js';
 // Sub-agents: a tool whose call runs a child agent
 export { SubAgentError } from './subagents/errors.js';
-export { formatPath, PATH_SEPARATOR, type SubAgentProgress } from './subagents/path.js';
 export { SubAgent } from './subagents/sub-agent.js';
-export {
-  DEFAULT_SUBAGENT_CONCURRENCY,
-  DEFAULT_SUBAGENT_MAX_TICKS,
-  type SubAgentProps,
-  type SubAgentRun,
-} from './subagents/types.js';
+export type { SubAgentProps } from './subagents/types.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/options.js';
-// Tick log: one bounded record per tick (agate studio)
-export {
-  DEFAULT_TICK_LOG_FIELD_CHARS,
-  DEFAULT_TICK_LOG_TICKS,
-  type MaterializedTick,
-  materializeTicks,
-  type TickLogOptions,
-  type TickRecord,
-  type TickRecordCall,
-  type TickRequestDelta,
-} from './ticklog/index.js';
 // Web: AI SDK UI message streams and useChat requests
 export {
   type AgateDataTypes,
   type AgateUIMessage,
   type AgateUIMessageChunk,
-  type ChatApprovalResponse,
   ChatRequestError,
   type ChatSessionOptions,
   type ChatTurn,
-  DEFAULT_MAX_CHAT_MESSAGE_CHARS,
   openChatSession,
   toUIMessageStream,
   type UIMessageStreamRunOptions,
 } from './web/index.js';
-export {
-  changedFiles,
-  type Fingerprint,
-  fingerprintWorkspace,
-  hashFile,
-  markOf,
-} from './workspace/fingerprint.js';

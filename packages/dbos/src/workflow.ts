@@ -1,14 +1,14 @@
 import {
   AgateError,
   createSession,
-  createSnapshot,
-  type DurableSteps,
   type RunResult,
   type Session,
   type SessionSnapshot,
   type SessionStore,
   StaleSessionError,
 } from '@agate/core';
+import type { DurableSteps } from '@agate/core/internal';
+import { createSnapshot } from '@agate/core/stores';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 import type { CancelWatch } from './cancellations.js';
@@ -212,7 +212,7 @@ async function saveEnd(store: SessionStore, end: SessionSnapshot): Promise<strin
     await store.save(end, { expectedRevision: expected });
     return fingerprint({ ...end, revision: expected + 1 });
   } catch (error) {
-    if (!(error instanceof StaleSessionError)) throw error;
+    if (!StaleSessionError.isInstance(error)) throw error;
     // Someone wrote the session during the run; the run's end state wins, as at every tick.
     await store.save(end);
     const after = await store.load(end.id);

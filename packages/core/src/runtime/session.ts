@@ -652,7 +652,7 @@ export class Session {
           });
           return outcome ?? { held: true };
         } catch (error) {
-          if (error instanceof ToolSuspended) return { suspended: error };
+          if (ToolSuspended.isInstance(error)) return { suspended: error };
           throw error;
         }
       },
@@ -855,7 +855,7 @@ export class Session {
     try {
       await this.saveToStore(createSnapshot(this.id, claim, 'running'));
     } catch (error) {
-      if (error instanceof StaleSessionError) {
+      if (StaleSessionError.isInstance(error)) {
         throw new SessionRunningElsewhereError(
           this.id,
           `it was saved by another process since it was loaded (revision ${error.expectedRevision}, now ${error.actualRevision})`,
