@@ -397,7 +397,10 @@ export class Session {
     await this.closeResources();
   }
 
-  /** Where components keep what they open for a run (`<McpServer>`'s connection). */
+  /**
+   * Where components keep what they open for a run (`<McpServer>`'s connection).
+   * @internal Left out of the published types: only the core's own components use it.
+   */
   get resources(): SessionResources {
     return this.openResources;
   }
@@ -424,7 +427,10 @@ export class Session {
     );
   }
 
-  /** Declarations registry for the hooks and components that declare guards. */
+  /**
+   * Declarations registry for the hooks and components that declare guards.
+   * @internal Left out of the published types: families read it as `GuardHost.registry`.
+   */
   get declarations(): DeclarationRegistry {
     return this.registry;
   }
