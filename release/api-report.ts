@@ -6,6 +6,7 @@ import {
   CompilerState,
   Extractor,
   ExtractorConfig,
+  ExtractorLogLevel,
   type ExtractorMessage,
 } from '@microsoft/api-extractor';
 import { packAll } from './pack-all.js';
@@ -73,7 +74,8 @@ export function apiReports(packageDir: string): Map<string, string> {
         compilerState,
         messageCallback: (message: ExtractorMessage) => {
           // Only errors matter here; what else it says is in the report (forgotten exports).
-          if (message.logLevel === 'error') problems.push(message.formatMessageWithLocation(''));
+          if (message.logLevel === ExtractorLogLevel.Error)
+            problems.push(message.formatMessageWithLocation(''));
           message.handled = true;
         },
       });
@@ -97,8 +99,10 @@ function extractorConfig(
   entries: ApiEntry[],
   reportFolder: string,
 ): ExtractorConfig {
-  const none = { logLevel: 'none' as const };
+  const none = { logLevel: ExtractorLogLevel.None };
   return ExtractorConfig.prepare({
+    // Made here, not read from an api-extractor.json: the project folder is given below.
+    configObjectFullPath: undefined,
     packageJsonFullPath: resolve(packageDir, 'package.json'),
     configObject: {
       projectFolder: resolve(packageDir),
@@ -131,13 +135,13 @@ function extractorConfig(
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
       messages: {
-        compilerMessageReporting: { default: { logLevel: 'error' } },
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Error } },
         extractorMessageReporting: {
-          default: { logLevel: 'warning' },
+          default: { logLevel: ExtractorLogLevel.Warning },
           // Agate marks no release stages (@public, @beta): every exported name is public.
           'ae-missing-release-tag': none,
           // Types a signature uses that this entry does not export: kept in the report.
-          'ae-forgotten-export': { logLevel: 'warning', addToApiReportFile: true },
+          'ae-forgotten-export': { logLevel: ExtractorLogLevel.Warning, addToApiReportFile: true },
         },
         // The doc comments are for readers, not TSDoc: their syntax is not checked.
         tsdocMessageReporting: { default: none },
