@@ -37,10 +37,10 @@ beforeAll(async () => {
             name: 'lower-floors-know-no-family',
             severity: 'error',
             from: {
-              path: `^${SRC}/(state|components|renderer|runtime|persistence|guards)/`,
-              pathNot: `^${SRC}/guards/(families|slices|session-api)\\.ts$`,
+              path: `^${SRC}/(state|components|renderer|runtime|persistence|guard-seam)/`,
+              pathNot: `^${SRC}/guard-seam/built-in-(families|slices|family-api)\\.ts$`,
             },
-            to: { path: `^${SRC}/gates/` },
+            to: { path: `^${SRC}/families/` },
           },
         ],
       },

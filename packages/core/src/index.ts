@@ -19,32 +19,18 @@ export {
   Tools,
   type ToolsProps,
 } from './components/tools.js';
+export {
+  type ContextBudgetOptions,
+  estimateTokens,
+  type Tokenizer,
+} from './context-budget/budget-options.js';
 // Context budgets
 export {
   type BudgetHolding,
   ContextBudgetError,
   InvalidContextBudgetError,
-} from './context/errors.js';
-export { type ContextBudgetOptions, estimateTokens, type Tokenizer } from './context/options.js';
-export type { ContextBudgetReport, DroppedCounts } from './context/report.js';
-// Human approval of single tool calls (<Tool needsApproval>)
-export {
-  APPROVALS_FAMILY,
-  type ApprovalsState,
-  approveToolCall,
-  denyToolCall,
-  hasToolApproval,
-  type NeedsApproval,
-  type NeedsApprovalContext,
-  type PendingToolApproval,
-  ToolApprovalDecisionError,
-  type ToolApprovalInput,
-  type ToolApprovalRecord,
-  type ToolApprovalState,
-  ToolCallNotPendingError,
-  type ToolDenialInput,
-  UnknownToolCallError,
-} from './gates/approvals/index.js';
+} from './context-budget/context-budget-errors.js';
+export type { ContextBudgetReport, DroppedCounts } from './context-budget/report.js';
 // Checkpoints
 export {
   APPROVAL_KEY_ENV,
@@ -75,10 +61,16 @@ export {
   SUBMIT_CHECKPOINT_TOOL,
   UnknownCheckpointError,
   UnknownSessionError,
-} from './gates/checkpoint/index.js';
-
+} from './families/checkpoints/index.js';
 // Gates and knobs
-export { ContinueGate } from './gates/continue/continue-gate.js';
+export { ContinueGate } from './families/continue-gate/continue-gate.js';
+export {
+  CONTINUE_GATE_KEY,
+  type ContinueDeclaration,
+  type ContinueGateProps,
+  type ContinueSignals,
+  type ReworkHistory,
+} from './families/continue-gate/continue-gate-props.js';
 export {
   budgetSlope,
   type ContinueDecision,
@@ -91,16 +83,29 @@ export {
   evaluateContinue,
   InvalidContinueConfigError,
   type StepContext,
-} from './gates/continue/index.js';
-export type { ProgressState } from './gates/continue/progress.js';
+} from './families/continue-gate/index.js';
+export type { ProgressState } from './families/continue-gate/progress.js';
+// Guards anyone can write: defineGuard (docs/guards.md)
+export { defineGuard } from './families/defined-guards/define-guard.js';
 export {
-  CONTINUE_GATE_KEY,
-  type ContinueDeclaration,
-  type ContinueGateProps,
-  type ContinueSignals,
-  type ReworkHistory,
-} from './gates/continue/props.js';
-export { gate } from './gates/descriptor.js';
+  GuardDefinitionError,
+  GuardHookError,
+  GuardStateError,
+} from './families/defined-guards/defined-guard-errors.js';
+export type {
+  GuardComponent,
+  GuardContext,
+  GuardDefinition,
+  GuardEnd,
+  GuardRefusal,
+  GuardRenderContext,
+  GuardResultReplacement,
+  GuardTickEndContext,
+  GuardToolCall,
+  GuardToolCallContext,
+  GuardToolResult,
+  GuardToolResultContext,
+} from './families/defined-guards/guard-definition.js';
 export {
   blockingItems,
   COMPLETE_STEP_TOOL,
@@ -135,62 +140,11 @@ export {
   type TodosState,
   type TodoWriteCheck,
   useTodos,
-} from './gates/evidence/index.js';
-export { decideExit, type ExitDecision } from './gates/exit.js';
-export { Gate, type GateProps } from './gates/gate.js';
-export { Knob, type KnobProps } from './gates/knob.js';
-export type { KnobInfo, KnobOptions } from './gates/knob-types.js';
-// Output: a run that ends in a checked object
-export { FINAL_ANSWER_TOOL } from './gates/output/guard.js';
-export { Output, type OutputProps } from './gates/output/output.js';
-export {
-  isToolCategory,
-  TOOL_CATEGORIES,
-  type ToolCategory,
-  type ToolCategoryProp,
-} from './gates/phase/category.js';
-export { evaluatePhaseGates } from './gates/phase/evaluate.js';
-export type { CheckKind } from './gates/phase/ledger-state.js';
-export type { VerificationLevelMet } from './gates/phase/levels.js';
-export {
-  type CheckOutcome,
-  type CheckReading,
-  readCheckOutcome,
-} from './gates/phase/outcome/check-outcome.js';
-export { PhaseGates, usePhaseGates } from './gates/phase/phase-gates.js';
-export { isSmallModel, PhasePrompt, phasePrompt } from './gates/phase/prompt.js';
-export type { PhaseGatesProps } from './gates/phase/props.js';
-export {
-  type ReplayCheck,
-  type ReplayOptions,
-  type ReplayResult,
-  type ReplayStep,
-  type ReplayVerdict,
-  replayPhaseGates,
-  UnmappedToolsError,
-} from './gates/phase/replay.js';
-// State
-export type { PhaseSessionState } from './gates/phase/session-state.js';
-export {
-  type ClassifyOptions,
-  classifyShellCommand,
-  type ShellOp,
-  type ShellPart,
-} from './gates/phase/shell/classify.js';
-export { type CallResult, verificationRan } from './gates/phase/shell/ran.js';
-export type {
-  PhaseEvidence,
-  PhaseGateOptions,
-  PhaseName,
-  PhaseStatus,
-  PhaseStep,
-  PhaseToolCategories,
-  PhaseWarning,
-  PhaseWarningKind,
-  VerificationLevel,
-} from './gates/phase/types.js';
-export { SET_KNOB_TOOL } from './gates/set-knob-tool.js';
-export { GatePredicateError } from './gates/tick-end.js';
+} from './families/evidence/index.js';
+export { decideExit, type ExitDecision } from './families/gates-and-knobs/decide-exit.js';
+export { Gate, type GateProps } from './families/gates-and-knobs/gate.js';
+export { gate } from './families/gates-and-knobs/gate-descriptor.js';
+export { GatePredicateError } from './families/gates-and-knobs/gate-transitions.js';
 export {
   DEFAULT_MAX_BLOCKS,
   type GateClearer,
@@ -201,35 +155,94 @@ export {
   type GateRecord,
   type GatesState,
   type KnobDeclaration,
-} from './gates/types.js';
-export { type GateState, useGate } from './gates/use-gate.js';
-export { useKnob } from './gates/use-knob.js';
-// Guards anyone can write: defineGuard (docs/guards.md)
-export { defineGuard } from './guards/define/define-guard.js';
+} from './families/gates-and-knobs/gate-types.js';
+export { Knob, type KnobProps } from './families/gates-and-knobs/knob.js';
+export type { KnobInfo, KnobOptions } from './families/gates-and-knobs/knob-types.js';
+export { SET_KNOB_TOOL } from './families/gates-and-knobs/set-knob-tool.js';
+export { type GateState, useGate } from './families/gates-and-knobs/use-gate.js';
+export { useKnob } from './families/gates-and-knobs/use-knob.js';
+export { Output, type OutputProps } from './families/output/output.js';
+// Output: a run that ends in a checked object
+export { FINAL_ANSWER_TOOL } from './families/output/output-guard.js';
+export { evaluatePhaseGates } from './families/phase-gates/evaluate-phase-gates.js';
 export {
-  GuardDefinitionError,
-  GuardHookError,
-  GuardStateError,
-} from './guards/define/errors.js';
+  type CheckOutcome,
+  type CheckReading,
+  readCheckOutcome,
+} from './families/phase-gates/outcome/check-outcome.js';
+export { PhaseGates, usePhaseGates } from './families/phase-gates/phase-gates.js';
+export type { PhaseGatesProps } from './families/phase-gates/phase-gates-props.js';
+export type { CheckKind } from './families/phase-gates/phase-ledger-state.js';
+export { isSmallModel, PhasePrompt, phasePrompt } from './families/phase-gates/phase-prompt.js';
+// State
+export type { PhaseSessionState } from './families/phase-gates/phase-session-state.js';
 export type {
-  GuardComponent,
-  GuardContext,
-  GuardDefinition,
-  GuardEnd,
-  GuardRefusal,
-  GuardRenderContext,
-  GuardResultReplacement,
-  GuardTickEndContext,
-  GuardToolCall,
-  GuardToolCallContext,
-  GuardToolResult,
-  GuardToolResultContext,
-} from './guards/define/types.js';
-// The guard seam: what every guard family is built from, the built-in ones included (a test,
-// guards/public-api.test.ts, fails if a family imports anything of the runtime not exported
-// here). Register a family with `SessionOptions.guardFamilies`; see docs/guards.md#families.
-export { isThenable, type MaybePromise } from './guards/guard-set.js';
-export { FAMILY_SLICES, withInitialState } from './guards/initial-state.js';
+  PhaseEvidence,
+  PhaseGateOptions,
+  PhaseName,
+  PhaseStatus,
+  PhaseStep,
+  PhaseToolCategories,
+  PhaseWarning,
+  PhaseWarningKind,
+  VerificationLevel,
+} from './families/phase-gates/phase-types.js';
+export {
+  type ReplayCheck,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayStep,
+  type ReplayVerdict,
+  replayPhaseGates,
+  UnmappedToolsError,
+} from './families/phase-gates/replay-phase-gates.js';
+export {
+  type ClassifyOptions,
+  classifyShellCommand,
+  type ShellOp,
+  type ShellPart,
+} from './families/phase-gates/shell-classifier/classify-shell-command.js';
+export { type CallResult, verificationRan } from './families/phase-gates/shell-classifier/ran.js';
+export {
+  isToolCategory,
+  TOOL_CATEGORIES,
+  type ToolCategory,
+  type ToolCategoryProp,
+} from './families/phase-gates/tool-category.js';
+export type { VerificationLevelMet } from './families/phase-gates/verification-levels.js';
+export { SubAgent } from './families/sub-agents/sub-agent.js';
+export { subAgentElement } from './families/sub-agents/sub-agent-element.js';
+// Sub-agents: a tool whose call runs a child agent
+export { SubAgentError } from './families/sub-agents/sub-agent-errors.js';
+export {
+  formatPath,
+  PATH_SEPARATOR,
+  type SubAgentProgress,
+} from './families/sub-agents/sub-agent-path.js';
+export {
+  DEFAULT_SUBAGENT_CONCURRENCY,
+  DEFAULT_SUBAGENT_MAX_TICKS,
+  type SubAgentProps,
+  type SubAgentRun,
+} from './families/sub-agents/sub-agent-types.js';
+// Human approval of single tool calls (<Tool needsApproval>)
+export {
+  APPROVALS_FAMILY,
+  type ApprovalsState,
+  approveToolCall,
+  denyToolCall,
+  hasToolApproval,
+  type NeedsApproval,
+  type NeedsApprovalContext,
+  type PendingToolApproval,
+  ToolApprovalDecisionError,
+  type ToolApprovalInput,
+  type ToolApprovalRecord,
+  type ToolApprovalState,
+  ToolCallNotPendingError,
+  type ToolDenialInput,
+  UnknownToolCallError,
+} from './families/tool-approvals/index.js';
 export type {
   BeforeModelVerdict,
   ChildSession,
@@ -245,7 +258,12 @@ export type {
   ToolCallOutcome,
   ToolCallReplacement,
   ToolCallVerdict,
-} from './guards/types.js';
+} from './guard-seam/guard-family.js';
+// The guard seam: what every guard family is built from, the built-in ones included (a test,
+// guards/public-api.test.ts, fails if a family imports anything of the runtime not exported
+// here). Register a family with `SessionOptions.guardFamilies`; see docs/guards.md#families.
+export { isThenable, type MaybePromise } from './guard-seam/guard-set.js';
+export { FAMILY_SLICES, withInitialState } from './guard-seam/initial-state.js';
 export {
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,
   DEFAULT_MCP_TIMEOUT_MS,
@@ -310,19 +328,6 @@ export type {
   GuardDeclaration,
 } from './runtime/declarations.js';
 export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
-export type { FaultStep } from './runtime/errors.js';
-// Runtime
-export {
-  AgateError,
-  DuplicateToolError,
-  errorMessage,
-  GateDeadlockError,
-  InvalidElementError,
-  KnobDeclarationError,
-  ModelCallError,
-  RenderError,
-  SessionStateError,
-} from './runtime/errors.js';
 export type {
   AgateEvent,
   AgateEventType,
@@ -341,6 +346,19 @@ export type { ModelSettings, ModelTurn } from './runtime/model-call.js';
 export type { SessionResource, SessionResources } from './runtime/resources.js';
 export { run } from './runtime/run.js';
 export { SessionRunningElsewhereError } from './runtime/run-claim.js';
+export type { FaultStep } from './runtime/runtime-errors.js';
+// Runtime
+export {
+  AgateError,
+  DuplicateToolError,
+  errorMessage,
+  GateDeadlockError,
+  InvalidElementError,
+  KnobDeclarationError,
+  ModelCallError,
+  RenderError,
+  SessionStateError,
+} from './runtime/runtime-errors.js';
 export {
   createSession,
   type RunOptions,
@@ -369,8 +387,6 @@ export {
   ToolTimeoutError,
 } from './runtime/tool-limits.js';
 export { useSession } from './runtime/use-session.js';
-// Shell: commands in a bubblewrap sandbox
-export { SandboxUnavailableError } from './shell/errors.js';
 export { looksSecret, type SandboxOptions } from './shell/policy.js';
 export type { ShellResult } from './shell/run-command.js';
 export {
@@ -379,6 +395,9 @@ export {
   Shell,
   type ShellProps,
 } from './shell/shell.js';
+// Shell: commands in a bubblewrap sandbox
+export { SandboxUnavailableError } from './shell/shell-errors.js';
+export { countSchema, type FamilySlice, nonNegativeSchema } from './state/family-slice.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './state/json.js';
 export { LastOf } from './state/last-of.js';
 export type {
@@ -391,21 +410,9 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
-export { countSchema, type FamilySlice, nonNegativeSchema } from './state/slice.js';
 export { callSignature, canonicalJson, deepFreeze } from './state/update.js';
-export { subAgentElement } from './subagents/element.js';
-// Sub-agents: a tool whose call runs a child agent
-export { SubAgentError } from './subagents/errors.js';
-export { formatPath, PATH_SEPARATOR, type SubAgentProgress } from './subagents/path.js';
-export { SubAgent } from './subagents/sub-agent.js';
-export {
-  DEFAULT_SUBAGENT_CONCURRENCY,
-  DEFAULT_SUBAGENT_MAX_TICKS,
-  type SubAgentProps,
-  type SubAgentRun,
-} from './subagents/types.js';
 // Telemetry
-export type { TelemetryOptions } from './telemetry/options.js';
+export type { TelemetryOptions } from './telemetry/telemetry-options.js';
 // Tick log: one bounded record per tick (agate studio)
 export {
   DEFAULT_TICK_LOG_FIELD_CHARS,
@@ -416,7 +423,7 @@ export {
   type TickRecord,
   type TickRecordCall,
   type TickRequestDelta,
-} from './ticklog/index.js';
+} from './tick-log/index.js';
 // Web: AI SDK UI message streams and useChat requests
 export {
   type AgateDataTypes,

@@ -1,6 +1,6 @@
 import { modelMessageSchema } from 'ai';
 import { z } from 'zod';
-import { BUILT_IN_SLICES } from '../guards/slices.js';
+import { BUILT_IN_SLICES } from '../guard-seam/built-in-slices.js';
 
 /**
  * The parts of a session state a hand-edited or damaged snapshot could use to mislead the

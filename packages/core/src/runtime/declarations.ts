@@ -1,4 +1,4 @@
-import { KnobDeclarationError } from './errors.js';
+import { KnobDeclarationError } from './runtime-errors.js';
 
 /**
  * A guard family's declaration (a checkpoint, a todo list, phase gates). Its registry name is

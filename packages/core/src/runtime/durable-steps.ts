@@ -1,8 +1,8 @@
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
-import { errorMessage } from './errors.js';
 import { atStep } from './fault.js';
 import type { ModelTurn } from './model-call.js';
+import { errorMessage } from './runtime-errors.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import { toJsonValue } from './tool-execution.js';
 import type { ToolOutputTruncation } from './tool-limits.js';

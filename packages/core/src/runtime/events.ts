@@ -1,6 +1,6 @@
 import type { JsonValue } from '../state/json.js';
 import type { RunStatus, UsageTotals } from '../state/session-state.js';
-import { errorMessage } from './errors.js';
+import { errorMessage } from './runtime-errors.js';
 import { isThenable } from './thenable.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
 import type { ToolOutputTruncation } from './tool-outcome.js';

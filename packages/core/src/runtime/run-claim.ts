@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { AgateError } from './errors.js';
+import { AgateError } from './runtime-errors.js';
 
 /**
  * A run of a stored session claims it: at `run()` start the session is saved as `running`

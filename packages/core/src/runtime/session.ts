@@ -1,21 +1,26 @@
 import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import { createElement, type ReactNode } from 'react';
-import { ContextBudget } from '../context/budget.js';
-import { createGuards } from '../guards/families.js';
-import { type GuardSet, isThenable } from '../guards/guard-set.js';
-import { withInitialState } from '../guards/initial-state.js';
-import { type FamilyApi, familyApi, familyReport } from '../guards/session-api.js';
-import type { GuardHost, GuardTick, ReleasedCall, ToolCallOutcome } from '../guards/types.js';
-import { StaleSessionError } from '../persistence/errors.js';
+import { ContextBudget } from '../context-budget/budget.js';
+import { createGuards } from '../guard-seam/built-in-families.js';
+import { type FamilyApi, familyApi, familyReport } from '../guard-seam/built-in-family-api.js';
+import type {
+  GuardHost,
+  GuardTick,
+  ReleasedCall,
+  ToolCallOutcome,
+} from '../guard-seam/guard-family.js';
+import { type GuardSet, isThenable } from '../guard-seam/guard-set.js';
+import { withInitialState } from '../guard-seam/initial-state.js';
 import { createFileStore } from '../persistence/file-store.js';
+import { StaleSessionError } from '../persistence/persistence-errors.js';
 import { restoreSnapshotState } from '../persistence/restore.js';
+import type { SessionStore } from '../persistence/session-store.js';
 import {
   assertValidSessionId,
   createSnapshot,
   type SessionSnapshot,
 } from '../persistence/snapshot.js';
-import type { SessionStore } from '../persistence/store.js';
 import { compileHostTree } from '../renderer/compile.js';
 import {
   COMPILED_CONTEXT,
@@ -28,13 +33,12 @@ import type { RunStatus, SessionState } from '../state/session-state.js';
 import { callSignature, commitTick, tickMessages, withToolResults } from '../state/update.js';
 import { agentName } from '../telemetry/agent-name.js';
 import { SessionTracing } from '../telemetry/session-tracing.js';
-import { TickLog } from '../ticklog/tick-log.js';
-import type { TickRecord } from '../ticklog/types.js';
+import { TickLog } from '../tick-log/tick-log.js';
+import type { TickRecord } from '../tick-log/tick-record.js';
 import { abortedReason, callModelUntilAborted } from './abort.js';
 import { DeclarationRegistry } from './declarations.js';
 import { modelStep, toolStep } from './durable-steps.js';
 import { isCutOff, judgeReply } from './endings.js';
-import { type AgateError, errorMessage, SessionStateError } from './errors.js';
 import { type AgateEvent, type EventListener, EventLog, type SubscribeOptions } from './events.js';
 import { atTick, runFault, storeAtStep } from './fault.js';
 import { InflightRecorder, type InflightTick, inflightOf, ToolSuspended } from './inflight.js';
@@ -43,6 +47,7 @@ import { checkRunLimits, checkSessionOptions } from './option-checks.js';
 import { RequestFormCache } from './request-messages.js';
 import { SessionResources } from './resources.js';
 import { claimIsDead, claimReason, parseClaim, SessionRunningElsewhereError } from './run-claim.js';
+import { type AgateError, errorMessage, SessionStateError } from './runtime-errors.js';
 import { SessionProvider } from './session-context.js';
 import type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 import { shouldStream } from './streaming.js';
