@@ -14,17 +14,6 @@ import type { Guard, GuardFactory, GuardHost } from './guard-family.js';
 import { GuardSet } from './guard-set.js';
 import { FAMILY_SLICES } from './initial-state.js';
 
-declare module '../runtime/session-options.js' {
-  interface SessionOptions {
-    /**
-     * Guard families of your own, on the seam the built-in ones use (`GuardFamily`, see
-     * docs/guards.md#families): each factory makes one family per session. They are asked
-     * after every built-in family but approvals, in the order given.
-     */
-    guardFamilies?: readonly GuardFactory[];
-  }
-}
-
 /**
  * Every guard family, one line each, in the order the runtime asks them at each point of a
  * tick (see docs/the-tick.md): what can end the run before a model call comes first, and a

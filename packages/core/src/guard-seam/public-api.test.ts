@@ -10,8 +10,11 @@ import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** Where the families live: the built-in ones (sub-agents included), and the one `defineGuard` guards run in. */
-const FAMILY_ROOTS = ['families/'];
+/**
+ * Where the families live: the built-in ones (sub-agents included), the one `defineGuard` guards
+ * run in, and the file that declares what they add to the session's types.
+ */
+const FAMILY_ROOTS = ['families/', 'guard-seam/built-in-family-types.ts'];
 const isFamilyFile = (file: string) => {
   const at = relative(SRC, file);
   return (

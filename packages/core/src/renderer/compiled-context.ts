@@ -40,8 +40,9 @@ export interface EphemeralBlock {
 
 /**
  * What guard families report in every compiled context, beside what the tree compiled to: each
- * family declares its fields by augmenting this interface beside its code (the gates family adds
- * `knobs` and `gates`) and gives them from `render` (`GuardContribution.reports`), so this floor
+ * family declares its fields by augmenting this interface (the gates family adds `knobs` and
+ * `gates`: guard-seam/built-in-family-types.ts) and gives them from `render`
+ * (`GuardContribution.reports`), so this floor
  * names no family.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).

@@ -13,8 +13,8 @@ export interface GuardDeclaration<C = unknown> {
 
 /**
  * Every kind of declaration by its `kind`: families with declarations of their own shape add
- * theirs by augmenting this interface beside their code (the gates family: `knob` and `gate`;
- * the ContinueGate: `continue`), so the registry names no family.
+ * theirs by augmenting this interface (the gates family: `knob` and `gate`; the ContinueGate:
+ * `continue`; see guard-seam/built-in-family-types.ts), so the registry names no family.
  */
 export interface DeclarationKinds {
   guard: GuardDeclaration;

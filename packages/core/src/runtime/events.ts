@@ -6,8 +6,9 @@ import type { TickResult, TickToolCall } from './tick-result.js';
 import type { ToolOutputTruncation } from './tool-outcome.js';
 
 /**
- * The events guard families declare, by type: each family adds its own by augmenting this
- * interface (`declare module`), beside its code, so this floor names no family:
+ * The events guard families declare, by type: a family adds its own by augmenting this
+ * interface (`declare module`; the built-in families' are in guard-seam/built-in-family-types.ts),
+ * so this floor names no family:
  *
  *   declare module '@agate/core' {
  *     interface GuardEventMap {

@@ -103,9 +103,9 @@ export interface RunOptions {
 }
 
 /**
- * Fields guard families add to every `RunResult` (`todos`, `checkpoints`, `phase`, ...): each
- * family declares its own by augmenting this interface beside its code, so this floor names no
- * family.
+ * Fields guard families add to every `RunResult` (`todos`, `checkpoints`, `phase`, ...), by
+ * augmenting this interface (the built-in families in guard-seam/built-in-family-types.ts), so
+ * this floor names no family.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
 export interface GuardRunReport {}

@@ -12,6 +12,9 @@ import type {
 } from '../guard-seam/guard-family.js';
 import { type GuardSet, isThenable } from '../guard-seam/guard-set.js';
 import { withInitialState } from '../guard-seam/initial-state.js';
+// The built-in families' fields of SessionOptions, SessionState, RunResult, events and <Tool>
+// props: imported here, where every program that runs a session (and its .d.ts) passes.
+import '../guard-seam/built-in-family-types.js';
 import { createFileStore } from '../persistence/file-store.js';
 import { StaleSessionError } from '../persistence/persistence-errors.js';
 import { restoreSnapshotState } from '../persistence/restore.js';

@@ -184,43 +184,10 @@ export interface RejectInput {
   privateKey?: string | import('node:crypto').KeyObject;
 }
 
-/** `<Checkpoint>` events (declared here: the runtime's event list names no family). */
-declare module '../../runtime/events.js' {
-  interface GuardEventMap {
-    'checkpoint:submitted': { tick: number; id: string; summary: string };
-    'checkpoint:pending': { tick: number; id: string; cause: CheckpointCause; reason: string };
-    'checkpoint:approved': { tick: number; id: string; by: string; note?: string };
-    'checkpoint:rejected': { tick: number; id: string; by: string; feedback: string };
-  }
-}
-
-declare module '../../runtime/session-options.js' {
-  interface GuardRunReport {
-    /** Each `<Checkpoint>`'s state, in render order. */
-    checkpoints: Record<string, CheckpointStatus>;
-    /** Every checkpoint submission, trip, approval and rejection (see `state.guards.checkpoints.ledger`). */
-    checkpointLedger: CheckpointLedgerEntry[];
-  }
-}
-
-declare module '../../state/session-state.js' {
-  interface GuardStates {
-    /** `<Checkpoint>`s and their ledger (`state.guards.checkpoints`). */
-    checkpoints: CheckpointsState;
-  }
-}
-
 /** The checkpoint family's slice of the state. */
 export interface CheckpointsState {
   /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
   records: Record<string, CheckpointRecord>;
   /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
   ledger: CheckpointLedgerEntry[];
-}
-
-declare module '../../components/tool.js' {
-  interface ToolGuardProps<I, O> {
-    /** Paths a call writes (relative to the workspace); lets file triggers skip a full scan. */
-    writes?: (input: I) => readonly string[];
-  }
 }

@@ -101,13 +101,3 @@ export function resolveContinueConfig(config?: Partial<ContinueGateConfig>): Con
   }
   return resolved;
 }
-
-/** The ContinueGate's events (declared here: the runtime's event list names no family). */
-declare module '../../runtime/events.js' {
-  interface GuardEventMap {
-    'continue:evaluated': { tick: number; evaluation: ContinueEvaluation; step: StepContext };
-    'continue:throttled': { tick: number; cooldownMs: number };
-    /** The ContinueGate's restore point (not a `<Checkpoint>`). */
-    'checkpoint:saved': { tick: number; step: number; snapshotId: string };
-  }
-}

@@ -87,9 +87,3 @@ export interface ContinueDeclaration {
   name: typeof CONTINUE_GATE_KEY;
   config: ContinueGateProps;
 }
-
-declare module '../../runtime/declarations.js' {
-  interface DeclarationKinds {
-    continue: ContinueDeclaration;
-  }
-}

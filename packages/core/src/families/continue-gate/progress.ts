@@ -14,13 +14,6 @@ export interface ProgressState {
   elapsedMs: number;
 }
 
-declare module '../../state/session-state.js' {
-  interface GuardStates {
-    /** The ContinueGate's step bookkeeping (`state.guards.continue`), kept on every tick. */
-    continue: ProgressState;
-  }
-}
-
 export const STEP_TOKENS_CAP = 50;
 export const CALL_SIGNATURES_CAP = 2_000;
 

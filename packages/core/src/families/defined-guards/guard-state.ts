@@ -106,10 +106,3 @@ export function markValidated(session: object, name: string, value: unknown): vo
 export function isValidated(session: object, name: string, value: unknown): boolean {
   return validated.get(session)?.get(name) === value && validated.get(session)?.has(name) === true;
 }
-
-declare module '../../state/session-state.js' {
-  interface GuardStates {
-    /** Exit attempts each `defineGuard` guard has refused in a row, by guard name (absent: none). */
-    refusals: Record<string, number>;
-  }
-}

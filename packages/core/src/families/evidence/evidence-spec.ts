@@ -16,10 +16,3 @@ export type EvidenceSpec<I = never, O = never> =
       paths: (input: I) => readonly string[];
       ok?: (output: O) => boolean;
     };
-
-declare module '../../components/tool.js' {
-  interface ToolGuardProps<I, O> {
-    /** What a successful call is evidence of, for `complete_step` receipts. */
-    evidence?: EvidenceSpec<I, O>;
-  }
-}

@@ -56,27 +56,3 @@ export interface StepEvidenceInput {
   diff?: string[];
   manual?: string;
 }
-
-/** `<Todos>` events (declared here: the runtime's event list names no family). */
-declare module '../../runtime/events.js' {
-  interface GuardEventMap {
-    /** `todo_write` replaced the todo list (a rejected write changes nothing and emits nothing). */
-    'todos:changed': { tick: number; todos: TodoItem[] };
-    /** `complete_step` signed off item `step` (1-based) against this turn's receipts. */
-    'step:completed': { tick: number; step: number; content: string; evidence: TodoEvidence };
-  }
-}
-
-declare module '../../runtime/session-options.js' {
-  interface GuardRunReport {
-    /** The todo list of `<Todos>` at the end of the run (`session.state.guards.todos.items`). */
-    todos?: TodoItem[];
-  }
-}
-
-declare module '../../state/session-state.js' {
-  interface GuardStates {
-    /** `<Todos>`: the list and each item's evidence summary (never the turn's receipts). */
-    todos: TodosState;
-  }
-}

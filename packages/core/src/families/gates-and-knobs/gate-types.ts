@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { TickResult } from '../../runtime/tick-result.js';
 import type { JsonValue } from '../../state/json.js';
 import type { ChangedBy, GateStatus } from '../../state/session-state.js';
-import type { KnobInfo, KnobOptions } from './knob-types.js';
+import type { KnobOptions } from './knob-types.js';
 
 /** Who may clear a gate. `set_knob` refuses to clear host and supervisor gates. */
 export type GateClearer = 'model' | 'host' | 'supervisor';
@@ -51,28 +51,13 @@ export interface GateInfo {
   changedBy?: ChangedBy;
 }
 
-/** What a gate event says (the gates family's events are declared here: the runtime names no family). */
+/** What a gate event says (`gate:activated`, ..., declared in guard-seam/built-in-family-types.ts). */
 export interface GateChange {
   tick: number;
   gate: string;
   from: GateStatus;
   by: ChangedBy;
   reason?: string;
-}
-
-declare module '../../runtime/events.js' {
-  interface GuardEventMap {
-    'knob:changed': {
-      tick: number;
-      knob: string;
-      value: JsonValue;
-      previous: JsonValue | undefined;
-      by: ChangedBy;
-    };
-    'gate:activated': GateChange;
-    'gate:deferred': GateChange;
-    'gate:cleared': GateChange;
-  }
 }
 
 export interface GateRecord {
@@ -101,27 +86,4 @@ export interface GateDeclaration {
   kind: 'gate';
   name: string;
   descriptor: GateDescriptor;
-}
-
-declare module '../../runtime/declarations.js' {
-  interface DeclarationKinds {
-    knob: KnobDeclaration;
-    gate: GateDeclaration;
-  }
-}
-
-declare module '../../renderer/compiled-context.js' {
-  interface ContextReports {
-    /** The rendered knobs with their values (the gates family's report). */
-    knobs: KnobInfo[];
-    /** The gates that count now, rendered or engaged (the gates family's report). */
-    gates: GateInfo[];
-  }
-}
-
-declare module '../../state/session-state.js' {
-  interface GuardStates {
-    /** `useKnob` values and `<Gate>` records, by name. */
-    gates: GatesState;
-  }
 }

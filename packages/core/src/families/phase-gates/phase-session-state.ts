@@ -7,10 +7,3 @@ export interface PhaseSessionState extends PhaseStatus {
   /** Warnings shown (ephemeral) in the next request. */
   pending: string[];
 }
-
-declare module '../../state/session-state.js' {
-  interface GuardStates {
-    /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
-    phase: PhaseSessionState | null;
-  }
-}

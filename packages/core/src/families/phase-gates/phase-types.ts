@@ -124,20 +124,3 @@ export interface PhaseTools {
 export type PhaseToolCategories = Record<string, ToolCategory | 'shell'>;
 
 export type { ToolCategoryProp };
-
-/** `<PhaseGates>` events (declared here: the runtime's event list names no family). */
-declare module '../../runtime/events.js' {
-  interface GuardEventMap {
-    /** The phases changed (emitted at tick end). */
-    'phase:changed': { tick: number; status: PhaseStatus };
-    /** A warning goes into the next request. */
-    'phase:warning': { tick: number; kind: PhaseWarningKind; text: string };
-  }
-}
-
-declare module '../../runtime/session-options.js' {
-  interface GuardRunReport {
-    /** `<PhaseGates>`: the phases at the end of the run (absent without phase gates). */
-    phase?: PhaseStatus;
-  }
-}

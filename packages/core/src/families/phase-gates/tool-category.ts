@@ -28,12 +28,3 @@ export function checkCategoryProp(tool: string, category: unknown): void {
       `${[...TOOL_CATEGORIES, 'shell'].map((c) => `"${c}"`).join(', ')}, or a function of the input.`,
   );
 }
-
-declare module '../../components/tool.js' {
-  interface ToolGuardProps<I, O> {
-    /** What kind of work each call is, for `<PhaseGates>`. Default `'other'`. */
-    category?: ToolCategoryProp<I>;
-    /** With `category="shell"`: where the command is when it is not `input.command`. */
-    shellCommand?: (input: I) => string;
-  }
-}

@@ -48,13 +48,3 @@ export interface SubAgentRun extends RunResult {
   /** Where it ran: `['reviewer#call_3']` (one segment per level of nesting). */
   path: string[];
 }
-
-declare module '../../runtime/session-options.js' {
-  interface GuardRunReport {
-    /**
-     * `<SubAgent>`: each sub-agent call's child run (this `run()`'s calls), by tool call id. A
-     * child waiting for approval is here too, with its status.
-     */
-    subAgents?: Record<string, SubAgentRun>;
-  }
-}

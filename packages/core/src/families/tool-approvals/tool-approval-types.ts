@@ -70,59 +70,8 @@ export interface ToolDenialInput extends ToolApprovalInput {
   reason: string;
 }
 
-declare module '../../components/tool.js' {
-  interface ToolGuardProps<I, O> {
-    /**
-     * A person approves each call before it runs (see docs/approvals.md): `true`, or a function
-     * of the validated input. The run ends `awaiting-approval` with the call in
-     * `RunResult.pendingApprovals`. For a ready AI SDK `tool`, its own `needsApproval` is used
-     * when this is not given.
-     */
-    needsApproval?: NeedsApproval<I>;
-  }
-}
-
-declare module '../../state/session-state.js' {
-  interface GuardStates {
-    /** Tool calls held for a person's approval (`state.guards.approvals`). */
-    approvals: ApprovalsState;
-  }
-}
-
 /** The approvals family's slice of the state. */
 export interface ApprovalsState {
   /** Tool calls held for a person's approval (`needsApproval`), until their result is in the timeline. */
   calls: ToolApprovalRecord[];
-}
-
-declare module '../../runtime/session-options.js' {
-  interface GuardRunReport {
-    /**
-     * Tool calls waiting for a person's decision (`<Tool needsApproval>`), in call order: the run
-     * ended `awaiting-approval` (or was aborted while they waited). Empty when none waits.
-     */
-    pendingApprovals: PendingToolApproval[];
-  }
-}
-
-declare module '../../runtime/events.js' {
-  interface GuardEventMap {
-    /**
-     * A guard held the call: not executed and not answered this tick, because a person must
-     * decide first (`needsApproval`). The run ends `awaiting-approval` at the tick's end.
-     */
-    'tool:held': {
-      tick: number;
-      toolCallId: string;
-      toolName: string;
-      input: unknown;
-      /** The guard family that held it (`approvals`). */
-      by: string;
-      reason: string;
-    };
-    /** A person approved a held call (`session.approveToolCall`); the next run executes it. */
-    'tool:approved': { tick: number; toolCallId: string; by: string; reason?: string };
-    /** A person denied a held call; the next run answers it with the denial. */
-    'tool:denied': { tick: number; toolCallId: string; by: string; reason: string };
-  }
 }
