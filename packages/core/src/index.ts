@@ -260,7 +260,7 @@ export type {
   ToolCallVerdict,
 } from './guard-seam/guard-family.js';
 // The guard seam: what every guard family is built from, the built-in ones included (a test,
-// guards/public-api.test.ts, fails if a family imports anything of the runtime not exported
+// guard-seam/public-api.test.ts, fails if a family imports anything of the runtime not exported
 // here). Register a family with `SessionOptions.guardFamilies`; see docs/guards.md#families.
 export { isThenable, type MaybePromise } from './guard-seam/guard-set.js';
 export { FAMILY_SLICES, withInitialState } from './guard-seam/initial-state.js';

@@ -10,8 +10,9 @@ import type { GuardSet } from './guard-set.js';
 
 /**
  * The guard families' methods on `Session` (`session.approve`, `session.setKnob`, ...). They
- * live here, beside the families' registration, so that the tick loop (runtime/session.ts)
- * never names a family: a family with a public session method adds it here.
+ * live here, beside the families' registration, so that neither the session
+ * (runtime/session.ts) nor the tick loop names a family: a family with a public session method
+ * adds it here.
  */
 export interface FamilyApi {
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */

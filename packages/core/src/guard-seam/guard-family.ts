@@ -25,8 +25,8 @@ import type { GuardStates, RunStatus, SessionState } from '../state/session-stat
 /**
  * The guard seam. A guard family (gates, the ContinueGate, checkpoints, evidence, phase gates)
  * plugs into the tick at these points and nowhere else; the runtime calls every family in the
- * fixed order of `guards/families.ts` and merges their answers (the strictest wins, every
- * refusal reason is shown). The tick loop itself knows no family by name.
+ * fixed order of `guard-seam/built-in-families.ts` and merges their answers (the strictest wins,
+ * every refusal reason is shown). The tick loop itself knows no family by name.
  *
  * Order inside one tick:
  *   runStart (once per run) → render → releaseHeldCalls (each released call as below) →

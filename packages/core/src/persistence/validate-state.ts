@@ -38,7 +38,7 @@ const timelineMessage = z.unknown().superRefine((value, ctx) => {
 
 /**
  * The built-in families' slices of `state.guards`, each checked against the schema its family
- * declares (`guards/slices.ts`; a missing slice starts at its initial value). `defineGuard`
+ * declares (`guard-seam/built-in-slices.ts`; a missing slice starts at its initial value). `defineGuard`
  * guards' slices are checked by their own `stateSchema` when they are mounted.
  */
 const guards = z.looseObject(

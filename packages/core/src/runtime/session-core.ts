@@ -37,7 +37,7 @@ import { withUniqueCallIds } from './unique-call-ids.js';
 /**
  * What the parts of one session share: its state, events, guards and per-session caches, and the
  * few operations every part uses (update, emit, save). `Session` makes one and wires it; the
- * tick's steps (runtime/tick/) and the run loop (run-session.ts) are plain functions of it. One
+ * tick's stages (runtime/tick/) and the run loop (run-session.ts) are plain functions of it. One
  * per session, made once: a tick allocates nothing here.
  */
 export class SessionCore implements TracedSession {

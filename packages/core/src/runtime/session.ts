@@ -27,7 +27,7 @@ export interface Session extends FamilyApi {}
  * A live agent: one React root re-rendered every tick, the immutable session state, and the
  * tick loop. `run()` drives ticks until the model finishes (and every guard lets it). The class
  * only wires the parts: what they share is a `SessionCore` (runtime/session-core.ts), one tick
- * is the steps in runtime/tick/ (render, the model call, the tool calls, the tick's end, the
+ * is the stages in runtime/tick/ (render, the model call, the tool calls, the tick's end, the
  * exit attempt), a run is runtime/run-session.ts. Guards plug in through the guard seam
  * (guard-seam/), and no part here names a guard family.
  */

@@ -5,7 +5,7 @@ import type { GuardStates } from './session-state.js';
  * What a built-in guard family declares about its slice of `state.guards`, as a `defineGuard`
  * guard does: the slice's `initialState` and the `stateSchema` a restored slice is checked
  * against (a hand-edited or damaged snapshot must not mislead the family). The families list
- * theirs in `guards/slices.ts`; the runtime and the snapshot checks read that list and name no
+ * theirs in `guard-seam/built-in-slices.ts`; the runtime and the snapshot checks read that list and name no
  * family themselves.
  */
 export interface FamilySlice<K extends keyof GuardStates = keyof GuardStates> {

@@ -66,7 +66,7 @@ export interface SessionState {
   guards: GuardSlices;
 }
 
-/** A new session's runtime fields; `createInitialState` (guards/) adds each family's slice. */
+/** A new session's runtime fields; `createInitialState` (guard-seam/) adds each family's slice. */
 export function createCoreState(id: string): Omit<SessionState, 'guards'> {
   return {
     id,

@@ -64,7 +64,7 @@ export interface CheckpointRecord {
 /**
  * What a ledger entry records. The first four make a checkpoint pending; `approved` and
  * `rejected` decide. The `tool-*` kinds are single tool calls put up for approval (`needsApproval`,
- * see gates/approvals): the request the runtime records, a person's decision on it, and
+ * see families/tool-approvals): the request the runtime records, a person's decision on it, and
  * (`tool-executed`) the runtime's note that the approved call ran, which spends the approval.
  */
 export type CheckpointLedgerKind =

@@ -46,7 +46,7 @@ type CountedGate = GateDeclaration & { rendered: boolean };
  * The gates family on the guard seam: knob and gate state for one session (the rendered
  * declarations joined with session state), every change (model, host, supervisor, runtime)
  * with its event, the `set_knob` tool, tick-end transitions and the exit attempt. The
- * decisions themselves are pure functions beside this file (`exit.ts`, `tick-end.ts`).
+ * decisions themselves are pure functions beside this file (`decide-exit.ts`, `gate-transitions.ts`).
  */
 export class GateControl implements Guard {
   readonly name = 'gates';

@@ -23,7 +23,7 @@ export interface KnobInfo {
 
 /**
  * The session's knob and gate methods (`session.setKnob`, `session.clearGate`), as the gates'
- * hooks call them. The session the provider gives components always has them (guards/session-api.ts).
+ * hooks call them. The session the provider gives components always has them (guard-seam/built-in-family-api.ts).
  */
 export interface KnobControls {
   setKnob(name: string, value: JsonValue, by?: 'host' | 'supervisor' | 'runtime'): void;

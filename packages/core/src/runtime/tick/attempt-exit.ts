@@ -6,7 +6,7 @@ import type { TickOutcome } from '../session-options.js';
 import type { TickResult } from '../tick-result.js';
 
 /**
- * The tick's last step: what its reply means. Tool calls: the loop goes on (unless one asks to
+ * The tick's last stage: what its reply means. Tool calls: the loop goes on (unless one asks to
  * finish, a final answer). A reply without tool calls is judged first (an empty reply is asked
  * again, a cut-off one continued, a filtered one ends the run), and a whole answer is an attempt
  * to finish, which the guards may refuse.

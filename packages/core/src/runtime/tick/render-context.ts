@@ -9,9 +9,9 @@ import { SessionProvider } from '../session-context.js';
 import type { SessionCore } from '../session-core.js';
 
 /**
- * The tick's first step: renders the agent tree with the current state, compiles the committed
+ * The tick's first stage: renders the agent tree with the current state, compiles the committed
  * host tree, adds what the guard families contribute (their tools, ephemeral blocks and reports),
- * and fits it to the context budget. No model call. `session.render()` is this step alone.
+ * and fits it to the context budget. No model call. `session.render()` is this stage alone.
  */
 export function renderContext(core: SessionCore): CompiledContext {
   // A session disposed while it runs stops at its next render.

@@ -33,9 +33,9 @@ export async function runAtomicTick(core: SessionCore, signal: AbortSignal): Pro
 }
 
 /**
- * The tick, step by step (docs/architecture.md): render → the guards before the model call →
+ * The tick, stage by stage (docs/architecture.md): render → the guards before the model call →
  * the model call → the tool calls → commit and the guards' tick end → the exit attempt. Each
- * step is a function of its own in this folder; this one only runs them in order.
+ * stage is a function of its own in this folder; this one only runs them in order.
  */
 async function runTick(core: SessionCore, signal: AbortSignal): Promise<TickOutcome> {
   const tickNo = core.state.tick + 1;
