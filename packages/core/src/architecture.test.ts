@@ -3,9 +3,9 @@
  * no import circle (type imports included: a circle of types is still a circle of knowledge),
  * and the floors below the families (state, components, renderer, runtime, persistence, the
  * guard seam itself, and the services and components beside them: context-budget, tick-log,
- * telemetry, mcp, shell, workspace) import nothing from the guard families in families/. The seam's four lists
- * of the built-in families (guard-seam/built-in-families.ts, built-in-slices.ts,
- * built-in-family-api.ts, built-in-family-types.ts) are where they are named.
+ * telemetry, mcp, shell, workspace) import nothing from the guard families in families/. The
+ * seam's four lists of the built-in families (guard-seam/built-in-families.ts,
+ * built-in-slices.ts, built-in-family-api.ts, built-in-family-types.ts) are where they are named.
  */
 import { fileURLToPath } from 'node:url';
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
