@@ -1,9 +1,9 @@
 import type { SessionStore } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
+import { fingerprint } from './end-save.js';
 import { NAMES, type WakeMessage } from './options.js';
 import { inTransaction, LOCKS, resilientPool, SCHEMA } from './tables.js';
-import { fingerprint } from './workflow.js';
 
 export interface Watchman {
   /** One round now (tests, and the first round at launch). */
