@@ -4,18 +4,20 @@ import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testin
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideCommand } from './commands/decide.js';
 import { workerCommand } from './commands/worker.js';
-import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 
 const AGENTS = fileURLToPath(new URL('./__fixtures__/durable-agents.tsx', import.meta.url));
 
-function testIo(): CliIo & { stdout: string } {
+function testIo(): CliIo & { stdout: string; stderr: string } {
   const io = {
     stdout: '',
+    stderr: '',
     out: (text: string) => {
       io.stdout += text;
     },
-    err: () => {},
+    err: (text: string) => {
+      io.stderr += text;
+    },
     env: {},
     isTTY: false,
     onInterrupt: () => () => {},
@@ -25,9 +27,9 @@ function testIo(): CliIo & { stdout: string } {
 
 describe('agate worker', () => {
   it('needs a postgres:// store', async () => {
-    await expect(workerCommand(testIo(), AGENTS, { store: '.agate/sessions' })).rejects.toThrow(
-      CliError,
-    );
+    const io = testIo();
+    expect(await workerCommand(io, AGENTS, { store: '.agate/sessions' })).toBe(2);
+    expect(io.stderr).toMatch(/^agate worker: needs the runs database: --store postgres:\/\/.*\n$/);
   });
 
   describe.skipIf(!requirePostgres('agate worker (@agate/dbos)'))('on PostgreSQL', () => {

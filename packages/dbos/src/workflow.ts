@@ -23,6 +23,7 @@ import {
 } from './options.js';
 import { toDurableResult } from './result.js';
 import { databaseWork, WHILE_DATABASE_DOWN } from './retry.js';
+import type { StepGate } from './step-gate.js';
 import { type StepPhase, stepProbe } from './step-probe.js';
 import { cancelRequested, clearCancel, SCHEMA } from './tables.js';
 
@@ -34,6 +35,8 @@ export interface WorkflowHost {
   approvalTimeoutMs: number;
   /** Cancellations this worker heard of (else the table is asked). */
   cancels: CancelWatch;
+  /** The steps in flight, closed when the worker stops. */
+  gate: StepGate;
 }
 
 /** The reason of a run's signal when `cancelRun` stopped it. */
@@ -63,7 +66,7 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   const agent = worker.agents[request.agent];
   if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
   const workflowId = DBOS.workflowID as string;
-  const { store, pool, cancels } = worker;
+  const { store, pool, cancels, gate } = worker;
   /** Known from the listener when it is up; else asked of the table (retried while down). */
   const isCancelled = async () => cancels.known(workflowId) ?? cancelRequested(pool, workflowId);
 
@@ -76,16 +79,20 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
     const index = stepIndex++;
     const probe = stepProbe();
-    if (probe === undefined) return DBOS.runStep(work, { name, ...WHILE_DATABASE_DOWN });
+    if (probe === undefined) {
+      return gate.run(() => DBOS.runStep(work, { name, ...WHILE_DATABASE_DOWN }));
+    }
     const at = (phase: StepPhase) => probe({ workflowId, step: name, index, phase });
     await at('before');
-    const answer = await DBOS.runStep(
-      async () => {
-        const value = await work();
-        await at('during');
-        return value;
-      },
-      { name, ...WHILE_DATABASE_DOWN },
+    const answer = await gate.run(() =>
+      DBOS.runStep(
+        async () => {
+          const value = await work();
+          await at('during');
+          return value;
+        },
+        { name, ...WHILE_DATABASE_DOWN },
+      ),
     );
     await at('after');
     return answer;
