@@ -49,8 +49,10 @@ export async function createDatabase(connectionString: string): Promise<CreateDa
           await client.query(`CREATE DATABASE ${quoteIdentifier(database)}`);
         } catch (error) {
           // Created by someone else between the look and the create.
-          if (codeOf(error) === '42P04') return { database, created: false };
-          if (codeOf(error) === '42501') {
+          const code = codeOf(error);
+          // 42P04 once it is committed, 23505 while the other CREATE is still in flight.
+          if (code === '42P04' || code === '23505') return { database, created: false };
+          if (code === '42501') {
             const role = decodeURIComponent(url.username) || 'this role';
             throw new CreateDatabaseError(
               `role "${role}" may not create databases. Ask the server's administrator to run ` +
