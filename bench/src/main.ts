@@ -3,7 +3,8 @@
  * idle guards mounted), render+compile cost by timeline size, memory over a long run, and what
  * phase gates do to scripted weak-model policies. `pnpm bench` prints a Markdown report;
  * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
- * `--skip-dev` / `--skip-memory` to leave out the child-process measurements.
+ * `--skip-dev` / `--skip-memory` to leave out the child-process measurements, `--skip-scale` the
+ * durable workers' scale run (`pnpm bench:scale` runs it alone).
  *
  * This process measures the production build (the `bench` script sets NODE_ENV=production);
  * the development build and the memory figures come from child processes.
@@ -16,6 +17,7 @@ import type { ChildTask } from './child.js';
 import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureDbosTick } from './dbos-tick.js';
+import { measureDurableScale, SCALE_CONCURRENCY } from './durable-scale/measure.js';
 import type { LongHistoryResult } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
@@ -239,6 +241,19 @@ async function main(): Promise<void> {
   log('@agate/dbos: a tick through a worker against in process (private server, fsync on)...');
   const dbosTick = await measureDbosTick(quick ? 4 : 12);
 
+  log('@agate/dbos: 1, 2 and 4 worker processes on one PostgreSQL, then half of 4 killed...');
+  const durableScale = args.has('--skip-scale')
+    ? undefined
+    : await measureDurableScale({
+        runs: quick ? 200 : 2_000,
+        workerCounts: [1, 2, 4],
+        concurrency: SCALE_CONCURRENCY,
+        kill: true,
+        control: true,
+        cores: machine.cpuCount,
+        log,
+      });
+
   log(
     'agate run: cold start to the first tick of the demo (packs and installs the CLI once, then child processes)...',
   );
@@ -295,6 +310,7 @@ async function main(): Promise<void> {
     ...(postgresSave ? { postgresSave } : {}),
     mcpCall,
     ...(dbosTick ? { dbosTick } : {}),
+    ...(durableScale ? { durableScale } : {}),
     coldStart,
     warmup,
     quick,
