@@ -18,6 +18,7 @@ import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureDbosTick } from './dbos-tick.js';
 import { measureDurableScale, SCALE_CONCURRENCY } from './durable-scale/measure.js';
+import { writeScalingDoc } from './durable-scale/scaling-doc.js';
 import type { LongHistoryResult } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
@@ -322,6 +323,9 @@ async function main(): Promise<void> {
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, `${report}\n`);
     log(`wrote ${target}`);
+    if (durableScale !== undefined && durableScale.skipped === undefined) {
+      log(`wrote ${await writeScalingDoc(durableScale, `${machine.date} at ${machine.commit}`)}`);
+    }
   }
 }
 

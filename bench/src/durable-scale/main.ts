@@ -1,11 +1,14 @@
 /**
- * The scale bench on its own: `pnpm bench:scale` (`--quick`: 200 runs; `--runs N`; `--no-kill`, `--no-control`).
+ * The scale bench on its own: `pnpm bench:scale` (`--quick`: 200 runs; `--runs N`; `--no-kill`, `--no-control`;
+ * `--write` rewrites the measured block of docs/scaling.md).
  * Prints the section and the target rows `pnpm bench` puts in docs/performance.md.
  */
 import { cpus } from 'node:os';
+import { machineInfo } from '../machine.js';
 import { formatVerdict } from '../verdict.js';
 import { measureDurableScale, SCALE_CONCURRENCY } from './measure.js';
 import { durableScaleRows, renderDurableScale } from './report.js';
+import { writeScalingDoc } from './scaling-doc.js';
 
 const argv = process.argv.slice(2);
 const runsAt = argv.indexOf('--runs');
@@ -29,3 +32,7 @@ for (const row of durableScaleRows(result)) {
   );
 }
 process.stdout.write(`${lines.join('\n')}\n`);
+if (argv.includes('--write') && result.skipped === undefined) {
+  const machine = machineInfo();
+  log(`wrote ${await writeScalingDoc(result, `${machine.date} at ${machine.commit}`)}`);
+}

@@ -42,6 +42,9 @@ export interface WorkersResult {
   commitsPerTick: number;
   rowsPerTick: number;
   walBytesPerTick: number;
+  /** CPU per tick, ms: PostgreSQL's, and the workers' (their start included). */
+  postgresCpuMsPerTick: number;
+  workerCpuMsPerTick: number;
   /** CPU used over the wall time, in cores: PostgreSQL, the workers, the whole machine. */
   postgresCores: number;
   workerCores: number;
@@ -268,6 +271,8 @@ async function measureWorkers(
       commitsPerTick: (after.commits - before.commits) / ticks,
       rowsPerTick: (after.rows - before.rows) / ticks,
       walBytesPerTick: (await walBytes(db, before.lsn, after.lsn)) / ticks,
+      postgresCpuMsPerTick: (pgAfter - pgBefore) / ticks,
+      workerCpuMsPerTick: workerCpu / ticks,
       postgresCores: (pgAfter - pgBefore) / wallMs,
       workerCores: workerCpu / wallMs,
       machineCores: (machineAfter - machineBefore) / wallMs,
