@@ -58,7 +58,12 @@ export interface KillResult {
   completed: number;
   /** Runs the killed workers held when they died. */
   orphaned: number;
-  /** From the kill to the end of the last orphaned run, ms. */
+  /**
+   * From the kill until the last orphaned run had gone on: its first step recorded by a
+   * survivor, ms (judged: the run is recovered once it runs again).
+   */
+  resumedMs: number;
+  /** From the kill to the end of the last orphaned run, ms (its remaining ticks included). */
   recoveryMs: number;
   recoveryAfterMs: number;
   /** Tool calls that ran more than once (at most one in flight per orphaned run may). */
@@ -211,7 +216,8 @@ async function measureWorkers(
     }
     const before = await counters(db, name);
     const port = Number(new URL(url).port);
-    const pgBefore = postgresCpuMs(port) ?? 0;
+    // Only a server on this machine can be measured from /proc (not one at DATABASE_URL).
+    const pgBefore = server.external ? undefined : postgresCpuMs(port);
     const machineBefore = machineBusyMs();
     const started = Date.now();
     for (let w = 0; w < options.workers; w++) {
@@ -241,7 +247,8 @@ async function measureWorkers(
       state = await progress(db);
     }
     const ended = Date.now();
-    const pgAfter = postgresCpuMs(port) ?? pgBefore;
+    const pgAfter = pgBefore === undefined ? undefined : postgresCpuMs(port);
+    const pgCpu = pgBefore === undefined || pgAfter === undefined ? Number.NaN : pgAfter - pgBefore;
     const machineAfter = machineBusyMs();
     const workerCpu = workers
       .filter((w) => !kill?.killed.includes(w))
@@ -271,9 +278,9 @@ async function measureWorkers(
       commitsPerTick: (after.commits - before.commits) / ticks,
       rowsPerTick: (after.rows - before.rows) / ticks,
       walBytesPerTick: (await walBytes(db, before.lsn, after.lsn)) / ticks,
-      postgresCpuMsPerTick: (pgAfter - pgBefore) / ticks,
+      postgresCpuMsPerTick: pgCpu / ticks,
       workerCpuMsPerTick: workerCpu / ticks,
-      postgresCores: (pgAfter - pgBefore) / wallMs,
+      postgresCores: pgCpu / wallMs,
       workerCores: workerCpu / wallMs,
       machineCores: (machineAfter - machineBefore) / wallMs,
     };
@@ -281,6 +288,11 @@ async function measureWorkers(
     const { rows } = await db.query<{ updated_at: string }>(
       'SELECT updated_at FROM dbos.workflow_status WHERE workflow_uuid = ANY($1)',
       [kill.orphaned],
+    );
+    const resumed = await db.query<{ first: string | null }>(
+      `SELECT min(completed_at_epoch_ms) AS first FROM dbos.operation_outputs
+       WHERE workflow_uuid = ANY($1) AND completed_at_epoch_ms > $2 GROUP BY workflow_uuid`,
+      [kill.orphaned, kill.at],
     );
     const calls = readdirSync(logDir)
       .filter((f) => f.startsWith('tools-'))
@@ -293,6 +305,10 @@ async function measureWorkers(
         runs: options.runs,
         completed: done.length,
         orphaned: kill.orphaned.length,
+        resumedMs:
+          resumed.rows.length < kill.orphaned.length
+            ? Number.POSITIVE_INFINITY
+            : Math.max(0, ...resumed.rows.map((r) => Number(r.first) - kill.at)),
         recoveryMs: Math.max(0, ...rows.map((r) => Number(r.updated_at) - kill.at)),
         recoveryAfterMs: RECOVERY_AFTER_MS,
         repeatedCalls: calls.length - new Set(calls).size,
@@ -331,7 +347,8 @@ export async function measureDurableScale(options: {
   if (process.env.DATABASE_URL === undefined && postgresBinDir() === undefined) {
     return { ...base, skipped: 'PostgreSQL is not installed here (apt-get install postgresql)' };
   }
-  const server = await startPostgres({ private: true, fsync: true });
+  // DATABASE_URL: a server like the one to size (its role must be allowed to create databases).
+  const server = await startPostgres({ fsync: true });
   try {
     const configs = [
       ...options.workerCounts.map((workers) => ({ workers, concurrency: options.concurrency })),

@@ -13,7 +13,7 @@ export interface ScaleRow {
 
 const one = (v: number) => ({ median: v, min: v, max: v, p95: v, samples: 1 });
 const x = (v: number) => `${v.toFixed(2)}×`;
-const cores = (v: number) => v.toFixed(2);
+const cores = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '—');
 
 /** Throughput of `workers` over one worker's, if both were measured. */
 function speedUp(result: DurableScaleResult, workers: number): number | undefined {
@@ -70,19 +70,19 @@ export function durableScaleRows(result: DurableScaleResult | undefined): ScaleR
   const limit = (kill?.recoveryAfterMs ?? 0) + SCALE_TARGETS.recoveryExtraMs;
   rows.push({
     what: kill
-      ? `\`@agate/dbos\`: ${kill.killed} of ${kill.workers} workers SIGKILLed when half of ${kill.runs.toLocaleString('en-US')} runs had ended: from the kill to the end of the last of the ${kill.orphaned} runs they held (recoveryAfterMs ${kill.recoveryAfterMs.toLocaleString('en-US')} ms)`
+      ? `\`@agate/dbos\`: ${kill.killed} of ${kill.workers} workers SIGKILLed when half of ${kill.runs.toLocaleString('en-US')} runs had ended: from the kill until the last of the ${kill.orphaned} runs they held went on at a survivor (its first step recorded there; recoveryAfterMs ${kill.recoveryAfterMs.toLocaleString('en-US')} ms)`
       : '`@agate/dbos`: recovery after half the workers are killed',
     target: `< ${ms(limit)}; every run completes`,
     measured: kill
-      ? `${ms(kill.recoveryMs)}; ${kill.completed} of ${kill.runs} completed; ${kill.repeatedCalls} tool calls ran twice (at most ${kill.orphaned} were in flight)`
+      ? `${ms(kill.resumedMs)} (the last of them ended ${ms(kill.recoveryMs)} after the kill); ${kill.completed} of ${kill.runs} completed; ${kill.repeatedCalls} tool calls ran twice (at most ${kill.orphaned} were in flight)`
       : '—',
-    spread: kill ? ms(kill.recoveryMs) : '—',
+    spread: kill ? ms(kill.resumedMs) : '—',
     verdict:
       kill === undefined
         ? 'not measured'
         : kill.completed !== kill.runs || kill.repeatedCalls > kill.orphaned
           ? 'missed'
-          : judge(one(kill.recoveryMs), limit - 1e-9),
+          : judge(one(kill.resumedMs), limit - 1e-9),
   });
   return rows;
 }
@@ -118,7 +118,7 @@ export function renderDurableScale(result: DurableScaleResult | undefined): stri
   if (kill) {
     out.push(
       `Kill: ${kill.workers} workers, ${kill.killed} SIGKILLed once half of ${kill.runs.toLocaleString('en-US')} runs had ended, holding ${kill.orphaned} runs. ` +
-        `The survivors took them over after recoveryAfterMs (${kill.recoveryAfterMs.toLocaleString('en-US')} ms) of silence; the last of them ended ${ms(kill.recoveryMs)} after the kill. ` +
+        `The survivors took them over after recoveryAfterMs (${kill.recoveryAfterMs.toLocaleString('en-US')} ms) of silence: the last of them went on ${ms(kill.resumedMs)} after the kill and ended ${ms(kill.recoveryMs)} after it (its remaining ticks at the loaded machine's tick latency). ` +
         `${kill.completed} of ${kill.runs} runs completed; ${kill.repeatedCalls} tool calls ran twice (only a call in flight at the kill may).`,
       '',
     );

@@ -31,6 +31,11 @@ export function scalingFigures(result: DurableScaleResult, stamp: string): strin
   const wal = mean(result.configs.map((c) => c.walBytesPerTick));
   const rows = mean(result.configs.map((c) => c.rowsPerTick));
   const xacts = mean(result.configs.map((c) => c.commitsPerTick));
+  if (!Number.isFinite(pgMs)) {
+    return [
+      `Measured ${stamp} against the server at DATABASE_URL, whose CPU this machine cannot see: see the rows in [performance.md](performance.md), and the server's own monitoring for its CPU per tick.`,
+    ];
+  }
   const perCore = 1000 / pgMs;
   const out = [
     `Measured ${stamp}: ${result.runs.toLocaleString('en-US')} runs of ${result.ticksPerRun} ticks per configuration, PostgreSQL with fsync on, on ${result.cores} cores shared by the workers, PostgreSQL and the bench (the section "Durable runs: workers on one PostgreSQL" of [performance.md](performance.md) has every row).`,
