@@ -51,6 +51,18 @@ export async function workerCommand(
     if (error instanceof CliError) return fail(error.message, error.exitCode);
     throw error;
   }
+  // Listening before anything starts (and before "running" is printed): a signal that comes
+  // while the worker launches stops it as soon as it is up.
+  let signal: InterruptSignal | undefined;
+  const stop =
+    stopSignal ??
+    new Promise<void>((resolve) => {
+      // A second signal leaves at once (130 / 143), the runs in flight going on elsewhere.
+      io.onInterrupt((which) => {
+        signal = which;
+        resolve();
+      });
+    });
   let worker: Worker;
   try {
     worker = await dbos.launchWorker({
@@ -75,15 +87,7 @@ export async function workerCommand(
     `agate worker ${worker.executorId}: running ${Object.keys(agents).join(', ')} ` +
       '(Ctrl-C or SIGTERM: the steps in flight finish, then its runs go to other workers)\n',
   );
-  let signal: InterruptSignal | undefined;
-  await (stopSignal ??
-    new Promise<void>((resolve) => {
-      // A second signal leaves at once (130 / 143), the runs in flight going on elsewhere.
-      io.onInterrupt((which) => {
-        signal = which;
-        resolve();
-      });
-    }));
+  await stop;
   io.out(`agate worker ${worker.executorId}: stopping${signal ? ` (${signal})` : ''}\n`);
   const { stepsFinished } = await worker.shutdown();
   io.out(
