@@ -193,7 +193,7 @@ describe('agate worker, the real bin', () => {
       const worker = agate(['worker', AGENTS, '--store', url, '--executor-id', 'flaky']);
       try {
         await worker.printed(/running slow, greeter/);
-        await server.restart({ downForMs: 4_000 });
+        await server.restart({ downForMs: 2_000 });
         while (!worker.stderr.includes('the database is back')) {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
