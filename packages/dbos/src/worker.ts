@@ -62,11 +62,12 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   const { databaseUrl } = options;
   const emit = options.onEvent ?? printEvent;
   const target = connectionTarget(databaseUrl);
+  active = true;
   // One clear failure before anything starts: no such database, nobody there, a refused role.
   await probeDatabase(databaseUrl, 10_000).catch((error: unknown) => {
+    active = false;
     throw unavailable(error, target);
   });
-  active = true;
   let stopping = false;
   const health = new DatabaseHealth(databaseUrl, (event) => {
     if (!stopping) emit(event);
@@ -115,14 +116,14 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       await owned?.migrate();
       await DBOS.launch();
     }).catch((error: unknown) => {
-      throw connectionProblem(error) !== undefined
-        ? unavailable(error, target)
-        : new DatabaseMigrationError(
-            `could not create the worker's tables in database "${target.database}" as role ` +
-              `"${target.user}": ${firstLine(error)}. Run the worker as the database's owner, or ` +
-              `let the role create them: GRANT CREATE ON DATABASE "${target.database}" TO "${target.user}".`,
-            { cause: error },
-          );
+      if (connectionProblem(error) !== undefined) throw unavailable(error, target);
+      if (!mayNotCreate(error)) throw error;
+      throw new DatabaseMigrationError(
+        `could not create the worker's tables in database "${target.database}" as role ` +
+          `"${target.user}": ${firstLine(error)}. Run the worker as the database's owner, or ` +
+          `let the role create them: GRANT CREATE ON DATABASE "${target.database}" TO "${target.user}".`,
+        { cause: error },
+      );
     });
     const watchman = startWatchman({
       databaseUrl,
@@ -192,6 +193,16 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
     active = false;
     throw error;
   }
+}
+
+/** A role without the right to create what the worker needs (SQLSTATE 42501). */
+function mayNotCreate(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e != null && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === '42501') return true;
+    if (/permission denied/i.test(String((e as { message?: unknown }).message ?? ''))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** The worker's failure to reach its database, as the typed error that says what to do. */
