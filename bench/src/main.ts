@@ -3,7 +3,8 @@
  * idle guards mounted), render+compile cost by timeline size, memory over a long run, and what
  * phase gates do to scripted weak-model policies. `pnpm bench` prints a Markdown report;
  * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
- * `--skip-dev` / `--skip-memory` to leave out the child-process measurements.
+ * `--skip-dev` / `--skip-memory` to leave out the child-process measurements, `--skip-scale` the
+ * durable workers' scale run (`pnpm bench:scale` runs it alone).
  *
  * This process measures the production build (the `bench` script sets NODE_ENV=production);
  * the development build and the memory figures come from child processes.
@@ -17,6 +18,8 @@ import { measureColdStart } from './cold-start.js';
 import { measureContextBudget } from './context-budget.js';
 import { measureDbosTick } from './dbos-tick.js';
 import { PEERS_SECTION, sectionOf } from './docs-section.js';
+import { measureDurableScale, SCALE_CONCURRENCY } from './durable-scale/measure.js';
+import { writeScalingDoc } from './durable-scale/scaling-doc.js';
 import type { LongHistoryResult } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
@@ -237,6 +240,19 @@ async function main(): Promise<void> {
   log('@agate/dbos: a tick through a worker against in process (private server, fsync on)...');
   const dbosTick = await measureDbosTick(quick ? 4 : 12);
 
+  log('@agate/dbos: 1, 2 and 4 worker processes on one PostgreSQL, then half of 4 killed...');
+  const durableScale = args.has('--skip-scale')
+    ? undefined
+    : await measureDurableScale({
+        runs: quick ? 200 : 2_000,
+        workerCounts: [1, 2, 4],
+        concurrency: SCALE_CONCURRENCY,
+        kill: true,
+        control: true,
+        cores: machine.cpuCount,
+        log,
+      });
+
   log(
     'agate run: cold start to the first tick of the demo (packs and installs the CLI once, then child processes)...',
   );
@@ -299,6 +315,7 @@ async function main(): Promise<void> {
     ...(postgresSave ? { postgresSave } : {}),
     mcpCall,
     ...(dbosTick ? { dbosTick } : {}),
+    ...(durableScale ? { durableScale } : {}),
     coldStart,
     warmup,
     quick,
@@ -312,6 +329,9 @@ async function main(): Promise<void> {
     const peers = sectionOf(await readFile(target, 'utf8').catch(() => ''), PEERS_SECTION);
     await writeFile(target, `${report}\n${peers === undefined ? '' : `\n${peers}\n`}`);
     log(`wrote ${target}`);
+    if (durableScale !== undefined && durableScale.skipped === undefined) {
+      log(`wrote ${await writeScalingDoc(durableScale, `${machine.date} at ${machine.commit}`)}`);
+    }
   }
 }
 

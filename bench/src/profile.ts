@@ -29,7 +29,7 @@ const flag = (name: string) => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const savePath = flag('--save');
-/** Also list every function whose name or file contains this (`--match gates/`). */
+/** Also list every function whose name or file contains this (`--match families/`). */
 const match = flag('--match');
 if (!isLoopName(loopName)) {
   throw new Error(`Unknown loop "${loopName}". Loops: ${LOOP_NAMES.join(', ')}.`);

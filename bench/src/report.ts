@@ -6,6 +6,8 @@ import {
 } from './cold-start.js';
 import { BUDGET_TOKENS, type ContextBudgetResult } from './context-budget.js';
 import { DBOS_TICK_EXTRA_TARGET_MS, type DbosTickResult } from './dbos-tick.js';
+import type { DurableScaleResult } from './durable-scale/measure.js';
+import { durableScaleRows, renderDurableScale } from './durable-scale/report.js';
 import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
 import { MCP_CALL_TARGET, MCP_INNER, MCP_SETTLE, type McpCallResult } from './mcp-call.js';
@@ -83,6 +85,8 @@ export interface BenchData {
   mcpCall?: McpCallResult;
   /** `@agate/dbos`: a tick through a worker against in process (absent without PostgreSQL). */
   dbosTick?: DbosTickResult;
+  /** `@agate/dbos`: 1, 2 and 4 worker processes on one PostgreSQL, and a kill (issue 38). */
+  durableScale?: DurableScaleResult;
   /** `agate run` on the demo: process start to the first tick. */
   coldStart?: ColdStartResult;
   warmup: number;
@@ -271,6 +275,7 @@ export function targetRows(data: BenchData): TargetRow[] {
     spread: dbosTick ? range(dbosTick.extra, signed) : '—',
     verdict: dbosTick ? judge(dbosTick.extra, DBOS_TICK_EXTRA_TARGET_MS) : 'not measured',
   });
+  rows.push(...durableScaleRows(data.durableScale));
   const cold = data.coldStart;
   rows.push({
     what: `\`agate run src/demo.tsx --plain\`, piped, with the installed bin: the packages packed and installed with pnpm in a temporary project holding the demo (built \`dist/\` JavaScript; the demo's TypeScript through the CLI's tsx), from spawning \`node_modules/.bin/agate\` to the first tick's line (${cold?.reps ?? 0} runs, after one complete run: the OS file cache and tsx's and Node's compile caches warm, as for a user's second run)`,
@@ -700,6 +705,8 @@ export function renderReport(data: BenchData): string {
   if (data.scale !== undefined) {
     p(...scaleSection(data.scale, data.idleSessions));
   }
+  // Its own group: durable runs across worker processes (skipped with one line without PostgreSQL).
+  p(...renderDurableScale(data.durableScale));
 
   if (data.phaseGates !== undefined && data.phaseGates.length > 0) {
     p(...phaseGatesSection(data.phaseGates));

@@ -9,7 +9,13 @@ import { createClient } from '@agate/dbos';
 import { startPostgres } from '@agate/testing';
 
 const ledger = join(tmpdir(), `durable-demo-${process.pid}.txt`);
-const pg = await startPostgres({ fsync: true });
+const pg = await startPostgres({ fsync: true }).catch((error: unknown) => {
+  // No DATABASE_URL and no PostgreSQL package: one line saying where to get one.
+  console.error(
+    `durable demo: ${(error as Error).message} See README.md, "Where PostgreSQL comes from".`,
+  );
+  process.exit(1);
+});
 const env = { ...process.env, DATABASE_URL: pg.url, DURABLE_DEMO_LEDGER: ledger };
 const workerScript = fileURLToPath(new URL('./worker.ts', import.meta.url));
 

@@ -7,6 +7,7 @@ import {
 } from '@agate/core';
 import { DEFAULT_SESSIONS_DIR } from '@agate/core/stores';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { WORKER_ENVIRONMENT } from './commands/worker-environment.js';
 import { CliError, ExitCode } from './errors.js';
 import type { CliIo } from './io.js';
 
@@ -126,7 +127,10 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       '<agents-file>',
       'a .tsx/.ts/.js file exporting `agents`: { name: { element, options } }',
     )
-    .requiredOption('--store <url>', 'the runs database: postgres://user@host:port/database')
+    .option(
+      '--store <url>',
+      'the runs database: postgres://user@host:port/database (default: DATABASE_URL)',
+    )
     .option('--concurrency <n>', 'runs this worker executes at once (default 4)', positiveInt)
     .option(
       '--executor-id <id>',
@@ -137,6 +141,10 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       'a worker silent this long is dead; its runs go to live workers (default 30000)',
       positiveInt,
     )
+    .addHelpText('after', () => {
+      const rows = WORKER_ENVIRONMENT.map(([name, what]) => `  ${name.padEnd(27)} ${what}`);
+      return `\nEnvironment:\n${rows.join('\n')}\n\nExit codes: 0 stopped by Ctrl-C or SIGTERM (a second one: 130 / 143 at once), 1 its tables could not be made, 2 the agents file, the URL or the database must be fixed (the message says how).\n`;
+    })
     .action(async (file: string, options) => {
       const { workerCommand } = await import('./commands/worker.js');
       setExit(await workerCommand(io, file, options));
@@ -206,15 +214,26 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       setExit(await decideCommand(io, 'reject', session, checkpoint, options));
     });
 
-  program
+  const db = program
     .command('db')
-    .description('the Postgres store: agate db migrate --store postgres://…')
-    .command('migrate')
+    .description(
+      'the PostgreSQL database: agate db create postgres://…, agate db migrate --store postgres://…',
+    );
+  db.command('migrate')
     .description('create or upgrade the Postgres store tables (otherwise done on first use)')
     .requiredOption('--store <url>', 'a postgres:// URL (?schema=NAME, default agate)')
     .action(async (options) => {
       const { migrateCommand } = await import('./commands/db.js');
       setExit(await migrateCommand(io, options));
+    });
+  db.command('create')
+    .description(
+      "create the database if it does not exist (no psql needed), then its tables: the session store's, and durable runs' with @agate/dbos installed",
+    )
+    .argument('[url]', 'postgres://user@host:5432/agents (default: DATABASE_URL)')
+    .action(async (url: string | undefined) => {
+      const { createCommand } = await import('./commands/db.js');
+      setExit(await createCommand(io, url));
     });
 
   program

@@ -4,19 +4,21 @@ import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testin
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideCommand } from './commands/decide.js';
 import { workerCommand } from './commands/worker.js';
-import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 
 const AGENTS = fileURLToPath(new URL('./__fixtures__/durable-agents.tsx', import.meta.url));
 
-function testIo(): CliIo & { stdout: string } {
+function testIo(env: Record<string, string> = {}): CliIo & { stdout: string; stderr: string } {
   const io = {
     stdout: '',
+    stderr: '',
     out: (text: string) => {
       io.stdout += text;
     },
-    err: () => {},
-    env: {},
+    err: (text: string) => {
+      io.stderr += text;
+    },
+    env,
     isTTY: false,
     onInterrupt: () => () => {},
   };
@@ -25,9 +27,9 @@ function testIo(): CliIo & { stdout: string } {
 
 describe('agate worker', () => {
   it('needs a postgres:// store', async () => {
-    await expect(workerCommand(testIo(), AGENTS, { store: '.agate/sessions' })).rejects.toThrow(
-      CliError,
-    );
+    const io = testIo();
+    expect(await workerCommand(io, AGENTS, { store: '.agate/sessions' })).toBe(2);
+    expect(io.stderr).toMatch(/^agate worker: needs the runs database: --store postgres:\/\/.*\n$/);
   });
 
   describe.skipIf(!requirePostgres('agate worker (@agate/dbos)'))('on PostgreSQL', () => {
@@ -89,6 +91,41 @@ describe('agate worker', () => {
         expect(
           result.checkpointLedger.filter((e) => e.kind === 'tool-approved').map((e) => e.by),
         ).toEqual(['ada']);
+      } finally {
+        stop();
+        await client.close();
+      }
+      expect(await exit).toBe(0);
+    }, 60_000);
+
+    it('AGATE_APPROVAL_KEY reaches the runs: a decision signed with another key is refused, one with it goes through', async () => {
+      let stop = () => {};
+      const stopped = new Promise<void>((resolve) => {
+        stop = resolve;
+      });
+      const key = { AGATE_APPROVAL_KEY: 'the-shared-key' };
+      const exit = workerCommand(testIo(key), AGENTS, { store: pg.url }, stopped);
+      const client = await createClient({ databaseUrl: pg.url });
+      try {
+        const handle = await client.startRun({
+          agent: 'dropper',
+          sessionId: 'signed-1',
+          input: null,
+        });
+        while ((await handle.status()) !== 'awaiting-approval') {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const decide = (env: Record<string, string>) =>
+          decideCommand(testIo(env), 'approve', 'signed-1', 'c-drop', { store: pg.url, by: 'ada' });
+        // The run signed its request with the worker's key: another key does not match it.
+        await expect(decide({ AGATE_APPROVAL_KEY: 'another-key' })).rejects.toMatchObject({
+          exitCode: 5,
+        });
+        expect(await decide(key)).toBe(0);
+        const result = await handle.result({ timeoutMs: 30_000 });
+        expect(result).toMatchObject({ status: 'completed', text: 'Dropped.' });
+        const approved = result.checkpointLedger.filter((e) => e.kind === 'tool-approved');
+        expect(approved.map((e) => [e.by, typeof e.signature])).toEqual([['ada', 'string']]);
       } finally {
         stop();
         await client.close();

@@ -1,9 +1,11 @@
 /**
  * The layering of packages/core/src, checked by dependency-cruiser (not a hand-written scanner):
  * no import circle (type imports included: a circle of types is still a circle of knowledge),
- * and the floors below the families (state, components, renderer, runtime, persistence, and the
- * guard seam itself) import nothing from the guard families in gates/. The seam's three lists of
- * the built-in families (guards/families.ts, slices.ts, session-api.ts) are where they are named.
+ * and the floors below the families (state, components, renderer, runtime, persistence, the
+ * guard seam itself, and the services and components beside them: context-budget, tick-log,
+ * telemetry, mcp, shell, workspace) import nothing from the guard families in families/. The
+ * seam's four lists of the built-in families (guard-seam/built-in-families.ts,
+ * built-in-slices.ts, built-in-family-api.ts, built-in-family-types.ts) are where they are named.
  */
 import { fileURLToPath } from 'node:url';
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
@@ -37,10 +39,10 @@ beforeAll(async () => {
             name: 'lower-floors-know-no-family',
             severity: 'error',
             from: {
-              path: `^${SRC}/(state|components|renderer|runtime|persistence|guards)/`,
-              pathNot: `^${SRC}/guards/(families|slices|session-api)\\.ts$`,
+              path: `^${SRC}/(state|components|renderer|runtime|persistence|guard-seam|context-budget|tick-log|telemetry|mcp|shell|workspace)/`,
+              pathNot: `^${SRC}/guard-seam/built-in-(families|slices|family-api|family-types)\\.ts$`,
             },
-            to: { path: `^${SRC}/gates/` },
+            to: { path: `^${SRC}/families/` },
           },
         ],
       },
@@ -66,7 +68,7 @@ describe('packages/core/src', () => {
     expect(circles.map(describeViolation)).toEqual([]);
   });
 
-  it('has floors below the families (state, components, renderer, runtime, persistence, the guard seam) that import nothing from gates/', () => {
+  it('has floors below the families (state, components, renderer, runtime, persistence, the guard seam, and the services beside them) that import nothing from families/', () => {
     const leaks = result.summary.violations.filter(
       (v) => v.rule.name === 'lower-floors-know-no-family',
     );

@@ -3,36 +3,21 @@
 // `exports` and recorded in api/*.api.md (docs/migrating.md says where each name went).
 
 // Components
-export {
-  Assistant,
-  Message,
-  type MessageProps,
-  User,
-} from './components/message.js';
+export { Assistant, Message, type MessageProps, User } from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export { Tool, type ToolProps } from './components/tool.js';
+export { type ToolOptions, ToolResultError, Tools, type ToolsProps } from './components/tools.js';
 export {
-  type ToolOptions,
-  ToolResultError,
-  Tools,
-  type ToolsProps,
-} from './components/tools.js';
+  type ContextBudgetOptions,
+  estimateTokens,
+  type Tokenizer,
+} from './context-budget/budget-options.js';
 // Context budgets
-export { ContextBudgetError, InvalidContextBudgetError } from './context/errors.js';
-export { type ContextBudgetOptions, estimateTokens, type Tokenizer } from './context/options.js';
-// Human approval of single tool calls (<Tool needsApproval>)
 export {
-  approveToolCall,
-  denyToolCall,
-  type NeedsApproval,
-  type NeedsApprovalContext,
-  ToolApprovalDecisionError,
-  type ToolApprovalInput,
-  ToolCallNotPendingError,
-  type ToolDenialInput,
-  UnknownToolCallError,
-} from './gates/approvals/index.js';
+  ContextBudgetError,
+  InvalidContextBudgetError,
+} from './context-budget/context-budget-errors.js';
 // Checkpoints
 export {
   ApprovalKeyError,
@@ -49,35 +34,18 @@ export {
   rejectCheckpoint,
   UnknownCheckpointError,
   UnknownSessionError,
-} from './gates/checkpoint/index.js';
+} from './families/checkpoints/index.js';
 // Gates and knobs
-export { ContinueGate } from './gates/continue/continue-gate.js';
-export { InvalidContinueConfigError } from './gates/continue/index.js';
-export type { ContinueGateProps } from './gates/continue/props.js';
-export { gate } from './gates/descriptor.js';
-// Todos
-export { Todos, type TodosProps, useTodos } from './gates/evidence/index.js';
-export { Gate, type GateProps } from './gates/gate.js';
-export { Knob, type KnobProps } from './gates/knob.js';
-export type { KnobOptions } from './gates/knob-types.js';
-// Output: a run that ends in a checked object
-export { Output, type OutputProps } from './gates/output/output.js';
-// Phase gates
-export type { ToolCategory } from './gates/phase/category.js';
-export { PhaseGates, usePhaseGates } from './gates/phase/phase-gates.js';
-export { PhasePrompt } from './gates/phase/prompt.js';
-export type { PhaseGatesProps } from './gates/phase/props.js';
-export { GatePredicateError } from './gates/tick-end.js';
-export type { GateDescriptor } from './gates/types.js';
-export { type GateState, useGate } from './gates/use-gate.js';
-export { useKnob } from './gates/use-knob.js';
+export { ContinueGate } from './families/continue-gate/continue-gate.js';
+export type { ContinueGateProps } from './families/continue-gate/continue-gate-props.js';
+export { InvalidContinueConfigError } from './families/continue-gate/index.js';
 // Guards anyone can write: defineGuard (docs/guards.md)
-export { defineGuard } from './guards/define/define-guard.js';
+export { defineGuard } from './families/defined-guards/define-guard.js';
 export {
   GuardDefinitionError,
   GuardHookError,
   GuardStateError,
-} from './guards/define/errors.js';
+} from './families/defined-guards/defined-guard-errors.js';
 export type {
   GuardComponent,
   GuardContext,
@@ -91,14 +59,42 @@ export type {
   GuardToolCallContext,
   GuardToolResult,
   GuardToolResultContext,
-} from './guards/define/types.js';
-// MCP servers
+} from './families/defined-guards/guard-definition.js';
+// Todos
+export { Todos, type TodosProps, useTodos } from './families/evidence/index.js';
+export { Gate, type GateProps } from './families/gates-and-knobs/gate.js';
+export { gate } from './families/gates-and-knobs/gate-descriptor.js';
+export { GatePredicateError } from './families/gates-and-knobs/gate-transitions.js';
+export type { GateDescriptor } from './families/gates-and-knobs/gate-types.js';
+export { Knob, type KnobProps } from './families/gates-and-knobs/knob.js';
+export type { KnobOptions } from './families/gates-and-knobs/knob-types.js';
+export { type GateState, useGate } from './families/gates-and-knobs/use-gate.js';
+export { useKnob } from './families/gates-and-knobs/use-knob.js';
+// Output: a run that ends in a checked object
+export { Output, type OutputProps } from './families/output/output.js';
+export { PhaseGates, usePhaseGates } from './families/phase-gates/phase-gates.js';
+export type { PhaseGatesProps } from './families/phase-gates/phase-gates-props.js';
+export { PhasePrompt } from './families/phase-gates/phase-prompt.js';
+// Phase gates
+export type { ToolCategory } from './families/phase-gates/tool-category.js';
+export { SubAgent } from './families/sub-agents/sub-agent.js';
+// Sub-agents: a tool whose call runs a child agent
+export { SubAgentError } from './families/sub-agents/sub-agent-errors.js';
+export type { SubAgentProps } from './families/sub-agents/sub-agent-types.js';
+// Human approval of single tool calls (<Tool needsApproval>)
 export {
-  McpConfigError,
-  McpServer,
-  McpServerError,
-  type McpServerProps,
-} from './mcp/index.js';
+  approveToolCall,
+  denyToolCall,
+  type NeedsApproval,
+  type NeedsApprovalContext,
+  ToolApprovalDecisionError,
+  type ToolApprovalInput,
+  ToolCallNotPendingError,
+  type ToolDenialInput,
+  UnknownToolCallError,
+} from './families/tool-approvals/index.js';
+// MCP servers
+export { McpConfigError, McpServer, McpServerError, type McpServerProps } from './mcp/index.js';
 // Persistence
 export {
   createFileStore,
@@ -110,18 +106,6 @@ export {
   SnapshotError,
   StaleSessionError,
 } from './persistence/index.js';
-// Runtime
-export {
-  AgateError,
-  DuplicateToolError,
-  type FaultStep,
-  GateDeadlockError,
-  InvalidElementError,
-  KnobDeclarationError,
-  ModelCallError,
-  RenderError,
-  SessionStateError,
-} from './runtime/errors.js';
 export type {
   AgateEvent,
   AgateEventType,
@@ -133,6 +117,18 @@ export { RunError } from './runtime/fault.js';
 export type { ModelSettings } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
 export { SessionRunningElsewhereError } from './runtime/run-claim.js';
+// Runtime
+export {
+  AgateError,
+  DuplicateToolError,
+  type FaultStep,
+  GateDeadlockError,
+  InvalidElementError,
+  KnobDeclarationError,
+  ModelCallError,
+  RenderError,
+  SessionStateError,
+} from './runtime/runtime-errors.js';
 export {
   createSession,
   type RunOptions,
@@ -145,20 +141,16 @@ export type { TickResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
 export { InvalidOptionError, ToolTimeoutError } from './runtime/tool-limits.js';
 export { useSession } from './runtime/use-session.js';
-// Shell: commands in a bubblewrap sandbox
-export { SandboxUnavailableError } from './shell/errors.js';
 export type { SandboxOptions } from './shell/policy.js';
 export type { ShellResult } from './shell/run-command.js';
 export { Shell, type ShellProps } from './shell/shell.js';
+// Shell: commands in a bubblewrap sandbox
+export { SandboxUnavailableError } from './shell/shell-errors.js';
 // State
 export type { JsonValue } from './state/json.js';
 export type { RunStatus, SessionState } from './state/session-state.js';
-// Sub-agents: a tool whose call runs a child agent
-export { SubAgentError } from './subagents/errors.js';
-export { SubAgent } from './subagents/sub-agent.js';
-export type { SubAgentProps } from './subagents/types.js';
 // Telemetry
-export type { TelemetryOptions } from './telemetry/options.js';
+export type { TelemetryOptions } from './telemetry/telemetry-options.js';
 // Web: AI SDK UI message streams and useChat requests
 export {
   type AgateDataTypes,

@@ -1,4 +1,5 @@
 import { AgateError } from '@agate/core';
+import type { ConnectionProblem } from '@agate/postgres';
 
 /** A durable run was asked for something its state does not allow (see the message). */
 export class DurableRunError extends AgateError {}
@@ -41,3 +42,25 @@ export class WorkerRunningError extends AgateError {
     );
   }
 }
+
+/**
+ * `launchWorker` could not use its database: it does not exist, nothing answers at its address,
+ * or the server refused the role. The message says which and what to do; `problem` says it to
+ * code. Nothing was started.
+ */
+export class DatabaseUnavailableError extends AgateError {
+  constructor(
+    readonly problem: ConnectionProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * `launchWorker` reached its database but could not create the tables it needs there (DBOS's,
+ * the session store's, Agate's): most often a role without the right to create schemas.
+ * Nothing was started.
+ */
+export class DatabaseMigrationError extends AgateError {}

@@ -1,5 +1,8 @@
 export { createClient } from './client.js';
+export type { WorkerEvent } from './database-health.js';
 export {
+  DatabaseMigrationError,
+  DatabaseUnavailableError,
   DurableRunError,
   RunActiveError,
   RunNotFoundError,
@@ -19,5 +22,6 @@ export type {
   Worker,
   WorkerOptions,
 } from './options.js';
-export { launchWorker } from './worker.js';
+export { prepareDatabase } from './prepare.js';
+export { describeWorkerEvent, launchWorker } from './worker.js';
 export { RunCancelledError } from './workflow.js';

@@ -7,6 +7,7 @@ import type {
   SessionStore,
 } from '@agate/core';
 import type { ReactNode } from 'react';
+import type { WorkerEvent } from './database-health.js';
 
 /** Session options a worker sets itself for every durable run. */
 type WorkerOwned = 'store' | 'snapshot' | 'id' | 'signal' | 'steps' | 'state';
@@ -51,14 +52,25 @@ export interface WorkerOptions {
   applicationVersion?: string;
   /** A store other than the PostgreSQL store on `databaseUrl` (advanced; every worker must share it). */
   store?: SessionStore;
-  /** DBOS's log level (default `warn`). */
+  /** DBOS's log level (default `warn`): lines below it are dropped. */
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /**
+   * What the worker has to say while it runs: the database gone (once) and back (once), and
+   * DBOS's other warnings, one line each. Default: each printed as one line on stderr.
+   */
+  onEvent?: (event: WorkerEvent) => void;
 }
 
 export interface Worker {
   readonly executorId: string;
-  /** Stops taking runs; runs in flight here stay pending and are taken over by live workers. */
-  shutdown(): Promise<void>;
+  /**
+   * Stops: no run here starts another step, the steps in flight end and record their answers
+   * (up to `graceMs`, default 10,000 ms; a step still running then is cut off with the process
+   * and runs again elsewhere), and the worker leaves: live workers take its runs at their next
+   * round, and a waiting run waits on in the database. Resolves to whether every step in flight
+   * ended within the grace.
+   */
+  shutdown(options?: { graceMs?: number }): Promise<{ stepsFinished: boolean }>;
 }
 
 export interface ClientOptions {
@@ -120,6 +132,7 @@ export const DEFAULTS = {
   approvalTimeoutMs: 24 * 60 * 60 * 1000,
   decisionPollMs: 1_000,
   applicationVersion: 'agate-1',
+  shutdownGraceMs: 10_000,
 } as const;
 
 /** DBOS names: the application, the queue and the workflow. */

@@ -1,17 +1,22 @@
 import type { SessionStore } from '@agate/core';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
+import { fingerprint } from './end-save.js';
 import { NAMES, type WakeMessage } from './options.js';
 import { inTransaction, LOCKS, resilientPool, SCHEMA } from './tables.js';
-import { fingerprint } from './workflow.js';
 
 export interface Watchman {
   /** One round now (tests, and the first round at launch). */
   round(): Promise<void>;
   /** Wakes the runs of `sessionId` that wait for a decision, if it was decided (a notification). */
   wakeSession(sessionId: string): void;
-  /** Marks this worker gone (its runs are taken over at the next round of any live worker). */
-  stop(options: { handOver: boolean }): Promise<void>;
+  /** No more rounds or heartbeats from this worker (the first half of stopping). */
+  stopRounds(): Promise<void>;
+  /**
+   * Marks this worker gone: with `handOver`, as left on purpose, so that the next round of any
+   * live worker takes its runs at once; else its row is removed. Call once nothing runs here.
+   */
+  leave(options: { handOver: boolean }): Promise<void>;
 }
 
 /**
@@ -81,12 +86,12 @@ export function startWatchman(options: {
   let lastPoll = Number.NEGATIVE_INFINITY;
 
   const takeOver = async (client: pg.PoolClient) => {
-    const { rows } = await client.query<{ executor_id: string }>(
-      `SELECT executor_id FROM ${SCHEMA}.workers
+    const { rows } = await client.query<{ executor_id: string; left: boolean }>(
+      `SELECT executor_id, heartbeat_at = 'epoch' AS left FROM ${SCHEMA}.workers
        WHERE executor_id <> $1 AND heartbeat_at < now() - make_interval(secs => $2::double precision / 1000)`,
       [executorId, recoveryAfterMs],
     );
-    for (const { executor_id: dead } of rows) {
+    for (const { executor_id: dead, left } of rows) {
       const pending = await DBOS.listWorkflows({
         status: 'PENDING',
         executorId: dead,
@@ -94,12 +99,14 @@ export function startWatchman(options: {
         loadInput: false,
         loadOutput: false,
       });
-      // A silent heartbeat with steps still being recorded is a starved process, not a dead one.
+      // A silent heartbeat with steps still being recorded is a starved process, not a dead one
+      // (a worker that left on purpose recorded its last step before it said so).
       if (
-        await recentlyStepped(
+        !left &&
+        (await recentlyStepped(
           pending.map((w) => w.workflowID),
           recoveryAfterMs,
-        )
+        ))
       )
         continue;
       if (pending.length > 0) {
@@ -149,12 +156,15 @@ export function startWatchman(options: {
       // Every live worker hears a decision; the send is idempotent, so the run is woken once.
       if (!stopped) wake(pool, sessionId).catch(options.onError);
     },
-    async stop({ handOver }) {
+    async stopRounds() {
       stopped = true;
       clearInterval(timer);
       clearInterval(beatTimer);
       await running;
       await beating;
+    },
+    async leave({ handOver }) {
+      await this.stopRounds();
       // A worker leaving on purpose is "dead" at once: live workers take its runs next round.
       const sql = handOver
         ? `UPDATE ${SCHEMA}.workers SET heartbeat_at = 'epoch' WHERE executor_id = $1`

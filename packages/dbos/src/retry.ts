@@ -1,38 +1,7 @@
+import { isConnectionError } from '@agate/postgres';
 import type { StepConfig } from '@dbos-inc/dbos-sdk';
 
-const CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up)
-  '08000',
-  '08003',
-  '08006',
-  '08001',
-  '08004',
-]);
-
-/** True when `error` (or an error it wraps) says the database connection was lost or refused. */
-export function isConnectionError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e != null && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && CODES.has(code)) return true;
-    const message = String((e as { message?: unknown }).message ?? '');
-    if (
-      /Connection terminated|connection is closed|Client has encountered a connection error|database system is (shutting down|starting up)/i.test(
-        message,
-      )
-    ) {
-      return true;
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
+export { isConnectionError } from '@agate/postgres';
 
 /** A step's database work failed for want of a connection: the step is tried again. */
 export class DatabaseDownError extends Error {

@@ -3,8 +3,9 @@ import pg from 'pg';
 /**
  * What Agate adds next to DBOS's own system tables, in a schema of its own: worker heartbeats
  * (DBOS's self-hosted recovery only knows executor ids, not which executors are alive),
- * cancellation requests (read inside each step, so a cancel lands at a step boundary), and the
- * runs waiting for a decision (so a decision recorded by any process wakes its run).
+ * cancellation requests (read inside each step, so a cancel lands at a step boundary), the
+ * runs waiting for a decision (so a decision recorded by any process wakes its run), and the
+ * revision each end of a run's round saves (so a replayed end never saves twice: end-save.ts).
  */
 export const SCHEMA = 'agate_dbos';
 
@@ -20,6 +21,12 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.workers (
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.cancellations (
   workflow_id text PRIMARY KEY,
   requested_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.ends (
+  workflow_id text NOT NULL,
+  round integer NOT NULL,
+  revision bigint NOT NULL,
+  PRIMARY KEY (workflow_id, round)
 );
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.waits (
   workflow_id text PRIMARY KEY,

@@ -5,7 +5,6 @@ import {
   type Session,
   type SessionSnapshot,
   type SessionStore,
-  StaleSessionError,
 } from '@agate/core';
 import type { DurableSteps } from '@agate/core/internal';
 import { createSnapshot } from '@agate/core/stores';
@@ -13,6 +12,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 import type { CancelWatch } from './cancellations.js';
 import { deferredStore } from './deferred-store.js';
+import { forgetEnds, saveEnd } from './end-save.js';
 import { UnknownAgentError } from './errors.js';
 import {
   type DurableAgents,
@@ -23,6 +23,8 @@ import {
 } from './options.js';
 import { toDurableResult } from './result.js';
 import { databaseWork, WHILE_DATABASE_DOWN } from './retry.js';
+import type { StepGate } from './step-gate.js';
+import { type StepPhase, stepProbe } from './step-probe.js';
 import { cancelRequested, clearCancel, SCHEMA } from './tables.js';
 
 /** What the workflow needs from the worker of this process. */
@@ -33,6 +35,8 @@ export interface WorkflowHost {
   approvalTimeoutMs: number;
   /** Cancellations this worker heard of (else the table is asked). */
   cancels: CancelWatch;
+  /** The steps in flight, closed when the worker stops. */
+  gate: StepGate;
 }
 
 /** The reason of a run's signal when `cancelRun` stopped it. */
@@ -62,9 +66,37 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   const agent = worker.agents[request.agent];
   if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
   const workflowId = DBOS.workflowID as string;
-  const { store, pool, cancels } = worker;
+  const { store, pool, cancels, gate } = worker;
   /** Known from the listener when it is up; else asked of the table (retried while down). */
   const isCancelled = async () => cancels.known(workflowId) ?? cancelRequested(pool, workflowId);
+
+  /** The run's own steps so far: a step's place, the same in every replay. */
+  let stepIndex = 0;
+  /**
+   * One step of the run, with the step probe's three points around it (tests stop a worker at
+   * each). Without a probe this is `DBOS.runStep` and nothing more.
+   */
+  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const index = stepIndex++;
+    const probe = stepProbe();
+    if (probe === undefined) {
+      return gate.run(() => DBOS.runStep(work, { name, ...WHILE_DATABASE_DOWN }));
+    }
+    const at = (phase: StepPhase) => probe({ workflowId, step: name, index, phase });
+    await at('before');
+    const answer = await gate.run(() =>
+      DBOS.runStep(
+        async () => {
+          const value = await work();
+          await at('during');
+          return value;
+        },
+        { name, ...WHILE_DATABASE_DOWN },
+      ),
+    );
+    await at('after');
+    return answer;
+  };
 
   /**
    * A model or tool call as a step. It first looks for a cancellation ("cancelled" is recorded
@@ -76,20 +108,17 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     prepare: () => Promise<void>,
     work: () => Promise<T>,
   ): Promise<Checked<T>> =>
-    DBOS.runStep(
-      async (): Promise<Checked<T>> => {
-        const cancelled = await databaseWork(async () => {
-          if (await isCancelled()) return true;
-          await prepare();
-          return false;
-        });
-        return cancelled ? { cancelled: true } : { cancelled: false, value: await work() };
-      },
-      { name, ...WHILE_DATABASE_DOWN },
-    );
+    step(name, async (): Promise<Checked<T>> => {
+      const cancelled = await databaseWork(async () => {
+        if (await isCancelled()) return true;
+        await prepare();
+        return false;
+      });
+      return cancelled ? { cancelled: true } : { cancelled: false, value: await work() };
+    });
   /** A step of database work only, retried while the database is down. */
   const dbStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
-    DBOS.runStep(() => databaseWork(work), { name, ...WHILE_DATABASE_DOWN });
+    step(name, () => databaseWork(work));
 
   const start = await dbStep('agate:start', async () => ({
     cancelled: await isCancelled(),
@@ -98,6 +127,8 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
   let snapshot: SessionSnapshot | null = start.snapshot;
   let cancelled = start.cancelled;
   let ticks = 0;
+  /** Rounds of the run: one session run each, between a start or a decision and an end. */
+  let round = 0;
   /** The tick-end save in flight, if any (only live steps start one; a replay starts none). */
   let saving: Promise<void> | undefined;
   const saved = async () => {
@@ -169,11 +200,12 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     ticks += result.ticks;
     const end = session.snapshot();
     const waiting = result.status === 'awaiting-approval';
+    const thisRound = round++;
     await dbStep('agate:end', async () => {
       await saved();
-      const print = await saveEnd(store, end);
+      const print = await saveEnd(pool, store, workflowId, thisRound, end);
       if (waiting) await recordWait(pool, workflowId, request.sessionId, print);
-      else await clearCancel(pool, workflowId);
+      else await finish(pool, workflowId);
     });
     if (!waiting) return ended(result);
 
@@ -185,7 +217,7 @@ export async function durableRun(request: RunRequest): Promise<DurableRunResult>
     snapshot = await dbStep('agate:resume', async () => {
       await pool.query(`DELETE FROM ${SCHEMA}.waits WHERE workflow_id = $1`, [workflowId]);
       // No decision before the deadline: the run ends here.
-      if (message === null) await clearCancel(pool, workflowId);
+      if (message === null) await finish(pool, workflowId);
       return loadOrNull(store, request.sessionId);
     });
     if (message === null) return ended(result);
@@ -197,33 +229,10 @@ async function loadOrNull(store: SessionStore, id: string): Promise<SessionSnaps
   return (await store.load(id)) ?? null;
 }
 
-/**
- * Saves the run's last state and returns its fingerprint. The revision is known from the
- * conditional save itself: a load after the save could already see a decision made since.
- */
-async function saveEnd(store: SessionStore, end: SessionSnapshot): Promise<string> {
-  const before = await store.load(end.id);
-  const expected = before?.revision;
-  if (expected === undefined) {
-    await store.save(end);
-    return fingerprint(end);
-  }
-  try {
-    await store.save(end, { expectedRevision: expected });
-    return fingerprint({ ...end, revision: expected + 1 });
-  } catch (error) {
-    if (!StaleSessionError.isInstance(error)) throw error;
-    // Someone wrote the session during the run; the run's end state wins, as at every tick.
-    await store.save(end);
-    const after = await store.load(end.id);
-    return fingerprint(after ?? end);
-  }
-}
-
-/** What tells a decided session from the one the run saved: its revision, or its save time. */
-export function fingerprint(snapshot: SessionSnapshot): string {
-  const { revision } = snapshot;
-  return revision !== undefined ? `r${revision}` : `t${snapshot.savedAt}`;
+/** The run has ended: its cancellation request and its end marks go with it. */
+async function finish(pool: pg.Pool, workflowId: string): Promise<void> {
+  await clearCancel(pool, workflowId);
+  await forgetEnds(pool, workflowId);
 }
 
 async function recordWait(

@@ -1,4 +1,18 @@
 export {
+  type ConnectionProblem,
+  type ConnectionTarget,
+  connectionProblem,
+  connectionTarget,
+  describeConnectionProblem,
+  firstLine,
+  isConnectionError,
+} from './connection-problem.js';
+export {
+  CreateDatabaseError,
+  type CreateDatabaseResult,
+  createDatabase,
+} from './create-database.js';
+export {
   LATEST_MIGRATION,
   MIGRATIONS,
   type MigrateResult,

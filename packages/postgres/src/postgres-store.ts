@@ -22,6 +22,7 @@ import {
   type TickRecord,
 } from '@agate/core/stores';
 import pg from 'pg';
+import { isConnectionError } from './connection-problem.js';
 import { type MigrateResult, migrateSchema, quoteSchema } from './migrations.js';
 import { SavedLists } from './saved-lists.js';
 import { type ListColumns, listColumns, STORED_LISTS, writeList } from './stored-lists.js';
@@ -506,27 +507,6 @@ function joinSnapshot(row: SessionRow & ListTexts, schema: string): SessionSnaps
     revision: Number(row.revision),
     state,
   };
-}
-
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08006',
-  '08003',
-  '08001',
-]);
-
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-  return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(
-    String((error as Error | null)?.message),
-  );
 }
 
 /**

@@ -6,8 +6,8 @@ import type { ToolExecuteContext } from '../runtime/tool-context.js';
 /**
  * What guards know about a tool's calls, besides its schema and `execute`: the one extension
  * point for `<Tool>` props. Each guard family declares the props it reads by augmenting this
- * interface beside its code (`category` and `shellCommand` for phase gates, `evidence` for
- * todos, `writes` for checkpoints), and declares it at run time with `defineToolProp(name,
+ * interface (`category` and `shellCommand` for phase gates, `evidence` for todos, `writes` for
+ * checkpoints: guard-seam/built-in-family-types.ts), and at run time with `defineToolProp(name,
  * check)` (which copies it into the compiled tool's `guard`, checked where it is written), so
  * neither `<Tool>` nor the renderer names a family. `I` is the validated input, `O` what
  * `execute` returns. A guard of your own can add one the same way:

@@ -1,20 +1,11 @@
 // @agate/core/guards: writing a guard family (docs/guards.md#families), and the built-in
 // guards' records and decisions as plain functions. The built-in families build on nothing
-// else of the runtime (guards/public-api.test.ts).
+// else of the runtime (guard-seam/public-api.test.ts).
 
 export type { ToolGuardProps } from '../components/tool.js';
 // The compiled context a family renders into and reads
-export type { BudgetHolding } from '../context/errors.js';
-export type { ContextBudgetReport, DroppedCounts } from '../context/report.js';
-// Human approval of single tool calls
-export {
-  APPROVALS_FAMILY,
-  type ApprovalsState,
-  hasToolApproval,
-  type PendingToolApproval,
-  type ToolApprovalRecord,
-  type ToolApprovalState,
-} from '../gates/approvals/index.js';
+export type { BudgetHolding } from '../context-budget/context-budget-errors.js';
+export type { ContextBudgetReport, DroppedCounts } from '../context-budget/report.js';
 // Checkpoints
 export {
   type CheckpointCause,
@@ -27,7 +18,13 @@ export {
   DEFAULT_CHECKPOINT_BUDGET,
   type FileBaseline,
   SUBMIT_CHECKPOINT_TOOL,
-} from '../gates/checkpoint/index.js';
+} from '../families/checkpoints/index.js';
+export {
+  CONTINUE_GATE_KEY,
+  type ContinueDeclaration,
+  type ContinueSignals,
+  type ReworkHistory,
+} from '../families/continue-gate/continue-gate-props.js';
 // The ContinueGate's decision
 export {
   type ContinueDecision,
@@ -39,14 +36,8 @@ export {
   DEFAULT_CONTINUE_CONFIG,
   evaluateContinue,
   type StepContext,
-} from '../gates/continue/index.js';
-export type { ProgressState } from '../gates/continue/progress.js';
-export {
-  CONTINUE_GATE_KEY,
-  type ContinueDeclaration,
-  type ContinueSignals,
-  type ReworkHistory,
-} from '../gates/continue/props.js';
+} from '../families/continue-gate/index.js';
+export type { ProgressState } from '../families/continue-gate/progress.js';
 // Evidence receipts and todos
 export {
   COMPLETE_STEP_TOOL,
@@ -74,43 +65,31 @@ export {
   type TodoStatus,
   type TodosState,
   type TodoWriteCheck,
-} from '../gates/evidence/index.js';
+} from '../families/evidence/index.js';
 // Gates and knobs
-export { decideExit, type ExitDecision } from '../gates/exit.js';
-export type { KnobInfo } from '../gates/knob-types.js';
-export { FINAL_ANSWER_TOOL } from '../gates/output/guard.js';
-// Phase gates
+export { decideExit, type ExitDecision } from '../families/gates-and-knobs/decide-exit.js';
 export {
-  isToolCategory,
-  TOOL_CATEGORIES,
-  type ToolCategoryProp,
-} from '../gates/phase/category.js';
-export { evaluatePhaseGates } from '../gates/phase/evaluate.js';
-export type { CheckKind } from '../gates/phase/ledger-state.js';
-export type { VerificationLevelMet } from '../gates/phase/levels.js';
+  DEFAULT_MAX_BLOCKS,
+  type GateClearer,
+  type GateDeclaration,
+  type GateHistory,
+  type GateInfo,
+  type GateRecord,
+  type GatesState,
+  type KnobDeclaration,
+} from '../families/gates-and-knobs/gate-types.js';
+export type { KnobInfo } from '../families/gates-and-knobs/knob-types.js';
+export { SET_KNOB_TOOL } from '../families/gates-and-knobs/set-knob-tool.js';
+export { FINAL_ANSWER_TOOL } from '../families/output/output-guard.js';
+export { evaluatePhaseGates } from '../families/phase-gates/evaluate-phase-gates.js';
 export {
   type CheckOutcome,
   type CheckReading,
   readCheckOutcome,
-} from '../gates/phase/outcome/check-outcome.js';
-export { isSmallModel, phasePrompt } from '../gates/phase/prompt.js';
-export {
-  type ReplayCheck,
-  type ReplayOptions,
-  type ReplayResult,
-  type ReplayStep,
-  type ReplayVerdict,
-  replayPhaseGates,
-  UnmappedToolsError,
-} from '../gates/phase/replay.js';
-export type { PhaseSessionState } from '../gates/phase/session-state.js';
-export {
-  type ClassifyOptions,
-  classifyShellCommand,
-  type ShellOp,
-  type ShellPart,
-} from '../gates/phase/shell/classify.js';
-export { type CallResult, verificationRan } from '../gates/phase/shell/ran.js';
+} from '../families/phase-gates/outcome/check-outcome.js';
+export type { CheckKind } from '../families/phase-gates/phase-ledger-state.js';
+export { isSmallModel, phasePrompt } from '../families/phase-gates/phase-prompt.js';
+export type { PhaseSessionState } from '../families/phase-gates/phase-session-state.js';
 export type {
   PhaseEvidence,
   PhaseGateOptions,
@@ -121,21 +100,42 @@ export type {
   PhaseWarning,
   PhaseWarningKind,
   VerificationLevel,
-} from '../gates/phase/types.js';
-export { SET_KNOB_TOOL } from '../gates/set-knob-tool.js';
+} from '../families/phase-gates/phase-types.js';
 export {
-  DEFAULT_MAX_BLOCKS,
-  type GateClearer,
-  type GateDeclaration,
-  type GateHistory,
-  type GateInfo,
-  type GateRecord,
-  type GatesState,
-  type KnobDeclaration,
-} from '../gates/types.js';
-// The guard seam: what every guard family is made of
-export { isThenable, type MaybePromise } from '../guards/guard-set.js';
-export { FAMILY_SLICES, withInitialState } from '../guards/initial-state.js';
+  type ReplayCheck,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayStep,
+  type ReplayVerdict,
+  replayPhaseGates,
+  UnmappedToolsError,
+} from '../families/phase-gates/replay-phase-gates.js';
+export {
+  type ClassifyOptions,
+  classifyShellCommand,
+  type ShellOp,
+  type ShellPart,
+} from '../families/phase-gates/shell-classifier/classify-shell-command.js';
+export { type CallResult, verificationRan } from '../families/phase-gates/shell-classifier/ran.js';
+// Phase gates
+export {
+  isToolCategory,
+  TOOL_CATEGORIES,
+  type ToolCategoryProp,
+} from '../families/phase-gates/tool-category.js';
+export type { VerificationLevelMet } from '../families/phase-gates/verification-levels.js';
+// Sub-agents
+export type { SubAgentProgress } from '../families/sub-agents/sub-agent-path.js';
+export type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
+// Human approval of single tool calls
+export {
+  APPROVALS_FAMILY,
+  type ApprovalsState,
+  hasToolApproval,
+  type PendingToolApproval,
+  type ToolApprovalRecord,
+  type ToolApprovalState,
+} from '../families/tool-approvals/index.js';
 export type {
   BeforeModelVerdict,
   ChildSession,
@@ -151,7 +151,10 @@ export type {
   ToolCallOutcome,
   ToolCallReplacement,
   ToolCallVerdict,
-} from '../guards/types.js';
+} from '../guard-seam/guard-family.js';
+// The guard seam: what every guard family is made of
+export { isThenable, type MaybePromise } from '../guard-seam/guard-set.js';
+export { FAMILY_SLICES, withInitialState } from '../guard-seam/initial-state.js';
 export type { CompiledTree } from '../renderer/compile.js';
 export {
   type CompiledContext,
@@ -168,9 +171,9 @@ export type {
   DeclarationRegistry,
   GuardDeclaration,
 } from '../runtime/declarations.js';
-export { errorMessage } from '../runtime/errors.js';
 export type { EventPath, GuardEvent, RuntimeEvent } from '../runtime/events.js';
 export { ToolSuspended } from '../runtime/inflight.js';
+export { errorMessage } from '../runtime/runtime-errors.js';
 export type { TickOutcome } from '../runtime/session.js';
 export {
   type SessionHandles,
@@ -182,6 +185,7 @@ export type { TickToolCall, TickToolResult } from '../runtime/tick-result.js';
 export { validateInput } from '../runtime/tool-execution.js';
 export { sameItems } from '../runtime/tool-index.js';
 export type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+export { countSchema, type FamilySlice, nonNegativeSchema } from '../state/family-slice.js';
 // Session state, and the slices families keep in it
 export type { JsonObject, JsonPrimitive } from '../state/json.js';
 export { LastOf } from '../state/last-of.js';
@@ -193,11 +197,7 @@ export type {
   SeedState,
   UsageTotals,
 } from '../state/session-state.js';
-export { countSchema, type FamilySlice, nonNegativeSchema } from '../state/slice.js';
 export { callSignature, canonicalJson, deepFreeze } from '../state/update.js';
-// Sub-agents
-export type { SubAgentProgress } from '../subagents/path.js';
-export type { SubAgentRun } from '../subagents/types.js';
 // Workspace fingerprints (checkpoint file triggers)
 export {
   changedFiles,

@@ -5,7 +5,7 @@ export {
   APPROVAL_KEY_ENV,
   APPROVAL_KEY_FILE_ENV,
   APPROVAL_PUBLIC_KEY_ENV,
-} from '../gates/checkpoint/index.js';
+} from '../families/checkpoints/index.js';
+export { subAgentElement } from '../families/sub-agents/sub-agent-element.js';
 export type { DurableSteps, ToolStepRecord } from '../runtime/durable-steps.js';
 export type { ModelTurn } from '../runtime/model-call.js';
-export { subAgentElement } from '../subagents/element.js';

@@ -4,12 +4,10 @@
 export { noteContinuation } from '../persistence/continuations.js';
 export {
   assertRestorePoint,
-  assertValidSessionId,
   type CreateSnapshotOptions,
   createSnapshot,
   DEFAULT_SESSIONS_DIR,
   isSettledJson,
-  isValidSessionId,
   type ListOptions,
   migrateState,
   parseRestorePointRef,
@@ -29,6 +27,7 @@ export {
   updateSession,
 } from '../persistence/index.js';
 export { restoreSnapshotState } from '../persistence/restore.js';
+export { assertValidSessionId, isValidSessionId } from '../persistence/snapshot.js';
 // Tick logs: one bounded record per tick (agate studio)
 export {
   type MaterializedTick,
@@ -37,4 +36,4 @@ export {
   type TickRecord,
   type TickRecordCall,
   type TickRequestDelta,
-} from '../ticklog/index.js';
+} from '../tick-log/index.js';

@@ -2,8 +2,8 @@ import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { DurableSteps, ModelTurn, ToolStepRecord } from '../entries/internal.js';
-import { createSession, Tool } from '../index.js';
-import { FaultAgent, step } from './harness.js';
+import { Checkpoint, createSession, Tool } from '../index.js';
+import { call, FaultAgent, step } from './harness.js';
 
 /**
  * `SessionOptions.steps`, the seam a durable engine (`@agate/dbos`) runs model and tool calls
@@ -73,6 +73,33 @@ describe('durable step faults', () => {
     expect(replayed.timeline).toEqual(original.timeline);
     expect(executions).toBe(1);
     expect(model.calls).toHaveLength(1);
+  });
+
+  it('a run replayed after it submitted a checkpoint', async () => {
+    // submit_checkpoint only changes the session's state: a replay must call it again (a
+    // recorded answer would leave the checkpoint unsubmitted and the replay calling the model).
+    const reviewed = <FaultAgent extra={<Checkpoint id="T-1" task="Do step 1." budget={4} />} />;
+    const script = [
+      step(1),
+      call({ id: 'T-1', summary: 'Step 1 is done.' }, 'submit_checkpoint'),
+      'More.',
+    ];
+    const first = recorder();
+    const original = await createSession(reviewed, {
+      model: scriptedModel(script),
+      steps: first.steps,
+    }).run();
+    expect(original.status).toBe('awaiting-approval');
+    expect(first.tools.map((t) => t.result.toolName)).toEqual(['step']);
+    const replayed = await createSession(reviewed, {
+      model: scriptedModel([]),
+      steps: replayer(first.models, first.tools),
+    }).run();
+    expect(replayed.status).toBe('awaiting-approval');
+    expect(replayed.timeline).toEqual(original.timeline);
+    expect(replayed.checkpointLedger.map((e) => e.kind)).toEqual(
+      original.checkpointLedger.map((e) => e.kind),
+    );
   });
 
   it('a recorded tool call that had failed', async () => {

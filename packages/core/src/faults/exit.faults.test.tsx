@@ -13,8 +13,8 @@ import { produce } from 'immer';
 import { createElement } from 'react';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_VERSION } from '../entries/stores.js';
-import { appendEntry, latestRequest } from '../gates/checkpoint/ledger.js';
-import { signEntryEd25519, toPrivateKey } from '../gates/checkpoint/signing.js';
+import { signEntryEd25519, toPrivateKey } from '../families/checkpoints/approval-signing.js';
+import { appendEntry, latestRequest } from '../families/checkpoints/checkpoint-ledger.js';
 import {
   approveCheckpoint,
   createFileStore,

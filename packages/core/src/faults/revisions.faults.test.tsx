@@ -9,11 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path, not by package name: @agate/postgres depends on @agate/core.
 import { createPostgresStore } from '../../../postgres/src/index.js';
 import { createSnapshot } from '../entries/stores.js';
-import { ApprovalAgent, approvalModel } from '../gates/approvals/__fixtures__/approval-agent.js';
 import {
   CheckpointAgent,
   checkpointModel,
-} from '../gates/checkpoint/__fixtures__/checkpoint-agent.js';
+} from '../families/checkpoints/__fixtures__/checkpoint-agent.js';
+import {
+  ApprovalAgent,
+  approvalModel,
+} from '../families/tool-approvals/__fixtures__/approval-agent.js';
 import {
   createFileStore,
   createMemoryStore,

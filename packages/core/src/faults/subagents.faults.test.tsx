@@ -7,6 +7,7 @@ import { scriptedModel } from '@agate/testing';
 import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { Parent } from '../families/sub-agents/__fixtures__/agents.js';
 import {
   approveCheckpoint,
   createMemoryStore,
@@ -21,7 +22,6 @@ import {
   User,
 } from '../index.js';
 import { createSnapshot } from '../persistence/snapshot.js';
-import { Parent } from '../subagents/__fixtures__/agents.js';
 
 const delegate = (input: unknown, toolCallId = 'call_1') => ({
   toolCalls: [{ toolName: 'reviewer', input, toolCallId }],

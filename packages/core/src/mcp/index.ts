@@ -1,4 +1,4 @@
-export { McpConfigError, McpServerError } from './errors.js';
+export { McpConfigError, McpServerError } from './mcp-errors.js';
 export {
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,
   DEFAULT_MCP_TIMEOUT_MS,

@@ -2,7 +2,7 @@ import { createElement, type ReactNode, useMemo } from 'react';
 import { type ToolOptions, Tools } from '../components/tools.js';
 import { useSessionContext } from '../runtime/session-context.js';
 import { McpConnection, type McpConnectionConfig } from './connection.js';
-import { McpConfigError } from './errors.js';
+import { McpConfigError } from './mcp-errors.js';
 import { mountedName, type ToolSelection } from './tool-names.js';
 
 /** A call's time limit when neither `toolOptions` nor `<McpServer timeoutMs>` gives one. */

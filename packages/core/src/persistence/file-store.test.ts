@@ -3,10 +3,10 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidSessionIdError, SnapshotError, StaleSessionError } from './errors.js';
 import { createFileStore, DEFAULT_SESSIONS_DIR } from './file-store.js';
+import { InvalidSessionIdError, SnapshotError, StaleSessionError } from './persistence-errors.js';
+import { createMemoryStore, type SessionStore } from './session-store.js';
 import { createSnapshot, type SessionSnapshot } from './snapshot.js';
-import { createMemoryStore, type SessionStore } from './store.js';
 
 /** Lets a test make writes to temp files fail part-way, like a full disk. */
 const faults = vi.hoisted(() => ({ failTempWrites: false }));

@@ -11,17 +11,10 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { errorMessage } from '../runtime/errors.js';
-import type { TickRecord } from '../ticklog/types.js';
-import { SnapshotError } from './errors.js';
+import { errorMessage } from '../runtime/runtime-errors.js';
+import type { TickRecord } from '../tick-log/tick-record.js';
 import { withLock } from './lock-dir.js';
-import {
-  assertValidSessionId,
-  isValidSessionId,
-  parseSnapshot,
-  type SessionSnapshot,
-  serializeSnapshot,
-} from './snapshot.js';
+import { SnapshotError } from './persistence-errors.js';
 import {
   assertRestorePoint,
   checkRevision,
@@ -34,7 +27,14 @@ import {
   sortSummaries,
   summarize,
   summarizeRestorePoint,
-} from './store.js';
+} from './session-store.js';
+import {
+  assertValidSessionId,
+  isValidSessionId,
+  parseSnapshot,
+  type SessionSnapshot,
+  serializeSnapshot,
+} from './snapshot.js';
 
 /** Relative to the working directory when the store is created. */
 export const DEFAULT_SESSIONS_DIR = '.agate/sessions';

@@ -1,11 +1,22 @@
+export { createFileStore, DEFAULT_SESSIONS_DIR, RESTORE_POINTS_DIR } from './file-store.js';
+export { migrateState } from './migrate.js';
 export {
   InvalidSessionIdError,
   SessionLockError,
   SnapshotError,
   StaleSessionError,
-} from './errors.js';
-export { createFileStore, DEFAULT_SESSIONS_DIR, RESTORE_POINTS_DIR } from './file-store.js';
-export { migrateState } from './migrate.js';
+} from './persistence-errors.js';
+export {
+  assertRestorePoint,
+  createMemoryStore,
+  type ListOptions,
+  parseRestorePointRef,
+  type RestorePointSummary,
+  restorePointRef,
+  type SaveOptions,
+  type SessionStore,
+  type SessionSummary,
+} from './session-store.js';
 export {
   assertValidSessionId,
   type CreateSnapshotOptions,
@@ -20,17 +31,6 @@ export {
   serializeSnapshot,
   settledOrigin,
 } from './snapshot.js';
-export {
-  assertRestorePoint,
-  createMemoryStore,
-  type ListOptions,
-  parseRestorePointRef,
-  type RestorePointSummary,
-  restorePointRef,
-  type SaveOptions,
-  type SessionStore,
-  type SessionSummary,
-} from './store.js';
 export {
   type SessionUpdate,
   type UpdateSessionOptions,

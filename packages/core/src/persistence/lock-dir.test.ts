@@ -10,8 +10,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionLockError } from './errors.js';
 import { takeLock, withLock } from './lock-dir.js';
+import { SessionLockError } from './persistence-errors.js';
 
 const RACER = fileURLToPath(new URL('./__fixtures__/lock-racer.ts', import.meta.url));
 /** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */

@@ -12,7 +12,7 @@ import {
 } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
-import { SessionLockError } from './errors.js';
+import { SessionLockError } from './persistence-errors.js';
 
 /**
  * A lock between processes on one directory tree, with stale locks broken safely.

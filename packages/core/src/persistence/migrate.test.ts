@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SnapshotError } from './errors.js';
 import { migrateState, SNAPSHOT_VERSION } from './migrate.js';
+import { SnapshotError } from './persistence-errors.js';
 
 const v1Fixture = () =>
   JSON.parse(

@@ -1,5 +1,5 @@
 import { isObjectRecord } from '../state/json.js';
-import { SnapshotError } from './errors.js';
+import { SnapshotError } from './persistence-errors.js';
 
 /**
  * Snapshot layouts, oldest first. Version 1 kept the guard families' fields at the top of the

@@ -1,5 +1,5 @@
 import { isObjectRecord } from '../state/json.js';
-import { SnapshotError } from './errors.js';
+import { SnapshotError } from './persistence-errors.js';
 import { isValidSessionId, parseSnapshot, type SessionSnapshot } from './snapshot.js';
 import { guardSliceProblems, stateSchemaProblems } from './validate-state.js';
 

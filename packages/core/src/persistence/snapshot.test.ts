@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { noteContinuation } from './continuations.js';
-import { InvalidSessionIdError, SnapshotError } from './errors.js';
+import { InvalidSessionIdError, SnapshotError } from './persistence-errors.js';
 import {
   createSnapshot,
   isSettledJson,

@@ -1,7 +1,7 @@
-import { errorMessage } from '../runtime/errors.js';
+import { errorMessage } from '../runtime/runtime-errors.js';
 import { continuationOf } from './continuations.js';
-import { InvalidSessionIdError, SnapshotError } from './errors.js';
 import { migrateState, SNAPSHOT_VERSION } from './migrate.js';
+import { InvalidSessionIdError, SnapshotError } from './persistence-errors.js';
 
 export const SNAPSHOT_FORMAT = 'agate.session';
 /** Bumped whenever the snapshot layout changes incompatibly; older layouts are migrated on load. */

@@ -1,6 +1,6 @@
-import { StaleSessionError } from './errors.js';
+import { StaleSessionError } from './persistence-errors.js';
+import type { SessionStore } from './session-store.js';
 import type { SessionSnapshot } from './snapshot.js';
-import type { SessionStore } from './store.js';
 
 /** What an `updateSession` recipe returns: the snapshot to save, and what the caller gets. */
 export interface SessionUpdate<T> {

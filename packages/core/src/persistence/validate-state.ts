@@ -1,6 +1,6 @@
 import { modelMessageSchema } from 'ai';
 import { z } from 'zod';
-import { BUILT_IN_SLICES } from '../guards/slices.js';
+import { BUILT_IN_SLICES } from '../guard-seam/built-in-slices.js';
 
 /**
  * The parts of a session state a hand-edited or damaged snapshot could use to mislead the
@@ -38,7 +38,7 @@ const timelineMessage = z.unknown().superRefine((value, ctx) => {
 
 /**
  * The built-in families' slices of `state.guards`, each checked against the schema its family
- * declares (`guards/slices.ts`; a missing slice starts at its initial value). `defineGuard`
+ * declares (`guard-seam/built-in-slices.ts`; a missing slice starts at its initial value). `defineGuard`
  * guards' slices are checked by their own `stateSchema` when they are mounted.
  */
 const guards = z.looseObject(

@@ -1,7 +1,7 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
-import type { ContextLayout, SystemUnit } from '../context/layout.js';
-import { DuplicateToolError, InvalidElementError } from '../runtime/errors.js';
+import type { ContextLayout, SystemUnit } from '../context-budget/layout.js';
+import { DuplicateToolError, InvalidElementError } from '../runtime/runtime-errors.js';
 import type { CompiledTool, EphemeralBlock } from './compiled-context.js';
 import {
   type HostContainer,

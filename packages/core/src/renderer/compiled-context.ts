@@ -1,6 +1,6 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
-import type { ContextBudgetReport } from '../context/report.js';
+import type { ContextBudgetReport } from '../context-budget/report.js';
 import type { ToolExecuteContext } from '../runtime/tool-context.js';
 
 /** A tool as the runtime will offer it to the model and execute it. */
@@ -40,8 +40,9 @@ export interface EphemeralBlock {
 
 /**
  * What guard families report in every compiled context, beside what the tree compiled to: each
- * family declares its fields by augmenting this interface beside its code (the gates family adds
- * `knobs` and `gates`) and gives them from `render` (`GuardContribution.reports`), so this floor
+ * family declares its fields by augmenting this interface (the gates family adds `knobs` and
+ * `gates`: guard-seam/built-in-family-types.ts) and gives them from `render`
+ * (`GuardContribution.reports`), so this floor
  * names no family.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).

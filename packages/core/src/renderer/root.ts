@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import createReconciler from 'react-reconciler';
 import { LegacyRoot } from 'react-reconciler/constants.js';
-import { errorMessage, InvalidElementError, RenderError } from '../runtime/errors.js';
+import { errorMessage, InvalidElementError, RenderError } from '../runtime/runtime-errors.js';
 import { hostConfig } from './host-config.js';
 import type { HostContainer } from './host-tree.js';
 

@@ -1,12 +1,12 @@
-import { InvalidElementError } from '../runtime/errors.js';
+import { InvalidElementError } from '../runtime/runtime-errors.js';
 
 /** Throws an `InvalidElementError` naming the tool when a prop's value cannot work. */
 export type ToolPropCheck = (tool: string, value: unknown) => void;
 
 /**
  * The `<Tool>` props guards read, beyond a tool's own (`category`, `evidence`, `needsApproval`,
- * ...). The family that reads one declares it here, beside its type (an augmentation of
- * `ToolGuardProps`), so the renderer names none: a declared prop given on a `<Tool>` is copied
+ * ...). The family that reads one declares it here and its type by augmenting `ToolGuardProps`
+ * (guard-seam/built-in-family-types.ts), so the renderer names none: a declared prop given on a `<Tool>` is copied
  * into the compiled tool's `guard`, checked where it is written.
  */
 const declared = new Map<string, ToolPropCheck | undefined>();

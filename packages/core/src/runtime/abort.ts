@@ -1,6 +1,6 @@
-import { AgateError, errorMessage, ModelCallError } from './errors.js';
 import { withProviderDetails } from './fault.js';
 import { callModel, type ModelCallOptions, type ModelTurn } from './model-call.js';
+import { AgateError, errorMessage, ModelCallError } from './runtime-errors.js';
 
 /**
  * The reason of an `aborted` run. When the signal that fired is the session's own `signal`

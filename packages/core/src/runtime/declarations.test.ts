@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GateDeclaration } from '../gates/types.js';
+import type { GateDeclaration } from '../families/gates-and-knobs/gate-types.js';
 import { type Declaration, DeclarationRegistry } from './declarations.js';
 
 const gate = (name: string, description: string): GateDeclaration => ({

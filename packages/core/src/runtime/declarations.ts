@@ -1,4 +1,4 @@
-import { KnobDeclarationError } from './errors.js';
+import { KnobDeclarationError } from './runtime-errors.js';
 
 /**
  * A guard family's declaration (a checkpoint, a todo list, phase gates). Its registry name is
@@ -13,8 +13,8 @@ export interface GuardDeclaration<C = unknown> {
 
 /**
  * Every kind of declaration by its `kind`: families with declarations of their own shape add
- * theirs by augmenting this interface beside their code (the gates family: `knob` and `gate`;
- * the ContinueGate: `continue`), so the registry names no family.
+ * theirs by augmenting this interface (the gates family: `knob` and `gate`; the ContinueGate:
+ * `continue`; see guard-seam/built-in-family-types.ts), so the registry names no family.
  */
 export interface DeclarationKinds {
   guard: GuardDeclaration;

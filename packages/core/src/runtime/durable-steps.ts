@@ -1,8 +1,8 @@
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
-import { errorMessage } from './errors.js';
 import { atStep } from './fault.js';
 import type { ModelTurn } from './model-call.js';
+import { errorMessage } from './runtime-errors.js';
 import type { TickToolCall, TickToolResult } from './tick-result.js';
 import { toJsonValue } from './tool-execution.js';
 import type { ToolOutputTruncation } from './tool-limits.js';
@@ -25,10 +25,11 @@ export interface ToolStepRecord {
 }
 
 /**
- * `SessionOptions.steps`: runs each tick's model call and each tool call through a durable
- * engine (`@agate/dbos` makes each a DBOS step). Each hook must call `run` at most once and
- * return what it returned, or the answer it recorded for this call in an earlier attempt of
+ * `SessionOptions.steps`: runs each tick's model call and each call of the agent's tools through
+ * a durable engine (`@agate/dbos` makes each a DBOS step). Each hook must call `run` at most once
+ * and return what it returned, or the answer it recorded for this call in an earlier attempt of
  * the same run. The tick loop keeps its order and its guards; only these two calls are wrapped.
+ * Agate's own runtime tools (they only change the session's state) run in every attempt.
  */
 export interface DurableSteps {
   model?(run: () => Promise<ModelTurn>, info: { tick: number }): Promise<ModelTurn>;
@@ -62,8 +63,12 @@ export function toolStep(
   tools: ReadonlyMap<string, CompiledTool>,
   run: () => Promise<ToolCallOutcome>,
 ): Promise<ToolCallOutcome> {
-  // Not durable (as a rule): the call's own promise, with no async layer of its own.
-  if (steps?.tool === undefined) {
+  // Not durable (as a rule): the call's own promise, with no async layer of its own. A runtime
+  // tool (submit_checkpoint, set_knob, final_answer, the todo tools) is not a step either: its
+  // whole effect is on the session's own state, which a replay rebuilds only by calling it
+  // again; a recorded answer would leave the replayed session without the change (a checkpoint
+  // never submitted) and send the replay down another path than the recorded run took.
+  if (steps?.tool === undefined || tools.get(call.toolName)?.source === 'runtime') {
     try {
       return run();
     } catch (error) {

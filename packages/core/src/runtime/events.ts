@@ -1,13 +1,14 @@
 import type { JsonValue } from '../state/json.js';
 import type { RunStatus, UsageTotals } from '../state/session-state.js';
-import { errorMessage } from './errors.js';
+import { errorMessage } from './runtime-errors.js';
 import { isThenable } from './thenable.js';
 import type { TickResult, TickToolCall } from './tick-result.js';
 import type { ToolOutputTruncation } from './tool-outcome.js';
 
 /**
- * The events guard families declare, by type: each family adds its own by augmenting this
- * interface (`declare module`), beside its code, so this floor names no family:
+ * The events guard families declare, by type: a family adds its own by augmenting this
+ * interface (`declare module`; the built-in families' are in guard-seam/built-in-family-types.ts),
+ * so this floor names no family:
  *
  *   declare module '@agate/core' {
  *     interface GuardEventMap {

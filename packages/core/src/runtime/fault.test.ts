@@ -1,8 +1,8 @@
 import { APICallError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { SnapshotError } from '../persistence/errors.js';
-import { ModelCallError, RenderError } from './errors.js';
+import { SnapshotError } from '../persistence/persistence-errors.js';
 import { atStep, atTick, RunError, runFault, withProviderDetails } from './fault.js';
+import { ModelCallError, RenderError } from './runtime-errors.js';
 
 const apiError = (statusCode: number, message = 'Bad Gateway') =>
   new APICallError({ message, url: 'http://x/v1/chat', requestBodyValues: {}, statusCode });

@@ -1,7 +1,7 @@
 import { APICallError, RetryError } from 'ai';
-import { ContextBudgetError } from '../context/errors.js';
-import { SnapshotError } from '../persistence/errors.js';
-import type { SessionStore } from '../persistence/store.js';
+import { ContextBudgetError } from '../context-budget/context-budget-errors.js';
+import { SnapshotError } from '../persistence/persistence-errors.js';
+import type { SessionStore } from '../persistence/session-store.js';
 import {
   AgateError,
   DuplicateToolError,
@@ -12,7 +12,7 @@ import {
   KnobDeclarationError,
   ModelCallError,
   RenderError,
-} from './errors.js';
+} from './runtime-errors.js';
 
 /**
  * Something that is not one of Agate's own errors ended a run (a guard hook's `TypeError`, a

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../state/json.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
-import { AgateError } from './errors.js';
 import type { ModelTurn } from './model-call.js';
+import { AgateError } from './runtime-errors.js';
 import type { TickToolResult } from './tick-result.js';
 
 /**

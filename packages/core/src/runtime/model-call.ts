@@ -11,8 +11,8 @@ import {
 } from 'ai';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
-import { errorMessage, InvalidElementError, ModelCallError } from './errors.js';
 import type { RequestFormCache } from './request-messages.js';
+import { errorMessage, InvalidElementError, ModelCallError } from './runtime-errors.js';
 import { SDK_TELEMETRY_OFF, sdkTelemetrySetting } from './sdk-telemetry.js';
 import type { TickToolCall } from './tick-result.js';
 import { sameItems } from './tool-index.js';

@@ -1,5 +1,10 @@
 import { hostname } from 'node:os';
-import { AgateError } from './errors.js';
+import { produce } from 'immer';
+import { StaleSessionError } from '../persistence/persistence-errors.js';
+import { createSnapshot } from '../persistence/snapshot.js';
+import { AgateError } from './runtime-errors.js';
+import type { SessionCore } from './session-core.js';
+import type { RunOptions } from './session-options.js';
 
 /**
  * A run of a stored session claims it: at `run()` start the session is saved as `running`
@@ -55,4 +60,46 @@ export class SessionRunningElsewhereError extends AgateError {
     );
     this.sessionId = sessionId;
   }
+}
+
+/**
+ * A stored session (loaded with a revision, run with an explicit store) is claimed at run
+ * start: saved as running, over the revision it was loaded at. Throws
+ * `SessionRunningElsewhereError` when another process holds a claim (unless `takeOver`, or
+ * that process is known dead) or saved the session in between. True when claimed.
+ */
+export async function claimRun(core: SessionCore, options: RunOptions): Promise<boolean> {
+  if (core.options.store === undefined || core.storedRevision === undefined) return false;
+  const { status, reason } = core.state;
+  const held = parseClaim(status, reason);
+  if (held !== undefined && options.takeOver !== true) {
+    if (!claimIsDead(held)) {
+      throw new SessionRunningElsewhereError(
+        core.id,
+        `process ${held.pid} on ${held.host} claimed it at ${held.since} (store revision ${core.storedRevision})`,
+      );
+    }
+    core.emit({
+      type: 'warning',
+      tick: core.state.tick,
+      code: 'run-taken-over',
+      message: `Session "${core.id}" was claimed by process ${held.pid} on this host, which is gone; this run takes it over.`,
+    });
+  }
+  const claim = produce(core.state, (draft) => {
+    draft.status = 'running';
+    draft.reason = claimReason();
+  });
+  try {
+    await core.saveToStore(createSnapshot(core.id, claim, 'running'));
+  } catch (error) {
+    if (StaleSessionError.isInstance(error)) {
+      throw new SessionRunningElsewhereError(
+        core.id,
+        `it was saved by another process since it was loaded (revision ${error.expectedRevision}, now ${error.actualRevision})`,
+      );
+    }
+    throw error;
+  }
+  return true;
 }

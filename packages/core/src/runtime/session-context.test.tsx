@@ -1,7 +1,7 @@
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { useDeclaration } from '../gates/use-declaration.js';
+import { useDeclaration } from '../families/gates-and-knobs/use-declaration.js';
 import { System, Timeline, Tool, User, useTick } from '../index.js';
 import { run } from './run.js';
 

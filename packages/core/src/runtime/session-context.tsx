@@ -2,8 +2,8 @@ import type { LanguageModel } from 'ai';
 import { createContext, type ReactNode, useContext, useMemo } from 'react';
 import type { SessionState } from '../state/session-state.js';
 import type { DeclarationRegistry } from './declarations.js';
-import { SessionStateError } from './errors.js';
 import type { SessionResources } from './resources.js';
+import { SessionStateError } from './runtime-errors.js';
 
 /**
  * The session rendering the tree, as components below the provider see it. The full `Session`

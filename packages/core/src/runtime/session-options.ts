@@ -1,15 +1,15 @@
 import type { LanguageModel } from 'ai';
-import type { ContextBudgetOptions } from '../context/options.js';
+import type { ContextBudgetOptions } from '../context-budget/budget-options.js';
+import type { SessionStore } from '../persistence/session-store.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
-import type { SessionStore } from '../persistence/store.js';
 import type { JsonValue } from '../state/json.js';
 import type { GateStatus, RunStatus, SeedState, SessionState } from '../state/session-state.js';
-import type { TelemetryOptions } from '../telemetry/options.js';
-import type { TickLogOptions } from '../ticklog/types.js';
+import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
+import type { TickLogOptions } from '../tick-log/tick-record.js';
 import type { DurableSteps } from './durable-steps.js';
-import type { AgateError } from './errors.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
+import type { AgateError } from './runtime-errors.js';
 import type { StreamingOption } from './streaming.js';
 
 export interface SessionOptions {
@@ -103,9 +103,9 @@ export interface RunOptions {
 }
 
 /**
- * Fields guard families add to every `RunResult` (`todos`, `checkpoints`, `phase`, ...): each
- * family declares its own by augmenting this interface beside its code, so this floor names no
- * family.
+ * Fields guard families add to every `RunResult` (`todos`, `checkpoints`, `phase`, ...), by
+ * augmenting this interface (the built-in families in guard-seam/built-in-family-types.ts), so
+ * this floor names no family.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
 export interface GuardRunReport {}

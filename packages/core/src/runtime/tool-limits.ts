@@ -1,9 +1,9 @@
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import type { JsonValue } from '../state/json.js';
 import { onAbort, untilAborted } from './abort.js';
-import { AgateError, InvalidElementError } from './errors.js';
 import { atStep } from './fault.js';
 import { ToolSuspended } from './inflight.js';
+import { AgateError, InvalidElementError } from './runtime-errors.js';
 import { isThenable } from './thenable.js';
 import type { TickToolCall } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
-import { SandboxUnavailableError } from './errors.js';
 import { isWithin, type SandboxPolicy } from './policy.js';
+import { SandboxUnavailableError } from './shell-errors.js';
 
 /**
  * When the agent runs as root (most containers), a sandboxed command would run as host uid 0

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { PROXY_PORT_INSIDE } from './bwrap-args.js';
-import { SandboxUnavailableError } from './errors.js';
+import { SandboxUnavailableError } from './shell-errors.js';
 
 /**
  * The sandbox's end of the network: run with the host's node inside the sandbox's user and

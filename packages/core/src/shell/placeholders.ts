@@ -2,8 +2,8 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import { mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { SandboxUnavailableError } from './errors.js';
 import type { Placeholder } from './host-run-files.js';
+import { SandboxUnavailableError } from './shell-errors.js';
 
 /**
  * The empty files and folders that stand, for a command's lifetime, where an absent host-run

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { SandboxUnavailableError } from './errors.js';
+import { SandboxUnavailableError } from './shell-errors.js';
 
 type Probe = { ok: true } | { ok: false; error: SandboxUnavailableError };
 const checked = new Map<string, Probe>();

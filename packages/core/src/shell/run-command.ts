@@ -11,7 +11,6 @@ import {
   type SandboxPaths,
   SECCOMP_FD,
 } from './bwrap-args.js';
-import { SandboxUnavailableError } from './errors.js';
 import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
 import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
 import { startBridge } from './net-bridge.js';
@@ -21,6 +20,7 @@ import type { SandboxPolicy } from './policy.js';
 import { checkSandbox } from './probe.js';
 import { resourceLimits } from './resource-limits.js';
 import { encodeProgram, seccompArch, unixSocketProgram } from './seccomp-filter.js';
+import { SandboxUnavailableError } from './shell-errors.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {

@@ -28,8 +28,8 @@ export type RunStatus =
 
 /**
  * The built-in guard families' slices of `state.guards` (`gates`, `continue`, `checkpoints`,
- * `todos`, `phase`, `approvals`, `refusals`): each family declares its own by augmenting this
- * interface beside its code, so this floor names no family. Guards made with `defineGuard` keep
+ * `todos`, `phase`, `approvals`, `refusals`), declared by augmenting this interface in
+ * guard-seam/built-in-family-types.ts, so this floor names no family. Guards made with `defineGuard` keep
  * theirs beside them, at `state.guards[name]`; the families' names are reserved.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
@@ -66,7 +66,7 @@ export interface SessionState {
   guards: GuardSlices;
 }
 
-/** A new session's runtime fields; `createInitialState` (guards/) adds each family's slice. */
+/** A new session's runtime fields; `createInitialState` (guard-seam/) adds each family's slice. */
 export function createCoreState(id: string): Omit<SessionState, 'guards'> {
   return {
     id,

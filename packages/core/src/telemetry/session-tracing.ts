@@ -10,9 +10,9 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { CompiledContext } from '../renderer/compiled-context.js';
-import { errorMessage } from '../runtime/errors.js';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { type ModelCallOptions, toRequestMessages } from '../runtime/model-call.js';
+import { errorMessage } from '../runtime/runtime-errors.js';
 import type { SessionOptions } from '../runtime/session-options.js';
 import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import { type DecisionEvent, type DecisionRecording, decisionEvent } from './decision-events.js';
@@ -31,7 +31,6 @@ import {
   requestAttributes,
   serverAddress,
 } from './model-attributes.js';
-import type { TelemetryOptions } from './options.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -45,6 +44,7 @@ import {
   ATTR_GEN_AI_TOOL_CALL_RESULT,
 } from './semconv.js';
 import { spanEvent } from './span-events.js';
+import type { TelemetryOptions } from './telemetry-options.js';
 import { VERSION } from './version.js';
 
 /** The tracer's instrumentation scope: this package, at its version. */

@@ -1,9 +1,9 @@
 import type { KeyObject } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
+import type { SessionStore } from '../persistence/session-store.js';
 import { assertValidSessionId } from '../persistence/snapshot.js';
-import type { SessionStore } from '../persistence/store.js';
-import { AgateError } from '../runtime/errors.js';
+import { AgateError } from '../runtime/runtime-errors.js';
 import { createSession, type Session, type SessionOptions } from '../runtime/session.js';
 import { isObjectRecord } from '../state/json.js';
 import type { SessionState } from '../state/session-state.js';

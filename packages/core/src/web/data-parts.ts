@@ -1,5 +1,5 @@
 import type { UIMessage } from 'ai';
-import type { CheckpointCause } from '../gates/checkpoint/types.js';
+import type { CheckpointCause } from '../families/checkpoints/checkpoint-types.js';
 import type { RunStatus } from '../state/session-state.js';
 
 /**

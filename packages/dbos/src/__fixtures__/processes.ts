@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
+/** The kill matrix's worker (matrix-worker.ts). */
+export const MATRIX_WORKER = fileURLToPath(new URL('./matrix-worker.ts', import.meta.url));
 /** packages/dbos: tsx is its devDependency, so `--import tsx` resolves from here. */
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -15,9 +17,16 @@ export interface WorkerProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts a worker in its own Node process (the fixture agent, configured by `env`). */
-export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--conditions=@agate/source', '--import', 'tsx', SCRIPT], {
+/**
+ * Starts a worker in its own Node process (the fixture agent, configured by `env`; `script`
+ * another worker script). `onLine` hears each line the worker prints.
+ */
+export function startWorkerProcess(
+  env: Record<string, string>,
+  options: { script?: string; onLine?: (line: string) => void } = {},
+): WorkerProcess {
+  const script = options.script ?? SCRIPT;
+  const child = spawn(process.execPath, ['--conditions=@agate/source', '--import', 'tsx', script], {
     cwd: PACKAGE_DIR,
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,9 +38,16 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
     if (process.env.AGATE_TEST_WORKER_OUTPUT) process.stderr.write(chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let pending = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
+      pending += chunk.toString();
+      const complete = pending.split('\n');
+      pending = complete.pop() ?? '';
+      for (const line of complete) {
+        if (line === 'ready') resolve();
+        options.onLine?.(line);
+      }
     });
     void exited.then((code) =>
       reject(new Error(`worker exited (${String(code)}) before it was ready:\n${stderr}`)),

@@ -8,10 +8,13 @@
 import { createInterface } from 'node:readline';
 // The Postgres store by path, not by package name: @agate/postgres depends on @agate/core.
 import { createPostgresStore } from '../../../../postgres/src/index.js';
-import { approveToolCall, denyToolCall } from '../../gates/approvals/supervisor.js';
-import { approveCheckpoint, rejectCheckpoint } from '../../gates/checkpoint/supervisor.js';
+import {
+  approveCheckpoint,
+  rejectCheckpoint,
+} from '../../families/checkpoints/approve-checkpoint.js';
+import { approveToolCall, denyToolCall } from '../../families/tool-approvals/approve-tool-call.js';
 import { createFileStore } from '../../persistence/file-store.js';
-import type { SessionStore } from '../../persistence/store.js';
+import type { SessionStore } from '../../persistence/session-store.js';
 
 const [where, kind, by] = process.argv.slice(2);
 const KINDS = ['approve', 'reject', 'approve-call', 'deny-call'];

@@ -5,8 +5,8 @@
  * place (`intact` or `removed`) and releases it. A loser says `lost`.
  */
 import { createInterface } from 'node:readline';
-import { SessionLockError } from '../errors.js';
 import { takeLock } from '../lock-dir.js';
+import { SessionLockError } from '../persistence-errors.js';
 
 const [path] = process.argv.slice(2);
 if (path === undefined) throw new Error('usage: lock-racer.ts <lock path>');

@@ -4,8 +4,8 @@ import { User } from '../../components/message.js';
 import { System } from '../../components/text.js';
 import { Timeline } from '../../components/timeline.js';
 import { Tool } from '../../components/tool.js';
-import { ContinueGate } from '../../gates/continue/continue-gate.js';
-import type { ContinueGateProps } from '../../gates/continue/props.js';
+import { ContinueGate } from '../../families/continue-gate/continue-gate.js';
+import type { ContinueGateProps } from '../../families/continue-gate/continue-gate-props.js';
 
 /**
  * A deterministic agent for resume tests (in one process and across processes). It writes

@@ -1,0 +1,307 @@
+import {
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  timingSafeEqual,
+  verify,
+} from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ApprovalKeyError } from './checkpoint-errors.js';
+import { type CheckpointLedgerEntry, isToolApprovalKind } from './checkpoint-types.js';
+
+/** A request's nonce: 128 random bits, so no two requests are ever named alike. */
+export function newNonce(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Environment variable read when no `approvalKey` / `key` is given (shared secret, HMAC). */
+export const APPROVAL_KEY_ENV = 'AGATE_APPROVAL_KEY';
+/** The public key a run verifies decisions with: PEM text, or the path of a PEM file. */
+export const APPROVAL_PUBLIC_KEY_ENV = 'AGATE_APPROVAL_PUBLIC_KEY';
+/** The supervisor's private key file (PEM), read by `approveCheckpoint` and `agate approve`. */
+export const APPROVAL_KEY_FILE_ENV = 'AGATE_APPROVAL_KEY_FILE';
+
+/** A PEM text or a `KeyObject`; a string not starting with `-----BEGIN` is a file path. */
+export type KeyInput = string | KeyObject;
+
+/**
+ * An Ed25519 key pair for signing decisions: the supervisor keeps `privateKey` (PEM, PKCS#8)
+ * and the run gets only `publicKey` (PEM, SPKI), so nothing in the run can sign a decision.
+ */
+export function generateApprovalKeyPair(): {
+  privateKey: string;
+  publicKey: string;
+  keyId: string;
+} {
+  const pair = generateKeyPairSync('ed25519');
+  return {
+    privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    keyId: publicKeyId(pair.publicKey),
+  };
+}
+
+function pemOf(input: string, what: string): string {
+  if (input.trimStart().startsWith('-----BEGIN')) return input;
+  try {
+    return readFileSync(input, 'utf8');
+  } catch (error) {
+    throw new ApprovalKeyError(
+      `Could not read the ${what} file ${JSON.stringify(input)}: ${(error as Error).message}. ` +
+        'Give PEM text or the path of a PEM file (agate keys new writes both keys).',
+    );
+  }
+}
+
+/** An Ed25519 private key from PEM text, a PEM file path or a `KeyObject`. */
+export function toPrivateKey(input: KeyInput): KeyObject {
+  let key: KeyObject;
+  try {
+    key = typeof input === 'string' ? createPrivateKey(pemOf(input, 'private key')) : input;
+  } catch (error) {
+    if (ApprovalKeyError.isInstance(error)) throw error;
+    throw new ApprovalKeyError(
+      `The private key is not a PEM private key: ${(error as Error).message}.`,
+    );
+  }
+  if (key.type !== 'private' || key.asymmetricKeyType !== 'ed25519') {
+    throw new ApprovalKeyError(
+      `The private key must be an Ed25519 private key (agate keys new makes one), not ${key.type} ${key.asymmetricKeyType ?? ''}.`,
+    );
+  }
+  return key;
+}
+
+/** An Ed25519 public key from PEM text, a PEM file path or a `KeyObject`. */
+export function toPublicKey(input: KeyInput): KeyObject {
+  let key: KeyObject;
+  try {
+    key = typeof input === 'string' ? createPublicKey(pemOf(input, 'public key')) : input;
+  } catch (error) {
+    if (ApprovalKeyError.isInstance(error)) throw error;
+    throw new ApprovalKeyError(
+      `The public key is not a PEM public key: ${(error as Error).message}.`,
+    );
+  }
+  if (key.type === 'private') key = createPublicKey(key);
+  if (key.type !== 'public' || key.asymmetricKeyType !== 'ed25519') {
+    throw new ApprovalKeyError(
+      'approvalPublicKey must be an Ed25519 public key (agate keys new makes one).',
+    );
+  }
+  return key;
+}
+
+/** A short public name for a public key: the first 16 hex digits of the SHA-256 of its SPKI DER. */
+export function publicKeyId(key: KeyObject): string {
+  const der = key.export({ type: 'spki', format: 'der' });
+  return `ed25519:${createHash('sha256').update(der).digest('hex').slice(0, 16)}`;
+}
+
+/** `explicit`, else `AGATE_APPROVAL_PUBLIC_KEY` (PEM or path), else undefined. */
+export function resolveApprovalPublicKey(explicit: KeyInput | undefined): KeyObject | undefined {
+  if (explicit !== undefined) return toPublicKey(explicit);
+  const fromEnv = process.env[APPROVAL_PUBLIC_KEY_ENV];
+  return fromEnv === undefined || fromEnv === '' ? undefined : toPublicKey(fromEnv);
+}
+
+/** `explicit`, else the file named by `AGATE_APPROVAL_KEY_FILE`, else undefined. */
+export function resolveApprovalPrivateKey(explicit: KeyInput | undefined): KeyObject | undefined {
+  if (explicit !== undefined) return toPrivateKey(explicit);
+  const file = process.env[APPROVAL_KEY_FILE_ENV];
+  return file === undefined || file === '' ? undefined : toPrivateKey(file);
+}
+
+/** What a session checks decisions with: the public key, and (for version-1 ledgers) the shared secret. */
+export interface ApprovalVerifier {
+  key?: string | undefined;
+  publicKey?: KeyObject | undefined;
+}
+
+/**
+ * A supervisor's signing keys as given (else from the environment): the private key wins, and
+ * the shared secret (the version-1 mode) is used only without one. `verifier` checks what they
+ * sign, as the session will.
+ */
+export function resolveDecisionKeys(keys: { key?: string; privateKey?: KeyInput } | undefined): {
+  privateKey?: KeyObject;
+  key?: string;
+  verifier: ApprovalVerifier;
+} {
+  const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
+  if (privateKey !== undefined) {
+    return { privateKey, verifier: { publicKey: createPublicKey(privateKey) } };
+  }
+  const key = resolveApprovalKey(keys?.key);
+  return { ...(key !== undefined ? { key } : {}), verifier: { key } };
+}
+
+/** True when the verifier holds any key (else decisions are taken as they are: unsigned mode). */
+export function verifies(verifier: ApprovalVerifier): boolean {
+  return verifier.key !== undefined || verifier.publicKey !== undefined;
+}
+
+/** Returns the entry signed with the private key (`alg: 'ed25519'`). */
+export function signEntryEd25519(
+  privateKey: KeyObject,
+  sessionId: string,
+  entry: CheckpointLedgerEntry,
+  answered: CheckpointLedgerEntry | undefined,
+): CheckpointLedgerEntry {
+  const { keyId: _k, signature: _s, alg: _a, ...unsigned } = entry;
+  const payload = Buffer.from(signingPayload(sessionId, unsigned, answered));
+  const signature = sign(null, payload, privateKey).toString('base64');
+  return {
+    ...unsigned,
+    alg: 'ed25519',
+    keyId: publicKeyId(createPublicKey(privateKey)),
+    signature,
+  };
+}
+
+/** Checks one entry against the verifier: Ed25519 entries with the public key, older ones with the shared secret. */
+export function verifyWith(
+  verifier: ApprovalVerifier,
+  sessionId: string,
+  entry: CheckpointLedgerEntry,
+  answered: CheckpointLedgerEntry | undefined,
+): SignatureCheck {
+  if (typeof entry.signature !== 'string' || entry.signature === '') {
+    return { ok: false, why: 'it is not signed' };
+  }
+  if (entry.alg === 'ed25519') {
+    const { publicKey } = verifier;
+    if (publicKey === undefined) {
+      return {
+        ok: false,
+        why: 'it is signed with a key pair, and the session has no approvalPublicKey to check it',
+      };
+    }
+    if (entry.keyId !== publicKeyId(publicKey)) {
+      return { ok: false, why: 'it was signed with a different key' };
+    }
+    const { keyId: _k, signature, alg: _a, ...unsigned } = entry;
+    const ok = verify(
+      null,
+      Buffer.from(signingPayload(sessionId, unsigned, answered)),
+      publicKey,
+      Buffer.from(signature, 'base64'),
+    );
+    return ok
+      ? { ok: true }
+      : {
+          ok: false,
+          why: 'its signature does not match its content (the entry was edited or copied)',
+        };
+  }
+  if (verifier.key === undefined) {
+    return {
+      ok: false,
+      why: 'it is signed with a shared secret (HMAC), and the session has no approvalKey to check it',
+    };
+  }
+  return verifyEntry(verifier.key, sessionId, entry, answered);
+}
+
+const PAYLOAD_TAG = 'agate.checkpoint-ledger/1';
+
+/** `explicit`, else `AGATE_APPROVAL_KEY`, else undefined (approvals are then unsigned). */
+export function resolveApprovalKey(explicit: string | undefined): string | undefined {
+  if (explicit !== undefined) return explicit;
+  const fromEnv = process.env[APPROVAL_KEY_ENV];
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+}
+
+/**
+ * A short public name for a key (an HMAC of a fixed text, so it reveals nothing about the key):
+ * lets a supervisor with the wrong key be told so before anything is written.
+ */
+export function keyIdOf(key: string): string {
+  return createHmac('sha256', key).update('agate.approval-key-id').digest('hex').slice(0, 16);
+}
+
+/** The entry's own fields in a fixed order (what a signature covers), without its signature. */
+function fieldsOf(entry: CheckpointLedgerEntry): unknown[] {
+  return [
+    entry.seq,
+    entry.checkpoint,
+    entry.kind,
+    entry.by,
+    entry.at,
+    entry.tick,
+    entry.summary ?? null,
+    entry.reason ?? null,
+    entry.note ?? null,
+    entry.feedback ?? null,
+    entry.answers ?? null,
+    // Only tool-call approvals carry these; checkpoint entries keep their version-1 payload.
+    ...(isToolApprovalKind(entry.kind) ? [entry.toolName ?? null, entry.inputHash ?? null] : []),
+    // Entries from before nonces existed keep the payload they were signed with.
+    ...(entry.nonce !== undefined ? [entry.nonce] : []),
+  ];
+}
+
+/**
+ * The signed text: the session id, the entry (checkpoint, decision, who, when, note or feedback,
+ * its place in the ledger) and, for a decision, the whole entry it answers. Editing any of these,
+ * or copying the entry to another checkpoint, session or submission, breaks the signature.
+ */
+export function signingPayload(
+  sessionId: string,
+  entry: CheckpointLedgerEntry,
+  answered: CheckpointLedgerEntry | undefined,
+): string {
+  return JSON.stringify([
+    PAYLOAD_TAG,
+    sessionId,
+    fieldsOf(entry),
+    answered === undefined ? null : fieldsOf(answered),
+  ]);
+}
+
+/** Returns the entry with `keyId` and `signature` set. */
+export function signEntry(
+  key: string,
+  sessionId: string,
+  entry: CheckpointLedgerEntry,
+  answered: CheckpointLedgerEntry | undefined,
+): CheckpointLedgerEntry {
+  const { keyId: _k, signature: _s, ...unsigned } = entry;
+  const signature = createHmac('sha256', key)
+    .update(signingPayload(sessionId, unsigned, answered))
+    .digest('hex');
+  return { ...unsigned, keyId: keyIdOf(key), signature };
+}
+
+export type SignatureCheck = { ok: true } | { ok: false; why: string };
+
+/** Checks one entry's signature against `key` (constant-time comparison). */
+export function verifyEntry(
+  key: string,
+  sessionId: string,
+  entry: CheckpointLedgerEntry,
+  answered: CheckpointLedgerEntry | undefined,
+): SignatureCheck {
+  if (typeof entry.signature !== 'string' || entry.signature === '') {
+    return { ok: false, why: 'it is not signed' };
+  }
+  if (entry.keyId !== keyIdOf(key)) {
+    return { ok: false, why: 'it was signed with a different key' };
+  }
+  const expected = createHmac('sha256', key)
+    .update(signingPayload(sessionId, entry, answered))
+    .digest();
+  const given = Buffer.from(entry.signature, 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return {
+      ok: false,
+      why: 'its signature does not match its content (the entry was edited or copied)',
+    };
+  }
+  return { ok: true };
+}

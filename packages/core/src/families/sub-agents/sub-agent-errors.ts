@@ -1,0 +1,20 @@
+import { AgateError } from '../../runtime/runtime-errors.js';
+import type { RunStatus } from '../../state/session-state.js';
+
+/**
+ * A sub-agent's child run ended without an answer (`blocked`, `error`, `max-ticks`, `stopped`,
+ * `aborted`, ...). Thrown from the sub-agent tool, so the parent's model reads it as that call's
+ * tool error: never a silent success.
+ */
+export class SubAgentError extends AgateError {
+  constructor(
+    readonly subAgent: string,
+    readonly status: RunStatus,
+    readonly reason: string,
+  ) {
+    super(`Sub-agent "${subAgent}" ended ${status}, without an answer: ${reason}`);
+  }
+}
+
+/** An approval or rejection named a sub-agent path that does not lead to a running child. */
+export class UnknownSubAgentPathError extends AgateError {}

@@ -1,0 +1,120 @@
+import { produce } from 'immer';
+import { withInitialState } from '../../guard-seam/initial-state.js';
+import { restoreSnapshotState } from '../../persistence/restore.js';
+import type { SessionStore } from '../../persistence/session-store.js';
+import { createSnapshot } from '../../persistence/snapshot.js';
+import { updateSession } from '../../persistence/update-session.js';
+import type { GuardStates, SessionState } from '../../state/session-state.js';
+import { resolveDecisionKeys } from '../checkpoints/approval-signing.js';
+import { UnknownSessionError } from '../checkpoints/checkpoint-errors.js';
+import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
+import {
+  applyApprovalCorrections,
+  decideToolCall,
+  findApprovalCorrections,
+  findOrphanedRequests,
+  type ToolCallDecision,
+} from './approval-ledger.js';
+import type { ToolApprovalInput, ToolDenialInput } from './tool-approval-types.js';
+
+/**
+ * Approves a tool call held for approval in a stored session (from any process: the session
+ * need not be running). Signed as checkpoint decisions are: with `privateKey` (default the file
+ * named by `AGATE_APPROVAL_KEY_FILE`), else `key` (default `AGATE_APPROVAL_KEY`). Throws
+ * `UnknownSessionError`, `UnknownToolCallError`, `ToolCallNotPendingError`, `ApprovalKeyError`,
+ * `ToolApprovalDecisionError` or a `SnapshotError`; on any error nothing in the store changes.
+ * The session's next `run()` (restored from the store) executes the call, then calls the model.
+ */
+export async function approveToolCall(
+  store: SessionStore,
+  sessionId: string,
+  toolCallId: string,
+  input: ToolApprovalInput,
+): Promise<CheckpointLedgerEntry> {
+  const decision: ToolCallDecision = {
+    approved: true,
+    by: input?.by,
+    ...(input?.reason !== undefined ? { reason: input.reason } : {}),
+  };
+  return decideStored(store, sessionId, toolCallId, decision, input);
+}
+
+/** Denies a held tool call of a stored session: the model is told who denied it and why. */
+export async function denyToolCall(
+  store: SessionStore,
+  sessionId: string,
+  toolCallId: string,
+  input: ToolDenialInput,
+): Promise<CheckpointLedgerEntry> {
+  const decision: ToolCallDecision = { approved: false, by: input?.by, reason: input?.reason };
+  return decideStored(store, sessionId, toolCallId, decision, input);
+}
+
+/**
+ * True when the stored session holds a tool call with this id put up for approval, or its
+ * ledger ever asked for one (a call that already ran: deciding it again is refused by name).
+ */
+export function hasToolApproval(
+  state: { guards: Partial<Pick<GuardStates, 'approvals' | 'checkpoints'>> },
+  id: string,
+): boolean {
+  const calls = state.guards.approvals?.calls;
+  if (Array.isArray(calls) && calls.some((r) => r?.id === id)) return true;
+  const ledger = state.guards.checkpoints?.ledger;
+  return (
+    Array.isArray(ledger) &&
+    ledger.some((e) => e?.kind === 'tool-approval-request' && e.checkpoint === id)
+  );
+}
+
+async function decideStored(
+  store: SessionStore,
+  sessionId: string,
+  toolCallId: string,
+  decision: ToolCallDecision,
+  keys: Pick<ToolApprovalInput, 'key' | 'privateKey'> | undefined,
+): Promise<CheckpointLedgerEntry> {
+  // The private key (key-pair mode) wins; the shared secret is the version-1 mode.
+  const { key, privateKey, verifier } = resolveDecisionKeys(keys);
+  const verb = decision.approved ? 'approved' : 'denied';
+  // An approval racing a denial (two people, two processes) saves only over the revision it
+  // read; the loser reloads once, finds the call decided, and is told by whom.
+  return updateSession(
+    store,
+    sessionId,
+    (snapshot) => {
+      if (snapshot === undefined) throw new UnknownSessionError(sessionId);
+      const restored = restoreSnapshotState<SessionState>(snapshot);
+      const state: SessionState = withInitialState(restored);
+      let entry: CheckpointLedgerEntry | undefined;
+      const next = produce(state, (draft) => {
+        // A held call whose record was removed from the file is pending again (as the session sees it).
+        draft.guards.approvals.calls.push(
+          ...findOrphanedRequests(state).filter((o) => o.id === toolCallId),
+        );
+        // As the restored session would see it: an unproven decision on this call is pending
+        // again, so it can be decided properly here.
+        const corrections = findApprovalCorrections(
+          draft as SessionState,
+          state.id,
+          verifier,
+        ).filter((c) => c.id === toolCallId);
+        applyApprovalCorrections(draft, corrections);
+        entry = decideToolCall(draft, toolCallId, decision, {
+          sessionId: state.id,
+          key,
+          privateKey,
+        });
+      });
+      return {
+        snapshot: createSnapshot(
+          snapshot.id,
+          next,
+          `${verb} tool call ${toolCallId} by ${entry!.by}`,
+        ),
+        result: entry!,
+      };
+    },
+    { decision: true },
+  );
+}

@@ -1,7 +1,0 @@
-import { AgateError } from '../runtime/errors.js';
-
-/**
- * The sandbox cannot start (bubblewrap missing, user namespaces off). Never a silent fallback:
- * the command does not run, and the message names the fix.
- */
-export class SandboxUnavailableError extends AgateError {}
