@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileStore, createSession } from '@agate/core';
-import { scriptedModel } from '@agate/testing';
+import { requirePostgres, scriptedModel, startPostgres, type TestPostgres } from '@agate/testing';
 import { createElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ApprovalAgent from '../../packages/cli/src/__fixtures__/approval-agent.js';
@@ -18,7 +18,9 @@ import { loadScriptedModel } from '../../packages/cli/src/run/scripted-file.js';
  * (cp-1 waiting at checkpoint T-1, db-7 holding tool call call_3, a truncated broken.json),
  * and prints the lines the page shows. In the page, `…` stands for a part that differs from
  * run to run (a parser's message), as do a key id (16 hex digits) and a time; `/work` stands for the
- * folder, `/home/ana` for $HOME.
+ * folder, `/home/ana` for $HOME. The worker's examples run against a private PostgreSQL: the
+ * page's `127.0.0.1:5432` stands for its address (and `agents.tsx` is an agents file written
+ * here); without PostgreSQL those examples are skipped, saying so in the run's skip line.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(root, 'packages', 'cli', 'bin', 'agate.js');
@@ -70,6 +72,11 @@ function pattern(expected: string, work: string, home: string): RegExp {
 
 let work: string;
 let home: string;
+const hasPostgres = requirePostgres("docs/cli.md's agate worker examples");
+let postgres: TestPostgres | undefined;
+/** The page's PostgreSQL address, and the one the examples run against. */
+const PAGE_ADDRESS = '127.0.0.1:5432';
+let address = PAGE_ADDRESS;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'agate-cli-doc-'));
@@ -95,9 +102,22 @@ beforeAll(async () => {
   expect((await held.run()).pendingApprovals.map((p) => p.id)).toEqual(['call_3']);
   const text = readFileSync(join(dir, 'cp-1.json'), 'utf8');
   writeFileSync(join(dir, 'broken.json'), text.slice(0, text.length / 2));
-});
+  writeFileSync(
+    join(work, 'agents.tsx'),
+    `import { System, Timeline, User } from '@agate/core';
+export const agents = {
+  greeter: { element: () => (<><System>Be brief.</System><User>Hi</User><Timeline /></>) },
+};
+`,
+  );
+  if (hasPostgres) {
+    postgres = await startPostgres({ private: true });
+    address = new URL(postgres.url).host;
+  }
+}, 120_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await postgres?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -107,7 +127,11 @@ describe("docs/cli.md's quoted command outputs", () => {
     const quoted = examples(page);
     expect(quoted.length).toBeGreaterThanOrEqual(6);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
-    for (const { line, command, expected } of quoted) {
+    const atServer = (text: string) => text.replaceAll(PAGE_ADDRESS, address);
+    for (const { line, command: pageCommand, expected: pageExpected } of quoted) {
+      if (pageCommand.includes('postgres://') && !hasPostgres) continue;
+      const command = atServer(pageCommand);
+      const expected = pageExpected.map(atServer);
       const [, ...args] = words(command, home);
       const result = spawnSync(process.execPath, [BIN, ...args], {
         cwd: work,
