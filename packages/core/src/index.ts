@@ -3,7 +3,13 @@
 // `exports` and recorded in api/*.api.md (docs/migrating.md says where each name went).
 
 // Components
-export { Assistant, Message, type MessageProps, User } from './components/message.js';
+export {
+  Assistant,
+  Message,
+  type MessageProps,
+  type MessageRole,
+  User,
+} from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export { Tool, type ToolProps } from './components/tool.js';
@@ -28,6 +34,7 @@ export {
   CheckpointDeclarationError,
   CheckpointNotPendingError,
   type CheckpointProps,
+  type CheckpointTrigger,
   generateApprovalKeyPair,
   MissingApprovalKeyError,
   type RejectInput,
@@ -37,6 +44,7 @@ export {
 } from './families/checkpoints/index.js';
 // Gates and knobs
 export { ContinueGate } from './families/continue-gate/continue-gate.js';
+export type { ContinueGateConfig } from './families/continue-gate/continue-gate-config.js';
 export type { ContinueGateProps } from './families/continue-gate/continue-gate-props.js';
 export { InvalidContinueConfigError } from './families/continue-gate/index.js';
 // Guards anyone can write: defineGuard (docs/guards.md)
@@ -46,22 +54,14 @@ export {
   GuardHookError,
   GuardStateError,
 } from './families/defined-guards/defined-guard-errors.js';
+// What a guard's hooks receive (GuardToolCall, GuardTickEndContext, …) is in @agate/core/guards.
 export type {
   GuardComponent,
-  GuardContext,
   GuardDefinition,
-  GuardEnd,
-  GuardRefusal,
-  GuardRenderContext,
-  GuardResultReplacement,
-  GuardTickEndContext,
-  GuardToolCall,
-  GuardToolCallContext,
-  GuardToolResult,
-  GuardToolResultContext,
 } from './families/defined-guards/guard-definition.js';
 // Todos
 export { Todos, type TodosProps, useTodos } from './families/evidence/index.js';
+export type { TodoItem } from './families/evidence/todo-types.js';
 export { Gate, type GateProps } from './families/gates-and-knobs/gate.js';
 export { gate } from './families/gates-and-knobs/gate-descriptor.js';
 export { GatePredicateError } from './families/gates-and-knobs/gate-transitions.js';
@@ -75,6 +75,7 @@ export { Output, type OutputProps } from './families/output/output.js';
 export { PhaseGates, usePhaseGates } from './families/phase-gates/phase-gates.js';
 export type { PhaseGatesProps } from './families/phase-gates/phase-gates-props.js';
 export { PhasePrompt } from './families/phase-gates/phase-prompt.js';
+export type { PhaseStatus } from './families/phase-gates/phase-types.js';
 // Phase gates
 export type { ToolCategory } from './families/phase-gates/tool-category.js';
 export { SubAgent } from './families/sub-agents/sub-agent.js';
@@ -94,15 +95,24 @@ export {
   UnknownToolCallError,
 } from './families/tool-approvals/index.js';
 // MCP servers
-export { McpConfigError, McpServer, McpServerError, type McpServerProps } from './mcp/index.js';
+export {
+  McpConfigError,
+  McpServer,
+  McpServerError,
+  type McpServerProps,
+} from './mcp/index.js';
+export type { McpHttpServerProps, McpStdioServerProps } from './mcp/mcp-server.js';
 // Persistence
 export {
   createFileStore,
   createMemoryStore,
   InvalidSessionIdError,
+  type ListOptions,
+  type SaveOptions,
   SessionLockError,
   type SessionSnapshot,
   type SessionStore,
+  type SessionSummary,
   SnapshotError,
   StaleSessionError,
 } from './persistence/index.js';
@@ -137,6 +147,7 @@ export {
   type SessionOptions,
 } from './runtime/session.js';
 export { useTick, useTimeline } from './runtime/session-context.js';
+export type { StreamingOption } from './runtime/streaming.js';
 export type { TickResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
 export { InvalidOptionError, ToolTimeoutError } from './runtime/tool-limits.js';
@@ -148,7 +159,12 @@ export { Shell, type ShellProps } from './shell/shell.js';
 export { SandboxUnavailableError } from './shell/shell-errors.js';
 // State
 export type { JsonValue } from './state/json.js';
-export type { RunStatus, SessionState } from './state/session-state.js';
+export type {
+  GateStatus,
+  RunStatus,
+  SessionState,
+  UsageTotals,
+} from './state/session-state.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/telemetry-options.js';
 // Web: AI SDK UI message streams and useChat requests

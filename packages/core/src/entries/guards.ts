@@ -38,6 +38,19 @@ export {
   type StepContext,
 } from '../families/continue-gate/index.js';
 export type { ProgressState } from '../families/continue-gate/progress.js';
+// What the hooks of a guard made with defineGuard receive and answer (docs/guards.md)
+export type {
+  GuardContext,
+  GuardEnd,
+  GuardRefusal,
+  GuardRenderContext,
+  GuardResultReplacement,
+  GuardTickEndContext,
+  GuardToolCall,
+  GuardToolCallContext,
+  GuardToolResult,
+  GuardToolResultContext,
+} from '../families/defined-guards/guard-definition.js';
 // Evidence receipts and todos
 export {
   COMPLETE_STEP_TOOL,

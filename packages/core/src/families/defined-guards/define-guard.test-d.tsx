@@ -3,12 +3,8 @@
  * type from `propsSchema` (or both are given), every hook sees them, `setState` and the hooks'
  * answers are checked, and the component it returns takes exactly those props.
  */
-import {
-  defineGuard,
-  type GuardComponent,
-  type GuardToolCall,
-  type GuardToolResult,
-} from '@agate/core';
+import { defineGuard, type GuardComponent } from '@agate/core';
+import type { GuardToolCall, GuardToolResult } from '@agate/core/guards';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 
