@@ -17,6 +17,7 @@ const tarball = (name: string, size: number, unpackedSize: number, entryCount: n
 const install = (packages: number, bytes: number, sizes: InstallFacts['sizes']): InstallFacts => ({
   packages,
   bytes,
+  diskBytes: Math.round(bytes * 1.1),
   sizes,
 });
 
@@ -56,11 +57,11 @@ describe('renderFacts', () => {
       - \`create-agate\`: nothing
 
       A project holding \`@agate/core\` and \`@agate/cli\` (and their peers \`ai\`, \`react\` and
-      \`zod\`) installs 68 packages, 47.2 MB of \`node_modules\`;
+      \`zod\`) installs 68 packages, 47.2 MB of \`node_modules\` (51.9 MB on disk);
       the biggest are \`esbuild\` 10 MB (tsx's compiler, which loads TypeScript agent files: its binary for this platform), \`ai\` 9 MB (the AI SDK), \`zod\` 6 MB (schemas).
       The project \`create-agate\` writes adds only its test runner (\`vitest\` and \`@agate/testing\`):
       150 packages, 110.0 MB in all. (Counted after \`npm install\`; sizes are
-      the files' own, as \`du --apparent-size\` counts them.)"
+      the files' own, as \`du --apparent-size\` counts them; on disk is what \`du\` counts, blocks.)"
     `);
   });
 });

@@ -18,7 +18,6 @@ const WHY: Record<string, string> = {
   esbuild: "tsx's compiler, which loads TypeScript agent files: its binary for this platform",
   ai: 'the AI SDK',
   zod: 'schemas',
-  'es-toolkit': "a dependency of Ink, the CLI's live view",
 };
 
 const kib = (bytes: number) => `${Math.round(bytes / 1024).toLocaleString('en-US')} KiB`;
@@ -63,11 +62,11 @@ export function renderFacts(
     ...[...manifests].sort(byRank).map(dependencyLine),
     '',
     `A project holding \`@agate/core\` and \`@agate/cli\` (and their peers \`ai\`, \`react\` and`,
-    `\`zod\`) installs ${runtime.packages} packages, ${mb(runtime.bytes)} of \`node_modules\`;`,
+    `\`zod\`) installs ${runtime.packages} packages, ${mb(runtime.bytes)} of \`node_modules\` (${mb(runtime.diskBytes)} on disk);`,
     `the biggest are ${biggest}.`,
     `The project \`create-agate\` writes adds only its test runner (\`vitest\` and \`@agate/testing\`):`,
     `${full.packages} packages, ${mb(full.bytes)} in all. (Counted after \`npm install\`; sizes are`,
-    "the files' own, as `du --apparent-size` counts them.)",
+    "the files' own, as `du --apparent-size` counts them; on disk is what `du` counts, blocks.)",
   ].join('\n');
 }
 

@@ -7,6 +7,11 @@ export interface InstallFacts {
   packages: number;
   /** Bytes of every file, each hard link once (npm links esbuild's binary into two packages). */
   bytes: number;
+  /**
+   * What the tree takes on disk, as `du` counts it: the blocks allocated to every file, folder
+   * and link, each hard link once. Many small files weigh more here than their bytes.
+   */
+  diskBytes: number;
   /** Each package (`name@version`) with its own bytes (its nested node_modules not included), largest first. */
   sizes: { name: string; bytes: number }[];
 }
@@ -68,7 +73,23 @@ export function measureNodeModules(nodeModules: string): InstallFacts {
   sizes.sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
   // Whatever lies outside the packages (.bin links, npm's .package-lock.json) counts too.
   const bytes = sizes.reduce((sum, p) => sum + p.bytes, 0) + weighLeftovers(nodeModules, weigh);
-  return { packages: sizes.length, bytes, sizes };
+  return { packages: sizes.length, bytes, diskBytes: diskUsage(nodeModules), sizes };
+}
+
+/** Blocks allocated under `root` (itself included), in bytes, each inode once: `du -s -B1`. */
+export function diskUsage(root: string): number {
+  const seen = new Set<string>();
+  let total = 0;
+  const visit = (path: string) => {
+    const stat = lstatSync(path);
+    const key = `${stat.dev}:${stat.ino}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    total += stat.blocks * 512;
+    if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
+  };
+  visit(root);
+  return total;
 }
 
 function weighLeftovers(nodeModules: string, weigh: (path: string, skip: boolean) => number) {
