@@ -2,7 +2,8 @@ import { scriptedModel } from '@agate/testing';
 import type { ReactElement } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSession, defineToolProp, Tool, User } from '../index.js';
+import { defineToolProp } from '../entries/guards.js';
+import { createSession, Tool, User } from '../index.js';
 
 declare module '../components/tool.js' {
   interface ToolGuardProps<I, O> {
