@@ -123,6 +123,8 @@ export async function runSession<O>(
   });
   // The tick log's last records are in the store when run() returns (a no-op without one).
   await core.tickLogWrites;
+  // Idle from here: what only a running tick needs goes (issue 42's light sessions).
+  core.requestForms.clear();
   const result: RunResult = {
     status,
     ...(reason !== undefined ? { reason } : {}),
@@ -133,7 +135,7 @@ export async function runSession<O>(
     usage: core.state.usage,
     ...(core.lastFinishReason !== undefined ? { finishReason: core.lastFinishReason } : {}),
     ...report,
-    events: core.events.recent(),
+    events: core.events.take(),
     ...(error !== undefined ? { error } : {}),
   };
   // `output` was checked against the <Output> schema the caller typed `O` after.
