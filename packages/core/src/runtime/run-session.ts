@@ -1,5 +1,6 @@
 import { familyReport } from '../guard-seam/built-in-family-api.js';
 import type { RunStatus } from '../state/session-state.js';
+import { loadOtel } from '../telemetry/otel-api.js';
 import { abortedReason } from './abort.js';
 import { runFault } from './fault.js';
 import { checkRunLimits } from './option-checks.js';
@@ -58,6 +59,8 @@ export async function runSession<O>(
       draft.status = 'running';
       delete draft.reason;
     });
+    // The OpenTelemetry API loads when this run may trace (telemetry/otel-api.ts).
+    if (core.tracing.needsOtel()) await loadOtel();
     // Inside the try: a throwing listener must not leave the session marked as running.
     core.emit({ type: 'run:start', sessionId: core.id, tick: startTick });
     for (let i = 0; i < maxTicks && end === undefined; i++) {
