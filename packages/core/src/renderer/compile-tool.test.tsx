@@ -32,6 +32,22 @@ describe('compiled tools are kept per process', () => {
     expect(b).toBe(a);
   });
 
+  it('keeps tools that share one execute apart, each compiled once, however many there are', () => {
+    const names = Array.from({ length: 40 }, (_, i) => `tool_${i}`);
+    const all = () =>
+      toolsOf(
+        <>
+          {names.map((name) => (
+            <Tool key={name} name={name} input={noInput} execute={look} />
+          ))}
+        </>,
+      );
+    const first = all();
+    const second = all();
+    expect(first.map((t) => t.name)).toEqual(names);
+    expect(second.every((tool, i) => tool === first[i])).toBe(true);
+  });
+
   it('compiles again when any prop differs, though the execute is the same', () => {
     const [a] = toolsOf(<Tool name="look" description="Look." input={noInput} execute={look} />);
     const [b] = toolsOf(<Tool name="look" description="Peek." input={noInput} execute={look} />);

@@ -32,13 +32,15 @@ interface Compiled {
 const byProps = new WeakMap<HostProps, Compiled>();
 
 /**
- * Compiled tools by what they run: the `execute` function (else the ready AI SDK tool), then
- * their props, compared one by one. Keyed by that object, so an entry lives only as long as
- * the tool's own code does (an `execute` made per session goes with its session), and a key's
- * list is bounded for trees that render a new description every tick.
+ * Compiled tools by what they run (the `execute` function, else the ready AI SDK tool), then by
+ * name, then their props compared one by one. Keyed by that object, so an entry lives only as
+ * long as the tool's own code does (an `execute` made per session goes with its session); by
+ * name too, since tools may share one `execute` (a dispatcher), and a name's list is bounded
+ * for trees that render a new description every tick.
  */
-const byContent = new WeakMap<object, { props: HostProps; compiled: Compiled }[]>();
-const PER_KEY = 16;
+const byContent = new WeakMap<object, Map<unknown, { props: HostProps; compiled: Compiled }[]>>();
+const PER_NAME = 8;
+const MAX_NAMES = 256;
 
 function contentKey(props: HostProps): object | undefined {
   const key = props.execute ?? props.tool;
@@ -49,7 +51,7 @@ function sameContent(props: HostProps): CompiledTool | undefined {
   const key = contentKey(props);
   if (key === undefined) return undefined;
   const version = declaredToolPropsVersion();
-  for (const entry of byContent.get(key) ?? []) {
+  for (const entry of byContent.get(key)?.get(props.name) ?? []) {
     if (entry.compiled.version === version && sameProps(entry.props, props)) {
       return entry.compiled.tool;
     }
@@ -60,12 +62,19 @@ function sameContent(props: HostProps): CompiledTool | undefined {
 function remember(props: HostProps, tool: CompiledTool): void {
   const key = contentKey(props);
   if (key === undefined) return;
-  let entries = byContent.get(key);
-  if (entries === undefined) {
-    entries = [];
-    byContent.set(key, entries);
+  let byName = byContent.get(key);
+  if (byName === undefined) {
+    byName = new Map();
+    byContent.set(key, byName);
   }
-  if (entries.length >= PER_KEY) entries.shift();
+  let entries = byName.get(props.name);
+  if (entries === undefined) {
+    // Bounded too: a tree that names its tools anew every tick would otherwise grow it.
+    if (byName.size >= MAX_NAMES) byName.clear();
+    entries = [];
+    byName.set(props.name, entries);
+  }
+  if (entries.length >= PER_NAME) entries.shift();
   entries.push({ props, compiled: { tool, version: declaredToolPropsVersion() } });
 }
 
