@@ -257,13 +257,13 @@ export function targetRows(data: BenchData): TargetRow[] {
   });
   const mcp = data.mcpCall;
   rows.push({
-    what: `A tool call through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same call in a plain \`generateText\` loop over the AI SDK MCP client's tools, the SDK's telemetry off (${roundRobin(mcp?.reps ?? 0, MCP_INNER, `run of ${mcp?.calls ?? 0} calls`)}; CPU time of this process per tick; each run starts its own server, the plain one through a client made for the run as the AI SDK docs show, and both settle before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it)`,
+    what: `The MCP layer: a tick whose tool call goes through \`<McpServer>\` (stdio, server-everything's \`echo\`) / the same tick with the AI SDK MCP client's tools mounted in \`<Tools>\` (${roundRobin(mcp?.reps ?? 0, MCP_INNER, `run of ${mcp?.calls ?? 0} calls`)}, the three sides below in rotating order; CPU time of this process per tick; each run starts its own server and settles before the clock (a GC, then ${MCP_SETTLE} untimed calls), since a spawn raises the parent's CPU in the ticks after it). Beside it, the whole tick against a plain \`generateText\` loop over the client's tools (telemetry off), held to the tick targets above, not to this one`,
     target: `≤ ${MCP_CALL_TARGET}×`,
     measured: mcp
-      ? `${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)}${mcp.pairedRatio ? `; median of paired rounds ${x(mcp.pairedRatio.median)}` : ''}). ${mcpCallItself(mcp)}`
+      ? `${mcp.layer && mcp.agateTools ? `${x(mcp.layer.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.agateTools.median)} CPU${mcp.layerPaired ? `; median of paired rounds ${x(mcp.layerPaired.median)}` : ''}). ` : ''}The whole tick / the plain loop: ${x(mcp.ratio.median)} (${ms(mcp.agate.median)} vs ${ms(mcp.plain.median)} CPU; wall ${ms(mcp.agateWall.median)} vs ${ms(mcp.plainWall.median)}${mcp.pairedRatio ? `; median of paired rounds ${x(mcp.pairedRatio.median)}` : ''}). ${mcpCallItself(mcp)}`
       : '—',
-    spread: mcp ? range(mcp.ratio, x) : '—',
-    verdict: judge(mcp?.ratio, MCP_CALL_TARGET),
+    spread: mcp?.layer ? range(mcp.layer, x) : '—',
+    verdict: judge(mcp?.layer, MCP_CALL_TARGET),
   });
   const dbosTick = data.dbosTick;
   rows.push({

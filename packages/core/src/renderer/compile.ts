@@ -1,7 +1,7 @@
-import type { ModelMessage, Tool as SdkTool } from 'ai';
-import type { ToolGuardProps } from '../components/tool.js';
+import type { ModelMessage } from 'ai';
 import type { ContextLayout, SystemUnit } from '../context-budget/layout.js';
 import { DuplicateToolError, InvalidElementError } from '../runtime/runtime-errors.js';
+import { compileTool } from './compile-tool.js';
 import type { CompiledTool, EphemeralBlock } from './compiled-context.js';
 import {
   type HostContainer,
@@ -9,8 +9,7 @@ import {
   type HostNode,
   hostShapeVersion,
 } from './host-tree.js';
-import { givesWayFor, type LeftOutTool } from './tool-origin.js';
-import { toolGuardProps } from './tool-props.js';
+import type { LeftOutTool } from './tool-origin.js';
 
 /** The part of a CompiledContext that comes from the host tree alone. */
 export interface CompiledTree {
@@ -348,70 +347,4 @@ function compileMessage(node: HostElement): ModelMessage {
   throw new InvalidElementError(
     `<Message role=${JSON.stringify(role)}> has an unknown role; use "user" or "assistant".`,
   );
-}
-
-/**
- * Compiled tools by the host node's props object. React hands a host node a new props object
- * only when its element changed, and a tool compiles from its props alone, so a tree that renders
- * the same `<Tool>` elements tick after tick compiles each once (and keeps one `CompiledTool`
- * object per tool, which lets later steps cache by identity).
- */
-const compiledTools = new WeakMap<object, CompiledTool>();
-
-function compileTool(node: HostElement): CompiledTool {
-  let compiled = compiledTools.get(node.props);
-  if (compiled === undefined) {
-    compiled = compileToolProps(node);
-    compiledTools.set(node.props, compiled);
-  }
-  return compiled;
-}
-
-function compileToolProps(node: HostElement): CompiledTool {
-  const { name, description, input, execute, tool } = node.props as {
-    name?: unknown;
-    description?: unknown;
-    input?: unknown;
-    execute?: unknown;
-    tool?: SdkTool;
-  };
-  if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
-    throw new InvalidElementError(
-      `<Tool name=${JSON.stringify(name)}> needs a name of 1-64 letters, digits, "_" or "-" ` +
-        '(the limit most providers enforce).',
-    );
-  }
-  const inputSchema = (input ?? tool?.inputSchema) as SdkTool['inputSchema'] | undefined;
-  if (inputSchema === undefined) {
-    throw new InvalidElementError(
-      `<Tool name="${name}"> needs an \`input\` schema (for example z.object({})) or a ready AI SDK \`tool\`.`,
-    );
-  }
-  const run = (execute ?? tool?.execute) as CompiledTool['execute'] | undefined;
-  const text = (description ?? tool?.description) as string | undefined;
-  // An AI SDK tool's own `needsApproval` is honoured as the prop is (the prop wins).
-  const sdkApproval = (tool as { needsApproval?: unknown } | undefined)?.needsApproval;
-  const guard = guardProps(
-    name,
-    node.props.needsApproval === undefined && sdkApproval !== undefined
-      ? { ...node.props, needsApproval: sdkApproval }
-      : node.props,
-  );
-  const toModelOutput = input === undefined ? tool?.toModelOutput : undefined;
-  const server = input === undefined ? givesWayFor(tool) : undefined;
-  return {
-    name,
-    ...(text !== undefined ? { description: text } : {}),
-    inputSchema,
-    ...(run !== undefined ? { execute: run } : {}),
-    ...(toModelOutput !== undefined ? { toModelOutput } : {}),
-    source: 'component',
-    ...(guard !== undefined ? { guard } : {}),
-    ...(server !== undefined ? { givesWay: server } : {}),
-  };
-}
-
-/** The `<Tool>` props guards read (declared by their families), checked where they are written. */
-function guardProps(name: string, props: Record<string, unknown>): ToolGuardProps | undefined {
-  return toolGuardProps(name, props) as ToolGuardProps | undefined;
 }

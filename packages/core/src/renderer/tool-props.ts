@@ -10,6 +10,13 @@ export type ToolPropCheck = (tool: string, value: unknown) => void;
  * into the compiled tool's `guard`, checked where it is written.
  */
 const declared = new Map<string, ToolPropCheck | undefined>();
+/** Bumped by every declaration: a tool compiled before it is compiled again (renderer/compile-tool.ts). */
+let version = 0;
+
+/** How many times props were declared so far (compiled tools are kept per version). */
+export function declaredToolPropsVersion(): number {
+  return version;
+}
 
 /** Declares a `<Tool>` prop a guard reads, with the check its value must pass. */
 export function defineToolProp(name: string, check?: ToolPropCheck): void {
@@ -19,6 +26,7 @@ export function defineToolProp(name: string, check?: ToolPropCheck): void {
       `The <Tool> prop "${name}" is declared twice with different checks (defineToolProp): give your guard's prop another name.`,
     );
   }
+  if (!declared.has(name)) version += 1;
   declared.set(name, check);
 }
 

@@ -210,10 +210,15 @@ export class EventLog {
     }
   }
 
-  /** The most recent events, oldest first. */
-  recent(): AgateEvent[] {
-    return this.buffer.length > this.capacity
-      ? this.buffer.slice(-this.capacity)
-      : [...this.buffer];
+  /**
+   * The most recent events, oldest first, handed over: the log starts empty again. A run's
+   * result takes its events this way, so an idle session does not keep a second copy of what
+   * its caller holds (up to `maxEvents` events, most of an idle session's heap otherwise).
+   */
+  take(): AgateEvent[] {
+    const events =
+      this.buffer.length > this.capacity ? this.buffer.slice(-this.capacity) : this.buffer;
+    this.buffer = [];
+    return events;
   }
 }

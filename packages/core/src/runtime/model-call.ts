@@ -15,7 +15,7 @@ import type { RequestFormCache } from './request-messages.js';
 import { errorMessage, InvalidElementError, ModelCallError } from './runtime-errors.js';
 import { SDK_TELEMETRY_OFF, sdkTelemetrySetting } from './sdk-telemetry.js';
 import type { TickToolCall } from './tick-result.js';
-import { sameItems } from './tool-index.js';
+import { PerToolList } from './tool-index.js';
 
 /** Settings passed through to every AI SDK call. */
 export interface ModelSettings {
@@ -76,21 +76,21 @@ type InputSchema = CompiledContext['tools'][number]['inputSchema'];
  * calls back: the runtime executes them itself and can intercept, validate and refuse.
  */
 export function toSdkTools(context: CompiledContext): ToolSet {
-  const list = context.tools;
-  if (list.length === 0) return {};
-  // The same compiled tools as the last call that started with this one (the usual tick): the
-  // same tool set. Compiled tools are kept per element (renderer/compile.ts), so this holds
-  // until the tree renders a different set of tools.
-  const last = toolSets.get(list[0]!);
-  if (last !== undefined && sameItems(last.tools, list)) return last.set;
-  const set: ToolSet = {};
-  for (const t of list) set[t.name] = sdkTool(t.inputSchema, t.description);
-  toolSets.set(list[0]!, { tools: list.slice(), set });
-  return set;
+  return toolSets.of(context.tools, NO_TOOLS);
 }
 
-type CompiledTools = CompiledContext['tools'];
-const toolSets = new WeakMap<CompiledTools[number], { tools: CompiledTools; set: ToolSet }>();
+const NO_TOOLS: ToolSet = {};
+
+/**
+ * One tool set per list of compiled tools in the process (compiled tools are kept per process:
+ * renderer/compile-tool.ts), so the usual tick, and every session with the same tools, finds it
+ * made. Made whole by `Object.fromEntries`: an object filled one keyed store at a time goes to
+ * dictionary mode past a dozen properties, and the AI SDK walks the set with `Object.entries`
+ * several times per call (two to three times slower on a dictionary).
+ */
+const toolSets = new PerToolList<ToolSet>((tools) =>
+  Object.fromEntries(tools.map((t) => [t.name, sdkTool(t.inputSchema, t.description)])),
+);
 
 type SdkTool = ToolSet[string];
 const toolCache = new WeakMap<object, Map<string | undefined, SdkTool>>();
@@ -177,7 +177,7 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
     model: options.model,
     ...(context.system !== '' ? { instructions: context.system } : {}),
     ...historyFor(messages, telemetry === SDK_TELEMETRY_OFF),
-    ...(Object.keys(tools).length > 0 ? { tools } : {}),
+    ...(context.tools.length > 0 ? { tools } : {}),
     abortSignal: signal,
     ...telemetry,
     ...settings,

@@ -80,4 +80,13 @@ export class RequestFormCache {
     this.forms = result;
     return result;
   }
+
+  /**
+   * Forgets the forms (a run ended): an idle session need not hold a request-form copy of its
+   * history; the next run's first tick makes them again, once.
+   */
+  clear(): void {
+    this.input = [];
+    this.forms = [];
+  }
 }

@@ -1,5 +1,6 @@
 import { familyReport } from '../guard-seam/built-in-family-api.js';
 import type { RunStatus } from '../state/session-state.js';
+import { loadOtel } from '../telemetry/otel-api.js';
 import { abortedReason } from './abort.js';
 import { runFault } from './fault.js';
 import { checkRunLimits } from './option-checks.js';
@@ -58,6 +59,8 @@ export async function runSession<O>(
       draft.status = 'running';
       delete draft.reason;
     });
+    // The OpenTelemetry API loads when this run may trace (telemetry/otel-api.ts).
+    if (core.tracing.needsOtel()) await loadOtel();
     // Inside the try: a throwing listener must not leave the session marked as running.
     core.emit({ type: 'run:start', sessionId: core.id, tick: startTick });
     for (let i = 0; i < maxTicks && end === undefined; i++) {
@@ -123,6 +126,8 @@ export async function runSession<O>(
   });
   // The tick log's last records are in the store when run() returns (a no-op without one).
   await core.tickLogWrites;
+  // Idle from here: what only a running tick needs goes (issue 42's light sessions).
+  core.requestForms.clear();
   const result: RunResult = {
     status,
     ...(reason !== undefined ? { reason } : {}),
@@ -133,7 +138,7 @@ export async function runSession<O>(
     usage: core.state.usage,
     ...(core.lastFinishReason !== undefined ? { finishReason: core.lastFinishReason } : {}),
     ...report,
-    events: core.events.recent(),
+    events: core.events.take(),
     ...(error !== undefined ? { error } : {}),
   };
   // `output` was checked against the <Output> schema the caller typed `O` after.

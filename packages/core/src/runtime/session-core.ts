@@ -30,7 +30,6 @@ import { errorMessage, SessionStateError } from './runtime-errors.js';
 import type { RenderingSession } from './session-context.js';
 import type { SessionOptions } from './session-options.js';
 import type { TickResult } from './tick-result.js';
-import { ToolIndexCache } from './tool-index.js';
 import { type ToolLimits, toolLimits } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
 
@@ -49,7 +48,6 @@ export class SessionCore implements TracedSession {
   readonly events: EventLog;
   /** Finished ticks, oldest first (capped): what `GuardTick.recentTicks` shows. */
   readonly recentTicks: TickResult[] = [];
-  readonly toolIndex = new ToolIndexCache();
   readonly requestForms = new RequestFormCache();
   /** What components open for the run (MCP connections): see runtime/resources.ts. */
   readonly resources = new SessionResources();

@@ -41,7 +41,10 @@ export interface SessionOptions {
   state?: SeedState;
   /** Oldest messages are dropped past this many (default 5,000), never leaving an orphaned tool result. */
   maxTimelineMessages?: number;
-  /** Events kept for `RunResult.events` (default 1,000). */
+  /**
+   * Events kept for `RunResult.events` (default 1,000): the run's own, its last `maxEvents`. The
+   * result takes them, so an idle session keeps no copy.
+   */
   maxEvents?: number;
   /** Extra checks that throw in development (deadlocked gates). Default: NODE_ENV !== 'production'. */
   devChecks?: boolean;
@@ -129,7 +132,7 @@ export interface RunResult<O = unknown> extends GuardRunReport {
   gates: Record<string, GateStatus>;
   knobs: Record<string, JsonValue>;
   usage: SessionState['usage'];
-  /** The most recent events (capped by `maxEvents`). */
+  /** This run's events, its last `maxEvents` (an earlier run's are in that run's result). */
   events: AgateEvent[];
   /**
    * Set when `status` is `error`: what failed, with `tick` and `step` saying where (`reason`

@@ -3,28 +3,53 @@ import type { CompiledTool } from '../renderer/compiled-context.js';
 /** A tick's tools by name, and their names in order. */
 export interface ToolIndex {
   byName: ReadonlyMap<string, CompiledTool>;
+  /** Shared by every tick with these tools: frozen. */
   names: readonly string[];
 }
 
 /**
- * The index of a render's tools, kept while the tools are the same objects: compiled tools are
- * kept per element (renderer/compile.ts), so a steady tree indexes its tools once, not once per
- * tick. One index per session (its tools change rarely; a new list just replaces it).
+ * Something made from a list of compiled tools, kept while the list holds the same tools.
+ * Compiled tools are kept per process (renderer/compile-tool.ts), so every session and tick that
+ * renders the same tools finds what the first one made: per process, not per session or tick.
+ * Keyed by the list's first tool; a few lists per first tool (a tree that mounts a tool now and
+ * then), the oldest forgotten first.
  */
-export class ToolIndexCache {
-  private tools: readonly CompiledTool[] = [];
-  private index: ToolIndex = { byName: new Map(), names: [] };
+export class PerToolList<T> {
+  private readonly kept = new WeakMap<
+    CompiledTool,
+    { tools: readonly CompiledTool[]; value: T }[]
+  >();
 
-  of(tools: readonly CompiledTool[]): ToolIndex {
-    if (!sameItems(this.tools, tools)) {
-      this.tools = tools.slice();
-      this.index = {
-        byName: new Map(tools.map((t) => [t.name, t])),
-        names: tools.map((t) => t.name),
-      };
+  constructor(
+    private readonly make: (tools: readonly CompiledTool[]) => T,
+    private readonly perFirstTool = 8,
+  ) {}
+
+  of(tools: readonly CompiledTool[], empty: T): T {
+    const first = tools[0];
+    if (first === undefined) return empty;
+    let lists = this.kept.get(first);
+    if (lists === undefined) {
+      lists = [];
+      this.kept.set(first, lists);
     }
-    return this.index;
+    for (const entry of lists) if (sameItems(entry.tools, tools)) return entry.value;
+    const value = this.make(tools);
+    if (lists.length >= this.perFirstTool) lists.shift();
+    lists.push({ tools: tools.slice(), value });
+    return value;
   }
+}
+
+const NO_TOOLS: ToolIndex = { byName: new Map(), names: Object.freeze([]) };
+const indexes = new PerToolList<ToolIndex>((tools) => ({
+  byName: new Map(tools.map((t) => [t.name, t])),
+  names: Object.freeze(tools.map((t) => t.name)),
+}));
+
+/** The index of a render's tools (made once per list of tools in the process). */
+export function toolIndexOf(tools: readonly CompiledTool[]): ToolIndex {
+  return indexes.of(tools, NO_TOOLS);
 }
 
 /** Whether two lists hold the same items (by identity) in the same order. */

@@ -1,8 +1,9 @@
 import { scriptedModel } from '@agate/testing';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
 import { attributeValue, decisionEvent } from './decision-events.js';
+import { loadOtel } from './otel-api.js';
 import { SessionTracing } from './session-tracing.js';
 import { spanEvent } from './span-events.js';
 
@@ -256,6 +257,12 @@ describe('attributeValue', () => {
 });
 
 describe('SessionTracing on an event stream', () => {
+  // A run loads the OpenTelemetry API before its run:start (runtime/run-session.ts); here the
+  // events are fed by hand.
+  beforeAll(async () => {
+    await loadOtel();
+  });
+
   it('marks a refused tool call as an error and records checkpoint and phase decisions as events on the tick', () => {
     const { tracer, exporter } = memoryTracing();
     let listener: EventListener = () => {};

@@ -1,12 +1,6 @@
-import {
-  type Attributes,
-  type Context,
-  type Span,
-  SpanKind,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { UsageTotals } from '../state/session-state.js';
+import { otel } from './otel-api.js';
 import {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -61,7 +55,7 @@ export function startInvokeAgentSpan(
   return tracer.startSpan(
     `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${invocation.name}`,
     {
-      kind: SpanKind.INTERNAL,
+      kind: otel().SpanKind.INTERNAL,
       attributes: {
         [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
         [ATTR_GEN_AI_AGENT_NAME]: invocation.name,
@@ -98,7 +92,7 @@ export function startChatSpan(tracer: Tracer, request: ChatRequest, parent: Cont
   return tracer.startSpan(
     `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${request.model}`,
     {
-      kind: SpanKind.CLIENT,
+      kind: otel().SpanKind.CLIENT,
       attributes: {
         [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
         [ATTR_GEN_AI_PROVIDER_NAME]: request.provider,
@@ -153,7 +147,7 @@ export function startExecuteToolSpan(tracer: Tracer, call: ToolInvocation, paren
   return tracer.startSpan(
     `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${call.name}`,
     {
-      kind: SpanKind.INTERNAL,
+      kind: otel().SpanKind.INTERNAL,
       attributes: {
         [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
         [ATTR_GEN_AI_TOOL_NAME]: call.name,
@@ -171,5 +165,5 @@ export function startExecuteToolSpan(tracer: Tracer, call: ToolInvocation, paren
 
 /** `parent` with `span` active: the context to start a child of `span` in. */
 export function within(parent: Context, span: Span): Context {
-  return trace.setSpan(parent, span);
+  return otel().trace.setSpan(parent, span);
 }

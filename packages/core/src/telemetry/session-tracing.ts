@@ -1,14 +1,4 @@
-import {
-  type Attributes,
-  type Context,
-  context,
-  diag,
-  type Exception,
-  type Span,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Exception, Span, Tracer } from '@opentelemetry/api';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { type ModelCallOptions, toRequestMessages } from '../runtime/model-call.js';
@@ -31,6 +21,7 @@ import {
   requestAttributes,
   serverAddress,
 } from './model-attributes.js';
+import { loadedOtel, otel, otelRegistered } from './otel-api.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -112,6 +103,13 @@ export class SessionTracing {
     if (this.telemetry.enabled !== false) session.subscribe(this.listener);
   }
 
+  /** Whether a run must load the OpenTelemetry API first: it may trace, and it is not loaded. */
+  needsOtel(): boolean {
+    if (this.telemetry.enabled === false || loadedOtel() !== undefined) return false;
+    const { tracer, parentContext } = this.telemetry;
+    return tracer !== undefined || parentContext !== undefined || otelRegistered();
+  }
+
   /**
    * `callModel`, run with the model call's span as the active context (so HTTP instrumentations
    * nest under it). Wraps the function rather than the call to keep the tick loop's code as is.
@@ -128,7 +126,7 @@ export class SessionTracing {
       const streaming = options.streaming !== false;
       span.setAttribute(ATTR_GEN_AI_REQUEST_STREAM, streaming);
       if (!streaming) run.awaitingFirstChunk = undefined;
-      return context.with(trace.setSpan(run.ctx, span), call, undefined, options);
+      return otel().context.with(otel().trace.setSpan(run.ctx, span), call, undefined, options);
     };
   }
 
@@ -140,7 +138,12 @@ export class SessionTracing {
     const open = run?.tool;
     if (run === undefined || open === undefined) return call;
     return async (...args) => {
-      const outcome = await context.with(within(run.ctx, open.span), call, undefined, ...args);
+      const outcome = await otel().context.with(
+        within(run.ctx, open.span),
+        call,
+        undefined,
+        ...args,
+      );
       if ('error' in outcome) {
         fail(open.span, outcome.error);
         open.failed = true;
@@ -148,7 +151,7 @@ export class SessionTracing {
         open.span.setAttribute(ATTR_ERROR_TYPE, 'invalid_tool_call');
         // The message may quote the model's arguments: it is output, recorded only when asked.
         open.span.setStatus({
-          code: SpanStatusCode.ERROR,
+          code: otel().SpanStatusCode.ERROR,
           message: this.telemetry.recordOutputs
             ? String(outcome.result.output)
             : 'Invalid tool call (unknown tool, or arguments that failed validation).',
@@ -164,7 +167,7 @@ export class SessionTracing {
     const run = this.run;
     const open = run?.tools.get(toolCallId);
     if (run === undefined || open === undefined) return undefined;
-    return trace.setSpan(run.tick?.ctx ?? run.ctx, open.span);
+    return otel().trace.setSpan(run.tick?.ctx ?? run.ctx, open.span);
   }
 
   /** The run failed: recorded on the innermost open span (the model call, a tool, the tick). */
@@ -181,7 +184,7 @@ export class SessionTracing {
       this.handle(event);
     } catch (error) {
       // A tracer that throws must not end the agent's run; OTel's diagnostics logger reports it.
-      diag.error(`@agate/core telemetry: ${errorMessage(error)}`);
+      loadedOtel()?.diag.error(`@agate/core telemetry: ${errorMessage(error)}`);
     }
   };
 
@@ -225,7 +228,7 @@ export class SessionTracing {
           [ATTR_ERROR_TYPE]: 'refused',
           'agate.tool.refused_by': event.by,
         });
-        open.span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+        open.span.setStatus({ code: otel().SpanStatusCode.ERROR, message: event.message });
         open.failed = true;
         return;
       }
@@ -268,8 +271,12 @@ export class SessionTracing {
     this.inRun = true;
     const pending = this.pending;
     this.pending = [];
-    const tracer = this.telemetry.tracer ?? trace.getTracer(TRACER_NAME, TRACER_VERSION);
-    const parent = this.telemetry.parentContext ?? context.active();
+    // Not loaded: no tracer was given and no provider registered when the run started
+    // (runtime/run-session.ts loads it otherwise), so every span would be a no-op.
+    const api = loadedOtel();
+    if (api === undefined) return;
+    const tracer = this.telemetry.tracer ?? api.trace.getTracer(TRACER_NAME, TRACER_VERSION);
+    const parent = this.telemetry.parentContext ?? api.context.active();
     this.identity ??= modelIdentity(this.options.model);
     const span = startInvokeAgentSpan(
       tracer,
@@ -314,7 +321,7 @@ export class SessionTracing {
       ...(reason !== undefined ? { 'agate.run.reason': reason } : {}),
     });
     if (event.status === 'error') {
-      run.span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? 'error' });
+      run.span.setStatus({ code: otel().SpanStatusCode.ERROR, message: reason ?? 'error' });
     }
     run.span.end();
     this.run = undefined;
@@ -424,7 +431,7 @@ export class SessionTracing {
     run.tools.delete(event.toolCallId);
     if (event.isError && !open.failed) {
       open.span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
-      open.span.setStatus({ code: SpanStatusCode.ERROR });
+      open.span.setStatus({ code: otel().SpanStatusCode.ERROR });
     }
     if (!event.isError && this.telemetry.recordOutputs) {
       open.span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, json(event.output));
@@ -479,7 +486,7 @@ function fail(span: Span, error: unknown): void {
     error instanceof Error ? error : { name: 'Error', message: errorMessage(error) };
   span.recordException(exception);
   span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
-  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+  span.setStatus({ code: otel().SpanStatusCode.ERROR, message: errorMessage(error) });
 }
 
 /** Tool arguments and results as JSON text (the conventions allow a string for structured values). */

@@ -22,7 +22,8 @@ import {
   useGate,
 } from '../index.js';
 import { formatSpanTree, memoryTracing } from './__fixtures__/span-tree.js';
-import { TRACER_NAME, TRACER_VERSION } from './session-tracing.js';
+import { otelRegistered } from './otel-api.js';
+import { TRACER_VERSION } from './session-tracing.js';
 
 const edited = gate({
   description: 'Check the edit',
@@ -87,7 +88,15 @@ afterEach(() => {
 });
 
 describe('with no tracer provider registered', () => {
-  it('asks for one span per run and, as it does not record, starts no other', async () => {
+  it('does not ask for a tracer: nothing could record (and the API need not load)', async () => {
+    expect(otelRegistered()).toBe(false);
+    const getTracer = vi.spyOn(trace, 'getTracer');
+    const session = start(LOOKUP_THEN_ANSWER);
+    expect((await session.run()).status).toBe('completed');
+    expect(getTracer).not.toHaveBeenCalled();
+  });
+
+  it('given a tracer, asks it for one span per run and, as it does not record, starts no other', async () => {
     const started: string[] = [];
     const noop = trace.getTracer('probe');
     expect(noop.startSpan('probe').isRecording()).toBe(false);
@@ -98,11 +107,8 @@ describe('with no tracer provider registered', () => {
       },
       startActiveSpan: noop.startActiveSpan.bind(noop) as Tracer['startActiveSpan'],
     };
-    const getTracer = vi.spyOn(trace, 'getTracer').mockReturnValue(counting);
-
-    const session = start(LOOKUP_THEN_ANSWER);
+    const session = start(LOOKUP_THEN_ANSWER, { telemetry: { tracer: counting } });
     expect((await session.run()).status).toBe('completed');
-    expect(getTracer).toHaveBeenCalledWith(TRACER_NAME, TRACER_VERSION);
     expect(started).toEqual(['invoke_agent Agent']);
   });
 

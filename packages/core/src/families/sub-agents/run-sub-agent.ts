@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { context } from '@opentelemetry/api';
 import type { ChildSession, GuardHost } from '../../guard-seam/guard-family.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import { ToolSuspended } from '../../runtime/inflight.js';
@@ -64,7 +63,8 @@ export async function runSubAgent(
   const telemetry = host.options.telemetry ?? {};
   // The child's own run is its `invoke_agent <name>` span (telemetry/genai-spans.ts), opened
   // under the parent's `execute_tool <name>` span of this call.
-  const parentContext = ctx.traceContext ?? context.active();
+  // Without it (the parent traces nothing), the child's run takes the active context itself.
+  const parentContext = ctx.traceContext;
 
   const options: SessionOptions = {
     ...inherited(host.options),
@@ -76,7 +76,11 @@ export async function runSubAgent(
     ...(config.context !== undefined ? { context: config.context } : {}),
     ...(saved !== undefined ? { snapshot: createSnapshot(id, saved.state) } : {}),
     name: config.name,
-    ...(telemetry.enabled === false ? {} : { telemetry: { ...telemetry, parentContext } }),
+    ...(telemetry.enabled === false
+      ? {}
+      : {
+          telemetry: { ...telemetry, ...(parentContext !== undefined ? { parentContext } : {}) },
+        }),
     onEvent: (event) => {
       // A tick of the child (or of one of its own children) ended: the parent's copy of the
       // child's state is brought up to date first, so a snapshot taken now resumes it there.
@@ -92,7 +96,12 @@ export async function runSubAgent(
     // continues this child instead of asking the parent's model again.
     keep(child.state);
     const session = child;
-    result = await context.with(parentContext, () => session.run({ maxTicks: config.maxTicks }));
+    const runChild = () => session.run({ maxTicks: config.maxTicks });
+    // The OpenTelemetry API is loaded when a parent traces (telemetry/otel-api.ts): only then.
+    result =
+      parentContext !== undefined
+        ? await (await import('@opentelemetry/api')).context.with(parentContext, runChild)
+        : await runChild();
     // A finished call's result replaces its progress; a waiting or interrupted one keeps it.
     if (result.status !== 'completed') keep(session.state);
   } finally {

@@ -4,6 +4,7 @@ import { modelStep } from '../durable-steps.js';
 import type { ModelTurn } from '../model-call.js';
 import type { SessionCore } from '../session-core.js';
 import { shouldStream } from '../streaming.js';
+import { toolIndexOf } from '../tool-index.js';
 
 /**
  * The tick's model call, after every guard let it happen: one AI SDK call (`generateText`, or
@@ -19,7 +20,8 @@ export function askModel(core: SessionCore, guardTick: GuardTick): Promise<Model
     type: 'model:request',
     tick: tickNo,
     messages: context.messages.length,
-    tools: core.toolIndex.of(context.tools).names.slice(),
+    // A copy per event: a listener may keep or change what it is given.
+    tools: toolIndexOf(context.tools).names.slice(),
     ephemeral: context.ephemeral.length,
   });
   return modelStep(core.options.steps, tickNo, () =>

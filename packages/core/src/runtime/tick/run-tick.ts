@@ -5,6 +5,7 @@ import { inflightOf } from '../inflight.js';
 import type { ModelTurn } from '../model-call.js';
 import type { SessionCore } from '../session-core.js';
 import type { TickOutcome } from '../session-options.js';
+import { toolIndexOf } from '../tool-index.js';
 import { askModel, modelAnswered } from './ask-model.js';
 import { tickOutcome } from './attempt-exit.js';
 import { guardsAtTickEnd, recordTick, tickResult } from './end-tick.js';
@@ -75,7 +76,7 @@ async function runTick(core: SessionCore, signal: AbortSignal): Promise<TickOutc
   }
 
   // 3. The tool calls.
-  const tools = core.toolIndex.of(context.tools).byName;
+  const tools = toolIndexOf(context.tools).byName;
   const phase = await runToolCalls(core, guardTick, turn, tools, resumed);
   if (phase.suspended !== undefined) {
     return { done: true, status: phase.suspended.status, reason: phase.suspended.reason };

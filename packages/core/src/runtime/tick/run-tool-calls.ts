@@ -9,6 +9,7 @@ import type { SessionCore } from '../session-core.js';
 import type { TickToolCall, TickToolResult } from '../tick-result.js';
 import { runToolBatch } from '../tool-batch.js';
 import type { ToolExecuteContext } from '../tool-context.js';
+import { toolIndexOf } from '../tool-index.js';
 import { runLimitedToolCall, truncationOf } from '../tool-limits.js';
 
 /** Work (ms of wall time) after which the tick loop lets the event loop turn (signals, I/O). */
@@ -94,7 +95,7 @@ export async function runReleasedCalls(
   guardTick: GuardTick,
   released: ReleasedCall[],
 ): Promise<void> {
-  const tools = core.toolIndex.of(guardTick.context.tools).byName;
+  const tools = toolIndexOf(guardTick.context.tools).byName;
   const results: TickToolResult[] = [];
   for (const { call, answer } of released) {
     const outcome = await startToolCall(core, guardTick, call, tools, answer);

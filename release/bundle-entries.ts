@@ -1,0 +1,92 @@
+/**
+ * Bundles a package's `dist/` per entry (issue 42: a fast start). Run from the package's folder
+ * after `tsc --emitDeclarationOnly`: the `exports` map names each entry's source (the
+ * `@agate/source` condition) and its file (`import`), so the map stays the one list of entries.
+ * Node resolves and compiles one file per entry (and the chunks they share) instead of one per
+ * source module: for @agate/core that was 227 files, most of its import time.
+ *
+ * - Dependencies and peer dependencies stay imports (`packages: 'external'`): one copy of
+ *   React, the AI SDK and zod, whatever the app installs.
+ * - Code the entries share goes into shared chunks (`splitting`), so a class exported by two
+ *   entries is one class (`instanceof` and `isInstance` agree across entries).
+ * - Class names stay as written (error names and their `Symbol.for` markers come from
+ *   `new.target.name`): esbuild renames a top-level name only where two modules collide, and the
+ *   build fails if that ever hits a class (`renamedClasses`). Not `keepNames`, which wraps every
+ *   named function and closure in a `__name` call each time it is created (hot paths make them
+ *   per tick).
+ * - A dynamic `import()` stays a separate chunk: optional parts (MCP) load when used.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+type ExportTarget = string | { [condition: string]: ExportTarget };
+
+/** Each entry's source and its output file, from the `exports` map. */
+export function entriesOf(exportsMap: Record<string, ExportTarget>): { in: string; out: string }[] {
+  return Object.entries(exportsMap).flatMap(([subpath, target]) => {
+    if (typeof target !== 'object') return [];
+    const source = target['@agate/source'];
+    const file = target.import ?? target.default;
+    if (typeof source !== 'string' || typeof file !== 'string') {
+      throw new Error(
+        `exports["${subpath}"] needs an "@agate/source" and an "import" path to be bundled.`,
+      );
+    }
+    return [{ in: source, out: file.replace(/^\.\/dist\//, '').replace(/\.js$/, '') }];
+  });
+}
+
+/** Classes in the bundle whose name is not a class name in the sources (renamed by esbuild). */
+export function renamedClasses(bundled: string[], sources: string[]): string[] {
+  const declared = new Set(sources.flatMap((text) => namesOf(text)));
+  return [...new Set(bundled.flatMap((text) => namesOf(text)))].filter((n) => !declared.has(n));
+}
+
+function namesOf(text: string): string[] {
+  return [...text.matchAll(/\bclass\s+(?!extends\b)([A-Za-z_$][\w$]*)/g)].map((m) => m[1]!);
+}
+
+function filesUnder(dir: string, ext: RegExp): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && ext.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+async function main(): Promise<void> {
+  const dir = process.cwd();
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    exports: Record<string, ExportTarget>;
+  };
+  const result = await build({
+    absWorkingDir: dir,
+    entryPoints: entriesOf(manifest.exports),
+    outdir: 'dist',
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    packages: 'external',
+    jsx: 'automatic',
+    tsconfig: 'tsconfig.build.json',
+    logLevel: 'warning',
+    metafile: true,
+  });
+  const read = (files: string[]) => files.map((file) => readFileSync(file, 'utf8'));
+  const renamed = renamedClasses(
+    read(Object.keys(result.metafile.outputs).map((file) => join(dir, file))),
+    read(filesUnder(join(dir, 'src'), /\.tsx?$/)),
+  );
+  if (renamed.length > 0) {
+    throw new Error(
+      `esbuild renamed ${renamed.join(', ')} (two modules declare the name): error classes take ` +
+        'their name and marker from it, so rename one of them in the sources.',
+    );
+  }
+  const files = Object.keys(result.metafile.outputs).length;
+  process.stdout.write(`bundled ${files} files into dist/\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
