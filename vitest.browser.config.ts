@@ -17,5 +17,7 @@ export default defineConfig({
     ],
     exclude: ['**/node_modules/**'],
     fileParallelism: false,
+    // The type tests run once, in the main run.
+    typecheck: { ...base.test?.typecheck, enabled: false },
   },
 });

@@ -13,6 +13,8 @@ export default defineConfig({
     ...base.test,
     include: PACKED_TESTS,
     exclude: ['**/node_modules/**'],
+    // The type tests run once, in the main run.
+    typecheck: { ...base.test?.typecheck, enabled: false },
     globalSetup: [...[base.test?.globalSetup ?? []].flat(), './release/packed.setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -5,6 +5,8 @@
  */
 export const PACKED_TESTS = [
   'release/package-lint.test.ts',
+  'release/api-report.test.ts',
+  'release/error-copies.test.ts',
   'packages/create-agate/src/packed-install.test.ts',
   'docs/check/package-facts.test.ts',
 ];

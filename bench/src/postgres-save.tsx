@@ -1,12 +1,5 @@
-import {
-  createSession,
-  createSnapshot,
-  type SessionState,
-  System,
-  Timeline,
-  Tool,
-  User,
-} from '@agate/core';
+import { createSession, type SessionState, System, Timeline, Tool, User } from '@agate/core';
+import { createSnapshot } from '@agate/core/stores';
 import { createPostgresStore } from '@agate/postgres';
 import { postgresBinDir, scriptedModel, startPostgres } from '@agate/testing';
 import { z } from 'zod';

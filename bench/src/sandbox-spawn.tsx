@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CompiledTool, Shell } from '@agate/core';
+import { Shell } from '@agate/core';
+import type { CompiledTool } from '@agate/core/guards';
 import { renderContext } from '@agate/testing';
 import { type Summary, summarize } from './stats.js';
 

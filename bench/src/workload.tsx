@@ -5,7 +5,6 @@ import {
   gate,
   PhaseGates,
   run,
-  type SeedState,
   System,
   type TelemetryOptions,
   Timeline,
@@ -13,6 +12,7 @@ import {
   Tool,
   User,
 } from '@agate/core';
+import type { SeedState } from '@agate/core/guards';
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,

@@ -1,10 +1,5 @@
-import {
-  type AgateEvent,
-  createMemoryStore,
-  createSession,
-  type PhaseStatus,
-  type RunResult,
-} from '@agate/core';
+import { type AgateEvent, createMemoryStore, createSession, type RunResult } from '@agate/core';
+import type { PhaseStatus } from '@agate/core/guards';
 import { type ScriptedCall, scriptedModel } from '@agate/testing';
 import { encode } from 'gpt-tokenizer';
 import { makePolicy, POLICY_NAMES, type PolicyName, phaseTextOf } from './policies.js';

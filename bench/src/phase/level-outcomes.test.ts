@@ -1,4 +1,4 @@
-import { type ReplayStep, replayPhaseGates } from '@agate/core';
+import { type ReplayStep, replayPhaseGates } from '@agate/core/guards';
 import { describe, expect, it } from 'vitest';
 import { judgeLevels, type LabelledRun, renderLevelOutcomes, tableOf } from './level-outcomes.js';
 import { fisherExact } from './odds.js';

@@ -3,7 +3,7 @@ import {
   replayPhaseGates,
   type VerificationLevel,
   type VerificationLevelMet,
-} from '@agate/core';
+} from '@agate/core/guards';
 import { type Estimate, fisherExact, mantelHaenszel, oddsRatio, type Table2x2 } from './odds.js';
 
 export const LEVELS: readonly VerificationLevel[] = ['ran', 'passed', 'project-tests'];

@@ -1,12 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import {
-  type ReplayOptions,
-  type ReplayStep,
-  replayPhaseGates,
-  type ToolCategory,
-} from '@agate/core';
+import type { ToolCategory } from '@agate/core';
+import { type ReplayOptions, type ReplayStep, replayPhaseGates } from '@agate/core/guards';
 import { judgeLevels, type LevelVerdicts, renderLevelOutcomes } from './level-outcomes.js';
 
 /** One published run, as the fixture files hold it (see bench/fixtures/swe-trajectories/README.md). */

@@ -73,7 +73,8 @@ export async function startWebChat(
           stream: toUIMessageStream(chat.session, { onFinish: chat.save }),
         });
       } catch (error) {
-        if (error instanceof ChatRequestError) return json(response, 400, { error: error.message });
+        if (ChatRequestError.isInstance(error))
+          return json(response, 400, { error: error.message });
         throw error;
       }
       return;
@@ -98,10 +99,10 @@ export async function startWebChat(
               });
         return json(response, 200, { kind: entry.kind, seq: entry.seq });
       } catch (error) {
-        if (error instanceof UnknownSessionError || error instanceof UnknownCheckpointError) {
+        if (UnknownSessionError.isInstance(error) || UnknownCheckpointError.isInstance(error)) {
           return json(response, 404, { error: error.message });
         }
-        if (error instanceof CheckpointNotPendingError)
+        if (CheckpointNotPendingError.isInstance(error))
           return json(response, 409, { error: error.message });
         throw error;
       }

@@ -1,4 +1,4 @@
-import { APPROVAL_KEY_ENV } from '@agate/core';
+import { APPROVAL_KEY_ENV } from '@agate/core/internal';
 
 /** Where a command writes, and what it reads from its environment; tests pass their own. */
 export interface CliIo {

@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
 import {
-  DEFAULT_SESSIONS_DIR,
   InvalidSessionIdError,
   SessionRunningElsewhereError,
   SnapshotError,
   StaleSessionError,
 } from '@agate/core';
+import { DEFAULT_SESSIONS_DIR } from '@agate/core/stores';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { WORKER_ENVIRONMENT } from './commands/worker-environment.js';
 import { CliError, ExitCode } from './errors.js';
@@ -302,21 +302,21 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    if (error instanceof CliError) {
+    if (CliError.isInstance(error)) {
       io.err(`agate: ${error.message}\n`);
       return error.exitCode;
     }
     // From the core, outside a run (a run reports its own errors as status `error`).
-    if (error instanceof InvalidSessionIdError) {
+    if (InvalidSessionIdError.isInstance(error)) {
       io.err(`agate: ${error.message}\n`);
       return ExitCode.usage;
     }
-    if (error instanceof SnapshotError) {
+    if (SnapshotError.isInstance(error)) {
       io.err(`agate: ${error.message}\n`);
       return ExitCode.corrupt;
     }
     // Another process holds the session (or saved it in between): one sentence, non-zero.
-    if (error instanceof SessionRunningElsewhereError || error instanceof StaleSessionError) {
+    if (SessionRunningElsewhereError.isInstance(error) || StaleSessionError.isInstance(error)) {
       io.err(`agate: ${error.message}\n`);
       return ExitCode.runFailed;
     }

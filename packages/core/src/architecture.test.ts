@@ -48,7 +48,7 @@ beforeAll(async () => {
       },
       tsPreCompilationDeps: true,
       doNotFollow: { path: 'node_modules' },
-      exclude: { path: '(\\.test\\.tsx?$|/__fixtures__/|node_modules)' },
+      exclude: { path: '(\\.test(-d)?\\.tsx?$|/__fixtures__/|node_modules)' },
       tsConfig: { fileName: 'tsconfig.json' },
     });
     result = cruised.output as ICruiseResult;

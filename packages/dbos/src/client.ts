@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { assertValidSessionId } from '@agate/core';
+import { assertValidSessionId } from '@agate/core/stores';
 import { DBOS, DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 import { DurableRunError, RunActiveError, RunNotFoundError } from './errors.js';

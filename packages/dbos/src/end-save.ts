@@ -46,7 +46,7 @@ export async function saveEnd(
       await store.save(end, { expectedRevision: stored });
       return `r${stored + 1}`;
     } catch (error) {
-      if (!(error instanceof StaleSessionError)) throw error;
+      if (!StaleSessionError.isInstance(error)) throw error;
       // Someone else wrote it since the load: the mark names a revision that is not ours.
       trustMark = false;
     }

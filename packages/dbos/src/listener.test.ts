@@ -1,4 +1,4 @@
-import { createSnapshot } from '@agate/core';
+import { createSnapshot } from '@agate/core/stores';
 import { createPostgresStore, DECISION_CHANNEL, type PostgresStore } from '@agate/postgres';
 import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
 import pg from 'pg';

@@ -1,13 +1,13 @@
 import {
   AgateError,
   createSession,
-  createSnapshot,
-  type DurableSteps,
   type RunResult,
   type Session,
   type SessionSnapshot,
   type SessionStore,
 } from '@agate/core';
+import type { DurableSteps } from '@agate/core/internal';
+import { createSnapshot } from '@agate/core/stores';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 import type { CancelWatch } from './cancellations.js';

@@ -2,17 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   createSession,
-  createSnapshot,
-  migrateState,
   type SessionSnapshot,
-  SNAPSHOT_VERSION,
   StaleSessionError,
   System,
   Timeline,
   Tool,
   User,
-  updateSession,
 } from '@agate/core';
+import { createSnapshot, migrateState, SNAPSHOT_VERSION, updateSession } from '@agate/core/stores';
 import { requirePostgres, scriptedModel, startPostgres, type TestPostgres } from '@agate/testing';
 import pg from 'pg';
 import { createElement, Fragment } from 'react';

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type SessionSnapshot,
+  type SessionStore,
+  SnapshotError,
+  StaleSessionError,
+} from '@agate/core';
+import {
   assertRestorePoint,
   assertValidSessionId,
   isSettledJson,
@@ -9,16 +15,12 @@ import {
   type RestorePointSummary,
   restorePointRef,
   type SaveOptions,
-  type SessionSnapshot,
-  type SessionStore,
   type SessionSummary,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
-  SnapshotError,
-  StaleSessionError,
   serializeSnapshot,
   type TickRecord,
-} from '@agate/core';
+} from '@agate/core/stores';
 import pg from 'pg';
 import { isConnectionError } from './connection-problem.js';
 import { type MigrateResult, migrateSchema, quoteSchema } from './migrations.js';
@@ -144,7 +146,7 @@ export function createPostgresStore(
     try {
       return await inTransaction(pool, fn, isConnectionError);
     } catch (error) {
-      if (error instanceof StaleSessionError || error instanceof SnapshotError) throw error;
+      if (StaleSessionError.isInstance(error) || SnapshotError.isInstance(error)) throw error;
       throw storeError(what, error);
     }
   };
@@ -517,7 +519,7 @@ function joinSnapshot(row: SessionRow & ListTexts, schema: string): SessionSnaps
  * for a lost connection, that a save may or may not have committed.
  */
 function storeError(what: string, error: unknown): SnapshotError {
-  if (error instanceof SnapshotError) return error;
+  if (SnapshotError.isInstance(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   const hint = isConnectionError(error)
     ? what.startsWith('save')

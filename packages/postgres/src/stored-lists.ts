@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { settledOrigin } from '@agate/core';
+import { settledOrigin } from '@agate/core/stores';
 import type pg from 'pg';
 import {
   planByIdentity,

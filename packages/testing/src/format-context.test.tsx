@@ -1,13 +1,5 @@
-import {
-  type CompiledContext,
-  Ephemeral,
-  Section,
-  System,
-  Timeline,
-  Tool,
-  User,
-  useTimeline,
-} from '@agate/core';
+import { Ephemeral, Section, System, Timeline, Tool, User, useTimeline } from '@agate/core';
+import type { CompiledContext } from '@agate/core/guards';
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-import type { CompiledContext, CompiledTool, ContextBudgetReport } from '@agate/core';
+import type { CompiledContext, CompiledTool, ContextBudgetReport } from '@agate/core/guards';
 import type { ModelMessage } from 'ai';
 import { type ZodType, z } from 'zod';
 

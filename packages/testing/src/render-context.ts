@@ -1,10 +1,6 @@
-import {
-  type CompiledContext,
-  type ContextBudgetOptions,
-  createSession,
-  type SeedState,
-  subAgentElement,
-} from '@agate/core';
+import { type ContextBudgetOptions, createSession } from '@agate/core';
+import type { CompiledContext, SeedState } from '@agate/core/guards';
+import { subAgentElement } from '@agate/core/internal';
 import type { ReactNode } from 'react';
 import { scriptedModel } from './scripted-model.js';
 

@@ -1,4 +1,4 @@
-import { isCompiledContext } from '@agate/core';
+import { isCompiledContext } from '@agate/core/guards';
 import { formatContext } from './format-context.js';
 
 /**

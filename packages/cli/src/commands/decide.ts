@@ -1,16 +1,11 @@
 import { readFileSync } from 'node:fs';
 import {
-  APPROVAL_KEY_ENV,
-  APPROVAL_KEY_FILE_ENV,
   ApprovalKeyError,
   approveCheckpoint,
   approveToolCall,
   CheckpointDecisionError,
-  type CheckpointLedgerEntry,
   CheckpointNotPendingError,
   denyToolCall,
-  type GuardStates,
-  hasToolApproval,
   InvalidSessionIdError,
   rejectCheckpoint,
   SnapshotError,
@@ -20,6 +15,8 @@ import {
   UnknownSessionError,
   UnknownToolCallError,
 } from '@agate/core';
+import { type CheckpointLedgerEntry, type GuardStates, hasToolApproval } from '@agate/core/guards';
+import { APPROVAL_KEY_ENV, APPROVAL_KEY_FILE_ENV } from '@agate/core/internal';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { openStore, type StoreRef } from '../sessions/stored-session.js';
@@ -146,28 +143,28 @@ export function readPrivateKey(file: string): string {
 function decisionError(error: unknown, sessionId: string, dir: string): unknown {
   const wrap = (code: (typeof ExitCode)[keyof typeof ExitCode], message?: string) =>
     new CliError(message ?? (error as Error).message, code, { cause: error });
-  if (error instanceof UnknownSessionError) {
+  if (UnknownSessionError.isInstance(error)) {
     return wrap(
       ExitCode.notFound,
       `No session "${sessionId}" in ${dir}. Run \`agate sessions --store ${dir}\` to list the stored sessions.`,
     );
   }
-  if (error instanceof CliError) return error;
-  if (error instanceof UnknownCheckpointError || error instanceof UnknownToolCallError) {
+  if (CliError.isInstance(error)) return error;
+  if (UnknownCheckpointError.isInstance(error) || UnknownToolCallError.isInstance(error)) {
     return wrap(ExitCode.notFound);
   }
-  if (error instanceof CheckpointNotPendingError || error instanceof ToolCallNotPendingError) {
+  if (CheckpointNotPendingError.isInstance(error) || ToolCallNotPendingError.isInstance(error)) {
     return wrap(ExitCode.notPending);
   }
-  if (error instanceof ApprovalKeyError) return wrap(ExitCode.badKey);
+  if (ApprovalKeyError.isInstance(error)) return wrap(ExitCode.badKey);
   if (
-    error instanceof CheckpointDecisionError ||
-    error instanceof ToolApprovalDecisionError ||
-    error instanceof InvalidSessionIdError
+    CheckpointDecisionError.isInstance(error) ||
+    ToolApprovalDecisionError.isInstance(error) ||
+    InvalidSessionIdError.isInstance(error)
   ) {
     return wrap(ExitCode.usage);
   }
-  if (error instanceof SnapshotError) return wrap(ExitCode.corrupt);
+  if (SnapshotError.isInstance(error)) return wrap(ExitCode.corrupt);
   return error;
 }
 

@@ -2,17 +2,16 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   type AgateEvent,
-  APPROVAL_KEY_ENV,
   ApprovalKeyError,
   createSession,
-  DEFAULT_SESSIONS_DIR,
   type RunResult,
   type RunStatus,
   type Session,
   type SessionSnapshot,
   type SessionStore,
-  serializeSnapshot,
 } from '@agate/core';
+import { APPROVAL_KEY_ENV } from '@agate/core/internal';
+import { DEFAULT_SESSIONS_DIR, serializeSnapshot } from '@agate/core/stores';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
 import { preview } from '../format/table.js';
 import { type CliIo, type InterruptSignal, SIGNAL_EXIT } from '../io.js';
@@ -218,7 +217,8 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
   if (interrupted !== undefined && result.status === 'aborted') return SIGNAL_EXIT[interrupted];
   // A key the session needs and the run lacks (or cannot read) is the user's to give, as for
   // `agate approve`: the reason says which and how.
-  if (result.status === 'error' && result.error instanceof ApprovalKeyError) return ExitCode.badKey;
+  if (result.status === 'error' && ApprovalKeyError.isInstance(result.error))
+    return ExitCode.badKey;
   return RUN_EXIT[result.status] ?? ExitCode.runFailed;
 }
 

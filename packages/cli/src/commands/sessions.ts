@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { isValidSessionId } from '@agate/core';
+import { isValidSessionId } from '@agate/core/stores';
 import { ExitCode } from '../errors.js';
 import { formatTable } from '../format/table.js';
 import type { CliIo } from '../io.js';

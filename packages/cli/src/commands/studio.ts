@@ -1,4 +1,4 @@
-import { APPROVAL_KEY_ENV, APPROVAL_KEY_FILE_ENV } from '@agate/core';
+import { APPROVAL_KEY_ENV, APPROVAL_KEY_FILE_ENV } from '@agate/core/internal';
 import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { openStore } from '../sessions/stored-session.js';

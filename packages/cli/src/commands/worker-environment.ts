@@ -1,4 +1,4 @@
-import { APPROVAL_KEY_ENV } from '@agate/core';
+import { APPROVAL_KEY_ENV } from '@agate/core/internal';
 
 /** The environment `agate worker` reads (its `--help` lists it). */
 export const WORKER_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [

@@ -1,4 +1,4 @@
-import { APPROVAL_KEY_ENV } from '@agate/core';
+import { APPROVAL_KEY_ENV } from '@agate/core/internal';
 import type { DurableAgents, Worker } from '@agate/dbos';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
 import type { CliIo, InterruptSignal } from '../io.js';
@@ -67,7 +67,7 @@ async function runWorker(
     agents = withApprovalKey(await loadAgents(file), nonEmpty(io.env[APPROVAL_KEY_ENV]));
     dbos = await loadDbos();
   } catch (error) {
-    if (error instanceof CliError) return fail(error.message, error.exitCode);
+    if (CliError.isInstance(error)) return fail(error.message, error.exitCode);
     throw error;
   }
   // Listening before anything starts (and before "running" is printed): a signal that comes

@@ -35,7 +35,7 @@ export async function chooseModel(input: {
     try {
       fromEnv = modelFromEnv(input.env);
     } catch (error) {
-      if (error instanceof ProviderConfigError) {
+      if (ProviderConfigError.isInstance(error)) {
         throw new CliError(error.message, ExitCode.usage, { cause: error });
       }
       throw error;

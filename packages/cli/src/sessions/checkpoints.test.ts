@@ -1,4 +1,5 @@
-import type { CheckpointLedgerEntry, SessionState } from '@agate/core';
+import type { SessionState } from '@agate/core';
+import type { CheckpointLedgerEntry } from '@agate/core/guards';
 import { describe, expect, it } from 'vitest';
 import { checkpointCell, checkpointSection, ledgerLine } from './checkpoints.js';
 

@@ -1,4 +1,5 @@
-import type { CheckpointLedgerEntry, CheckpointRecord, SessionState } from '@agate/core';
+import type { SessionState } from '@agate/core';
+import type { CheckpointLedgerEntry, CheckpointRecord } from '@agate/core/guards';
 import { formatTable, preview, shortTime } from '../format/table.js';
 
 /** Snapshots written before checkpoints existed lack the fields; they read as empty. */

@@ -1,13 +1,12 @@
 import {
   createFileStore,
   InvalidSessionIdError,
-  parseRestorePointRef,
-  restoreSnapshotState,
   type SessionSnapshot,
   type SessionState,
   type SessionStore,
   SnapshotError,
 } from '@agate/core';
+import { parseRestorePointRef, restoreSnapshotState } from '@agate/core/stores';
 import { CliError, ExitCode } from '../errors.js';
 import { importOptional } from '../optional-package.js';
 
@@ -137,11 +136,11 @@ export function checkSnapshot(snapshot: SessionSnapshot, ref: StoreRef): StoredS
 
 /** Maps what a store throws to the CLI's errors. */
 export function storeError(error: unknown, ref: StoreRef, id: string): CliError {
-  if (error instanceof CliError) return error;
-  if (error instanceof InvalidSessionIdError) {
+  if (CliError.isInstance(error)) return error;
+  if (InvalidSessionIdError.isInstance(error)) {
     return new CliError(error.message, ExitCode.usage, { cause: error });
   }
-  if (error instanceof SnapshotError) {
+  if (SnapshotError.isInstance(error)) {
     return new CliError(error.message, ExitCode.corrupt, { cause: error });
   }
   return new CliError(

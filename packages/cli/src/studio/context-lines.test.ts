@@ -1,4 +1,4 @@
-import type { MaterializedTick } from '@agate/core';
+import type { MaterializedTick } from '@agate/core/stores';
 import { describe, expect, it } from 'vitest';
 import { contextLines } from './context-lines.js';
 

@@ -1,4 +1,4 @@
-import type { MaterializedTick } from '@agate/core';
+import type { MaterializedTick } from '@agate/core/stores';
 
 type Part = { type?: unknown; [key: string]: unknown };
 

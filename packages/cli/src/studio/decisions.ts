@@ -3,7 +3,6 @@ import {
   approveCheckpoint,
   approveToolCall,
   CheckpointDecisionError,
-  type CheckpointLedgerEntry,
   CheckpointNotPendingError,
   denyToolCall,
   InvalidSessionIdError,
@@ -15,6 +14,7 @@ import {
   UnknownSessionError,
   UnknownToolCallError,
 } from '@agate/core';
+import type { CheckpointLedgerEntry } from '@agate/core/guards';
 
 /** The key decisions from the page are signed with: the one the studio's process holds. */
 export interface StudioSigner {
@@ -112,20 +112,20 @@ export async function decide(
 function refused(error: unknown): DecisionAnswer {
   const message = error instanceof Error ? error.message : String(error);
   if (
-    error instanceof UnknownSessionError ||
-    error instanceof UnknownCheckpointError ||
-    error instanceof UnknownToolCallError
+    UnknownSessionError.isInstance(error) ||
+    UnknownCheckpointError.isInstance(error) ||
+    UnknownToolCallError.isInstance(error)
   ) {
     return { ok: false, status: 404, body: { error: message } };
   }
-  if (error instanceof CheckpointNotPendingError || error instanceof ToolCallNotPendingError) {
+  if (CheckpointNotPendingError.isInstance(error) || ToolCallNotPendingError.isInstance(error)) {
     return { ok: false, status: 409, body: { error: message } };
   }
   if (
-    error instanceof CheckpointDecisionError ||
-    error instanceof ToolApprovalDecisionError ||
-    error instanceof InvalidSessionIdError ||
-    error instanceof ApprovalKeyError
+    CheckpointDecisionError.isInstance(error) ||
+    ToolApprovalDecisionError.isInstance(error) ||
+    InvalidSessionIdError.isInstance(error) ||
+    ApprovalKeyError.isInstance(error)
   ) {
     return { ok: false, status: 400, body: { error: message } };
   }

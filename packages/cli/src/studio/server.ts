@@ -1,11 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  InvalidSessionIdError,
-  isValidSessionId,
-  type Session,
-  type SessionStore,
-} from '@agate/core';
+import { InvalidSessionIdError, type Session, type SessionStore } from '@agate/core';
+import { isValidSessionId } from '@agate/core/stores';
 import { newStudioToken, refusal } from './access.js';
 import { decide, type StudioSigner, studioDecisions } from './decisions.js';
 import { studioPage } from './page-html.js';
@@ -53,7 +49,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const listeners = new Set<ServerResponse>();
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (error instanceof BadRequest || error instanceof InvalidSessionIdError) {
+      if (error instanceof BadRequest || InvalidSessionIdError.isInstance(error)) {
         return send(response, 400, { error: error.message });
       }
       send(response, 500, { error: error instanceof Error ? error.message : String(error) });

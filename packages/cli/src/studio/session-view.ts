@@ -1,4 +1,5 @@
-import type { CheckpointLedgerEntry, SessionState } from '@agate/core';
+import type { SessionState } from '@agate/core';
+import type { CheckpointLedgerEntry } from '@agate/core/guards';
 import type { SessionView, StudioPendingCall, StudioSession } from './api-types.js';
 import { conversationOf, jsonText } from './conversation.js';
 import { describeLedgerEntry } from './decision-text.js';

@@ -1,11 +1,5 @@
-import {
-  type MaterializedTick,
-  materializeTicks,
-  type Session,
-  type SessionState,
-  type SessionStore,
-  type TickRecord,
-} from '@agate/core';
+import type { Session, SessionState, SessionStore } from '@agate/core';
+import { type MaterializedTick, materializeTicks, type TickRecord } from '@agate/core/stores';
 import type { SessionView, StudioSession, TickSummary, TickView } from './api-types.js';
 import { contextLines } from './context-lines.js';
 import { jsonText } from './conversation.js';

@@ -1,4 +1,5 @@
-import { type AgateEvent, FINAL_ANSWER_TOOL, type RunResult } from '@agate/core';
+import type { AgateEvent, RunResult } from '@agate/core';
+import { FINAL_ANSWER_TOOL } from '@agate/core/guards';
 import { outputLines } from '../format/output.js';
 import { asText, preview } from '../format/table.js';
 import { PREVIEW_LENGTH } from './view-state.js';

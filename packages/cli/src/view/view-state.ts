@@ -1,14 +1,12 @@
+import type { AgateEvent, JsonValue, RunStatus } from '@agate/core';
 import {
-  type AgateEvent,
   type CheckpointStatus,
   type ContinueDecision,
   FINAL_ANSWER_TOOL,
   type GateStatus,
-  type JsonValue,
-  type RunStatus,
   type StepContext,
   type UsageTotals,
-} from '@agate/core';
+} from '@agate/core/guards';
 import { asText, preview } from '../format/table.js';
 
 /** Longest tool input or output kept for display, in characters. */

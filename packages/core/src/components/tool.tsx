@@ -12,7 +12,7 @@ import type { ToolExecuteContext } from '../runtime/tool-context.js';
  * neither `<Tool>` nor the renderer names a family. `I` is the validated input, `O` what
  * `execute` returns. A guard of your own can add one the same way:
  *
- *   declare module '@agate/core' {
+ *   declare module '@agate/core/guards' {
  *     interface ToolGuardProps<I, O> {
  *       costly?: boolean;
  *     }

@@ -6,11 +6,11 @@ import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { CompiledContext } from '../entries/guards.js';
 import {
   type AgateEvent,
   Assistant,
   Checkpoint,
-  type CompiledContext,
   ContextBudgetError,
   type ContextBudgetOptions,
   createMemoryStore,

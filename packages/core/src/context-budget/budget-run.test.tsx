@@ -5,9 +5,9 @@ import { countTokens } from 'gpt-tokenizer';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { CompiledContext } from '../entries/guards.js';
 import {
   type AgateEvent,
-  type CompiledContext,
   ContextBudgetError,
   Ephemeral,
   Section,

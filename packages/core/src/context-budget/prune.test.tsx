@@ -2,8 +2,8 @@ import { formatContext, renderContext, scriptedModel } from '@agate/testing';
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { CompiledContext } from '../entries/guards.js';
 import {
-  type CompiledContext,
   ContextBudgetError,
   Ephemeral,
   estimateTokens,

@@ -1,14 +1,8 @@
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  Checkpoint,
-  createSession,
-  type DurableSteps,
-  type ModelTurn,
-  Tool,
-  type ToolStepRecord,
-} from '../index.js';
+import type { DurableSteps, ModelTurn, ToolStepRecord } from '../entries/internal.js';
+import { Checkpoint, createSession, Tool } from '../index.js';
 import { call, FaultAgent, step } from './harness.js';
 
 /**

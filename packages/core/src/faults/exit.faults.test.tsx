@@ -12,6 +12,7 @@ import { scriptedModel } from '@agate/testing';
 import { produce } from 'immer';
 import { createElement } from 'react';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SNAPSHOT_VERSION } from '../entries/stores.js';
 import { signEntryEd25519, toPrivateKey } from '../families/checkpoints/approval-signing.js';
 import { appendEntry, latestRequest } from '../families/checkpoints/checkpoint-ledger.js';
 import {
@@ -20,7 +21,6 @@ import {
   createSession,
   generateApprovalKeyPair,
   type SessionState,
-  SNAPSHOT_VERSION,
 } from '../index.js';
 import { createSnapshot } from '../persistence/snapshot.js';
 import HostileAgent from './__fixtures__/hostile-agent.js';

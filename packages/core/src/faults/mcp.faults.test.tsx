@@ -10,11 +10,11 @@ import {
   createSession,
   McpServer,
   McpServerError,
-  type McpStdioServerProps,
   Output,
   Todos,
 } from '../index.js';
 import { alive, fixture } from '../mcp/__fixtures__/servers.js';
+import type { McpStdioServerProps } from '../mcp/mcp-server.js';
 import { call, FaultAgent, toolOutputs } from './harness.js';
 
 /** The tool results as text: an MCP result's text parts joined. */

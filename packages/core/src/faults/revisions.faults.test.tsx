@@ -8,6 +8,7 @@ import { postgresBinDir, requirePostgres, startPostgres, type TestPostgres } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path, not by package name: @agate/postgres depends on @agate/core.
 import { createPostgresStore } from '../../../postgres/src/index.js';
+import { createSnapshot } from '../entries/stores.js';
 import {
   CheckpointAgent,
   checkpointModel,
@@ -20,7 +21,6 @@ import {
   createFileStore,
   createMemoryStore,
   createSession,
-  createSnapshot,
   type SessionSnapshot,
   type SessionState,
   type SessionStore,

@@ -8,18 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   countSchema,
-  createMemoryStore,
-  createSession,
   type FamilySlice,
   type GuardFamily,
   type GuardFamilyFactory,
   type GuardHost,
+  type ToolCallVerdict,
+} from '../entries/guards.js';
+import {
+  createMemoryStore,
+  createSession,
   GuardStateError,
   InvalidOptionError,
   System,
   Timeline,
   Tool,
-  type ToolCallVerdict,
   User,
 } from '../index.js';
 

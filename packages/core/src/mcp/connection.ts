@@ -322,7 +322,7 @@ export class McpConnection implements SessionResource {
           if (signal?.aborted) {
             // The AI SDK's client rejects a call as its signal fires (it listens already), so
             // a timed-out call lands here at once, without a listener of our own per call.
-            if (signal.reason instanceof ToolTimeoutError) this.checkAnswers();
+            if (ToolTimeoutError.isInstance(signal.reason)) this.checkAnswers();
             throw error;
           }
           // A JSON-RPC error is the server's answer (a tool error); anything else is the link.

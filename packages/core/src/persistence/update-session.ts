@@ -46,7 +46,7 @@ export async function updateSession<T>(
       });
       return result;
     } catch (error) {
-      if (!(error instanceof StaleSessionError) || attempt >= retries) throw error;
+      if (!StaleSessionError.isInstance(error) || attempt >= retries) throw error;
     }
   }
 }

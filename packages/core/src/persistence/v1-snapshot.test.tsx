@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
+import { SNAPSHOT_VERSION } from '../entries/stores.js';
 import {
   approveCheckpoint,
   createFileStore,
   createMemoryStore,
   createSession,
   type SessionSnapshot,
-  SNAPSHOT_VERSION,
 } from '../index.js';
 import { TURNS_AFTER, V1Agent } from './__fixtures__/v1-agent.js';
 

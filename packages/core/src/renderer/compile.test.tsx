@@ -3,12 +3,12 @@ import { jsonSchema, type ModelMessage, tool } from 'ai';
 import { Activity, createElement, type ReactNode, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { isCompiledContext } from '../entries/guards.js';
 import {
   Assistant,
   DuplicateToolError,
   Ephemeral,
   InvalidElementError,
-  isCompiledContext,
   Message,
   RenderError,
   Section,

@@ -49,7 +49,7 @@ export function createAgateRoot(): AgateRoot {
     const [first] = pending;
     pending = [];
     // The renderer's own complaint about the tree (a DOM tag) is not a component throwing.
-    if (first instanceof InvalidElementError) throw first;
+    if (InvalidElementError.isInstance(first)) throw first;
     throw new RenderError(`A component threw while rendering the agent: ${errorMessage(first)}`, {
       cause: first,
     });

@@ -1,14 +1,8 @@
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createSession,
-  defineToolProp,
-  functionPropCheck,
-  InvalidElementError,
-  Tool,
-  User,
-} from '../index.js';
+import { defineToolProp, functionPropCheck } from '../entries/guards.js';
+import { createSession, InvalidElementError, Tool, User } from '../index.js';
 
 declare module '../components/tool.js' {
   interface ToolGuardProps<I, O> {

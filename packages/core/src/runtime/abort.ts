@@ -93,10 +93,9 @@ export async function callModelUntilAborted(options: ModelCallOptions): Promise<
   } catch (error) {
     signal.throwIfAborted();
     // A stream that breaks off (a dropped connection) throws from the read loop itself.
-    const failed =
-      error instanceof AgateError
-        ? error
-        : new ModelCallError(`The model call failed: ${errorMessage(error)}`, { cause: error });
+    const failed = AgateError.isInstance(error)
+      ? error
+      : new ModelCallError(`The model call failed: ${errorMessage(error)}`, { cause: error });
     throw withProviderDetails(failed);
   }
 }

@@ -29,7 +29,7 @@ const foreignSteps = new WeakMap<object, FaultStep>();
  * store's error, still sees the original). `atTick` turns it into a located error.
  */
 export function atStep(error: unknown, step: FaultStep): unknown {
-  if (error instanceof AgateError) error.step ??= step;
+  if (AgateError.isInstance(error)) error.step ??= step;
   else if (typeof error === 'object' && error !== null && !foreignSteps.has(error)) {
     foreignSteps.set(error, step);
   }
@@ -62,21 +62,21 @@ export function runFault(error: unknown, tick: number): { reason: string; error:
 }
 
 function asAgateError(error: unknown): AgateError {
-  if (error instanceof AgateError) return error;
+  if (AgateError.isInstance(error)) return error;
   return new RunError(errorMessage(error), { cause: error });
 }
 
 function inferStep(error: AgateError): FaultStep {
-  if (error instanceof ModelCallError) return 'model call';
-  if (error instanceof SnapshotError) return 'store';
+  if (ModelCallError.isInstance(error)) return 'model call';
+  if (SnapshotError.isInstance(error)) return 'store';
   if (
-    error instanceof RenderError ||
-    error instanceof InvalidElementError ||
-    error instanceof DuplicateToolError ||
-    error instanceof KnobDeclarationError ||
-    error instanceof GateDeadlockError ||
+    RenderError.isInstance(error) ||
+    InvalidElementError.isInstance(error) ||
+    DuplicateToolError.isInstance(error) ||
+    KnobDeclarationError.isInstance(error) ||
+    GateDeadlockError.isInstance(error) ||
     // Pruning to the budget is the last step of compiling the context.
-    error instanceof ContextBudgetError
+    ContextBudgetError.isInstance(error)
   ) {
     return 'render';
   }
@@ -89,7 +89,7 @@ function inferStep(error: AgateError): FaultStep {
  * provider called it retryable, and how many attempts were made. Other errors pass unchanged.
  */
 export function withProviderDetails(error: unknown): unknown {
-  if (!(error instanceof ModelCallError)) return error;
+  if (!ModelCallError.isInstance(error)) return error;
   const details = providerDetails(error.cause);
   if (details === undefined) return error;
   const { statusCode, retryable, attempts, last } = details;

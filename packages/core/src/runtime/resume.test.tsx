@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type ScriptedReply, scriptedModel } from '@agate/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { SNAPSHOT_VERSION } from '../entries/stores.js';
 import {
   ContinueGate,
   type ContinueGateProps,
@@ -11,7 +12,6 @@ import {
   createSession,
   type SessionSnapshot,
   type SessionState,
-  SNAPSHOT_VERSION,
   SnapshotError,
   System,
   Timeline,

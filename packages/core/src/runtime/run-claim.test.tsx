@@ -1,14 +1,9 @@
 import { hostname } from 'node:os';
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
+import { createSnapshot } from '../entries/stores.js';
 import { FaultAgent, step } from '../faults/harness.js';
-import {
-  type AgateEvent,
-  createMemoryStore,
-  createSession,
-  createSnapshot,
-  type SessionStore,
-} from '../index.js';
+import { type AgateEvent, createMemoryStore, createSession, type SessionStore } from '../index.js';
 import { SessionRunningElsewhereError } from './run-claim.js';
 
 const agent = <FaultAgent />;

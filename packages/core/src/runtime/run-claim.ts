@@ -93,7 +93,7 @@ export async function claimRun(core: SessionCore, options: RunOptions): Promise<
   try {
     await core.saveToStore(createSnapshot(core.id, claim, 'running'));
   } catch (error) {
-    if (error instanceof StaleSessionError) {
+    if (StaleSessionError.isInstance(error)) {
       throw new SessionRunningElsewhereError(
         core.id,
         `it was saved by another process since it was loaded (revision ${error.expectedRevision}, now ${error.actualRevision})`,

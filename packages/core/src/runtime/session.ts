@@ -122,7 +122,10 @@ export class Session {
     await this.core.closeResources();
   }
 
-  /** Where components keep what they open for a run (`<McpServer>`'s connection). */
+  /**
+   * Where components keep what they open for a run (`<McpServer>`'s connection).
+   * @internal Left out of the published types: only the core's own components use it.
+   */
   get resources(): SessionResources {
     return this.core.resources;
   }
@@ -148,7 +151,10 @@ export class Session {
     await core.saveToStore(createSnapshot(this.id, core.state, label, { shareFrozen: true }));
   }
 
-  /** Declarations registry for the hooks and components that declare guards. */
+  /**
+   * Declarations registry for the hooks and components that declare guards.
+   * @internal Left out of the published types: families read it as `GuardHost.registry`.
+   */
   get declarations(): DeclarationRegistry {
     return this.core.registry;
   }

@@ -91,7 +91,7 @@ export async function runToolCall(
     // Kept for guards and the host; a hostile value (revoked Proxy, throwing getter) is replaced.
     const error = safeThrown(thrown);
     // The call is not over: it waits (a sub-agent's checkpoint), to go on in the next run.
-    if (error instanceof ToolSuspended) throw error;
+    if (ToolSuspended.isInstance(error)) throw error;
     return {
       call,
       tool,

@@ -91,14 +91,14 @@ export async function runLimitedToolCall(
     outcome = await runToolCall(call, tools, context, limited);
   } catch (error) {
     context.abortSignal.throwIfAborted();
-    if (error instanceof ToolSuspended) throw error;
+    if (ToolSuspended.isInstance(error)) throw error;
     throw atStep(error, 'tool');
   }
   // Guards compare tools by identity; they see the rendered one, not the wrapper.
   if (tool !== undefined && outcome.tool !== undefined && outcome.tool !== tool) {
     outcome = { ...outcome, tool };
   }
-  if (outcome.error instanceof ToolTimeoutError) {
+  if (ToolTimeoutError.isInstance(outcome.error)) {
     outcome = { ...outcome, result: { ...outcome.result, output: outcome.error.message } };
   }
   const { modelOutput } = outcome.result;

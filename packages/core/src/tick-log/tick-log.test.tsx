@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { type ScriptedTurn, scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { materializeTicks } from '../entries/stores.js';
 import {
   createFileStore,
   createMemoryStore,
   createSession,
   gate,
   InvalidOptionError,
-  materializeTicks,
   type SessionOptions,
   System,
   Timeline,

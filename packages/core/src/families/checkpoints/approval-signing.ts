@@ -64,7 +64,7 @@ export function toPrivateKey(input: KeyInput): KeyObject {
   try {
     key = typeof input === 'string' ? createPrivateKey(pemOf(input, 'private key')) : input;
   } catch (error) {
-    if (error instanceof ApprovalKeyError) throw error;
+    if (ApprovalKeyError.isInstance(error)) throw error;
     throw new ApprovalKeyError(
       `The private key is not a PEM private key: ${(error as Error).message}.`,
     );
@@ -83,7 +83,7 @@ export function toPublicKey(input: KeyInput): KeyObject {
   try {
     key = typeof input === 'string' ? createPublicKey(pemOf(input, 'public key')) : input;
   } catch (error) {
-    if (error instanceof ApprovalKeyError) throw error;
+    if (ApprovalKeyError.isInstance(error)) throw error;
     throw new ApprovalKeyError(
       `The public key is not a PEM public key: ${(error as Error).message}.`,
     );

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type ScriptedCall, type ScriptedReply, scriptedModel } from '@agate/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { DEFAULT_SESSIONS_DIR } from '../../entries/stores.js';
 import {
   type AgateEvent,
   ContinueGate,
@@ -11,7 +12,6 @@ import {
   createFileStore,
   createMemoryStore,
   createSession,
-  DEFAULT_SESSIONS_DIR,
   InvalidContinueConfigError,
   RenderError,
   type SessionOptions,

@@ -410,7 +410,7 @@ function invoke<T>(guard: string, hook: Hook, run: () => T): T {
 function asHookError(guard: string, hook: Hook, error: unknown): Error {
   // setState's own errors already name the guard and the path.
   if (
-    error instanceof GuardHookError ||
+    GuardHookError.isInstance(error) ||
     (error instanceof Error && error.name === 'GuardStateError')
   ) {
     return error;

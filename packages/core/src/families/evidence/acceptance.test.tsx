@@ -5,6 +5,7 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { TodoInput, TodoItem } from '../../entries/guards.js';
 import {
   type AgateEvent,
   createSession,
@@ -13,8 +14,6 @@ import {
   type SessionSnapshot,
   System,
   Timeline,
-  type TodoInput,
-  type TodoItem,
   Todos,
   Tool,
   User,

@@ -2,7 +2,8 @@ import { type ScriptedTurn, scriptedModel } from '@agate/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AgateEvent, System, Timeline, type TodoItem, Todos, Tool } from '../../index.js';
+import type { TodoItem } from '../../entries/guards.js';
+import { type AgateEvent, System, Timeline, Todos, Tool } from '../../index.js';
 import { createSession } from '../../runtime/session.js';
 import { textKey } from './normalize.js';
 

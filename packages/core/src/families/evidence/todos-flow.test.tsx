@@ -3,12 +3,12 @@ import { type ScriptedModel, type ScriptedTurn, scriptedModel } from '@agate/tes
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { TodoInput } from '../../entries/guards.js';
 import {
   type AgateEvent,
   InvalidElementError,
   System,
   Timeline,
-  type TodoInput,
   Todos,
   Tool,
   User,

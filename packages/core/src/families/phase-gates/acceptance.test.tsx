@@ -8,14 +8,16 @@ import { renderContext, type ScriptedTurn, scriptedModel } from '@agate/testing'
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  type AgateEvent,
   evaluatePhaseGates,
-  InvalidElementError,
   isSmallModel,
-  PhaseGates,
-  type PhaseGatesProps,
   type PhaseStep,
   phasePrompt,
+} from '../../entries/guards.js';
+import {
+  type AgateEvent,
+  InvalidElementError,
+  PhaseGates,
+  type PhaseGatesProps,
   run,
   System,
   Timeline,

@@ -1,16 +1,14 @@
 import { renderContext, type ScriptedTurn, scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { isSmallModel, type PhaseStatus, phasePrompt } from '../../entries/guards.js';
 import {
   type AgateEvent,
   createSession,
   InvalidElementError,
-  isSmallModel,
   PhaseGates,
   type PhaseGatesProps,
   PhasePrompt,
-  type PhaseStatus,
-  phasePrompt,
   run,
   System,
   Timeline,

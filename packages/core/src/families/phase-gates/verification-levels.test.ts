@@ -11,7 +11,7 @@ import {
   type ReplayOptions,
   type ReplayStep,
   replayPhaseGates,
-} from '../../index.js';
+} from '../../entries/guards.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`./outcome/__fixtures__/${name}.txt`, import.meta.url), 'utf8');

@@ -29,7 +29,7 @@ try {
   process.stdout.write((await lock.held()) ? 'intact\n' : 'removed\n');
   await lock.release();
 } catch (error) {
-  if (!(error instanceof SessionLockError)) throw error;
+  if (!SessionLockError.isInstance(error)) throw error;
   process.stdout.write('lost\n');
 }
 process.exit(0);

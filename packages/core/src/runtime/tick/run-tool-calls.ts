@@ -61,7 +61,7 @@ export async function runToolCalls(
         });
         return outcome ?? { held: true };
       } catch (error) {
-        if (error instanceof ToolSuspended) return { suspended: error };
+        if (ToolSuspended.isInstance(error)) return { suspended: error };
         throw error;
       }
     },

@@ -10,7 +10,7 @@ import {
   type ReplayStep,
   replayPhaseGates,
   verificationRan,
-} from '../../../index.js';
+} from '../../../entries/guards.js';
 
 /** `category:op[paths]` per part (`?` marks unknown targets). */
 const shape = (command: string) =>

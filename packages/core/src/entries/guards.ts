@@ -1,0 +1,221 @@
+// @agate/core/guards: writing a guard family (docs/guards.md#families), and the built-in
+// guards' records and decisions as plain functions. The built-in families build on nothing
+// else of the runtime (guard-seam/public-api.test.ts).
+
+export type { ToolGuardProps } from '../components/tool.js';
+// The compiled context a family renders into and reads
+export type { BudgetHolding } from '../context-budget/context-budget-errors.js';
+export type { ContextBudgetReport, DroppedCounts } from '../context-budget/report.js';
+// Checkpoints
+export {
+  type CheckpointCause,
+  type CheckpointLedgerEntry,
+  type CheckpointLedgerKind,
+  type CheckpointRecord,
+  type CheckpointStatus,
+  type CheckpointsState,
+  type CheckpointTrigger,
+  DEFAULT_CHECKPOINT_BUDGET,
+  type FileBaseline,
+  SUBMIT_CHECKPOINT_TOOL,
+} from '../families/checkpoints/index.js';
+export {
+  CONTINUE_GATE_KEY,
+  type ContinueDeclaration,
+  type ContinueSignals,
+  type ReworkHistory,
+} from '../families/continue-gate/continue-gate-props.js';
+// The ContinueGate's decision
+export {
+  type ContinueDecision,
+  type ContinueEvaluation,
+  type ContinueGateConfig,
+  ContinueGateEvaluator,
+  type ContinueGateStats,
+  type ContinueHistoryEntry,
+  DEFAULT_CONTINUE_CONFIG,
+  evaluateContinue,
+  type StepContext,
+} from '../families/continue-gate/index.js';
+export type { ProgressState } from '../families/continue-gate/progress.js';
+// What the hooks of a guard made with defineGuard receive and answer (docs/guards.md)
+export type {
+  GuardContext,
+  GuardEnd,
+  GuardRefusal,
+  GuardRenderContext,
+  GuardResultReplacement,
+  GuardTickEndContext,
+  GuardToolCall,
+  GuardToolCallContext,
+  GuardToolResult,
+  GuardToolResultContext,
+} from '../families/defined-guards/guard-definition.js';
+// Evidence receipts and todos
+export {
+  COMPLETE_STEP_TOOL,
+  type CommandMatch,
+  checkStepEvidence,
+  checkTodoWrite,
+  createLedger,
+  type EvidenceCheck,
+  type EvidenceSpec,
+  type Ledger,
+  matchStep,
+  type PathEvidenceKind,
+  type PathsMatch,
+  type Receipt,
+  type ReceiptEvidence,
+  type ReceiptInput,
+  type SignedStep,
+  type SignOff,
+  type StepEvidenceInput,
+  type StepMatch,
+  TODO_WRITE_TOOL,
+  type TodoEvidence,
+  type TodoInput,
+  type TodoItem,
+  type TodoStatus,
+  type TodosState,
+  type TodoWriteCheck,
+} from '../families/evidence/index.js';
+// Gates and knobs
+export { decideExit, type ExitDecision } from '../families/gates-and-knobs/decide-exit.js';
+export {
+  DEFAULT_MAX_BLOCKS,
+  type GateClearer,
+  type GateDeclaration,
+  type GateHistory,
+  type GateInfo,
+  type GateRecord,
+  type GatesState,
+  type KnobDeclaration,
+} from '../families/gates-and-knobs/gate-types.js';
+export type { KnobInfo } from '../families/gates-and-knobs/knob-types.js';
+export { SET_KNOB_TOOL } from '../families/gates-and-knobs/set-knob-tool.js';
+export { FINAL_ANSWER_TOOL } from '../families/output/output-guard.js';
+export { evaluatePhaseGates } from '../families/phase-gates/evaluate-phase-gates.js';
+export {
+  type CheckOutcome,
+  type CheckReading,
+  readCheckOutcome,
+} from '../families/phase-gates/outcome/check-outcome.js';
+export type { CheckKind } from '../families/phase-gates/phase-ledger-state.js';
+export { isSmallModel, phasePrompt } from '../families/phase-gates/phase-prompt.js';
+export type { PhaseSessionState } from '../families/phase-gates/phase-session-state.js';
+export type {
+  PhaseEvidence,
+  PhaseGateOptions,
+  PhaseName,
+  PhaseStatus,
+  PhaseStep,
+  PhaseToolCategories,
+  PhaseWarning,
+  PhaseWarningKind,
+  VerificationLevel,
+} from '../families/phase-gates/phase-types.js';
+export {
+  type ReplayCheck,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayStep,
+  type ReplayVerdict,
+  replayPhaseGates,
+  UnmappedToolsError,
+} from '../families/phase-gates/replay-phase-gates.js';
+export {
+  type ClassifyOptions,
+  classifyShellCommand,
+  type ShellOp,
+  type ShellPart,
+} from '../families/phase-gates/shell-classifier/classify-shell-command.js';
+export { type CallResult, verificationRan } from '../families/phase-gates/shell-classifier/ran.js';
+// Phase gates
+export {
+  isToolCategory,
+  TOOL_CATEGORIES,
+  type ToolCategoryProp,
+} from '../families/phase-gates/tool-category.js';
+export type { VerificationLevelMet } from '../families/phase-gates/verification-levels.js';
+// Sub-agents
+export type { SubAgentProgress } from '../families/sub-agents/sub-agent-path.js';
+export type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
+// Human approval of single tool calls
+export {
+  APPROVALS_FAMILY,
+  type ApprovalsState,
+  hasToolApproval,
+  type PendingToolApproval,
+  type ToolApprovalRecord,
+  type ToolApprovalState,
+} from '../families/tool-approvals/index.js';
+export type {
+  BeforeModelVerdict,
+  ChildSession,
+  ExitVerdict,
+  Guard as GuardFamily,
+  GuardContribution,
+  GuardFactory as GuardFamilyFactory,
+  GuardHost,
+  GuardTick,
+  ReleasedCall,
+  RunStartInfo,
+  TickEndInfo,
+  ToolCallOutcome,
+  ToolCallReplacement,
+  ToolCallVerdict,
+} from '../guard-seam/guard-family.js';
+// The guard seam: what every guard family is made of
+export { isThenable, type MaybePromise } from '../guard-seam/guard-set.js';
+export { FAMILY_SLICES, withInitialState } from '../guard-seam/initial-state.js';
+export type { CompiledTree } from '../renderer/compile.js';
+export {
+  type CompiledContext,
+  type CompiledTool,
+  type ContextReports,
+  type EphemeralBlock,
+  isCompiledContext,
+} from '../renderer/compiled-context.js';
+export { defineToolProp, functionPropCheck, type ToolPropCheck } from '../renderer/tool-props.js';
+export { untilAborted } from '../runtime/abort.js';
+export type {
+  Declaration,
+  DeclarationKinds,
+  DeclarationRegistry,
+  GuardDeclaration,
+} from '../runtime/declarations.js';
+export type { EventPath, GuardEvent, RuntimeEvent } from '../runtime/events.js';
+export { ToolSuspended } from '../runtime/inflight.js';
+export { errorMessage } from '../runtime/runtime-errors.js';
+export type { TickOutcome } from '../runtime/session.js';
+export {
+  type SessionHandles,
+  useSessionContext,
+  useSessionHandles,
+} from '../runtime/session-context.js';
+export type { GuardRunReport, RunReport } from '../runtime/session-options.js';
+export type { TickToolCall, TickToolResult } from '../runtime/tick-result.js';
+export { validateInput } from '../runtime/tool-execution.js';
+export { sameItems } from '../runtime/tool-index.js';
+export type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+export { countSchema, type FamilySlice, nonNegativeSchema } from '../state/family-slice.js';
+// Session state, and the slices families keep in it
+export type { JsonObject, JsonPrimitive } from '../state/json.js';
+export { LastOf } from '../state/last-of.js';
+export type {
+  ChangedBy,
+  GateStatus,
+  GuardSlices,
+  GuardStates,
+  SeedState,
+  UsageTotals,
+} from '../state/session-state.js';
+export { callSignature, canonicalJson, deepFreeze } from '../state/update.js';
+// Workspace fingerprints (checkpoint file triggers)
+export {
+  changedFiles,
+  type Fingerprint,
+  fingerprintWorkspace,
+  hashFile,
+  markOf,
+} from '../workspace/fingerprint.js';

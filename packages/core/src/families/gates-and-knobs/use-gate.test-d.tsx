@@ -1,0 +1,119 @@
+/**
+ * The gate and knob hooks' promises: `gate()` checks a descriptor's fields and types its
+ * predicates' arguments, `useGate` returns the gate's state and controls, and `useKnob`'s value
+ * is the union of its options (or its schema's type), never widened to `string`.
+ */
+import {
+  type GateDescriptor,
+  type GateState,
+  gate,
+  type TickResult,
+  useGate,
+  useKnob,
+} from '@agate/core';
+import type { ModelMessage } from 'ai';
+import type { ReactElement } from 'react';
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+
+const testsPass = gate({
+  description: 'The tests pass',
+  instructions: 'Run the tests and fix what fails before you finish.',
+  activateWhen: (tick) => {
+    expectTypeOf(tick).toEqualTypeOf<TickResult>();
+    return tick.toolCalls.some((call) => call.toolName === 'write_file');
+  },
+  clearWhen: (tick, history) => {
+    expectTypeOf(history.ticks).toEqualTypeOf<readonly TickResult[]>();
+    expectTypeOf(history.timeline).toEqualTypeOf<readonly ModelMessage[]>();
+    return tick.toolResults.some((r) => r.toolName === 'run_tests' && !r.isError);
+  },
+  clearableBy: 'host',
+});
+
+describe('gate()', () => {
+  it('returns the descriptor, read-only', () => {
+    expectTypeOf(testsPass).toEqualTypeOf<Readonly<GateDescriptor>>();
+  });
+
+  it('refuses a descriptor that does not fit', () => {
+    // @ts-expect-error: instructions are required
+    gate({ description: 'The tests pass' });
+    // @ts-expect-error: only the model, the host or a supervisor clears a gate
+    gate({ description: 'd', instructions: 'i', clearableBy: 'anyone' });
+    // @ts-expect-error: activateWhen answers a boolean
+    gate({ description: 'd', instructions: 'i', activateWhen: () => 'yes' });
+    // @ts-expect-error: a gate starts inactive, active or deferred
+    gate({ description: 'd', instructions: 'i', initial: 'cleared' });
+  });
+});
+
+describe('useGate', () => {
+  it('returns the gate’s state, its controls and the element showing it', () => {
+    // biome-ignore lint/correctness/noComponentHookFactories: a type test; the component never renders.
+    function Agent() {
+      const tests = useGate('tests-pass', testsPass);
+      expectTypeOf(tests).toEqualTypeOf<GateState>();
+      expectTypeOf(tests.engaged).toBeBoolean();
+      expectTypeOf(tests.clear).toEqualTypeOf<() => void>();
+      expectTypeOf(tests.element).toEqualTypeOf<ReactElement | null>();
+      return tests.element;
+    }
+    <Agent />;
+  });
+
+  it('takes a descriptor, not a name', () => {
+    // biome-ignore lint/correctness/noComponentHookFactories: a type test; the component never renders.
+    function Agent() {
+      // @ts-expect-error: the second argument is the descriptor
+      useGate('tests-pass', 'tests-pass');
+      // @ts-expect-error: the gate needs a name
+      useGate(testsPass);
+      return null;
+    }
+    <Agent />;
+  });
+});
+
+describe('useKnob', () => {
+  it('types the value as the options’ union, and the setter to match', () => {
+    // biome-ignore lint/correctness/noComponentHookFactories: a type test; the component never renders.
+    function Agent() {
+      const [mode, setMode] = useKnob('mode', {
+        description: 'What the agent is doing',
+        options: ['plan', 'build'],
+        initial: 'plan',
+      });
+      expectTypeOf(mode).toEqualTypeOf<'plan' | 'build'>();
+      setMode('build');
+      // @ts-expect-error: not one of the options
+      setMode('ship');
+      return null;
+    }
+    <Agent />;
+  });
+
+  it('types the value from a schema', () => {
+    // biome-ignore lint/correctness/noComponentHookFactories: a type test; the component never renders.
+    function Agent() {
+      const [depth] = useKnob('depth', {
+        description: 'How deep to search',
+        schema: z.number().int().min(1),
+        initial: 2,
+      });
+      expectTypeOf(depth).toEqualTypeOf<number>();
+      return null;
+    }
+    <Agent />;
+  });
+
+  it('refuses an initial value outside the options', () => {
+    // biome-ignore lint/correctness/noComponentHookFactories: a type test; the component never renders.
+    function Agent() {
+      // @ts-expect-error: `initial` must be one of the options
+      useKnob('mode', { description: 'd', options: ['plan', 'build'], initial: 'ship' });
+      return null;
+    }
+    <Agent />;
+  });
+});
