@@ -15,9 +15,7 @@ const READY_FOR_QUERY = message('Z', Buffer.from('I'));
 /** What a server stopping with `pg_ctl stop -m fast` sends each open connection. */
 const TERMINATING = message(
   'E',
-  Buffer.from(
-    'SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0',
-  ),
+  Buffer.from('SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0'),
 );
 
 /**
