@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import { createSnapshot, SnapshotError } from '@agate/core';
+import { SnapshotError } from '@agate/core';
+import { createSnapshot } from '@agate/core/stores';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './postgres-store.js';
