@@ -25,6 +25,9 @@ export default defineConfig({
     // Once per run, before any project: the skip summary and the run's one PostgreSQL.
     globalSetup: ['./vitest.global-setup.ts', './vitest.setup-postgres.ts'],
     testTimeout: 20_000,
+    // DBOS.migrate() (createClient, on each test's fresh database) says this through the
+    // console, and takes no logger to say it through; everything else is printed.
+    onConsoleLog: (log) => !log.startsWith('Running DBOS system database migrations...'),
     projects: [
       {
         extends: true,
