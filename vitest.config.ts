@@ -5,6 +5,20 @@ import { PACKED_TESTS } from './release/packed-tests.js';
 // can avoid; the version is pinned in the lockfile, as that notice asks).
 process.env.VITEST_DISABLE_EXPERIMENTAL_LOG ??= '1';
 
+/**
+ * Most files wait on the processes, servers and timers they start more than they compute: on
+ * a 2-core machine three at a time keep both cores busy (vitest's default there is one).
+ */
+const MAX_WORKERS = 3;
+
+/** @agate/core's files that `vi.mock` a module or `vi.stubEnv` for the whole file. */
+const ISOLATED_CORE_TESTS = [
+  'packages/core/src/persistence/file-store.test.ts',
+  'packages/core/src/families/checkpoints/acceptance.test.tsx',
+  'packages/core/src/families/checkpoints/approve-checkpoint.test.ts',
+  'packages/core/src/families/checkpoints/checkpoint.test.tsx',
+];
+
 const BROWSER_TESTS = [
   'packages/*/src/**/*.browser.test.{ts,tsx}',
   'examples/*/src/**/*.browser.test.{ts,tsx}',
@@ -32,19 +46,32 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'core',
+          include: ['packages/core/src/**/*.test.{ts,tsx}'],
+          exclude: ['**/node_modules/**', ...BROWSER_TESTS, ...ISOLATED_CORE_TESTS],
+          // One module graph per worker, not per file: @agate/core's files start and tear down
+          // what they use, and loading the core once per worker instead of once per file is a
+          // fifth of the run's CPU. The files that replace a module or stub the environment for
+          // the whole file run isolated, in 'node'.
+          isolate: false,
+          maxWorkers: MAX_WORKERS,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'node',
           include: [
-            'packages/*/src/**/*.test.{ts,tsx}',
+            'packages/!(core)/src/**/*.test.{ts,tsx}',
             'examples/*/src/**/*.test.{ts,tsx}',
             'docs/check/**/*.test.ts',
             'bench/src/**/*.test.ts',
             'release/**/*.test.ts',
+            ...ISOLATED_CORE_TESTS,
           ],
           // The packed tests run in `pnpm release --dry-run` (vitest.packed.config.ts).
           exclude: ['**/node_modules/**', ...BROWSER_TESTS, ...PACKED_TESTS],
-          // Most files wait on the processes, servers and timers they start more than they
-          // compute: on a 2-core machine four at a time keep both cores busy.
-          maxWorkers: 4,
+          maxWorkers: MAX_WORKERS,
           // The type tests (`*.test-d.ts[x]`): tsc checks them and their `expectTypeOf` and
           // `@ts-expect-error` lines, each reported as a test (tsconfig.typetests.json).
           typecheck: {
