@@ -1,6 +1,29 @@
 import { defineConfig } from 'vitest/config';
 import { PACKED_TESTS } from './release/packed-tests.js';
 
+// vitest's one-line notice that type tests are experimental (the run prints no warnings it
+// can avoid; the version is pinned in the lockfile, as that notice asks).
+process.env.VITEST_DISABLE_EXPERIMENTAL_LOG ??= '1';
+
+/**
+ * Most files wait on the processes, servers and timers they start more than they compute: on
+ * a 2-core machine three at a time keep both cores busy (vitest's default there is one).
+ */
+const MAX_WORKERS = 3;
+
+/** @agate/core's files that `vi.mock` a module or `vi.stubEnv` for the whole file. */
+const ISOLATED_CORE_TESTS = [
+  'packages/core/src/persistence/file-store.test.ts',
+  'packages/core/src/families/checkpoints/acceptance.test.tsx',
+  'packages/core/src/families/checkpoints/approve-checkpoint.test.ts',
+  'packages/core/src/families/checkpoints/checkpoint.test.tsx',
+];
+
+const BROWSER_TESTS = [
+  'packages/*/src/**/*.browser.test.{ts,tsx}',
+  'examples/*/src/**/*.browser.test.{ts,tsx}',
+];
+
 export default defineConfig({
   resolve: {
     // Resolve workspace packages to their TypeScript sources (see the "@agate/source" export condition).
@@ -12,25 +35,66 @@ export default defineConfig({
     },
   },
   test: {
-    include: [
-      'packages/*/src/**/*.test.{ts,tsx}',
-      'examples/*/src/**/*.test.{ts,tsx}',
-      'docs/check/**/*.test.ts',
-      'bench/src/**/*.test.ts',
-      'release/**/*.test.ts',
-    ],
-    // The headless-Chromium tests run on their own afterwards (vitest.browser.config.ts), the
-    // packed ones in `pnpm release --dry-run` (vitest.packed.config.ts).
-    exclude: ['**/node_modules/**', '**/*.browser.test.{ts,tsx}', ...PACKED_TESTS],
-    // The type tests (`*.test-d.ts[x]`): tsc checks them and their `expectTypeOf` and
-    // `@ts-expect-error` lines, each reported as a test (tsconfig.typetests.json).
-    typecheck: {
-      enabled: true,
-      include: ['packages/*/src/**/*.test-d.{ts,tsx}'],
-      tsconfig: 'tsconfig.typetests.json',
-    },
     environment: 'node',
-    globalSetup: ['./vitest.global-setup.ts'],
+    // Once per run, before any project: the skip summary and the run's one PostgreSQL.
+    globalSetup: ['./vitest.global-setup.ts', './vitest.setup-postgres.ts'],
     testTimeout: 20_000,
+    // DBOS.migrate() (createClient, on each test's fresh database) says this through the
+    // console, and takes no logger to say it through; everything else is printed.
+    onConsoleLog: (log) => !log.startsWith('Running DBOS system database migrations...'),
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'core',
+          include: ['packages/core/src/**/*.test.{ts,tsx}'],
+          exclude: ['**/node_modules/**', ...BROWSER_TESTS, ...ISOLATED_CORE_TESTS],
+          // One module graph per worker, not per file: @agate/core's files start and tear down
+          // what they use, and loading the core once per worker instead of once per file is a
+          // fifth of the run's CPU. The files that replace a module or stub the environment for
+          // the whole file run isolated, in 'node'.
+          isolate: false,
+          maxWorkers: MAX_WORKERS,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: [
+            'packages/!(core)/src/**/*.test.{ts,tsx}',
+            'examples/*/src/**/*.test.{ts,tsx}',
+            'docs/check/**/*.test.ts',
+            'bench/src/**/*.test.ts',
+            'release/**/*.test.ts',
+            ...ISOLATED_CORE_TESTS,
+          ],
+          // The packed tests run in `pnpm release --dry-run` (vitest.packed.config.ts).
+          exclude: ['**/node_modules/**', ...BROWSER_TESTS, ...PACKED_TESTS],
+          maxWorkers: MAX_WORKERS,
+          // The type tests (`*.test-d.ts[x]`): tsc checks them and their `expectTypeOf` and
+          // `@ts-expect-error` lines, each reported as a test (tsconfig.typetests.json).
+          typecheck: {
+            enabled: true,
+            include: ['packages/*/src/**/*.test-d.{ts,tsx}'],
+            tsconfig: 'tsconfig.typetests.json',
+          },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: BROWSER_TESTS,
+          // The headless-Chromium tests (the studio, the web chat) run after the rest and one
+          // file at a time: they check what a person would feel (a 1,000-tick list in under
+          // 1 s, a tick's diff in under 100 ms), which only means something on a machine that
+          // is not also running the other test files.
+          sequence: { groupOrder: 1 },
+          fileParallelism: false,
+          globalSetup: ['./vitest.setup-chromium.ts'],
+        },
+      },
+    ],
   },
 });

@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { PACKED_TESTS } from './release/packed-tests.js';
 import base from './vitest.config.js';
 
+const { projects: _projects, ...shared } = base.test ?? {};
+
 /**
  * The packed tests (release/packed-tests.ts): one build, one `pnpm pack` per package and one
  * install for all of them (release/packed.setup.ts), then publint, are-the-types-wrong, the
@@ -10,12 +12,13 @@ import base from './vitest.config.js';
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...shared,
     include: PACKED_TESTS,
     exclude: ['**/node_modules/**'],
-    // The type tests run once, in the main run.
-    typecheck: { ...base.test?.typecheck, enabled: false },
-    globalSetup: [...[base.test?.globalSetup ?? []].flat(), './release/packed.setup.ts'],
+    // The skip summary; no PostgreSQL (no packed test uses one).
+    globalSetup: ['./vitest.global-setup.ts', './release/packed.setup.ts'],
+    // The files wait on npm, tsc and the installed project's processes: two at a time.
+    maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },

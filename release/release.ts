@@ -32,19 +32,28 @@ async function main(): Promise<void> {
   try {
     say(`Building and packing every published package into ${out}`);
     const packed = packAll({ out, keepDist: !dryRun });
+    // A dry run's registry reads need only the tarballs: they go on while the packed tests run.
+    const publish = (file: string) =>
+      exec('npm', ['publish', `./${file}`, '--dry-run', '--provenance', '--access', 'public'], {
+        cwd: out,
+        env: cleanEnv(),
+      });
+    const plan = dryRun
+      ? exec('pnpm', ['exec', 'changeset', 'publish-plan'], { cwd: ROOT, env: cleanEnv() })
+      : undefined;
+    const accepted = dryRun ? Promise.all(packed.map((pkg) => publish(pkg.file))) : undefined;
+    // Awaited below; a failure before then (the packed tests) must not also be unhandled.
+    plan?.catch(() => {});
+    accepted?.catch(() => {});
     say('Checking the tarballs and a project installed from them (vitest.packed.config.ts)');
     step('pnpm', ['exec', 'vitest', 'run', '--config', 'vitest.packed.config.ts'], ROOT, {
       AGATE_PACKED_DIR: out,
     });
-    if (dryRun) {
+    if (plan !== undefined && accepted !== undefined) {
       say('What a release would publish (the registry is asked which versions it lacks)');
-      step('pnpm', ['exec', 'changeset', 'publish-plan']);
-      const publish = (file: string) =>
-        exec('npm', ['publish', `./${file}`, '--dry-run', '--provenance', '--access', 'public'], {
-          cwd: out,
-          env: cleanEnv(),
-        });
-      await Promise.all(packed.map((pkg) => publish(pkg.file)));
+      const { stdout, stderr } = await plan;
+      process.stdout.write(stdout + stderr);
+      await accepted;
       say(
         `Dry run done: ${packed.length} tarballs in ${out} pass; npm accepts each for publishing` +
           (pending.length > 0 ? ` (${pending.length} changeset(s) to apply first).` : '.'),

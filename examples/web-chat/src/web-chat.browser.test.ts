@@ -1,9 +1,8 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { requireSystem } from '@agate/testing';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startWebChat, type WebChat } from './server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -17,30 +16,17 @@ const ok = requireSystem({
 const SCREENSHOTS = join(import.meta.dirname, '../../../docs/images');
 
 describe.skipIf(!ok)('examples/web-chat in a real browser', () => {
-  let dir: string;
   let chat: WebChat;
+  let chromiumBrowser: Browser;
   let browser: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'agate-web-chat-'));
     chat = await startWebChat();
-    browser = await chromium.launchPersistentContext(join(dir, 'chromium'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 900, height: 760 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    // The run's one Chromium (vitest.setup-chromium.ts), in a context of this file's own.
+    chromiumBrowser = await chromium.connect(inject('chromiumEndpoint'));
+    browser = await chromiumBrowser.newContext({ viewport: { width: 900, height: 760 } });
+    page = await browser.newPage();
     page.on('request', (request) => {
       if (!request.url().startsWith(chat.url)) throw new Error(`external request ${request.url()}`);
     });
@@ -49,8 +35,8 @@ describe.skipIf(!ok)('examples/web-chat in a real browser', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await chromiumBrowser?.close();
     await chat?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('sends a message, shows the refusal banner, approves the checkpoint by clicking, completes', async () => {

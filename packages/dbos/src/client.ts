@@ -29,8 +29,13 @@ export async function createClient(options: ClientOptions): Promise<Client> {
   // (under the lock workers take too: DBOS's migrations deadlock when run concurrently).
   const pool = resilientPool(databaseUrl, 2);
   await ensureTables(pool, () => DBOS.migrate(databaseUrl));
+  // DBOS's connections on a pool of ours, as the worker's are: a connection the server cuts
+  // while idle (a restart) is dropped without a word, where DBOS's own pool would print
+  // "Unexpected error in pool" and query each new connection while it is being handed over.
+  const systemPool = resilientPool(databaseUrl, 10);
   const dbos = await DBOSClient.create({
     systemDatabaseUrl: databaseUrl,
+    systemDatabasePool: systemPool,
     applicationName: NAMES.app,
   });
 
@@ -129,6 +134,7 @@ export async function createClient(options: ClientOptions): Promise<Client> {
     },
     async close() {
       await dbos.destroy();
+      await systemPool.end();
       await pool.end();
     },
   };

@@ -27,7 +27,8 @@ describe.skipIf(!requirePostgres('the worker’s listener (@agate/dbos)'))('list
   let connections = 0;
 
   beforeAll(async () => {
-    server = await startPostgres();
+    // A server of its own: a test restarts it.
+    server = await startPostgres({ private: true });
     store = createPostgresStore({ connectionString: server.url });
     pool = new pg.Pool({ connectionString: server.url });
     pool.on('error', () => {});

@@ -29,7 +29,8 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
     const workers: WorkerProcess[] = [];
 
     beforeAll(async () => {
-      pg = await startPostgres();
+      // A server of its own: a test restarts it.
+      pg = await startPostgres({ private: true });
       client = await createClient({ databaseUrl: pg.url });
     }, 30_000);
 

@@ -28,7 +28,12 @@ import { SavedLists } from './saved-lists.js';
 import { type ListColumns, listColumns, STORED_LISTS, writeList } from './stored-lists.js';
 import { inTransaction } from './transaction.js';
 
-/** Where the store connects: a connection string (the store owns its pool) or your pool. */
+/**
+ * Where the store connects: a connection string (the store owns its pool) or your pool. On
+ * your pool, the store gives each connection the pool opens an 'error' listener (a connection
+ * cut as it is handed over must not crash the process); the pool's own 'error' event, for
+ * idle connections, stays yours to listen to, as node-postgres asks.
+ */
 export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
 
 export interface PostgresStoreOptions {

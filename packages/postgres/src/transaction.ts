@@ -11,6 +11,7 @@ export async function inTransaction<T>(
   work: (client: PoolClient) => Promise<T>,
   breaks: (error: unknown) => boolean,
 ): Promise<T> {
+  guardNewConnections(pool);
   const client = await pool.connect();
   let broken: Error | undefined;
   const onError = (error: Error) => {
@@ -33,4 +34,23 @@ export async function inTransaction<T>(
     if (broken === undefined) client.off('error', onError);
     client.release(broken);
   }
+}
+
+const guarded = new WeakSet<Pool>();
+
+/**
+ * Gives every connection `pool` opens from now on an 'error' listener of its own. A new
+ * connection is handed to `await pool.connect()` from inside the socket read that brought the
+ * server's "ready"; when that same read also brings "terminating connection" (a server
+ * stopping at that moment), the client emits 'error' before the caller resumes and can
+ * listen, and an 'error' nobody hears crashes the process. Nothing is lost by hearing it here:
+ * the client is marked broken, its next query fails with the connection error, and the pool
+ * discards it on release. Idle connections stay the pool's (its 'error' event).
+ */
+function guardNewConnections(pool: Pool): void {
+  if (guarded.has(pool)) return;
+  guarded.add(pool);
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
 }

@@ -1,7 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBinDir, requirePostgres, startPostgres, type TestPostgres } from './postgres.js';
+import {
+  postgresBinDir,
+  requirePostgres,
+  SHARED_POSTGRES_ENV,
+  startPostgres,
+  type TestPostgres,
+} from './postgres.js';
 
 const psql = (url: string, sql: string): string =>
   execFileSync(join(postgresBinDir() ?? '', 'psql'), [url, '-tAc', sql], {
@@ -40,3 +46,26 @@ describe.skipIf(!requirePostgres('startPostgres self-test') || postgresBinDir() 
     }, 30_000);
   },
 );
+
+// The repository's test run starts one server (vitest.setup-postgres.ts); not with DATABASE_URL.
+describe.skipIf(
+  !requirePostgres("startPostgres on the run's server") || !process.env[SHARED_POSTGRES_ENV],
+)("startPostgres on the test run's one server", () => {
+  it('gives each caller an empty database of its own there, and refuses to restart it', async () => {
+    const a = await startPostgres();
+    const b = await startPostgres();
+    expect(a.external).toBe(false);
+    expect(new URL(a.url).port).toBe(new URL(b.url).port);
+    expect(new URL(a.url).pathname).not.toBe(new URL(b.url).pathname);
+    psql(a.url, 'create table mine (x int)');
+    expect(psql(b.url, "select count(*) from pg_tables where tablename = 'mine'")).toBe('0');
+    await expect(a.restart()).rejects.toThrow(/startPostgres\(\{ private: true \}\)/);
+    // A private server is still one's own, on another port.
+    const own = await startPostgres({ private: true });
+    try {
+      expect(new URL(own.url).port).not.toBe(new URL(a.url).port);
+    } finally {
+      await own.stop();
+    }
+  }, 30_000);
+});

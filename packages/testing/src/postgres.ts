@@ -9,8 +9,10 @@ import { requireSystem } from './system-requirements.js';
 const run = promisify(execFile);
 
 /**
- * A PostgreSQL server for tests: `DATABASE_URL` when it is set, otherwise a private server
- * started from the Debian `postgresql` package in a temp directory (about 1 s).
+ * A PostgreSQL server for tests: `DATABASE_URL` when it is set; a database of its own on the
+ * test run's one server when the run started one (`AGATE_TEST_POSTGRES`, the repository's
+ * vitest global setup); otherwise a private server started from the Debian `postgresql`
+ * package in a temp directory (about 1 s).
  */
 export interface TestPostgres {
   /** A connection string: `postgres://agate@127.0.0.1:PORT/postgres`. */
@@ -33,7 +35,10 @@ export interface StartPostgresOptions {
    * benchmarks of durability cost must pass true.
    */
   fsync?: boolean;
-  /** Ignore `DATABASE_URL` and always start a private server. */
+  /**
+   * Ignore `DATABASE_URL` and the run's shared server and always start a private server: for
+   * tests that restart or stop it under a running client.
+   */
   private?: boolean;
 }
 
@@ -81,6 +86,60 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       restart: async () => {},
     };
   }
+  const shared = process.env[SHARED_POSTGRES_ENV];
+  if (shared && options.private !== true && options.fsync !== true) return databaseOn(shared);
+  return startPrivatePostgres(options);
+}
+
+/**
+ * Set by the repository's vitest global setup (vitest.setup-postgres.ts) to the run's one
+ * server: `startPostgres()` then gives each caller a fresh database on it rather than a server
+ * of its own, so a test run starts PostgreSQL once, not once per file.
+ */
+export const SHARED_POSTGRES_ENV = 'AGATE_TEST_POSTGRES';
+
+let databases = 0;
+
+/**
+ * A new, empty database on the run's shared server (`serverUrl` names its `postgres`
+ * database): what a private server's `postgres` database was, without a server to start. The
+ * server may still be starting (the global setup does not wait for it): connecting is retried.
+ * `stop` leaves the database (the run's end stops the server), `restart` is refused.
+ */
+async function databaseOn(serverUrl: string): Promise<TestPostgres> {
+  const name = `agate_${process.pid}_${databases++}_${Date.now().toString(36)}`;
+  const psql = join(postgresBinDir() ?? '', 'psql');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await run(psql, [serverUrl, '-qAtc', `create database ${name}`]);
+      break;
+    } catch (error) {
+      const text = describe(error);
+      const starting = /could not connect|Connection refused|starting up|No such file/i.test(text);
+      if (!starting || Date.now() > deadline) {
+        throw new Error(`Could not create a database on the test run's PostgreSQL: ${text}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url: serverUrl.replace(/\/postgres$/, `/${name}`),
+    external: false,
+    stop: async () => {},
+    restart: async () => {
+      throw new Error(
+        "This database is on the test run's shared PostgreSQL, which one test may not restart: " +
+          'start it with startPostgres({ private: true }).',
+      );
+    },
+  };
+}
+
+/** Starts a server of its own (initdb, pg_ctl) in a temp directory. */
+export async function startPrivatePostgres(
+  options: Omit<StartPostgresOptions, 'private'> & { maxConnections?: number } = {},
+): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (bin === undefined) {
     throw new Error(
@@ -116,7 +175,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       '-l',
       join(dir, 'log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c synchronous_commit=${fsync} -c full_page_writes=${fsync} -c max_connections=200`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c synchronous_commit=${fsync} -c full_page_writes=${fsync} -c max_connections=${options.maxConnections ?? 200}`,
       'start',
     ]);
   };

@@ -16,8 +16,8 @@ import {
   User,
 } from '@agate/core';
 import { requireSystem, scriptedModel } from '@agate/testing';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import ApprovalAgent from '../__fixtures__/approval-agent.js';
 import { type Studio, startStudio } from './server.js';
@@ -76,6 +76,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
   let dir: string;
   let store: SessionStore;
   let studio: Studio;
+  let chromiumBrowser: Browser;
   let browser: BrowserContext;
   let page: Page;
   const pair = generateKeyPairSync('ed25519');
@@ -144,23 +145,10 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     expect((await unlogged.run()).status).toBe('completed');
     await store.save(unlogged.snapshot());
     studio = await startStudio({ store, privateKey });
-    // A fresh profile in the temp dir (persistent context: playwright owns --user-data-dir).
-    browser = await chromium.launchPersistentContext(join(dir, 'chromium'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 760 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    // The run's one Chromium (vitest.setup-chromium.ts), in a context of this file's own.
+    chromiumBrowser = await chromium.connect(inject('chromiumEndpoint'));
+    browser = await chromiumBrowser.newContext({ viewport: { width: 1280, height: 760 } });
+    page = await browser.newPage();
     // No request may leave 127.0.0.1: the page has no external assets.
     page.on('request', (request) => {
       if (!request.url().startsWith(studio.origin))
@@ -171,6 +159,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await chromiumBrowser?.close();
     await studio?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

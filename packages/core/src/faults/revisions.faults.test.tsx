@@ -89,13 +89,16 @@ function startDecider(
     stderr += chunk.toString();
   });
   const lines: Interface = createInterface({ input: child.stdout! });
-  const waiting: Array<(d: Decision) => void> = [];
-  lines.on('line', (line) => waiting.shift()?.(JSON.parse(line) as Decision));
+  const waiting: Array<{ resolve: (d: Decision) => void; reject: (e: Error) => void }> = [];
+  lines.on('line', (line) => waiting.shift()?.resolve(JSON.parse(line) as Decision));
+  // One exit listener for every decision still waiting (not one per decision asked).
+  child.once('exit', () => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`${kind} process exited: ${stderr}`));
+  });
   return {
     decide(id: string): Promise<Decision> {
       return new Promise((resolve, reject) => {
-        waiting.push(resolve);
-        child.once('exit', () => reject(new Error(`${kind} process exited: ${stderr}`)));
+        waiting.push({ resolve, reject });
         child.stdin!.write(`${id}\n`);
       });
     },
