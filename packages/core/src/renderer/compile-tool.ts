@@ -2,7 +2,7 @@ import type { Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
 import { InvalidElementError } from '../runtime/runtime-errors.js';
 import type { CompiledTool } from './compiled-context.js';
-import type { HostElement, HostProps } from './host-tree.js';
+import { type HostElement, type HostProps, sameProps } from './host-tree.js';
 import { givesWayFor } from './tool-origin.js';
 import { declaredToolPropsVersion, toolGuardProps } from './tool-props.js';
 
@@ -76,16 +76,6 @@ function remember(props: HostProps, tool: CompiledTool): void {
   }
   if (entries.length >= PER_NAME) entries.shift();
   entries.push({ props, compiled: { tool, version: declaredToolPropsVersion() } });
-}
-
-function sameProps(a: HostProps, b: HostProps): boolean {
-  let count = 0;
-  for (const key in a) {
-    count += 1;
-    if (a[key] !== b[key]) return false;
-  }
-  for (const _ in b) count -= 1;
-  return count === 0;
 }
 
 function compileToolProps(node: HostElement): CompiledTool {

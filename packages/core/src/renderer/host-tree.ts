@@ -77,7 +77,8 @@ export function noteUpdate(node: HostElement, next: HostProps): void {
   if (!sameProps(node.props, next, node.type === 'agate-timeline')) shapeVersion += 1;
 }
 
-function sameProps(a: HostProps, b: HostProps, exceptMessages: boolean): boolean {
+/** Props equal one by one (by identity), the same keys on both; `messages` left out on request. */
+export function sameProps(a: HostProps, b: HostProps, exceptMessages = false): boolean {
   let count = 0;
   for (const key in a) {
     count += 1;
