@@ -6,8 +6,8 @@
  * published CLI carries the few hundred KiB of Ink it runs instead of depending on `ink`.
  * React, the reconciler and the core stay shared dependencies: one copy with the agent's own.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 
@@ -75,9 +75,7 @@ function bundledLicenses(inputs: readonly string[]): string {
       version: string;
       license?: string;
     };
-    const file = existsSync(root)
-      ? readdirSync(root).find((entry) => /^(licen[cs]e|copying)/i.test(entry))
-      : undefined;
+    const file = readdirSync(root).find((entry) => /^(licen[cs]e|copying)/i.test(entry));
     const text = file
       ? readFileSync(join(root, file), 'utf8').trim()
       : `License: ${manifest.license ?? 'see the package'}`;
@@ -85,5 +83,5 @@ function bundledLicenses(inputs: readonly string[]): string {
       `${manifest.name}@${manifest.version} (${manifest.license ?? 'unknown'})\n\n${text}`,
     );
   }
-  return `Packages bundled into ${dirname(outfile).split('/').slice(-1)[0]}/start-live-view.js:\n\n${sections.join('\n\n----\n\n')}\n`;
+  return `Packages bundled into ${basename(outfile)}:\n\n${sections.join('\n\n----\n\n')}\n`;
 }
