@@ -1,5 +1,5 @@
 import { scriptedModel } from '@agate/testing';
-import type { ReactElement } from 'react';
+import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineToolProp } from '../entries/guards.js';
@@ -15,11 +15,11 @@ declare module '../components/tool.js' {
 const noInput = z.object({});
 const look = () => 'seen';
 
-const toolsOf = (tool: ReactElement) =>
+const toolsOf = (tools: ReactNode) =>
   createSession(
     <>
       <User>Go.</User>
-      {tool}
+      {tools}
     </>,
     { model: scriptedModel([]) },
   ).render().tools;
@@ -35,13 +35,7 @@ describe('compiled tools are kept per process', () => {
   it('keeps tools that share one execute apart, each compiled once, however many there are', () => {
     const names = Array.from({ length: 40 }, (_, i) => `tool_${i}`);
     const all = () =>
-      toolsOf(
-        <>
-          {names.map((name) => (
-            <Tool key={name} name={name} input={noInput} execute={look} />
-          ))}
-        </>,
-      );
+      toolsOf(names.map((name) => <Tool key={name} name={name} input={noInput} execute={look} />));
     const first = all();
     const second = all();
     expect(first.map((t) => t.name)).toEqual(names);
