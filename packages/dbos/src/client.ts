@@ -16,6 +16,7 @@ import {
   type StartRunInput,
   type WakeMessage,
 } from './options.js';
+import { checkRunRequest } from './run-request.js';
 import { ensureTables, requestCancel, resilientPool, SCHEMA } from './tables.js';
 
 /**
@@ -87,6 +88,13 @@ export async function createClient(options: ClientOptions): Promise<Client> {
   return {
     async startRun({ agent, sessionId, input = null, runOptions }: StartRunInput) {
       assertValidSessionId(sessionId);
+      // The same check the worker makes, here so that the caller hears of a bad request at once.
+      checkRunRequest({
+        agent,
+        sessionId,
+        input,
+        ...(runOptions !== undefined ? { runOptions } : {}),
+      });
       const previous = await latest(sessionId);
       if (previous !== undefined && isActive(previous.status)) {
         throw new RunActiveError(sessionId, previous.status);

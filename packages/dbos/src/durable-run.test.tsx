@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { approveCheckpoint, approveToolCall, type JsonValue } from '@agate/core';
 import type { PostgresStore } from '@agate/postgres';
 import { requirePostgres, type TestPostgres } from '@agate/testing';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalAgent } from './__fixtures__/approval-agent.js';
@@ -12,9 +13,12 @@ import { type DurableSetup, startDurable } from './__fixtures__/durable-setup.js
 import {
   type Client,
   type DurableAgent,
+  InvalidRunRequestError,
   launchWorker,
+  RUN_REQUEST_LIMITS,
   RunActiveError,
   RunNotFoundError,
+  type WorkerEvent,
   WorkerRunningError,
 } from './index.js';
 
@@ -30,6 +34,8 @@ const readLog = (dir: string) => {
 };
 
 describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', () => {
+  /** What the worker said (printed on stderr by default). */
+  const events: WorkerEvent[] = [];
   let setup: DurableSetup | undefined;
   let pg: TestPostgres;
   let dir: string;
@@ -49,6 +55,7 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
         approvalTimeoutMs: 4_000,
         // No poll in this file's life: a decision must wake its run through the store's notification.
         decisionPollMs: 3_600_000,
+        onEvent: (event) => events.push(event),
       },
     );
     ({ pg, dir, client, store } = setup);
@@ -146,5 +153,73 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     await expect(
       launchWorker({ databaseUrl: pg.url, agents: countingAgents(dir) }),
     ).rejects.toBeInstanceOf(WorkerRunningError);
+  });
+
+  it('refuses forged and oversized run requests before anything runs, in the client and in the worker', async () => {
+    const big = 'x'.repeat(RUN_REQUEST_LIMITS.inputBytes + 1);
+    await expect(start('counting', 'too-big', { text: big })).rejects.toBeInstanceOf(
+      InvalidRunRequestError,
+    );
+    await expect(
+      client.startRun({ agent: 'counting', sessionId: 'bad-opts', runOptions: { maxTicks: -1 } }),
+    ).rejects.toThrow(/maxTicks must be a whole number/);
+
+    // Straight onto DBOS's queue, as anyone who can write the database could.
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: pg.url, applicationName: 'agate' });
+    const forged: Array<{ id: string; request: unknown; says: RegExp }> = [
+      {
+        id: 'agate/victim/forged-1',
+        request: { agent: 'counting', sessionId: 'other', input: null },
+        says: /does not belong to session "other"/,
+      },
+      {
+        id: 'agate/proto/forged-2',
+        request: { agent: 'constructor', sessionId: 'proto', input: null },
+        says: /No agent named "constructor"/,
+      },
+      {
+        id: 'agate/../forged-3',
+        request: { agent: 'counting', sessionId: '../etc', input: null },
+        says: /not a valid session id/,
+      },
+      {
+        id: 'agate/huge/forged-4',
+        request: { agent: 'counting', sessionId: 'huge', input: big },
+        says: /input is over 1048576 bytes/,
+      },
+      {
+        id: 'agate/opts/forged-5',
+        request: { agent: 'counting', sessionId: 'opts', runOptions: { signal: {} } },
+        says: /runOptions has unknown field "signal"/,
+      },
+      { id: 'agate/str/forged-6', request: 'run everything', says: /not an object/ },
+    ];
+    try {
+      for (const { id, request } of forged) {
+        await dbos.enqueue(
+          {
+            queueName: 'agate-runs',
+            workflowName: 'agate-run',
+            workflowID: id,
+            appVersion: 'agate-1',
+          },
+          request,
+        );
+      }
+      for (const { id, says } of forged) {
+        await expect(
+          dbos.retrieveWorkflow(id).getResult({ pollingIntervalMs: 100 }),
+        ).rejects.toThrow(says);
+      }
+    } finally {
+      await dbos.destroy();
+    }
+    // The worker says so, one line each.
+    const said = events.map((e) => (e.type === 'warning' ? e.message : '')).join('\n');
+    for (const { says } of forged) expect(said).toMatch(says);
+    for (const session of ['victim', 'other', 'proto', 'huge', 'opts', 'too-big']) {
+      expect(await store.load(session)).toBeUndefined();
+      expect(callsLog()).not.toContain(session);
+    }
   });
 });

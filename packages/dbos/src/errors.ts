@@ -64,3 +64,14 @@ export class DatabaseUnavailableError extends AgateError {
  * Nothing was started.
  */
 export class DatabaseMigrationError extends AgateError {}
+
+/**
+ * A run request that no worker may run: not the shape `startRun` sends, an input over the
+ * limits (`RUN_REQUEST_LIMITS`), or a workflow id that does not belong to its session (a
+ * workflow enqueued on DBOS's queue by hand). Nothing of it ran; `reason` says what is wrong.
+ */
+export class InvalidRunRequestError extends AgateError {
+  constructor(readonly reason: string) {
+    super(`Refused a durable run request: ${reason}. Nothing was run.`);
+  }
+}

@@ -4,6 +4,7 @@ export {
   DatabaseMigrationError,
   DatabaseUnavailableError,
   DurableRunError,
+  InvalidRunRequestError,
   RunActiveError,
   RunNotFoundError,
   UnknownAgentError,
@@ -23,5 +24,6 @@ export type {
   WorkerOptions,
 } from './options.js';
 export { prepareDatabase } from './prepare.js';
+export { RUN_REQUEST_LIMITS } from './run-request.js';
 export { describeWorkerEvent, launchWorker } from './worker.js';
 export { RunCancelledError } from './workflow.js';

@@ -23,6 +23,7 @@ import {
 } from './options.js';
 import { toDurableResult } from './result.js';
 import { databaseWork, WHILE_DATABASE_DOWN } from './retry.js';
+import { checkRunRequest } from './run-request.js';
 import type { StepGate } from './step-gate.js';
 import { type StepPhase, stepProbe } from './step-probe.js';
 import { cancelRequested, clearCancel, SCHEMA } from './tables.js';
@@ -60,12 +61,17 @@ type Checked<T> = { cancelled: true } | { cancelled: false; value: T };
  * the session's start snapshot, each tick's model call, each tool call, and the saves. The tick
  * loop between them is Agate's own and replays the same way from the same answers.
  */
-export async function durableRun(request: RunRequest): Promise<DurableRunResult> {
+export async function durableRun(received: RunRequest): Promise<DurableRunResult> {
   const worker = host;
   if (worker === undefined) throw new AgateError('No Agate worker runs in this process.');
-  const agent = worker.agents[request.agent];
-  if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
   const workflowId = DBOS.workflowID as string;
+  // What the queue holds is checked before any step: a request written there by hand, or
+  // passed on from a web client, runs nothing unless it is one `startRun` could have sent.
+  const request = checkRunRequest(received, workflowId);
+  const agent = Object.hasOwn(worker.agents, request.agent)
+    ? worker.agents[request.agent]
+    : undefined;
+  if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
   const { store, pool, cancels, gate } = worker;
   /** Known from the listener when it is up; else asked of the table (retried while down). */
   const isCancelled = async () => cancels.known(workflowId) ?? cancelRequested(pool, workflowId);
