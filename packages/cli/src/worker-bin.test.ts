@@ -152,6 +152,16 @@ describe('agate worker, the real bin', () => {
       expect(worker.stderr).toBe('');
     }, 60_000);
 
+    it('agate db create: says what it did, nothing false, and quotes the command it suggests', async () => {
+      const url = `${base}/quoted?application_name=x$(id)`;
+      const made = agate(['db', 'create', url]);
+      expect(await made.exited, made.stderr).toBe(0);
+      expect(made.stderr).toBe('');
+      expect(made.stdout).not.toContain('does not exist');
+      expect(made.stdout).toContain('Created database "quoted"');
+      expect(made.stdout).toContain(`Next: agate worker <agents-file> --store '${url}'\n`);
+    }, 60_000);
+
     it('agate db create: a role that may not create databases, and nothing at the URL: one line, exit 2', async () => {
       await sql(server.url, 'CREATE ROLE plain LOGIN');
       const refused = agate(['db', 'create', `${base.replace('agate@', 'plain@')}/nope`]);

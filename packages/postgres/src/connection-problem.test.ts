@@ -73,4 +73,22 @@ describe('connection problems', () => {
       'nothing answers at db.internal:6543',
     );
   });
+
+  it('names the database the server did not find, and quotes the commands it suggests', () => {
+    const target = connectionTarget('postgres://ana@db:5432/agents?sslmode=require&x=$(id)');
+    const other = describeConnectionProblem(
+      'missing-database',
+      target,
+      new Error('wrapped', { cause: coded('3D000', 'database "agents_sys" does not exist') }),
+    );
+    expect(other).toMatch(/^database "agents_sys" does not exist on db:5432\./);
+    expect(other).toContain(
+      "agate db create 'postgres://ana@db:5432/agents_sys?sslmode=require&x=$(id)'",
+    );
+    expect(other).toContain('createdb agents_sys');
+    const odd = connectionTarget('postgres://ana@db:5432/it%27s%20mine');
+    expect(describeConnectionProblem('missing-database', odd, coded('3D000'))).toContain(
+      `createdb 'it'\\''s mine'`,
+    );
+  });
 });

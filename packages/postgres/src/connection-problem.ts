@@ -99,11 +99,16 @@ export function describeConnectionProblem(
 ): string {
   const why = firstLine(error);
   switch (problem) {
-    case 'missing-database':
+    case 'missing-database': {
+      // The server names the database it did not find; it may not be the URL's (a
+      // maintenance database, or one a library derived), so the message names that one.
+      const missing = missingDatabaseName(error) ?? target.database;
+      const url = missing === target.database ? target.url : withDatabase(target.url, missing);
       return (
-        `database "${target.database}" does not exist on ${target.host}:${target.port}. ` +
-        `Create it with \`agate db create ${target.url}\` (or \`createdb ${target.database}\`), then start the worker again.`
+        `database "${missing}" does not exist on ${target.host}:${target.port}. ` +
+        `Create it with \`agate db create ${shellQuote(url)}\` (or \`createdb ${shellQuote(missing)}\`), then start the worker again.`
       );
+    }
     case 'auth':
       return (
         `PostgreSQL at ${target.host}:${target.port} refused role "${target.user}" (${why}). ` +
@@ -115,6 +120,35 @@ export function describeConnectionProblem(
         `Check the URL (${target.url}) and that PostgreSQL runs there; docs/durable.md says where to get one.`
       );
   }
+}
+
+/** The database PostgreSQL's 3D000 message names (`database "x" does not exist`). */
+function missingDatabaseName(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e != null && depth < 5; depth++) {
+    const message = String((e as { message?: unknown }).message ?? '');
+    const named = /database "((?:[^"]|"")*)" does not exist/.exec(message)?.[1];
+    if (named !== undefined) return named.replaceAll('""', '"');
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function withDatabase(url: string, database: string): string {
+  try {
+    const u = new URL(url);
+    u.pathname = `/${encodeURIComponent(database)}`;
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A word for a POSIX shell, quoted only when it needs to be: a suggested command is pasted as
+ * it is printed, and a URL's `?`, `&` or `$(…)` would otherwise be read by the shell.
+ */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The first line of an error's message (a driver's error may carry more). */

@@ -1,5 +1,6 @@
 import type { PostgresStore } from '@agate/postgres';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
+import { shellQuote } from '../format/shell-quote.js';
 import type { CliIo } from '../io.js';
 import { importOptional } from '../optional-package.js';
 import { isPostgresUrl, openStore } from '../sessions/stored-session.js';
@@ -105,6 +106,6 @@ export async function createCommand(io: CliIo, url: string | undefined): Promise
     }
     io.out("Durable runs: DBOS's tables and Agate's (schema agate_dbos) are ready.\n");
   }
-  io.out(`Next: agate worker <agents-file> --store ${target.url}\n`);
+  io.out(`Next: agate worker <agents-file> --store ${shellQuote(target.url)}\n`);
   return ExitCode.ok;
 }

@@ -18,6 +18,7 @@ import {
 import { type CheckpointLedgerEntry, type GuardStates, hasToolApproval } from '@agate/core/guards';
 import { APPROVAL_KEY_ENV, APPROVAL_KEY_FILE_ENV } from '@agate/core/internal';
 import { CliError, ExitCode } from '../errors.js';
+import { shellQuote } from '../format/shell-quote.js';
 import type { CliIo } from '../io.js';
 import { openStore, type StoreRef } from '../sessions/stored-session.js';
 
@@ -109,7 +110,7 @@ export async function decideCommand(
         : 'Rejected';
   io.out(
     `${verb} ${what} of session ${sessionId} by ${entry.by} (ledger entry #${entry.seq}, ${signed}).\n` +
-      `Continue the run: agate run <agent-file> --store ${ref.dir} --resume ${sessionId}\n`,
+      `Continue the run: agate run <agent-file> --store ${shellQuote(ref.dir)} --resume ${shellQuote(sessionId)}\n`,
   );
   return ExitCode.ok;
 }
