@@ -162,11 +162,11 @@ async function progress(db: pg.Client): Promise<{ ended: number; completedAt: nu
   };
 }
 
-/** Each tick's duration from the steps DBOS recorded: a model step's start to the next one's. */
+/** Each tick's duration from the steps the runs recorded: a model step's start to the next one's. */
 async function tickDurations(db: pg.Client): Promise<number[]> {
   const { rows } = await db.query<{ workflow_uuid: string; started: string | null }>(
-    `SELECT workflow_uuid, started_at_epoch_ms AS started FROM dbos.operation_outputs
-     WHERE function_name IN ('agate:model', 'agate:end') ORDER BY workflow_uuid, function_id`,
+    `SELECT workflow_id AS workflow_uuid, started_ms AS started FROM agate_dbos.steps
+     WHERE name IN ('agate:model', 'agate:end') ORDER BY workflow_id, idx`,
   );
   const ticks: number[] = [];
   for (let i = 1; i < rows.length; i++) {
@@ -290,8 +290,8 @@ async function measureWorkers(
       [kill.orphaned],
     );
     const resumed = await db.query<{ first: string | null }>(
-      `SELECT min(completed_at_epoch_ms) AS first FROM dbos.operation_outputs
-       WHERE workflow_uuid = ANY($1) AND completed_at_epoch_ms > $2 GROUP BY workflow_uuid`,
+      `SELECT min(ended_ms) AS first FROM agate_dbos.steps
+       WHERE workflow_id = ANY($1) AND ended_ms > $2 GROUP BY workflow_id`,
       [kill.orphaned, kill.at],
     );
     const calls = readdirSync(logDir)

@@ -99,7 +99,7 @@ export function renderDurableScale(result: DurableScaleResult | undefined): stri
       `processes started together on one private PostgreSQL ${'(fsync on)'}, each taking ${result.concurrency} runs at once. A run: ` +
       `${result.ticksPerRun} ticks, each a ${MODEL_MS} ms model call, the first ${TOOL_TICKS} with a tool call, the last answering. ` +
       'runs/s and ticks/s between the 10th and 90th percentile of completions (the steady part, without start-up and tail); ' +
-      "a tick's latency from its model step's start to the next tick's, as DBOS recorded them; writes per tick over the whole " +
+      "a tick's latency from its model step's start to the next tick's, as the runs recorded them (`agate_dbos.steps`); writes per tick over the whole " +
       'measurement from `pg_stat_database` (commits, rows inserted + updated + deleted) and WAL bytes from `pg_current_wal_lsn()`; ' +
       'CPU in cores used over the wall time, from /proc (PostgreSQL: the postmaster and every backend).',
     '',

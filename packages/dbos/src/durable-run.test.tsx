@@ -201,7 +201,7 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
             queueName: 'agate-runs',
             workflowName: 'agate-run',
             workflowID: id,
-            appVersion: 'agate-1',
+            appVersion: 'agate-2',
           },
           request,
         );

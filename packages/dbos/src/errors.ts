@@ -75,3 +75,17 @@ export class InvalidRunRequestError extends AgateError {
     super(`Refused a durable run request: ${reason}. Nothing was run.`);
   }
 }
+
+/**
+ * A recovered run reached a recorded step by another name than the one it recorded there: the
+ * agent's code changed in a way that replays differently (docs/durable.md, "Upgrades"). The
+ * run stops rather than hand one call's answer to another.
+ */
+export class StepOrderError extends AgateError {
+  constructor(workflowId: string, index: number, recorded: string, now: string) {
+    super(
+      `Run ${workflowId} recorded "${recorded}" as its step ${index}, but its replay asked for "${now}" there. ` +
+        'The agent changed in a way that replays differently: run changed agents under a new applicationVersion.',
+    );
+  }
+}

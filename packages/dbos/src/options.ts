@@ -45,7 +45,7 @@ export interface WorkerOptions {
    */
   decisionPollMs?: number;
   /**
-   * DBOS's application version, pinned (default `agate-1`): runs are recovered only by workers
+   * DBOS's application version, pinned (default `agate-2`): runs are recovered only by workers
    * of the same version. Change it when an agent changes in a way that would replay its recorded
    * steps differently (docs/durable.md, "Upgrades").
    */
@@ -75,7 +75,7 @@ export interface Worker {
 
 export interface ClientOptions {
   databaseUrl: string;
-  /** Must match the workers' (default `agate-1`). */
+  /** Must match the workers' (default `agate-2`). */
   applicationVersion?: string;
 }
 
@@ -131,7 +131,7 @@ export const DEFAULTS = {
   recoveryAfterMs: 30_000,
   approvalTimeoutMs: 24 * 60 * 60 * 1000,
   decisionPollMs: 1_000,
-  applicationVersion: 'agate-1',
+  applicationVersion: 'agate-2',
   shutdownGraceMs: 10_000,
 } as const;
 

@@ -104,6 +104,7 @@ export function startWatchman(options: {
       if (
         !left &&
         (await recentlyStepped(
+          client,
           pending.map((w) => w.workflowID),
           recoveryAfterMs,
         ))
@@ -174,14 +175,16 @@ export function startWatchman(options: {
   };
 }
 
-/** True when any of `workflowIds` recorded a step within the last `withinMs` (DBOS's record). */
-async function recentlyStepped(workflowIds: readonly string[], withinMs: number): Promise<boolean> {
-  const since = Date.now() - withinMs;
-  for (const id of workflowIds) {
-    const steps = (await DBOS.listWorkflowSteps(id)) ?? [];
-    if (steps.some((step) => (step.completedAtEpochMs ?? step.startedAtEpochMs ?? 0) > since)) {
-      return true;
-    }
-  }
-  return false;
+/** True when any of `workflowIds` recorded a step within the last `withinMs` (step-log.ts). */
+async function recentlyStepped(
+  db: pg.ClientBase,
+  workflowIds: readonly string[],
+  withinMs: number,
+): Promise<boolean> {
+  if (workflowIds.length === 0) return false;
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM ${SCHEMA}.steps WHERE workflow_id = ANY($1) AND ended_ms > $2 LIMIT 1`,
+    [workflowIds, Date.now() - withinMs],
+  );
+  return (rowCount ?? 0) > 0;
 }

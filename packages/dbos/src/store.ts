@@ -1,8 +1,7 @@
-import type { SessionStore } from '@agate/core';
-import { createPostgresStore } from '@agate/postgres';
+import { createPostgresStore, type PostgresStore } from '@agate/postgres';
 import type pg from 'pg';
 
 /** The PostgreSQL session store on the run database (its default schema), on the worker's pool. */
-export function storeForDatabase(pool: pg.Pool): SessionStore & { migrate(): Promise<unknown> } {
+export function storeForDatabase(pool: pg.Pool): PostgresStore {
   return createPostgresStore({ pool });
 }

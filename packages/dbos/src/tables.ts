@@ -5,7 +5,8 @@ import pg from 'pg';
  * (DBOS's self-hosted recovery only knows executor ids, not which executors are alive),
  * cancellation requests (read inside each step, so a cancel lands at a step boundary), the
  * runs waiting for a decision (so a decision recorded by any process wakes its run), and the
- * revision each end of a run's round saves (so a replayed end never saves twice: end-save.ts).
+ * revision each end of a run's round saves (so a replayed end never saves twice: end-save.ts),
+ * and each run's recorded steps (step-log.ts).
  */
 export const SCHEMA = 'agate_dbos';
 
@@ -33,6 +34,16 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.waits (
   session_id text NOT NULL,
   fingerprint text NOT NULL,
   since timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.steps (
+  workflow_id text NOT NULL,
+  idx integer NOT NULL,
+  name text NOT NULL,
+  output text,
+  error jsonb,
+  started_ms bigint,
+  ended_ms bigint,
+  PRIMARY KEY (workflow_id, idx)
 );
 `;
 

@@ -89,7 +89,16 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   let stopRounds: (() => Promise<void>) | undefined;
   try {
     const cancels = new CancelWatch(pool);
-    setWorkflowHost({ agents: options.agents, store, pool, approvalTimeoutMs, cancels, gate });
+    setWorkflowHost({
+      agents: options.agents,
+      store,
+      pool,
+      approvalTimeoutMs,
+      cancels,
+      gate,
+      // Saves share a step's transaction only on the store the worker made on the run database.
+      stepLog: { pool, ...(owned !== undefined ? { store: owned } : {}) },
+    });
     DBOS.setConfig({
       name: NAMES.app,
       systemDatabaseUrl: databaseUrl,

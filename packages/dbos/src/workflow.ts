@@ -13,7 +13,7 @@ import type pg from 'pg';
 import type { CancelWatch } from './cancellations.js';
 import { deferredStore } from './deferred-store.js';
 import { forgetEnds, saveEnd } from './end-save.js';
-import { UnknownAgentError } from './errors.js';
+import { StepOrderError, UnknownAgentError } from './errors.js';
 import {
   type DurableAgents,
   type DurableRunResult,
@@ -22,9 +22,17 @@ import {
   type WakeMessage,
 } from './options.js';
 import { toDurableResult } from './result.js';
-import { databaseWork, WHILE_DATABASE_DOWN } from './retry.js';
+import { DatabaseDownError, databaseWork } from './retry.js';
 import { checkRunRequest } from './run-request.js';
 import type { StepGate } from './step-gate.js';
+import {
+  loadSteps,
+  recordStep,
+  replayStep,
+  retryWhileDown,
+  type StepLog,
+  toRecord,
+} from './step-log.js';
 import { type StepPhase, stepProbe } from './step-probe.js';
 import { cancelRequested, clearCancel, SCHEMA } from './tables.js';
 
@@ -38,6 +46,8 @@ export interface WorkflowHost {
   cancels: CancelWatch;
   /** The steps in flight, closed when the worker stops. */
   gate: StepGate;
+  /** Where steps are recorded (step-log.ts). */
+  stepLog: StepLog;
 }
 
 /** The reason of a run's signal when `cancelRun` stopped it. */
@@ -72,36 +82,46 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
     ? worker.agents[request.agent]
     : undefined;
   if (agent === undefined) throw new UnknownAgentError(request.agent, Object.keys(worker.agents));
-  const { store, pool, cancels, gate } = worker;
+  const { store, pool, cancels, gate, stepLog } = worker;
   /** Known from the listener when it is up; else asked of the table (retried while down). */
   const isCancelled = async () => cancels.known(workflowId) ?? cancelRequested(pool, workflowId);
 
   /** The run's own steps so far: a step's place, the same in every replay. */
   let stepIndex = 0;
+  /** The save the step in progress records with its answer, in one transaction (see below). */
+  let folded: SessionSnapshot | undefined;
+  // Every answer this run recorded in earlier executions (none on its first): one read.
+  const recorded = await loadSteps(pool, workflowId);
   /**
-   * One step of the run, with the step probe's three points around it (tests stop a worker at
-   * each). Without a probe this is `DBOS.runStep` and nothing more.
+   * One step of the run (step-log.ts): its recorded answer when it has one, else its work done
+   * and recorded; with the step probe's three points around it (tests stop a worker at each).
    */
   const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
     const index = stepIndex++;
     const probe = stepProbe();
-    if (probe === undefined) {
-      return gate.run(() => DBOS.runStep(work, { name, ...WHILE_DATABASE_DOWN }));
-    }
-    const at = (phase: StepPhase) => probe({ workflowId, step: name, index, phase });
+    const at = async (phase: StepPhase) => probe?.({ workflowId, step: name, index, phase });
     await at('before');
-    const answer = await gate.run(() =>
-      DBOS.runStep(
-        async () => {
-          const value = await work();
-          await at('during');
-          return value;
-        },
-        { name, ...WHILE_DATABASE_DOWN },
-      ),
-    );
+    const answer = await gate.run(async () => {
+      const earlier = recorded.get(index);
+      if (earlier !== undefined) {
+        if (earlier.name !== name) throw new StepOrderError(workflowId, index, earlier.name, name);
+        return earlier;
+      }
+      const startedMs = Date.now();
+      let outcome: { value: unknown } | { error: unknown };
+      try {
+        outcome = { value: await retryWhileDown(work) };
+      } catch (error) {
+        if (error instanceof DatabaseDownError) throw error;
+        outcome = { error };
+      }
+      await at('during');
+      const save = folded;
+      folded = undefined;
+      return recordStep(stepLog, workflowId, index, toRecord(name, startedMs, outcome), save);
+    });
     await at('after');
-    return answer;
+    return replayStep<T>(answer);
   };
 
   /**
@@ -158,9 +178,7 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
       throw controller.signal.reason;
     };
     const steps: DurableSteps = {
-      // The state before this tick's model call is the last tick's end: saved here, in a step.
-      // The save is written while the model call and its record are: one commit less to wait
-      // for per tick. The next step waits for it, so a failed save still fails the run there.
+      // The state before this tick's model call is the last tick's end: saved with this step.
       model: async (call) => {
         const out = await checkedStep(
           'agate:model',
@@ -171,7 +189,10 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
               const snapshot = createSnapshot(session.id, session.state, undefined, {
                 shareFrozen: true,
               });
-              saving = background(store.save(snapshot));
+              // On the run database's own store, saved in the transaction that records this
+              // step's answer (one commit for both); on another store, beside the call.
+              if (stepLog.store !== undefined) folded = snapshot;
+              else saving = background(store.save(snapshot));
             }
           },
           call,

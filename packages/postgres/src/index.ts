@@ -24,6 +24,8 @@ export {
   DEFAULT_SCHEMA,
   type PostgresConnection,
   type PostgresStore,
+  type PostgresStoreExtras,
   type PostgresStoreOptions,
+  type PostgresTransaction,
 } from './postgres-store.js';
 export { planTimeline, type StoredWindow, type TimelinePlan } from './timeline-plan.js';

@@ -59,11 +59,24 @@ export type PostgresStore = SessionStore &
   PostgresStoreExtras;
 
 export interface PostgresStoreExtras {
+  /**
+   * Runs `work` in one transaction of the store's database: the saves it makes through `save`
+   * commit or roll back with whatever else `work` writes through `client` (for a durable engine
+   * that records a step and saves the session in one commit). The store's revision checks and
+   * notifications hold as in `save`.
+   */
+  transact<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T>;
   /** Applies the migrations now (otherwise they run on first use). */
   migrate(): Promise<MigrateResult>;
   /** Ends the pool when the store made it (from a connection string); yours stays open. */
   close(): Promise<void>;
   readonly schema: string;
+}
+
+/** What `transact` hands its work: the transaction's connection, and a save made on it. */
+export interface PostgresTransaction {
+  readonly client: pg.PoolClient;
+  save(snapshot: SessionSnapshot, options?: SaveOptions): Promise<void>;
 }
 
 export const DEFAULT_SCHEMA = 'agate';
@@ -151,6 +164,100 @@ export function createPostgresStore(
     }
   };
 
+  /**
+   * One save: `run` writes it on a transaction's connection; `committed` keeps what it wrote
+   * for the next save's diff, once that transaction has committed.
+   */
+  const prepareSave = (snapshot: SessionSnapshot, saveOptions?: SaveOptions) => {
+    const expected = saveOptions?.expectedRevision;
+    if (expected !== undefined && (!Number.isSafeInteger(expected) || expected < 0)) {
+      throw new SnapshotError(
+        `expectedRevision must be a whole number >= 0 (the revision load() returned), got ${String(expected)}.`,
+      );
+    }
+    const parts = splitSnapshot(snapshot);
+    const saveId = randomUUID();
+    const known = saved.take(snapshot.id);
+    const run = async (client: pg.PoolClient) => {
+      let row = await lockRow(client, s, snapshot.id);
+      if (row === undefined) {
+        // A placeholder (revision 0), visible to nobody until commit. Two first saves at
+        // once: the second waits here on the unique id until the first ends.
+        await client.query(
+          `insert into ${s}.sessions (id, revision) values ($1, 0) on conflict (id) do nothing`,
+          [snapshot.id],
+        );
+        row = await lockRow(client, s, snapshot.id);
+      }
+      const stored = Number(row?.revision ?? 0);
+      if (expected !== undefined && expected !== stored) {
+        throw new StaleSessionError(snapshot.id, expected, stored);
+      }
+      // What this store wrote is what is stored only while nobody saved since.
+      const previous = known !== undefined && row?.save_id === known.saveId ? known : undefined;
+      const columns = new Map<string, ListColumns>();
+      const same = new Map<string, number>();
+      for (const list of STORED_LISTS) {
+        const had =
+          row === undefined || stored === 0
+            ? undefined
+            : listColumns(row as unknown as Record<string, unknown>, list);
+        const result = await writeList(
+          client,
+          s,
+          snapshot.id,
+          list,
+          had,
+          parts.lists.get(list.name),
+          previous?.lists.get(list.name),
+          (items) => messageTexts(snapshot.id, items),
+        );
+        columns.set(list.name, result.columns);
+        same.set(list.name, result.same);
+      }
+      const timeline = columns.get('timeline')!;
+      const signatures = columns.get('signatures')!;
+      await client.query(
+        `update ${s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
+           format_version = $6, head = $7, has_timeline = $8, timeline_start = $9,
+           timeline_count = $10, timeline_tail = $11, has_signatures = $12,
+           signatures_start = $13, signatures_count = $14, signatures_tail = $15, save_id = $16
+         where id = $1`,
+        [
+          snapshot.id,
+          stored + 1,
+          snapshot.savedAt,
+          snapshot.label ?? null,
+          parts.status,
+          snapshot.version,
+          parts.head,
+          timeline.has,
+          timeline.start,
+          timeline.count,
+          timeline.tail,
+          signatures.has,
+          signatures.start,
+          signatures.count,
+          signatures.tail,
+          saveId,
+        ],
+      );
+      // Delivered at commit only, so a listener never hears of a decision that rolled back.
+      if (saveOptions?.decision === true) {
+        await client.query('select pg_notify($1, $2)', [DECISION_CHANNEL, snapshot.id]);
+      }
+      return same;
+    };
+    // Kept for the next save only while the session runs (saved every tick), and only lists
+    // that cannot change under the store: frozen, of items createSnapshot checked (settled).
+    const committed = (written: Map<string, number>) => {
+      if (parts.status === 'running') {
+        saved.keep(snapshot.id, saveId, parts.lists, written, isSettledJson);
+      }
+    };
+    return { run, committed };
+  };
+
   return {
     schema,
     migrate,
@@ -161,90 +268,37 @@ export function createPostgresStore(
     },
 
     async save(snapshot: SessionSnapshot, saveOptions?: SaveOptions) {
-      const expected = saveOptions?.expectedRevision;
-      if (expected !== undefined && (!Number.isSafeInteger(expected) || expected < 0)) {
-        throw new SnapshotError(
-          `expectedRevision must be a whole number >= 0 (the revision load() returned), got ${String(expected)}.`,
-        );
-      }
-      const parts = splitSnapshot(snapshot);
-      const saveId = randomUUID();
-      const known = saved.take(snapshot.id);
-      const written = await transaction(`save session "${snapshot.id}"`, async (client) => {
-        let row = await lockRow(client, s, snapshot.id);
-        if (row === undefined) {
-          // A placeholder (revision 0), visible to nobody until commit. Two first saves at
-          // once: the second waits here on the unique id until the first ends.
-          await client.query(
-            `insert into ${s}.sessions (id, revision) values ($1, 0) on conflict (id) do nothing`,
-            [snapshot.id],
-          );
-          row = await lockRow(client, s, snapshot.id);
-        }
-        const stored = Number(row?.revision ?? 0);
-        if (expected !== undefined && expected !== stored) {
-          throw new StaleSessionError(snapshot.id, expected, stored);
-        }
-        // What this store wrote is what is stored only while nobody saved since.
-        const previous = known !== undefined && row?.save_id === known.saveId ? known : undefined;
-        const columns = new Map<string, ListColumns>();
-        const same = new Map<string, number>();
-        for (const list of STORED_LISTS) {
-          const had =
-            row === undefined || stored === 0
-              ? undefined
-              : listColumns(row as unknown as Record<string, unknown>, list);
-          const result = await writeList(
-            client,
-            s,
-            snapshot.id,
-            list,
-            had,
-            parts.lists.get(list.name),
-            previous?.lists.get(list.name),
-            (items) => messageTexts(snapshot.id, items),
-          );
-          columns.set(list.name, result.columns);
-          same.set(list.name, result.same);
-        }
-        const timeline = columns.get('timeline')!;
-        const signatures = columns.get('signatures')!;
-        await client.query(
-          `update ${s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
-             format_version = $6, head = $7, has_timeline = $8, timeline_start = $9,
-             timeline_count = $10, timeline_tail = $11, has_signatures = $12,
-             signatures_start = $13, signatures_count = $14, signatures_tail = $15, save_id = $16
-           where id = $1`,
-          [
-            snapshot.id,
-            stored + 1,
-            snapshot.savedAt,
-            snapshot.label ?? null,
-            parts.status,
-            snapshot.version,
-            parts.head,
-            timeline.has,
-            timeline.start,
-            timeline.count,
-            timeline.tail,
-            signatures.has,
-            signatures.start,
-            signatures.count,
-            signatures.tail,
-            saveId,
-          ],
-        );
-        // Delivered at commit only, so a listener never hears of a decision that rolled back.
-        if (saveOptions?.decision === true) {
-          await client.query('select pg_notify($1, $2)', [DECISION_CHANNEL, snapshot.id]);
-        }
-        return same;
+      const write = prepareSave(snapshot, saveOptions);
+      const written = await transaction(`save session "${snapshot.id}"`, write.run);
+      write.committed(written);
+    },
+
+    async transact<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
+      await whenReady().catch((error: unknown) => {
+        throw storeError('transaction', error);
       });
-      // Kept for the next save only while the session runs (saved every tick), and only lists
-      // that cannot change under the store: frozen, of items createSnapshot checked (settled).
-      if (parts.status === 'running') {
-        saved.keep(snapshot.id, saveId, parts.lists, written, isSettledJson);
-      }
+      const commits: Array<() => void> = [];
+      // What `work` throws reaches the caller as it is (a durable engine's own errors).
+      const result = await inTransaction(
+        pool,
+        (client) =>
+          work({
+            client,
+            async save(snapshot, saveOptions) {
+              const write = prepareSave(snapshot, saveOptions);
+              const written = await write.run(client).catch((error: unknown) => {
+                if (StaleSessionError.isInstance(error) || SnapshotError.isInstance(error)) {
+                  throw error;
+                }
+                throw storeError(`save session "${snapshot.id}"`, error);
+              });
+              commits.push(() => write.committed(written));
+            },
+          }),
+        isConnectionError,
+      );
+      for (const committed of commits) committed();
+      return result;
     },
 
     async load(id) {
