@@ -5,7 +5,7 @@ import type { PostgresStore } from '@agate/postgres';
 import { requirePostgres, type TestPostgres } from '@agate/testing';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import postgres from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approvalAgent } from './__fixtures__/approval-agent.js';
 import { checkpointAgent } from './__fixtures__/checkpoint-agent.js';
 import { CALLS_PER_RUN, countingAgents } from './__fixtures__/counting-agent.js';
@@ -21,6 +21,7 @@ import {
   type WorkerEvent,
   WorkerRunningError,
 } from './index.js';
+import { setStepProbe } from './step-probe.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The agents' call log so far ('' before the first call writes it). */
@@ -220,6 +221,75 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     for (const session of ['victim', 'other', 'proto', 'huge', 'opts', 'too-big']) {
       expect(await store.load(session)).toBeUndefined();
       expect(callsLog()).not.toContain(session);
+    }
+  });
+
+  it('an execution that lost its run records nothing: the step, its save and what follows roll back', async () => {
+    const takeover = new postgres.Client({ connectionString: pg.url });
+    const watch = new postgres.Client({ connectionString: pg.url });
+    await Promise.all([takeover.connect(), watch.connect()]);
+    let runId = '';
+    let released: (() => void) | undefined;
+    const atRecord = new Promise<void>((resolve) => {
+      released = resolve;
+    });
+    // At the first model step, after the call and before its record, another execution claims
+    // the run (what a recovering worker's claim writes: a new ownership token), and holds the
+    // run's row until the record has come to its ownership check.
+    setStepProbe(async ({ workflowId, step, phase }) => {
+      if (!workflowId.startsWith('agate/fenced/') || step !== 'agate:model' || phase !== 'during') {
+        return;
+      }
+      runId = workflowId;
+      await takeover.query('BEGIN');
+      await takeover.query(
+        "UPDATE dbos.workflow_status SET owner_xid = 'another' WHERE workflow_uuid = $1",
+        [workflowId],
+      );
+      released?.();
+    });
+    /** The backend of the record waiting on the run's row, once it waits there. */
+    const waiting = async () =>
+      (
+        await watch.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE%'`,
+        )
+      ).rows[0]?.pid;
+    try {
+      await start('counting', 'fenced');
+      await atRecord;
+      const pid = await vi.waitFor(
+        async () => {
+          const found = await waiting();
+          if (found === undefined)
+            throw new Error('the record has not reached its ownership check');
+          return found;
+        },
+        { timeout: 20_000, interval: 20 },
+      );
+      await takeover.query('COMMIT');
+      // Its transaction has ended (rolled back: the run is another's now).
+      await vi.waitFor(
+        async () => {
+          const { rows } = await watch.query<{ state: string }>(
+            'SELECT state FROM pg_stat_activity WHERE pid = $1',
+            [pid],
+          );
+          if (rows[0]?.state !== 'idle') throw new Error(`record still ${rows[0]?.state}`);
+        },
+        { timeout: 20_000, interval: 20 },
+      );
+      const { rows } = await watch.query<{ name: string }>(
+        'SELECT name FROM agate_dbos.steps WHERE workflow_id = $1 ORDER BY idx',
+        [runId],
+      );
+      expect(rows.map((r) => r.name)).toEqual(['agate:start']);
+      expect(await store.load('fenced')).toBeUndefined();
+      expect(callsLog()).not.toContain('fenced');
+    } finally {
+      setStepProbe(undefined);
+      await takeover.end();
+      await watch.end();
     }
   });
 });

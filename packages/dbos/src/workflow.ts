@@ -9,6 +9,7 @@ import {
 import type { DurableSteps } from '@agate/core/internal';
 import { createSnapshot } from '@agate/core/stores';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/datasource';
 import type pg from 'pg';
 import type { CancelWatch } from './cancellations.js';
 import { deferredStore } from './deferred-store.js';
@@ -90,6 +91,8 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
   let stepIndex = 0;
   /** The save the step in progress records with its answer, in one transaction (see below). */
   let folded: SessionSnapshot | undefined;
+  /** Set when a record found the run owned by another execution: every later step refuses. */
+  let lost: DBOSWorkflowConflictError | undefined;
   // Every answer this run recorded in earlier executions (none on its first): one read.
   const recorded = await loadSteps(pool, workflowId);
   /**
@@ -97,6 +100,7 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
    * and recorded; with the step probe's three points around it (tests stop a worker at each).
    */
   const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    if (lost !== undefined) throw lost;
     const index = stepIndex++;
     const probe = stepProbe();
     const at = async (phase: StepPhase) => probe?.({ workflowId, step: name, index, phase });
@@ -118,7 +122,13 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
       await at('during');
       const save = folded;
       folded = undefined;
-      return recordStep(stepLog, workflowId, index, toRecord(name, startedMs, outcome), save);
+      return recordStep(stepLog, workflowId, index, toRecord(name, startedMs, outcome), save).catch(
+        (error: unknown) => {
+          // Another execution owns the run now: this one does nothing more, not even its end.
+          if (error instanceof DBOSWorkflowConflictError) lost = error;
+          throw error;
+        },
+      );
     });
     await at('after');
     return replayStep<T>(answer);
@@ -224,6 +234,7 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
     } finally {
       session.dispose();
     }
+    if (lost !== undefined) throw lost;
     ticks += result.ticks;
     const end = session.snapshot();
     const waiting = result.status === 'awaiting-approval';

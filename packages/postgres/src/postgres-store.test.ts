@@ -469,4 +469,30 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
     const unmigrated = createPostgresStore({ pool }, { schema: 'never_made', migrate: false });
     await expect(unmigrated.load('x')).rejects.toThrow(/PostgreSQL/);
   });
+
+  it('transact: saves and other writes in one transaction commit together, or not at all', async () => {
+    await pool.query('CREATE TABLE IF NOT EXISTS transact_marks (id text PRIMARY KEY)');
+    await store.transact(async (tx) => {
+      await tx.save(running('tx-1', [frozen(1)]));
+      await tx.client.query("INSERT INTO transact_marks VALUES ('tx-1')");
+    });
+    expect((await store.load('tx-1'))?.state).toMatchObject({ timeline: [message(1)] });
+    // What the work throws reaches the caller as it is, and nothing of it stays.
+    const own = new Error('the step lost its run');
+    await expect(
+      store.transact(async (tx) => {
+        await tx.save(running('tx-1', [frozen(1), frozen(2)]));
+        await tx.client.query("INSERT INTO transact_marks VALUES ('tx-2')");
+        throw own;
+      }),
+    ).rejects.toBe(own);
+    expect((await store.load('tx-1'))?.state).toMatchObject({ timeline: [message(1)] });
+    const { rows } = await pool.query('SELECT id FROM transact_marks ORDER BY id');
+    expect(rows.map((r) => r.id)).toEqual(['tx-1']);
+    // The next plain save after a rolled-back one writes what is missing (no stale diff).
+    await store.save(running('tx-1', [frozen(1), frozen(2), frozen(3)]));
+    expect((await store.load('tx-1'))?.state).toMatchObject({
+      timeline: [message(1), message(2), message(3)],
+    });
+  });
 });
