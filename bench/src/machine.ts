@@ -17,6 +17,8 @@ export interface MachineInfo {
   totalMemory: number;
   nodeEnv: string;
   reactBuild: string;
+  /** Where `@agate/core` was loaded from: its built `dist/` (what users run) or its sources. */
+  agateFrom: 'dist' | 'sources';
   versions: Record<string, string>;
   commit: string;
 }
@@ -33,6 +35,7 @@ export function machineInfo(): MachineInfo {
     totalMemory: totalmem(),
     nodeEnv: process.env.NODE_ENV ?? '(unset)',
     reactBuild: loadedReactBuild(),
+    agateFrom: import.meta.resolve('@agate/core').includes('/dist/') ? 'dist' : 'sources',
     versions: {
       ai: versionOf('ai', createRequire(import.meta.url)),
       react: versionOf('react', createRequire(import.meta.url)),

@@ -393,6 +393,7 @@ export function renderReport(data: BenchData): string {
     `| CPU | ${machine.cpuCount} × ${machine.cpuModel} |`,
     `| memory | ${mib(machine.totalMemory)} |`,
     `| NODE_ENV (main process) | ${machine.nodeEnv} (React build loaded: ${machine.reactBuild}) |`,
+    `| Agate | ${machine.agateFrom === 'dist' ? 'its built `dist/` (`pnpm build` first), as users run it' : 'its TypeScript sources (not what users run)'} |`,
     `| packages | ${Object.entries(machine.versions)
       .map(([name, version]) => `${name} ${version}`)
       .join(', ')} |`,

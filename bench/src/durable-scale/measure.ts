@@ -13,6 +13,8 @@ import { machineBusyMs, postgresCpuMs, processCpuMs } from './system.js';
 
 /** Throughput must grow at least this much from 1 to 2 workers, and from 1 to 4. */
 export const SCALE_TARGETS = { twoWorkers: 1.6, fourWorkers: 2.5, recoveryExtraMs: 5_000 };
+/** What one durable tick may cost (issue 51): transactions, PostgreSQL CPU ms, worker CPU ms. */
+export const TICK_COST_TARGETS = { transactions: 5, postgresCpuMs: 1.0, workerCpuMs: 1.5 };
 /** Runs each worker takes at once (the queue's worker concurrency). */
 export const SCALE_CONCURRENCY = 20;
 /**
@@ -97,24 +99,20 @@ function startWorker(
   concurrency: number,
   logDir: string,
 ): WorkerProcess {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@agate/source', '--import', 'tsx', WORKER_SCRIPT],
-    {
-      cwd: BENCH_DIR,
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        NODE_NO_WARNINGS: '1',
-        DATABASE_URL: url,
-        SCALE_EXECUTOR_ID: executorId,
-        SCALE_CONCURRENCY: String(concurrency),
-        SCALE_RECOVERY_MS: String(RECOVERY_AFTER_MS),
-        SCALE_LOG_DIR: logDir,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT], {
+    cwd: BENCH_DIR,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      NODE_NO_WARNINGS: '1',
+      DATABASE_URL: url,
+      SCALE_EXECUTOR_ID: executorId,
+      SCALE_CONCURRENCY: String(concurrency),
+      SCALE_RECOVERY_MS: String(RECOVERY_AFTER_MS),
+      SCALE_LOG_DIR: logDir,
     },
-  );
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -1,7 +1,12 @@
 import { ms } from '../stats.js';
 import { judge, judgeAtLeast, type Verdict } from '../verdict.js';
 import { MODEL_MS, TOOL_TICKS } from './agent.js';
-import { type DurableScaleResult, SCALE_TARGETS, type WorkersResult } from './measure.js';
+import {
+  type DurableScaleResult,
+  SCALE_TARGETS,
+  TICK_COST_TARGETS,
+  type WorkersResult,
+} from './measure.js';
 
 export interface ScaleRow {
   what: string;
@@ -47,7 +52,7 @@ export function durableScaleRows(result: DurableScaleResult | undefined): ScaleR
       },
     ];
   }
-  const rows: ScaleRow[] = [];
+  const rows: ScaleRow[] = tickCostRows(result);
   const setup = `${result.runs.toLocaleString('en-US')} runs of ${result.ticksPerRun} ticks (a ${MODEL_MS} ms model, ${TOOL_TICKS} tool calls), ${result.concurrency} at once per worker, private PostgreSQL with fsync on, one measurement each`;
   for (const [workers, floor] of [
     [2, SCALE_TARGETS.twoWorkers],
@@ -85,6 +90,59 @@ export function durableScaleRows(result: DurableScaleResult | undefined): ScaleR
           : judge(one(kill.resumedMs), limit - 1e-9),
   });
   return rows;
+}
+
+/**
+ * What one durable tick costs, judged over every configuration measured (each is a whole
+ * measurement: the spread is across configurations, which differ in workers and runs at once).
+ */
+function tickCostRows(result: DurableScaleResult): ScaleRow[] {
+  const spreadOf = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+    return {
+      median,
+      min: sorted[0] ?? Number.NaN,
+      max: sorted.at(-1) ?? Number.NaN,
+      p95: sorted.at(-1) ?? Number.NaN,
+      samples: sorted.length,
+    };
+  };
+  const what = (measure: string) =>
+    `\`@agate/dbos\`: ${measure} per durable tick (a model step, its tool step and the save), over the whole measurement of each configuration (${result.configs.length})`;
+  const row = (measure: string, values: number[], target: number, unit: string, digits: number) => {
+    const spread = spreadOf(values);
+    return {
+      what: what(measure),
+      target: `≤ ${target}${unit}`,
+      measured: `${spread.median.toFixed(digits)}${unit}`,
+      spread: `${spread.min.toFixed(digits)}–${spread.max.toFixed(digits)}${unit}`,
+      verdict: values.length === 0 ? ('not measured' as const) : judge(spread, target),
+    };
+  };
+  return [
+    row(
+      'PostgreSQL transactions (reads included)',
+      result.configs.map((c) => c.commitsPerTick),
+      TICK_COST_TARGETS.transactions,
+      '',
+      1,
+    ),
+    row(
+      'PostgreSQL CPU',
+      result.configs.map((c) => c.postgresCpuMsPerTick),
+      TICK_COST_TARGETS.postgresCpuMs,
+      ' ms',
+      2,
+    ),
+    row(
+      'worker CPU',
+      result.configs.map((c) => c.workerCpuMsPerTick),
+      TICK_COST_TARGETS.workerCpuMs,
+      ' ms',
+      2,
+    ),
+  ];
 }
 
 /** The section: one row per worker count, what PostgreSQL took, and the kill. */

@@ -1,5 +1,5 @@
-// One worker process of the scale bench (started by measure.ts): `tsx --conditions=@agate/source
-// worker.ts`, configured by environment variables. Prints "ready" once it takes runs; SIGTERM
+// One worker process of the scale bench (started by measure.ts): `node --import tsx worker.ts`
+// (Agate's built dist/, as users run it), configured by environment variables. Prints "ready" once it takes runs; SIGTERM
 // stops it.
 import { join } from 'node:path';
 import { launchWorker } from '@agate/dbos';
