@@ -11,9 +11,16 @@ const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
 let api: typeof OtelApi | undefined;
 
-/** Whether anything registered an OpenTelemetry global (a tracer provider, a context manager). */
+/**
+ * Whether a tracer provider or a context manager is registered. The API keeps its global object
+ * after `trace.disable()` / `context.disable()` (it only deletes the entry), so an app that
+ * registered and then disabled tracing holds `{ version }` alone: nothing could record there.
+ */
 export function otelRegistered(): boolean {
-  return (globalThis as Record<symbol, unknown>)[OTEL_GLOBAL] !== undefined;
+  const registered = (globalThis as Record<symbol, { trace?: unknown; context?: unknown }>)[
+    OTEL_GLOBAL
+  ];
+  return registered?.trace !== undefined || registered?.context !== undefined;
 }
 
 /** Loads the API (once per process). */

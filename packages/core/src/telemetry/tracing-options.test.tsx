@@ -96,6 +96,18 @@ describe('with no tracer provider registered', () => {
     expect(getTracer).not.toHaveBeenCalled();
   });
 
+  it('nor after a provider was registered and disabled again (the API keeps its global object)', async () => {
+    trace.setGlobalTracerProvider(memoryTracing().provider);
+    context.setGlobalContextManager(new AsyncLocalContextManager());
+    expect(otelRegistered()).toBe(true);
+    trace.disable();
+    context.disable();
+    expect(otelRegistered()).toBe(false);
+    const getTracer = vi.spyOn(trace, 'getTracer');
+    expect((await start(LOOKUP_THEN_ANSWER).run()).status).toBe('completed');
+    expect(getTracer).not.toHaveBeenCalled();
+  });
+
   it('given a tracer, asks it for one span per run and, as it does not record, starts no other', async () => {
     const started: string[] = [];
     const noop = trace.getTracer('probe');
