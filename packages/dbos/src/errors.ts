@@ -71,7 +71,10 @@ export class DatabaseMigrationError extends AgateError {}
  * workflow enqueued on DBOS's queue by hand). Nothing of it ran; `reason` says what is wrong.
  */
 export class InvalidRunRequestError extends AgateError {
-  constructor(readonly reason: string) {
+  constructor(
+    /** What was wrong, in words: an offending field name is quoted and cut short, input values never. */
+    readonly reason: string,
+  ) {
     super(`Refused a durable run request: ${reason}. Nothing was run.`);
   }
 }

@@ -58,6 +58,7 @@ export type PostgresStore = SessionStore &
   > &
   PostgresStoreExtras;
 
+/** What a PostgreSQL store adds to the `SessionStore` contract. */
 export interface PostgresStoreExtras {
   /**
    * Runs `work` in one transaction of the store's database: the saves it makes through `save`
@@ -70,12 +71,15 @@ export interface PostgresStoreExtras {
   migrate(): Promise<MigrateResult>;
   /** Ends the pool when the store made it (from a connection string); yours stays open. */
   close(): Promise<void>;
+  /** The schema its tables live in (`agate` unless `PostgresStoreOptions.schema` said). */
   readonly schema: string;
 }
 
 /** What `transact` hands its work: the transaction's connection, and a save made on it. */
 export interface PostgresTransaction {
+  /** The connection the transaction holds: queries made through it commit with the saves. */
   readonly client: pg.PoolClient;
+  /** `SessionStore.save`, inside the transaction (its revision check and notification too). */
   save(snapshot: SessionSnapshot, options?: SaveOptions): Promise<void>;
 }
 
