@@ -1,4 +1,4 @@
-import { AgateError } from '@agate/core';
+import { AgateError, nameErrorClass } from '@agate/core';
 
 /**
  * The `agate` command's exit codes. Scripts branch on them, so they are part of the CLI's
@@ -29,6 +29,9 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** A failure the CLI reports as one clear message on stderr, with its exit code. */
 export class CliError extends AgateError {
+  static {
+    nameErrorClass(CliError, 'CliError');
+  }
   constructor(
     message: string,
     readonly exitCode: ExitCodeValue,

@@ -136,6 +136,7 @@ export {
   InvalidElementError,
   KnobDeclarationError,
   ModelCallError,
+  nameErrorClass,
   RenderError,
   SessionStateError,
 } from './runtime/runtime-errors.js';

@@ -1,11 +1,18 @@
-import { AgateError } from '@agate/core';
+import { AgateError, nameErrorClass } from '@agate/core';
 import type { ConnectionProblem } from '@agate/postgres';
 
 /** A durable run was asked for something its state does not allow (see the message). */
-export class DurableRunError extends AgateError {}
+export class DurableRunError extends AgateError {
+  static {
+    nameErrorClass(DurableRunError, 'DurableRunError');
+  }
+}
 
 /** `startRun` named an agent the workers do not have. */
 export class UnknownAgentError extends AgateError {
+  static {
+    nameErrorClass(UnknownAgentError, 'UnknownAgentError');
+  }
   constructor(agent: string, known: readonly string[]) {
     super(
       `No agent named "${agent}" is registered with this worker (known: ${known.length > 0 ? known.join(', ') : 'none'}). ` +
@@ -16,6 +23,9 @@ export class UnknownAgentError extends AgateError {
 
 /** `getRun` / `cancelRun` for a session that has no durable run. */
 export class RunNotFoundError extends AgateError {
+  static {
+    nameErrorClass(RunNotFoundError, 'RunNotFoundError');
+  }
   constructor(sessionId: string) {
     super(
       `Session "${sessionId}" has no durable run in this database. Start one with client.startRun({ agent, sessionId, input }).`,
@@ -25,6 +35,9 @@ export class RunNotFoundError extends AgateError {
 
 /** `startRun` for a session whose previous run has not ended. */
 export class RunActiveError extends AgateError {
+  static {
+    nameErrorClass(RunActiveError, 'RunActiveError');
+  }
   constructor(sessionId: string, status: string) {
     super(
       `Session "${sessionId}" already has a run that has not ended (${status}). ` +
@@ -35,6 +48,9 @@ export class RunActiveError extends AgateError {
 
 /** A second `launchWorker` in one process (DBOS keeps one executor per process). */
 export class WorkerRunningError extends AgateError {
+  static {
+    nameErrorClass(WorkerRunningError, 'WorkerRunningError');
+  }
   constructor() {
     super(
       'A worker is already running in this process; DBOS runs one executor per process. ' +
@@ -49,6 +65,9 @@ export class WorkerRunningError extends AgateError {
  * code. Nothing was started.
  */
 export class DatabaseUnavailableError extends AgateError {
+  static {
+    nameErrorClass(DatabaseUnavailableError, 'DatabaseUnavailableError');
+  }
   constructor(
     readonly problem: ConnectionProblem,
     message: string,
@@ -63,7 +82,11 @@ export class DatabaseUnavailableError extends AgateError {
  * the session store's, Agate's): most often a role without the right to create schemas.
  * Nothing was started.
  */
-export class DatabaseMigrationError extends AgateError {}
+export class DatabaseMigrationError extends AgateError {
+  static {
+    nameErrorClass(DatabaseMigrationError, 'DatabaseMigrationError');
+  }
+}
 
 /**
  * A run request that no worker may run: not the shape `startRun` sends, an input over the
@@ -71,6 +94,9 @@ export class DatabaseMigrationError extends AgateError {}
  * workflow enqueued on DBOS's queue by hand). Nothing of it ran; `reason` says what is wrong.
  */
 export class InvalidRunRequestError extends AgateError {
+  static {
+    nameErrorClass(InvalidRunRequestError, 'InvalidRunRequestError');
+  }
   constructor(
     /** What was wrong, in words: an offending field name is quoted and cut short, input values never. */
     readonly reason: string,
@@ -85,6 +111,9 @@ export class InvalidRunRequestError extends AgateError {
  * run stops rather than hand one call's answer to another.
  */
 export class StepOrderError extends AgateError {
+  static {
+    nameErrorClass(StepOrderError, 'StepOrderError');
+  }
   constructor(workflowId: string, index: number, recorded: string, now: string) {
     super(
       `Run ${workflowId} recorded "${recorded}" as its step ${index}, but its replay asked for "${now}" there. ` +

@@ -1,6 +1,7 @@
 import {
   AgateError,
   createSession,
+  nameErrorClass,
   type RunResult,
   type Session,
   type SessionSnapshot,
@@ -53,6 +54,9 @@ export interface WorkflowHost {
 
 /** The reason of a run's signal when `cancelRun` stopped it. */
 export class RunCancelledError extends AgateError {
+  static {
+    nameErrorClass(RunCancelledError, 'RunCancelledError');
+  }
   constructor() {
     super('cancelRun() was called for this run; it stopped at a step boundary.');
   }

@@ -1,4 +1,4 @@
-import { AgateError } from '@agate/core';
+import { AgateError, nameErrorClass } from '@agate/core';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { nonEmpty, type ProviderEnv } from './provider-env.js';
@@ -18,7 +18,11 @@ export const DEFAULT_OPENAI_MODEL = 'gpt-4.1-mini';
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /** The environment names a model only halfway (for example a base URL without a model). */
-export class ProviderConfigError extends AgateError {}
+export class ProviderConfigError extends AgateError {
+  static {
+    nameErrorClass(ProviderConfigError, 'ProviderConfigError');
+  }
+}
 
 /**
  * The model the environment names, if any:

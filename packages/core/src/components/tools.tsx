@@ -1,6 +1,6 @@
 import type { Tool as SdkTool, ToolSet } from 'ai';
 import { createElement, Fragment, type ReactNode } from 'react';
-import { AgateError, InvalidElementError } from '../runtime/runtime-errors.js';
+import { AgateError, InvalidElementError, nameErrorClass } from '../runtime/runtime-errors.js';
 import { Tool, type ToolGuardProps } from './tool.js';
 
 /** What `toolOptions` may add to one tool of a `<Tools>` set: what a `<Tool>` has besides its schema. */
@@ -88,7 +88,11 @@ export function throwIfErrorResult<T>(output: T): T {
 }
 
 /** A tool answered with an error result (MCP `isError: true`); the message is its text. */
-export class ToolResultError extends AgateError {}
+export class ToolResultError extends AgateError {
+  static {
+    nameErrorClass(ToolResultError, 'ToolResultError');
+  }
+}
 
 interface ErrorResult {
   isError: true;

@@ -1,7 +1,11 @@
-import { AgateError } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
 
 /** `context.maxTokens`, `lowWater` or `tokenizer` is not usable. */
-export class InvalidContextBudgetError extends AgateError {}
+export class InvalidContextBudgetError extends AgateError {
+  static {
+    nameErrorClass(InvalidContextBudgetError, 'InvalidContextBudgetError');
+  }
+}
 
 /** One part of a request that may not be dropped, and its size. */
 export interface BudgetHolding {
@@ -17,6 +21,9 @@ export interface BudgetHolding {
  * can be resumed with a larger budget: `session.run({ context: { maxTokens: larger } })`.
  */
 export class ContextBudgetError extends AgateError {
+  static {
+    nameErrorClass(ContextBudgetError, 'ContextBudgetError');
+  }
   readonly maxTokens: number;
   readonly tokens: number;
   readonly holdings: readonly BudgetHolding[];

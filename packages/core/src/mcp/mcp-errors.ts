@@ -1,4 +1,4 @@
-import { AgateError } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
 
 /** How an MCP server was reached, as error messages name it. */
 export interface McpServerIdentity {
@@ -14,6 +14,9 @@ export interface McpServerIdentity {
  * server, its command (or URL) and the tail of its stderr.
  */
 export class McpServerError extends AgateError {
+  static {
+    nameErrorClass(McpServerError, 'McpServerError');
+  }
   constructor(
     readonly server: string,
     readonly endpoint: string,
@@ -40,7 +43,11 @@ export class McpServerError extends AgateError {
 }
 
 /** An `<McpServer>` whose props cannot work (no command nor url, both, a bad name). */
-export class McpConfigError extends AgateError {}
+export class McpConfigError extends AgateError {
+  static {
+    nameErrorClass(McpConfigError, 'McpConfigError');
+  }
+}
 
 function indent(text: string): string {
   return text

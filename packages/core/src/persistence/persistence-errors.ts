@@ -1,7 +1,10 @@
-import { AgateError } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
 
 /** A snapshot that cannot be written or read: not JSON-serializable, corrupt, or from another version. */
 export class SnapshotError extends AgateError {
+  static {
+    nameErrorClass(SnapshotError, 'SnapshotError');
+  }
   override name = 'SnapshotError';
   /** The file (or other source) the snapshot came from, when there is one. */
   readonly path?: string;
@@ -14,6 +17,9 @@ export class SnapshotError extends AgateError {
 
 /** A session id that cannot safely name a file. */
 export class InvalidSessionIdError extends AgateError {
+  static {
+    nameErrorClass(InvalidSessionIdError, 'InvalidSessionIdError');
+  }
   override name = 'InvalidSessionIdError';
   readonly id: unknown;
 
@@ -33,6 +39,9 @@ export class InvalidSessionIdError extends AgateError {
  * stored now, and save again (`updateSession` does exactly that).
  */
 export class StaleSessionError extends AgateError {
+  static {
+    nameErrorClass(StaleSessionError, 'StaleSessionError');
+  }
   override name = 'StaleSessionError';
   readonly sessionId: string;
   readonly expectedRevision: number;
@@ -54,6 +63,9 @@ export class StaleSessionError extends AgateError {
 
 /** The file store could not take a session's lock file in time (another process holds it). */
 export class SessionLockError extends AgateError {
+  static {
+    nameErrorClass(SessionLockError, 'SessionLockError');
+  }
   override name = 'SessionLockError';
   readonly path: string;
   constructor(message: string, path: string) {

@@ -11,6 +11,7 @@ import {
   InvalidElementError,
   KnobDeclarationError,
   ModelCallError,
+  nameErrorClass,
   RenderError,
 } from './runtime-errors.js';
 
@@ -18,7 +19,11 @@ import {
  * Something that is not one of Agate's own errors ended a run (a guard hook's `TypeError`, a
  * custom store's driver error, ...). The original is its `cause`; `tick` and `step` say where.
  */
-export class RunError extends AgateError {}
+export class RunError extends AgateError {
+  static {
+    nameErrorClass(RunError, 'RunError');
+  }
+}
 
 /** Steps of errors that are not Agate's own, kept aside so the error itself stays untouched. */
 const foreignSteps = new WeakMap<object, FaultStep>();

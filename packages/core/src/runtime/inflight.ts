@@ -1,7 +1,7 @@
 import type { JsonValue } from '../state/json.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
 import type { ModelTurn } from './model-call.js';
-import { AgateError } from './runtime-errors.js';
+import { AgateError, nameErrorClass } from './runtime-errors.js';
 import type { TickToolResult } from './tick-result.js';
 
 /**
@@ -28,6 +28,9 @@ export interface InflightTick {
  * `status`, and the next `run()` calls the tool again with the progress it saved.
  */
 export class ToolSuspended extends AgateError {
+  static {
+    nameErrorClass(ToolSuspended, 'ToolSuspended');
+  }
   constructor(
     readonly status: Extract<RunStatus, 'awaiting-approval' | 'paused'>,
     readonly reason: string,

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { produce } from 'immer';
 import { StaleSessionError } from '../persistence/persistence-errors.js';
 import { createSnapshot } from '../persistence/snapshot.js';
-import { AgateError } from './runtime-errors.js';
+import { AgateError, nameErrorClass } from './runtime-errors.js';
 import type { SessionCore } from './session-core.js';
 import type { RunOptions } from './session-options.js';
 
@@ -50,6 +50,9 @@ export function claimIsDead(claim: RunClaim): boolean {
  * saved the session since this one loaded it). Nothing was run and nothing written.
  */
 export class SessionRunningElsewhereError extends AgateError {
+  static {
+    nameErrorClass(SessionRunningElsewhereError, 'SessionRunningElsewhereError');
+  }
   readonly sessionId: string;
   constructor(sessionId: string, why: string) {
     super(

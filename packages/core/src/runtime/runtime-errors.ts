@@ -9,6 +9,20 @@ export type FaultStep = 'render' | 'guard' | 'model call' | 'tool' | 'store';
 const markerOf = (className: string): symbol => Symbol.for(`agate.error.${className}`);
 
 /**
+ * Names an error class with a string literal, from a static block in its body:
+ * `static { nameErrorClass(StaleSessionError, 'StaleSessionError'); }`. The literal becomes the class's
+ * `name` (so `error.name`) and the key of its `isInstance` marker, so a bundler that minifies
+ * class names (esbuild `--minify`, terser) changes neither: two minified copies still tell each
+ * other's errors apart. A subclass without one keeps its own class name, as before.
+ */
+export function nameErrorClass(
+  errorClass: abstract new (...args: never[]) => AgateError,
+  name: string,
+): void {
+  Object.defineProperty(errorClass, 'name', { value: name, configurable: true });
+}
+
+/**
  * Typed errors. Every error says what went wrong and what would fix it, because agent authors
  * mostly meet these in a failed run, far from the line that caused them.
  *
@@ -16,6 +30,10 @@ const markerOf = (className: string): symbol => Symbol.for(`agate.error.${classN
  * holds for a `StaleSessionError` (or a subclass) made by any copy of the package.
  */
 export class AgateError extends Error {
+  static {
+    nameErrorClass(AgateError, 'AgateError');
+  }
+
   /** Set when this error ended a run: the tick it happened in (1-based over the session's life). */
   declare tick?: number;
   /** Set when this error ended a run: the step of the tick that failed. */
@@ -61,19 +79,38 @@ function markClasses(prototype: object): void {
 }
 
 /** A JSX element the renderer cannot turn into model context (for example a DOM tag). */
-export class InvalidElementError extends AgateError {}
+export class InvalidElementError extends AgateError {
+  static {
+    nameErrorClass(InvalidElementError, 'InvalidElementError');
+  }
+}
 
 /** A component threw while rendering the agent tree. */
-export class RenderError extends AgateError {}
+export class RenderError extends AgateError {
+  static {
+    nameErrorClass(RenderError, 'RenderError');
+  }
+}
 
 /** Two rendered `<Tool>`s share a name, so the model could not tell them apart. */
-export class DuplicateToolError extends AgateError {}
+export class DuplicateToolError extends AgateError {
+  static {
+    nameErrorClass(DuplicateToolError, 'DuplicateToolError');
+  }
+}
 
 /** A session method was called in a state where it cannot run (for example two concurrent runs). */
-export class SessionStateError extends AgateError {}
+export class SessionStateError extends AgateError {
+  static {
+    nameErrorClass(SessionStateError, 'SessionStateError');
+  }
+}
 
 /** The model call failed (provider error, network error, stream error). */
 export class ModelCallError extends AgateError {
+  static {
+    nameErrorClass(ModelCallError, 'ModelCallError');
+  }
   /** The provider's HTTP status, when the failure was an HTTP error. */
   declare statusCode?: number;
   /** Whether the provider said the request may be retried (429, 5xx, ...). */
@@ -83,10 +120,18 @@ export class ModelCallError extends AgateError {
 }
 
 /** A gate can never be satisfied with what is rendered (for example a required tool is missing). */
-export class GateDeadlockError extends AgateError {}
+export class GateDeadlockError extends AgateError {
+  static {
+    nameErrorClass(GateDeadlockError, 'GateDeadlockError');
+  }
+}
 
 /** Knob or gate declarations that contradict each other or are invalid. */
-export class KnobDeclarationError extends AgateError {}
+export class KnobDeclarationError extends AgateError {
+  static {
+    nameErrorClass(KnobDeclarationError, 'KnobDeclarationError');
+  }
+}
 
 /**
  * What could be read of a thrown value, as text. Never throws: a tool may throw anything (an

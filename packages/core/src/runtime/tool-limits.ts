@@ -3,7 +3,7 @@ import type { JsonValue } from '../state/json.js';
 import { onAbort, untilAborted } from './abort.js';
 import { atStep } from './fault.js';
 import { ToolSuspended } from './inflight.js';
-import { AgateError, InvalidElementError } from './runtime-errors.js';
+import { AgateError, InvalidElementError, nameErrorClass } from './runtime-errors.js';
 import { isThenable } from './thenable.js';
 import type { TickToolCall } from './tick-result.js';
 import type { ToolExecuteContext } from './tool-context.js';
@@ -14,10 +14,17 @@ import type { ToolCallOutcome, ToolOutputTruncation } from './tool-outcome.js';
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 100_000;
 
 /** A session option that cannot work; thrown by `createSession`, before any run starts. */
-export class InvalidOptionError extends AgateError {}
+export class InvalidOptionError extends AgateError {
+  static {
+    nameErrorClass(InvalidOptionError, 'InvalidOptionError');
+  }
+}
 
 /** A tool ran longer than its time limit; the model sees the message as the tool's error. */
 export class ToolTimeoutError extends AgateError {
+  static {
+    nameErrorClass(ToolTimeoutError, 'ToolTimeoutError');
+  }
   constructor(
     readonly toolName: string,
     readonly timeoutMs: number,

@@ -1,7 +1,11 @@
-import { AgateError } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
 
 /**
  * The sandbox cannot start (bubblewrap missing, user namespaces off). Never a silent fallback:
  * the command does not run, and the message names the fix.
  */
-export class SandboxUnavailableError extends AgateError {}
+export class SandboxUnavailableError extends AgateError {
+  static {
+    nameErrorClass(SandboxUnavailableError, 'SandboxUnavailableError');
+  }
+}

@@ -3,7 +3,7 @@ import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
 import type { SessionStore } from '../persistence/session-store.js';
 import { assertValidSessionId } from '../persistence/snapshot.js';
-import { AgateError } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
 import { createSession, type Session, type SessionOptions } from '../runtime/session.js';
 import { isObjectRecord } from '../state/json.js';
 import type { SessionState } from '../state/session-state.js';
@@ -12,6 +12,9 @@ export const DEFAULT_MAX_CHAT_MESSAGE_CHARS = 20_000;
 
 /** A `useChat` request the server cannot turn into a run; answer it with HTTP 400. */
 export class ChatRequestError extends AgateError {
+  static {
+    nameErrorClass(ChatRequestError, 'ChatRequestError');
+  }
   constructor(message: string) {
     super(message);
     this.name = 'ChatRequestError';

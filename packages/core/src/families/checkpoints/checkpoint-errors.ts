@@ -1,7 +1,10 @@
-import { AgateError } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
 
 /** No session with that id in the store. */
 export class UnknownSessionError extends AgateError {
+  static {
+    nameErrorClass(UnknownSessionError, 'UnknownSessionError');
+  }
   readonly sessionId: string;
   constructor(sessionId: string, where?: string) {
     super(
@@ -14,6 +17,9 @@ export class UnknownSessionError extends AgateError {
 
 /** The session has no checkpoint with that id (none was ever opened or declared under it). */
 export class UnknownCheckpointError extends AgateError {
+  static {
+    nameErrorClass(UnknownCheckpointError, 'UnknownCheckpointError');
+  }
   readonly checkpointId: string;
   constructor(checkpointId: string, sessionId: string, known: readonly string[]) {
     super(
@@ -28,6 +34,9 @@ export class UnknownCheckpointError extends AgateError {
 
 /** Only a pending checkpoint can be approved or rejected. */
 export class CheckpointNotPendingError extends AgateError {
+  static {
+    nameErrorClass(CheckpointNotPendingError, 'CheckpointNotPendingError');
+  }
   readonly checkpointId: string;
   readonly state: string;
   /** Who made the latest decision on it (`approved` or `rejected`), when there was one. */
@@ -63,7 +72,11 @@ export class CheckpointNotPendingError extends AgateError {
 }
 
 /** The approval key is empty, missing where the session's entries are signed, or not the one that signed them. */
-export class ApprovalKeyError extends AgateError {}
+export class ApprovalKeyError extends AgateError {
+  static {
+    nameErrorClass(ApprovalKeyError, 'ApprovalKeyError');
+  }
+}
 
 /**
  * The session's ledger was written under a key (a signed decision, or a request stamped with
@@ -71,6 +84,9 @@ export class ApprovalKeyError extends AgateError {}
  * to taking decisions unsigned, so it does not start; `missing` names the option to give.
  */
 export class MissingApprovalKeyError extends ApprovalKeyError {
+  static {
+    nameErrorClass(MissingApprovalKeyError, 'MissingApprovalKeyError');
+  }
   /** The option that gives the key: `approvalPublicKey` (key pair) or `approvalKey` (shared secret). */
   readonly missing: 'approvalPublicKey' | 'approvalKey';
   /** The key id the ledger names (`ed25519:…`, or a shared secret's short HMAC). */
@@ -99,7 +115,15 @@ export class MissingApprovalKeyError extends ApprovalKeyError {
 }
 
 /** A decision without a name (`by`) or a rejection without feedback. */
-export class CheckpointDecisionError extends AgateError {}
+export class CheckpointDecisionError extends AgateError {
+  static {
+    nameErrorClass(CheckpointDecisionError, 'CheckpointDecisionError');
+  }
+}
 
 /** `<Checkpoint>` props that cannot work (an empty id, a budget that is not a positive whole number, ...). */
-export class CheckpointDeclarationError extends AgateError {}
+export class CheckpointDeclarationError extends AgateError {
+  static {
+    nameErrorClass(CheckpointDeclarationError, 'CheckpointDeclarationError');
+  }
+}

@@ -1,4 +1,4 @@
-import { AgateError } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
 
 /** What the ContinueGate measures before each step. */
 export interface StepContext {
@@ -63,6 +63,9 @@ export const DEFAULT_CONTINUE_CONFIG: Readonly<ContinueGateConfig> = Object.free
 
 /** A ContinueGate setting that is not a number the gate can compare against. */
 export class InvalidContinueConfigError extends AgateError {
+  static {
+    nameErrorClass(InvalidContinueConfigError, 'InvalidContinueConfigError');
+  }
   override name = 'InvalidContinueConfigError';
   readonly field: string;
   readonly value: unknown;

@@ -1,10 +1,17 @@
-import { AgateError, errorMessage } from '../../runtime/runtime-errors.js';
+import { AgateError, errorMessage, nameErrorClass } from '../../runtime/runtime-errors.js';
 
 /** A `defineGuard` definition that cannot work (a bad name, a hook that is not a function, ...). */
-export class GuardDefinitionError extends AgateError {}
+export class GuardDefinitionError extends AgateError {
+  static {
+    nameErrorClass(GuardDefinitionError, 'GuardDefinitionError');
+  }
+}
 
 /** A guard's hook threw (or answered something that is not an answer); the run ends `error`. */
 export class GuardHookError extends AgateError {
+  static {
+    nameErrorClass(GuardHookError, 'GuardHookError');
+  }
   constructor(
     readonly guard: string,
     readonly hook: string,
@@ -19,6 +26,9 @@ export class GuardHookError extends AgateError {
 
 /** A guard's state is not what its `stateSchema` says (restored from a snapshot, or set). */
 export class GuardStateError extends AgateError {
+  static {
+    nameErrorClass(GuardStateError, 'GuardStateError');
+  }
   constructor(
     readonly guard: string,
     /** Where, from the session state: `state.guards.<name>.<path>`. */

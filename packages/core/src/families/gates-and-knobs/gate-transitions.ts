@@ -1,4 +1,4 @@
-import { AgateError, errorMessage } from '../../runtime/runtime-errors.js';
+import { AgateError, errorMessage, nameErrorClass } from '../../runtime/runtime-errors.js';
 import type { TickResult } from '../../runtime/tick-result.js';
 import type { GateStatus } from '../../state/session-state.js';
 import type { GateDescriptor, GateHistory } from './gate-types.js';
@@ -77,6 +77,9 @@ export function gateTransitionsAtTickEnd(
 
 /** A gate's activateWhen or clearWhen threw; the run ends with status `error`. */
 export class GatePredicateError extends AgateError {
+  static {
+    nameErrorClass(GatePredicateError, 'GatePredicateError');
+  }
   constructor(
     readonly gate: string,
     readonly predicate: 'activateWhen' | 'clearWhen',

@@ -1,4 +1,4 @@
-import { AgateError } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
 import { commandOf } from './call-parts.js';
 import type { CheckRecord } from './phase-ledger.js';
 import { createPhaseLedger } from './phase-ledger.js';
@@ -139,6 +139,9 @@ function replayCheck({ call: _call, ...check }: CheckRecord): ReplayCheck {
 
 /** The replay's mapping misses tools the run called (`strict: true`). */
 export class UnmappedToolsError extends AgateError {
+  static {
+    nameErrorClass(UnmappedToolsError, 'UnmappedToolsError');
+  }
   readonly tools: ReadonlyArray<{ tool: string; calls: number }>;
   constructor(tools: ReadonlyArray<{ tool: string; calls: number }>) {
     super(

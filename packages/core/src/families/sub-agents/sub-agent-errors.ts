@@ -1,4 +1,4 @@
-import { AgateError } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
 import type { RunStatus } from '../../state/session-state.js';
 
 /**
@@ -7,6 +7,9 @@ import type { RunStatus } from '../../state/session-state.js';
  * tool error: never a silent success.
  */
 export class SubAgentError extends AgateError {
+  static {
+    nameErrorClass(SubAgentError, 'SubAgentError');
+  }
   constructor(
     readonly subAgent: string,
     readonly status: RunStatus,
@@ -17,4 +20,8 @@ export class SubAgentError extends AgateError {
 }
 
 /** An approval or rejection named a sub-agent path that does not lead to a running child. */
-export class UnknownSubAgentPathError extends AgateError {}
+export class UnknownSubAgentPathError extends AgateError {
+  static {
+    nameErrorClass(UnknownSubAgentPathError, 'UnknownSubAgentPathError');
+  }
+}

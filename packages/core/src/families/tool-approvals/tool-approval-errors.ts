@@ -1,7 +1,10 @@
-import { AgateError } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
 
 /** The session holds no tool call with that id waiting for (or given) a decision. */
 export class UnknownToolCallError extends AgateError {
+  static {
+    nameErrorClass(UnknownToolCallError, 'UnknownToolCallError');
+  }
   readonly toolCallId: string;
   constructor(toolCallId: string, sessionId: string, pending: readonly string[]) {
     super(
@@ -16,6 +19,9 @@ export class UnknownToolCallError extends AgateError {
 
 /** Only a pending call can be approved or denied (a decided one waits for the next run). */
 export class ToolCallNotPendingError extends AgateError {
+  static {
+    nameErrorClass(ToolCallNotPendingError, 'ToolCallNotPendingError');
+  }
   readonly toolCallId: string;
   readonly state: string;
   /** Who decided it (`approved` or `denied`), when it was decided. */
@@ -45,4 +51,8 @@ export class ToolCallNotPendingError extends AgateError {
 }
 
 /** A decision without a name (`by`), or a denial without a reason. */
-export class ToolApprovalDecisionError extends AgateError {}
+export class ToolApprovalDecisionError extends AgateError {
+  static {
+    nameErrorClass(ToolApprovalDecisionError, 'ToolApprovalDecisionError');
+  }
+}
