@@ -39,6 +39,8 @@ async function minifiedCopies(): Promise<{ a: Core; b: Core; code: string }> {
     Core,
     Core,
   ];
+  // Loaded: the files are no longer needed (the modules stay in memory).
+  for (const file of files) rmSync(file, { force: true });
   return { a, b, code };
 }
 
