@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { entriesOf, renamedClasses } from './bundle-entries.js';
+import { entriesOf } from './bundle-entries.js';
 import { ROOT } from './workspace.js';
 
 describe('bundle-entries: the entries to bundle come from the exports map', () => {
@@ -21,13 +21,5 @@ describe('bundle-entries: the entries to bundle come from the exports map', () =
     expect(() =>
       entriesOf({ './extra': { types: './dist/extra.d.ts', import: './dist/extra.js' } }),
     ).toThrow('exports["./extra"] needs an "@agate/source" and an "import" path');
-  });
-
-  it('finds a class esbuild renamed, and no other', () => {
-    const sources = ['export class ToolError extends Error {}', 'class Other {}'];
-    expect(renamedClasses(['class ToolError extends Error {}', 'class Other {}'], sources)).toEqual(
-      [],
-    );
-    expect(renamedClasses(['class ToolError2 extends Error {}'], sources)).toEqual(['ToolError2']);
   });
 });

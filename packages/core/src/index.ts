@@ -12,6 +12,7 @@ export {
 } from './components/message.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
+export type { ToolGuardProps } from './components/tool.js';
 export { Tool, type ToolProps } from './components/tool.js';
 export { type ToolOptions, ToolResultError, Tools, type ToolsProps } from './components/tools.js';
 export {
@@ -19,11 +20,18 @@ export {
   estimateTokens,
   type Tokenizer,
 } from './context-budget/budget-options.js';
+export type { BudgetHolding } from './context-budget/context-budget-errors.js';
 // Context budgets
 export {
   ContextBudgetError,
   InvalidContextBudgetError,
 } from './context-budget/context-budget-errors.js';
+export type { ContextBudgetReport, DroppedCounts } from './context-budget/report.js';
+export type {
+  CheckpointCause,
+  CheckpointLedgerEntry,
+  CheckpointLedgerKind,
+} from './families/checkpoints/checkpoint-types.js';
 // Checkpoints
 export {
   ApprovalKeyError,
@@ -44,8 +52,22 @@ export {
 } from './families/checkpoints/index.js';
 // Gates and knobs
 export { ContinueGate } from './families/continue-gate/continue-gate.js';
-export type { ContinueGateConfig } from './families/continue-gate/continue-gate-config.js';
-export type { ContinueGateProps } from './families/continue-gate/continue-gate-props.js';
+export type {
+  ContinueDecision,
+  ContinueEvaluation,
+  ContinueGateConfig,
+  StepContext,
+} from './families/continue-gate/continue-gate-config.js';
+export type {
+  ContinueGateEvaluator,
+  ContinueGateStats,
+  ContinueHistoryEntry,
+} from './families/continue-gate/continue-gate-evaluator.js';
+export type {
+  ContinueGateProps,
+  ContinueSignals,
+  ReworkHistory,
+} from './families/continue-gate/continue-gate-props.js';
 export { InvalidContinueConfigError } from './families/continue-gate/index.js';
 // Guards anyone can write: defineGuard (docs/guards.md)
 export { defineGuard } from './families/defined-guards/define-guard.js';
@@ -54,18 +76,34 @@ export {
   GuardHookError,
   GuardStateError,
 } from './families/defined-guards/defined-guard-errors.js';
-// What a guard's hooks receive (GuardToolCall, GuardTickEndContext, …) is in @agate/core/guards.
+// What a guard's hooks receive; the rest of the guard seam is in @agate/core/guards.
 export type {
+  Answer,
   GuardComponent,
+  GuardContext,
   GuardDefinition,
+  GuardEnd,
+  GuardRefusal,
+  GuardRenderContext,
+  GuardResultReplacement,
+  GuardTickEndContext,
+  GuardToolCall,
+  GuardToolCallContext,
+  GuardToolResult,
+  GuardToolResultContext,
 } from './families/defined-guards/guard-definition.js';
 // Todos
 export { Todos, type TodosProps, useTodos } from './families/evidence/index.js';
-export type { TodoItem } from './families/evidence/todo-types.js';
+export type { TodoEvidence, TodoItem, TodoStatus } from './families/evidence/todo-types.js';
+export { TODO_STATUSES } from './families/evidence/todo-types.js';
 export { Gate, type GateProps } from './families/gates-and-knobs/gate.js';
 export { gate } from './families/gates-and-knobs/gate-descriptor.js';
 export { GatePredicateError } from './families/gates-and-knobs/gate-transitions.js';
-export type { GateDescriptor } from './families/gates-and-knobs/gate-types.js';
+export type {
+  GateClearer,
+  GateDescriptor,
+  GateHistory,
+} from './families/gates-and-knobs/gate-types.js';
 export { Knob, type KnobProps } from './families/gates-and-knobs/knob.js';
 export type { KnobOptions } from './families/gates-and-knobs/knob-types.js';
 export { type GateState, useGate } from './families/gates-and-knobs/use-gate.js';
@@ -75,9 +113,15 @@ export { Output, type OutputProps } from './families/output/output.js';
 export { PhaseGates, usePhaseGates } from './families/phase-gates/phase-gates.js';
 export type { PhaseGatesProps } from './families/phase-gates/phase-gates-props.js';
 export { PhasePrompt } from './families/phase-gates/phase-prompt.js';
-export type { PhaseStatus } from './families/phase-gates/phase-types.js';
+export type {
+  PhaseEvidence,
+  PhaseGateOptions,
+  PhaseStatus,
+  VerificationLevel,
+} from './families/phase-gates/phase-types.js';
 // Phase gates
 export type { ToolCategory } from './families/phase-gates/tool-category.js';
+export { TOOL_CATEGORIES } from './families/phase-gates/tool-category.js';
 export { SubAgent } from './families/sub-agents/sub-agent.js';
 // Sub-agents: a tool whose call runs a child agent
 export { SubAgentError } from './families/sub-agents/sub-agent-errors.js';
@@ -94,6 +138,8 @@ export {
   type ToolDenialInput,
   UnknownToolCallError,
 } from './families/tool-approvals/index.js';
+export type { FamilyApi } from './guard-seam/built-in-family-api.js';
+export type { MaybePromise } from './guard-seam/guard-set.js';
 // MCP servers
 export {
   McpConfigError,
@@ -101,7 +147,8 @@ export {
   McpServerError,
   type McpServerProps,
 } from './mcp/index.js';
-export type { McpHttpServerProps, McpStdioServerProps } from './mcp/mcp-server.js';
+export type { McpHttpServerProps, McpServerCommon, McpStdioServerProps } from './mcp/mcp-server.js';
+export type { ToolSelection } from './mcp/tool-names.js';
 // Persistence
 export {
   createFileStore,
@@ -116,15 +163,22 @@ export {
   SnapshotError,
   StaleSessionError,
 } from './persistence/index.js';
+export type { RestorePointSummary } from './persistence/session-store.js';
+export { SNAPSHOT_FORMAT } from './persistence/snapshot.js';
+export type { CompiledContext, CompiledTool, EphemeralBlock } from './renderer/compiled-context.js';
+export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export type {
   AgateEvent,
   AgateEventType,
   EventListener,
+  EventPath,
+  GuardEvent,
   GuardEventMap,
+  RuntimeEvent,
   SubscribeOptions,
 } from './runtime/events.js';
 export { RunError } from './runtime/fault.js';
-export type { ModelSettings } from './runtime/model-call.js';
+export type { ModelSettings, ModelTurn } from './runtime/model-call.js';
 export { run } from './runtime/run.js';
 export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 // Runtime
@@ -148,10 +202,12 @@ export {
   type SessionOptions,
 } from './runtime/session.js';
 export { useTick, useTimeline } from './runtime/session-context.js';
+export type { TickOutcome } from './runtime/session-options.js';
 export type { StreamingOption } from './runtime/streaming.js';
-export type { TickResult } from './runtime/tick-result.js';
+export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
 export type { ToolExecuteContext } from './runtime/tool-context.js';
 export { InvalidOptionError, ToolTimeoutError } from './runtime/tool-limits.js';
+export type { ToolOutputTruncation } from './runtime/tool-outcome.js';
 export { useSession } from './runtime/use-session.js';
 export type { SandboxOptions } from './shell/policy.js';
 export type { ShellResult } from './shell/run-command.js';
@@ -159,15 +215,24 @@ export { Shell, type ShellProps } from './shell/shell.js';
 // Shell: commands in a bubblewrap sandbox
 export { SandboxUnavailableError } from './shell/shell-errors.js';
 // State
-export type { JsonValue } from './state/json.js';
+export type { JsonPrimitive, JsonValue } from './state/json.js';
 export type {
+  ChangedBy,
   GateStatus,
+  GuardSlices,
   RunStatus,
+  SeedState,
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/telemetry-options.js';
+export type {
+  TickLogOptions,
+  TickRecord,
+  TickRecordCall,
+  TickRequestDelta,
+} from './tick-log/tick-record.js';
 // Web: AI SDK UI message streams and useChat requests
 export {
   type AgateDataTypes,

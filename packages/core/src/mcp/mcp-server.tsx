@@ -10,7 +10,7 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 /** How long a server has to start and answer the MCP handshake, by default. */
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 
-interface McpServerCommon extends ToolSelection {
+export interface McpServerCommon extends ToolSelection {
   /** Names the server in errors and events; the connection's key in the session. */
   name: string;
   /** Per tool (the server's name, or the mounted one): what `<Tools toolOptions>` takes. */

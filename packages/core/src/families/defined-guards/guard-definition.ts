@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
 import type { ZodType } from 'zod';
+import type { MaybePromise } from '../../guard-seam/guard-set.js';
 import type { GuardEvent } from '../../runtime/events.js';
 import type { JsonValue } from '../../state/json.js';
 import type { UsageTotals } from '../../state/session-state.js';
@@ -91,8 +92,7 @@ export interface GuardResultReplacement {
 
 /** `undefined` (or nothing) lets the tick go on. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a hook that only updates state returns nothing, and may be async.
-type Answer<T> = T | undefined | void;
-type MaybePromise<T> = T | Promise<T>;
+export type Answer<T> = T | undefined | void;
 
 /**
  * A guard: hooks the runtime calls at fixed points of every tick while the guard's component is
