@@ -102,7 +102,8 @@ describe('MCP server faults', () => {
     session.dispose();
   });
 
-  it('an MCP server that never answers', async () => {
+  // The scaled handshake timeout and the 20 s the rest of the test has.
+  it('an MCP server that never answers', { timeout: scaledLimit(2_000) + 20_000 }, async () => {
     const silent = fixture('silent-server.mjs');
     const tag = `tag-${randomUUID()}`;
     const model = scriptedModel(['Done.']);
