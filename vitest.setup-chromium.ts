@@ -1,10 +1,14 @@
-import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
+import { commandExists } from './packages/testing/src/system-requirements.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The run's headless Chromium (`chromium.connect(inject('chromiumEndpoint'))`); '' without one. */
+    /**
+     * The run's headless Chromium (`chromium.connect(inject('chromiumEndpoint'))`), or '' when
+     * this setup found no Chromium. The browser test files skip on '' and never look for
+     * Chromium themselves: the setup's answer is the run's one answer.
+     */
     chromiumEndpoint: string;
   }
 }
@@ -14,12 +18,19 @@ const CHROMIUM = '/usr/bin/chromium';
 /**
  * One headless Chromium for the browser tests of a run, not one per file: each file connects
  * to it and opens a context of its own (a fresh profile, as a new user data directory was).
- * Without Chromium nothing starts and those tests skip (their `requireSystem` says so).
+ *
+ * Whether Chromium is there is decided here, once. The test files used to look for
+ * /usr/bin/chromium again when they loaded, minutes later (the browser project runs last), and
+ * the two answers could differ: where this setup found none (a Chromium installed while the run
+ * went on, say by an apt-get that held the dpkg lock when `.ci/run` asked for it) it provided
+ * '', the files then found one and connected to '' (`browserType.connect: Port should be >= 0
+ * and < 65536. Received type string ('')`). Now the files skip on '' and only on ''.
+ * A Chromium that is there but does not start fails the run here, with its error.
  */
 export default async function setup(
   project: TestProject,
 ): Promise<(() => Promise<void>) | undefined> {
-  if (!existsSync(CHROMIUM)) {
+  if (!commandExists(CHROMIUM)) {
     project.provide('chromiumEndpoint', '');
     return undefined;
   }
@@ -36,6 +47,11 @@ export default async function setup(
       '--disable-sync',
     ],
   });
-  project.provide('chromiumEndpoint', server.wsEndpoint());
+  const endpoint = server.wsEndpoint();
+  if (!/^wss?:\/\/[^/]+:\d+\//.test(endpoint)) {
+    await server.close();
+    throw new Error(`Chromium started but gave no WebSocket endpoint to connect to: "${endpoint}"`);
+  }
+  project.provide('chromiumEndpoint', endpoint);
   return () => server.close();
 }

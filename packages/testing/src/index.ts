@@ -1,4 +1,5 @@
 export { formatContext } from './format-context.js';
+export { MAX_SLOWNESS, type MachineSpeed, machineSpeed, scaledLimit } from './machine-speed.js';
 export {
   type ChatCompletionMessage,
   type ChatCompletionRequest,

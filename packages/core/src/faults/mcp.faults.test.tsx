@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scriptedModel } from '@agate/testing';
+import { scaledLimit, scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -36,12 +37,16 @@ function server(props: Partial<McpStdioServerProps> = {}) {
   return <McpServer name="fixture" command={process.execPath} args={[FIXTURE]} {...props} />;
 }
 
-/** The pids of live processes whose command line names `script`. */
-function processesOf(script: string): number[] {
+/**
+ * The pids of live processes whose command line has `word`. Other files running at the same
+ * time start the same fixture servers (stdio-startup.test.tsx starts silent-server.mjs too), so
+ * a test looks for the tag it gave its own server, not for the script's name.
+ */
+function processesOf(word: string): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   return out
     .split('\n')
-    .filter((line) => line.includes(script) && !line.includes(' ps '))
+    .filter((line) => line.includes(word) && !line.includes(' ps '))
     .map((line) => Number.parseInt(line.trim(), 10));
 }
 
@@ -97,19 +102,26 @@ describe('MCP server faults', () => {
     session.dispose();
   });
 
-  it('an MCP server that never answers', async () => {
+  // The scaled handshake timeout and the 20 s the rest of the test has.
+  it('an MCP server that never answers', { timeout: scaledLimit(2_000) + 20_000 }, async () => {
     const silent = fixture('silent-server.mjs');
+    const tag = `tag-${randomUUID()}`;
     const model = scriptedModel(['Done.']);
+    // The handshake timeout also covers the server's Node starting and writing its stderr
+    // line, which a busy machine makes slower: the limit scales with its measured speed.
+    const connectTimeoutMs = scaledLimit(2_000);
     const session = createSession(
-      <FaultAgent extra={server({ args: [silent], connectTimeoutMs: 2_000 })} />,
+      <FaultAgent extra={server({ args: [silent, tag], connectTimeoutMs })} />,
       { model },
     );
     const result = await session.run();
     expect(result.status).toBe('error');
-    expect(result.reason).toContain('did not answer the MCP handshake within 2000 ms');
+    expect(result.reason).toContain(
+      `did not answer the MCP handshake within ${connectTimeoutMs} ms`,
+    );
     expect(result.reason).toContain('silent server up, answering nothing');
     expect(model.calls).toHaveLength(0);
-    expect(processesOf('silent-server.mjs')).toEqual([]);
+    expect(processesOf(tag)).toEqual([]);
     session.dispose();
   });
 
@@ -162,14 +174,15 @@ describe('MCP server faults', () => {
 
   it('an MCP run aborted during the handshake', async () => {
     const silent = fixture('silent-server.mjs');
+    const tag = `tag-${randomUUID()}`;
     const controller = new AbortController();
-    const session = createSession(<FaultAgent extra={server({ args: [silent] })} />, {
+    const session = createSession(<FaultAgent extra={server({ args: [silent, tag] })} />, {
       model: scriptedModel(['Done.']),
     });
     setTimeout(() => controller.abort(), 300);
     const result = await session.run({ signal: controller.signal });
     expect(result.status).toBe('aborted');
-    expect(processesOf('silent-server.mjs')).toEqual([]);
+    expect(processesOf(tag)).toEqual([]);
     session.dispose();
   });
 });

@@ -43,14 +43,21 @@ function startRacer(path: string) {
   const said: string[] = [];
   let stderr = '';
   const waiters: Array<() => void> = [];
+  // Whole lines only: a line can arrive split across two chunks.
+  let pending = '';
   child.stdout?.on('data', (chunk: Buffer) => {
-    said.push(...chunk.toString().split('\n').filter(Boolean));
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    said.push(...lines.filter(Boolean));
     for (const w of waiters.splice(0)) w();
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': 'exit' can come while the child's last lines are still in the pipe,
+  // unread; 'close' comes once its stdout and stderr have ended, every line read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   const until = async (words: readonly string[]): Promise<string> => {
     for (;;) {
       const found = said.find((line) => words.includes(line));

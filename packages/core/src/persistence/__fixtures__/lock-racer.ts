@@ -32,4 +32,6 @@ try {
   if (!SessionLockError.isInstance(error)) throw error;
   process.stdout.write('lost\n');
 }
-process.exit(0);
+// Exits once the last line is written to the pipe (the readline on stdin would otherwise keep
+// a loser alive until the test ends its stdin).
+process.stdout.write('', () => process.exit(0));
