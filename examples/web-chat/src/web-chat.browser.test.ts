@@ -10,6 +10,7 @@ const ok = requireSystem({
   tests: 'web-chat browser tests',
   needs: 'Chromium (/usr/bin/chromium)',
   enable: 'apt-get install -y chromium',
+  debianPackage: 'chromium',
   command: CHROMIUM,
 });
 

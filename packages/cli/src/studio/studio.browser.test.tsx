@@ -27,6 +27,7 @@ const ok = requireSystem({
   tests: 'studio browser tests',
   needs: 'Chromium (/usr/bin/chromium)',
   enable: 'apt-get install -y chromium',
+  debianPackage: 'chromium',
   command: CHROMIUM,
 });
 
