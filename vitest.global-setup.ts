@@ -5,7 +5,9 @@ import { SKIPS_FILE_ENV, skipSummary } from './packages/testing/src/system-requi
 
 /**
  * Test files that need a missing system part (bubblewrap, PostgreSQL, Chromium) record a skip
- * through `requireSystem`; at the end of the run this prints them as one line.
+ * through `requireSystem`; at the end of the run this prints them as one line. With
+ * `AGATE_REQUIRE_SYSTEM=1` (`.ci/run`) those suites fail instead, naming the Debian package
+ * (`SystemRequiredError`); only requirements no package provides can still skip.
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'agate-skips-'));

@@ -13,6 +13,7 @@ const ok = requireSystem({
   needs: 'Chromium (/usr/bin/chromium)',
   enable: 'apt-get install -y chromium',
   probe: () => CHROMIUM_ENDPOINT !== '',
+  debianPackage: 'chromium',
 });
 
 const SCREENSHOTS = join(import.meta.dirname, '../../../docs/images');

@@ -33,6 +33,9 @@ export {
 export { agateSerializer } from './serializer.js';
 export {
   commandExists,
+  REQUIRE_SYSTEM_ENV,
   requireSystem,
+  SystemRequiredError,
   type SystemRequirement,
+  systemRequired,
 } from './system-requirements.js';

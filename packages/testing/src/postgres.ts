@@ -67,6 +67,7 @@ export function requirePostgres(tests: string): boolean {
     tests,
     needs: 'PostgreSQL (initdb, pg_ctl)',
     enable: 'apt-get install -y postgresql, or set DATABASE_URL',
+    debianPackage: 'postgresql',
     probe: () => postgresBinDir() !== undefined,
   });
 }

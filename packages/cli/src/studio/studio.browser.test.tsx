@@ -30,6 +30,7 @@ const ok = requireSystem({
   needs: 'Chromium (/usr/bin/chromium)',
   enable: 'apt-get install -y chromium',
   probe: () => CHROMIUM_ENDPOINT !== '',
+  debianPackage: 'chromium',
 });
 
 /** Where screenshots for docs/web.md are written when AGATE_WRITE_SCREENSHOTS=1. */

@@ -10,6 +10,7 @@ const sandboxWorks = requireSystem({
   tests: 'sandbox escape suite',
   needs: 'bubblewrap (bwrap) with user namespaces',
   enable: 'apt-get install -y bubblewrap',
+  debianPackage: 'bubblewrap',
   command: 'bwrap',
   probe: () =>
     spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,

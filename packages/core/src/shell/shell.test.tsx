@@ -169,6 +169,7 @@ const gitInstalled = requireSystem({
   tests: '<Shell> with git',
   needs: 'git',
   enable: 'apt-get install -y git',
+  debianPackage: 'git',
   command: 'git',
 });
 
@@ -176,6 +177,7 @@ const sandboxWorks = requireSystem({
   tests: 'sandbox escape suite',
   needs: 'bubblewrap (bwrap) with user namespaces',
   enable: 'apt-get install -y bubblewrap',
+  debianPackage: 'bubblewrap',
   command: 'bwrap',
   probe: () =>
     spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
