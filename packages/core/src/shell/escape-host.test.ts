@@ -213,6 +213,22 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
     expect(existsSync(join(denied, 'fill'))).toBe(false);
   });
 
+  it('filling /tmp and /dev/shm with empty files (inodes, not bytes)', async () => {
+    // 1 MiB each: 256 inodes by the size, 1,024 by the floor; the kernel default would be millions.
+    const fill = (dir: string) =>
+      `i=0; while [ $i -lt 5000 ]; do true 2>/dev/null > ${dir}/f$i || break; i=$((i+1)); done; ` +
+      `echo "${dir} made $i"; { true > ${dir}/one-more; } 2>&1; df -i ${dir} | tail -1`;
+    const r = await sh(`${fill('/tmp')}; ${fill('/dev/shm')}`, { tmpSizeBytes: 1024 * 1024 });
+    for (const dir of ['/tmp', '/dev/shm']) {
+      const made = Number(new RegExp(`${dir} made (\\d+)`).exec(r.stdout)?.[1]);
+      // The tmpfs root (and, on a root host, the way to the working folder) takes some of the 1,024.
+      expect(made, JSON.stringify(r)).toBeGreaterThan(1000);
+      expect(made, r.stdout).toBeLessThan(1024);
+      expect(r.stdout).toMatch(new RegExp(`tmpfs\\s+1024\\s+1024\\s+0\\s+100% ${dir}`));
+    }
+    expect(r.stdout).toMatch(/one-more: No space left on device/);
+  });
+
   it("the host's secrets in the environment", async () => {
     const planted = {
       DATABASE_URL: 'postgres://app:hunter2@db.internal/app',
@@ -220,12 +236,18 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
       SENTRY_DSN: 'https://a1b2c3@o1.ingest.sentry.io/42',
       DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/0/bus',
       SSH_AUTH_SOCK: '/tmp/ssh-XXXX/agent.1',
+      // Named like a locale category (the allow-list once took any LC_* name).
+      LC_SECRET: 'lc-secret-7f3a',
+      LC_DATABASE_URL: 'postgres://lc:pw@db/lc',
     };
     const r = await runShellCommand({
       command: 'env',
       policy: resolvePolicy(cwd),
       cwd,
-      env: commandEnvironment({ ...process.env, ...planted, LANG: 'C.UTF-8' }, { GIVEN: 'yes' }),
+      env: commandEnvironment(
+        { ...process.env, ...planted, LANG: 'C.UTF-8', LC_TIME: 'C' },
+        { GIVEN: 'yes' },
+      ),
       timeoutMs: 30_000,
       maxOutputChars: 10_000,
       signal: new AbortController().signal,
@@ -233,6 +255,8 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
     for (const value of Object.values(planted)) expect(r.stdout).not.toContain(value);
     expect(r.stdout).toContain('GIVEN=yes');
     expect(r.stdout).toContain('LANG=C.UTF-8');
+    expect(r.stdout).toContain('LC_TIME=C');
+    expect(r.stdout).not.toMatch(/^LC_(SECRET|DATABASE_URL)=/m);
     expect(r.stdout).toMatch(/^PATH=/m);
   });
 
