@@ -19,7 +19,7 @@ import { holdPlaceholders } from './placeholders.js';
 import type { SandboxPolicy } from './policy.js';
 import { checkSandbox } from './probe.js';
 import { resourceLimits } from './resource-limits.js';
-import { encodeProgram, seccompArch, unixSocketProgram } from './seccomp-filter.js';
+import { encodeProgram, seccompArch, socketFilterProgram } from './seccomp-filter.js';
 import { SandboxUnavailableError } from './shell-errors.js';
 import { capTmpfsInodes } from './tmpfs-inodes.js';
 
@@ -54,7 +54,7 @@ function seccompProgram(): Buffer {
         'commands away from Unix sockets here. To run commands without a sandbox, say so: <Shell sandbox={false}>.',
     );
   }
-  filter = encodeProgram(unixSocketProgram(arch));
+  filter = encodeProgram(socketFilterProgram(arch));
   return filter;
 }
 
