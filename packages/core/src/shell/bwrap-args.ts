@@ -4,7 +4,7 @@ import type { SandboxPolicy } from './policy.js';
 export const PROXY_PORT_INSIDE = 3128;
 /** The uid (and gid) a command gets inside when the agent is root. */
 export const SANDBOX_UID = 1000;
-/** File descriptors bubblewrap is given: the seccomp program, and (with a network allow-list) where it reports the sandbox's pid and what it waits on before running the command. */
+/** File descriptors bubblewrap is given: the seccomp program, where it reports the sandbox's pid, and what it waits on before running the command (the tmpfs inode caps, and with a network allow-list the bridge, are set up meanwhile). */
 export const SECCOMP_FD = 3;
 export const INFO_FD = 4;
 export const BLOCK_FD = 5;
@@ -76,8 +76,9 @@ export function bwrapArgs(
       args.push('--setenv', name, proxy);
     }
     args.push('--unsetenv', 'NO_PROXY', '--unsetenv', 'no_proxy');
-    args.push('--info-fd', String(INFO_FD), '--block-fd', String(BLOCK_FD));
   }
+  // The command waits until the host has capped the tmpfs inodes (and started the bridge).
+  args.push('--info-fd', String(INFO_FD), '--block-fd', String(BLOCK_FD));
   // No Unix sockets, no io_uring, no new user namespaces (seccomp-filter.ts).
   args.push('--seccomp', String(SECCOMP_FD));
   args.push('--', '/bin/sh', '-c', command);

@@ -18,7 +18,7 @@ import {
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { requireSystem } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandEnvironment, resolvePolicy, type SandboxOptions } from './policy.js';
@@ -53,6 +53,89 @@ let socketServer: Server;
 let accepted = 0;
 let http: HttpServer;
 let httpPort: number;
+const gccWorks = requireSystem({
+  tests: 'sandbox escape suite, socket families',
+  needs: 'gcc (to build the probe that opens AF_VSOCK, AF_PACKET … sockets)',
+  enable: 'apt-get install -y gcc',
+  command: 'gcc',
+});
+
+/**
+ * `probe FAMILY…` prints `FAMILY ok` or `FAMILY errno NAME` per family (SOCK_STREAM, then
+ * SOCK_DGRAM, then SOCK_RAW: the first the family takes). `probe i386-socket` and
+ * `probe i386-socketcall` make the 32-bit calls through `int 0x80` from this 64-bit binary
+ * (`probe i386-getpid` tells whether the kernel takes such calls at all).
+ */
+const SOCKET_PROBE_C = `#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  for (int i = 1; i < argc; i++) {
+#if defined(__x86_64__)
+    if (strncmp(argv[i], "i386-", 5) == 0) {
+      printf("%s calling\\n", argv[i]);
+      long ret;
+      if (strcmp(argv[i], "i386-getpid") == 0) {
+        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(20) : "memory", "r8", "r9", "r10", "r11");
+      } else if (strcmp(argv[i], "i386-socket") == 0) {
+        /* i386 socket(AF_VSOCK, SOCK_STREAM, 0) is 359 */
+        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(359), "b"(40), "c"(1), "d"(0) : "memory", "r8", "r9", "r10", "r11");
+      } else {
+        /* socketcall(SYS_SOCKET, args): the family lies in memory; int 0x80 takes 32-bit pointers */
+        unsigned int *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        args[0] = 40; args[1] = 1; args[2] = 0;
+        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(102), "b"(1), "c"(args) : "memory", "r8", "r9", "r10", "r11");
+      }
+      printf("%s returned %ld\\n", argv[i], ret);
+      continue;
+    }
+#endif
+    int family = atoi(argv[i]);
+    int types[] = {SOCK_STREAM, SOCK_DGRAM, SOCK_RAW};
+    int fd = -1, err = 0;
+    for (int t = 0; t < 3 && fd < 0; t++) {
+      fd = socket(family, types[t], 0);
+      if (fd < 0) { err = errno; if (err == EPERM) break; }
+    }
+    if (fd >= 0) printf("%d ok\\n", family);
+    else printf("%d errno %s\\n", family, err == EPERM ? "EPERM" : strerror(err));
+  }
+  return 0;
+}
+`;
+
+/** The probe, built with gcc where a sandbox can run it (readable by anyone: a root host runs commands as uid 65534). */
+const socketProbe = gccWorks && sandboxWorks ? buildSocketProbe() : undefined;
+
+function buildSocketProbe(): string {
+  const dir = mkdtempSync('/var/tmp/agate-socket-probe-');
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, 'socket-probe.c'), SOCKET_PROBE_C);
+  const built = spawnSync(
+    'gcc',
+    ['-O1', '-o', join(dir, 'socket-probe'), join(dir, 'socket-probe.c')],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (built.status !== 0) throw new Error(`gcc failed: ${built.stderr}`);
+  return join(dir, 'socket-probe');
+}
+
+const int80Works =
+  socketProbe !== undefined &&
+  process.arch === 'x64' &&
+  requireSystem({
+    tests: 'sandbox escape suite, 32-bit system calls',
+    needs: 'a kernel that takes 32-bit system calls (int 0x80) from 64-bit processes',
+    enable: 'a kernel with IA32 emulation on (not under PVM, not booted with ia32_emulation=0)',
+    probe: () =>
+      spawnSync(socketProbe, ['i386-getpid'], { encoding: 'utf8' }).stdout.includes('returned'),
+  });
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'agate-escape-host-'));
@@ -78,6 +161,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => http.close(() => resolve()));
   rmSync(base, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
+  if (socketProbe !== undefined) rmSync(dirname(socketProbe), { recursive: true, force: true });
 });
 
 function sh(
@@ -143,6 +227,34 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
     expect(r.stdout).toContain('reached the allowed host');
     expect(accepted).toBe(0);
   });
+
+  it.skipIf(socketProbe === undefined)(
+    'opening sockets of families other than IP and netlink (AF_VSOCK, AF_PACKET, AF_UNIX …)',
+    async () => {
+      // AF_UNIX 1, AF_KEY 15, AF_PACKET 17, AF_RDS 21, AF_CAN 29, AF_TIPC 30, AF_BLUETOOTH 31,
+      // AF_ALG 38, AF_VSOCK 40, AF_XDP 44; then AF_INET 2, AF_INET6 10, AF_NETLINK 16.
+      const refused = [1, 15, 17, 21, 29, 30, 31, 38, 40, 44];
+      const r = await sh(`'${socketProbe}' ${[...refused, 2, 10, 16].join(' ')}`);
+      for (const family of refused) expect(r.stdout, r.stderr).toContain(`${family} errno EPERM`);
+      expect(r.stdout).toContain('2 ok');
+      // IPv6 may be off in the kernel; it is not the filter that says no.
+      expect(r.stdout).toMatch(/^10 (ok|errno (?!EPERM))/m);
+      expect(r.stdout).toContain('16 ok');
+    },
+  );
+
+  it.skipIf(!int80Works)(
+    'opening a socket through the 32-bit entry points (int 0x80: socket, socketcall)',
+    async () => {
+      for (const call of ['i386-socket', 'i386-socketcall']) {
+        const r = await sh(`'${socketProbe}' ${call}; echo "exit $?"`);
+        expect(r.stdout).toContain(`${call} calling`);
+        expect(r.stdout).not.toContain(`${call} returned`);
+        // Killed by the filter (SIGSYS, 31): the 32-bit ABI is not looked into, it is refused whole.
+        expect(r.stdout).toContain('exit 159');
+      }
+    },
+  );
 
   it.skipIf(!asRoot)(
     'reading files only root may read, with the agent running as root',
@@ -214,6 +326,22 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
     expect(existsSync(join(denied, 'fill'))).toBe(false);
   });
 
+  it('filling /tmp and /dev/shm with empty files (inodes, not bytes)', async () => {
+    // 1 MiB each: 256 inodes by the size, 1,024 by the floor; the kernel default would be millions.
+    const fill = (dir: string) =>
+      `i=0; while [ $i -lt 5000 ]; do true 2>/dev/null > ${dir}/f$i || break; i=$((i+1)); done; ` +
+      `echo "${dir} made $i"; { true > ${dir}/one-more; } 2>&1; df -i ${dir} | tail -1`;
+    const r = await sh(`${fill('/tmp')}; ${fill('/dev/shm')}`, { tmpSizeBytes: 1024 * 1024 });
+    for (const dir of ['/tmp', '/dev/shm']) {
+      const made = Number(new RegExp(`${dir} made (\\d+)`).exec(r.stdout)?.[1]);
+      // The tmpfs root (and, on a root host, the way to the working folder) takes some of the 1,024.
+      expect(made, JSON.stringify(r)).toBeGreaterThan(1000);
+      expect(made, r.stdout).toBeLessThan(1024);
+      expect(r.stdout).toMatch(new RegExp(`tmpfs\\s+1024\\s+1024\\s+0\\s+100% ${dir}`));
+    }
+    expect(r.stdout).toMatch(/one-more: No space left on device/);
+  });
+
   it("the host's secrets in the environment", async () => {
     const planted = {
       DATABASE_URL: 'postgres://app:hunter2@db.internal/app',
@@ -221,12 +349,18 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
       SENTRY_DSN: 'https://a1b2c3@o1.ingest.sentry.io/42',
       DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/0/bus',
       SSH_AUTH_SOCK: '/tmp/ssh-XXXX/agent.1',
+      // Named like a locale category (the allow-list once took any LC_* name).
+      LC_SECRET: 'lc-secret-7f3a',
+      LC_DATABASE_URL: 'postgres://lc:pw@db/lc',
     };
     const r = await runShellCommand({
       command: 'env',
       policy: resolvePolicy(cwd),
       cwd,
-      env: commandEnvironment({ ...process.env, ...planted, LANG: 'C.UTF-8' }, { GIVEN: 'yes' }),
+      env: commandEnvironment(
+        { ...process.env, ...planted, LANG: 'C.UTF-8', LC_TIME: 'C' },
+        { GIVEN: 'yes' },
+      ),
       timeoutMs: 30_000,
       maxOutputChars: 10_000,
       signal: new AbortController().signal,
@@ -234,6 +368,8 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
     for (const value of Object.values(planted)) expect(r.stdout).not.toContain(value);
     expect(r.stdout).toContain('GIVEN=yes');
     expect(r.stdout).toContain('LANG=C.UTF-8');
+    expect(r.stdout).toContain('LC_TIME=C');
+    expect(r.stdout).not.toMatch(/^LC_(SECRET|DATABASE_URL)=/m);
     expect(r.stdout).toMatch(/^PATH=/m);
   });
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { PROXY_PORT_INSIDE } from './bwrap-args.js';
 import { SandboxUnavailableError } from './shell-errors.js';
 
@@ -25,19 +25,18 @@ process.stdin.on('end', () => process.exit(0)).on('error', () => process.exit(0)
 `;
 
 /**
- * Once bubblewrap reports the sandbox's pid (on `info`), starts the network bridge in its user
- * and network namespaces, waits until it listens, then lets the command run (a byte on
- * `block`). Undefined when the sandbox never started (bubblewrap's own error is then in the
- * command's stderr).
+ * The sandbox's pid, once bubblewrap reports it on `info` (it has made its mounts by then and
+ * waits on its block descriptor). Undefined when the sandbox never started (bubblewrap's own
+ * error is then in the command's stderr).
  */
-export async function startBridge(
-  info: Readable,
-  block: Writable,
-  socket: string,
-): Promise<ChildProcess | undefined> {
+export async function sandboxPid(info: Readable): Promise<number | undefined> {
   const report = await readAll(info);
   const pid = /"child-pid"\s*:\s*(\d+)/.exec(report)?.[1];
-  if (pid === undefined) return undefined;
+  return pid === undefined ? undefined : Number(pid);
+}
+
+/** Starts the network bridge in the user and network namespaces of sandbox `pid` and waits until it listens. */
+export async function startBridge(pid: number, socket: string): Promise<ChildProcess> {
   const bridge = spawn(
     'nsenter',
     [
@@ -78,7 +77,6 @@ export async function startBridge(
       `<Shell> could not start the network bridge for sandbox.network: ${ready}.`,
     );
   }
-  block.end('go');
   return bridge;
 }
 

@@ -144,16 +144,40 @@ export function looksSecret(name: string): boolean {
   return SECRET_NAME.test(name);
 }
 
-/** The host variables a command sees: what tools need to find themselves and speak the locale. */
-const PASSED_THROUGH = new Set(['PATH', 'HOME', 'LANG', 'TERM', 'TZ', 'USER']);
+/**
+ * The host variables a command sees: what tools need to find themselves and speak the locale.
+ * The locale ones are the POSIX categories and the GNU additions by name, not `LC_*`: a prefix
+ * would pass whatever a host names `LC_SECRET`.
+ */
+const PASSED_THROUGH = new Set([
+  'PATH',
+  'HOME',
+  'LANG',
+  'TERM',
+  'TZ',
+  'USER',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_COLLATE',
+  'LC_MESSAGES',
+  'LC_MONETARY',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_ADDRESS',
+  'LC_IDENTIFICATION',
+  'LC_MEASUREMENT',
+  'LC_NAME',
+  'LC_PAPER',
+  'LC_TELEPHONE',
+]);
 
 export function passedThrough(name: string): boolean {
-  return PASSED_THROUGH.has(name) || name.startsWith('LC_');
+  return PASSED_THROUGH.has(name);
 }
 
 /**
- * The command's environment: an allow-list of the host's (`PATH`, `HOME`, `LANG`, `LC_*`,
- * `TERM`, `TZ`, `USER`), plus `extra` (passed explicitly, so kept whatever its name). Anything
+ * The command's environment: an allow-list of the host's (`PATH`, `HOME`, `LANG`, the locale
+ * categories `LC_ALL`, `LC_CTYPE` …, `TERM`, `TZ`, `USER`), plus `extra` (passed explicitly, so kept whatever its name). Anything
  * else the host holds (a `DATABASE_URL` with its password, `SECRET_KEY_BASE`, a bus address)
  * stays out, whether or not its name looks secret.
  */

@@ -13,14 +13,15 @@ import {
 } from './bwrap-args.js';
 import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
 import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
-import { startBridge } from './net-bridge.js';
+import { sandboxPid, startBridge } from './net-bridge.js';
 import { startAllowListProxy } from './net-proxy.js';
 import { holdPlaceholders } from './placeholders.js';
 import type { SandboxPolicy } from './policy.js';
 import { checkSandbox } from './probe.js';
 import { resourceLimits } from './resource-limits.js';
-import { encodeProgram, seccompArch, unixSocketProgram } from './seccomp-filter.js';
+import { encodeProgram, seccompArch, socketFilterProgram } from './seccomp-filter.js';
 import { SandboxUnavailableError } from './shell-errors.js';
+import { capTmpfsInodes } from './tmpfs-inodes.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {
@@ -53,7 +54,7 @@ function seccompProgram(): Buffer {
         'commands away from Unix sockets here. To run commands without a sandbox, say so: <Shell sandbox={false}>.',
     );
   }
-  filter = encodeProgram(unixSocketProgram(arch));
+  filter = encodeProgram(socketFilterProgram(arch));
   return filter;
 }
 
@@ -111,15 +112,7 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       // bubblewrap changes to the command's folder itself, in the sandbox's view.
       cwd: '/',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      stdio: [
-        'ignore',
-        'pipe',
-        'pipe',
-        'pipe',
-        socket === undefined ? 'ignore' : 'pipe',
-        socket === undefined ? 'ignore' : 'pipe',
-        ...data.map(() => 'pipe' as const),
-      ],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...data.map(() => 'pipe' as const)],
       detached: true,
     }) as ChildProcess;
     // bubblewrap closes these once read; a reset on our end of them is not an error.
@@ -129,19 +122,21 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content);
     });
     const result = collect(child, options);
-    if (socket !== undefined) {
-      try {
-        const bridge = await startBridge(
-          extraFd(child, INFO_FD) as Readable,
-          extraFd(child, BLOCK_FD) as Writable,
-          socket,
-        );
+    // bubblewrap has made its mounts and waits: cap the tmpfs inodes, start the bridge, go.
+    try {
+      const pid = await sandboxPid(extraFd(child, INFO_FD) as Readable);
+      if (pid !== undefined) {
+        const [, bridge] = await Promise.all([
+          capTmpfsInodes(pid, policy.tmpSizeBytes),
+          socket === undefined ? undefined : startBridge(pid, socket),
+        ]);
         if (bridge !== undefined) cleanups.push(() => void bridge.kill('SIGKILL'));
-      } catch (error) {
-        killTree(child);
-        await result.catch(() => undefined);
-        throw error;
+        (extraFd(child, BLOCK_FD) as Writable).end('go');
       }
+    } catch (error) {
+      killTree(child);
+      await result.catch(() => undefined);
+      throw error;
     }
     const done = await result;
     if (limits.oomKilled()) {

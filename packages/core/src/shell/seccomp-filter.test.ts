@@ -11,7 +11,7 @@ import {
   SECCOMP_RET,
   type SeccompArch,
   seccompArch,
-  unixSocketProgram,
+  socketFilterProgram,
 } from './seccomp-filter.js';
 
 const NUMBERS: Record<
@@ -30,7 +30,10 @@ const NUMBERS: Record<
 };
 const AF_UNIX = 1;
 const AF_INET = 2;
+const AF_INET6 = 10;
 const AF_NETLINK = 16;
+const AF_PACKET = 17;
+const AF_VSOCK = 40;
 const SOCK_STREAM = 1;
 const SOCK_DGRAM = 2;
 const SOCK_CLOEXEC = 0o2000000;
@@ -82,7 +85,7 @@ function run(
 }
 
 describe.each(['x86_64', 'aarch64'] as const)('seccomp program for %s', (arch) => {
-  const program = unixSocketProgram(arch, true);
+  const program = socketFilterProgram(arch, true);
   const n = NUMBERS[arch];
   const call = (nr: number, ...args: Array<number | bigint>) =>
     run(program, { arch: n.audit, nr, args });
@@ -104,13 +107,25 @@ describe.each(['x86_64', 'aarch64'] as const)('seccomp program for %s', (arch) =
     expect(bytes.readUInt32LE(4)).toBe(4);
   });
 
-  it('refuses Unix sockets and allows the others', () => {
+  it('allows IP and netlink sockets only: every other family is refused', () => {
     expect(call(n.socket, AF_UNIX, SOCK_STREAM)).toBe(EPERM);
     expect(call(n.socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC)).toBe(EPERM);
     // The kernel reads an int: bits above 32 do not turn AF_UNIX into something else.
     expect(call(n.socket, (1n << 40n) | BigInt(AF_UNIX))).toBe(EPERM);
     expect(call(n.socket, AF_INET, SOCK_STREAM)).toBe(SECCOMP_RET.ALLOW);
+    expect(call(n.socket, AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC)).toBe(SECCOMP_RET.ALLOW);
     expect(call(n.socket, AF_NETLINK, SOCK_DGRAM)).toBe(SECCOMP_RET.ALLOW);
+    // Bits above 32 do not turn AF_VSOCK into AF_INET either, nor the other way round.
+    expect(call(n.socket, (1n << 33n) | BigInt(AF_INET))).toBe(SECCOMP_RET.ALLOW);
+    const allowed = new Set([AF_INET, AF_INET6, AF_NETLINK]);
+    // Every family the kernel knows (AF_MAX is 46 in 6.x) and some it does not yet.
+    for (let family = 0; family < 64; family++) {
+      if (allowed.has(family)) continue;
+      expect(call(n.socket, family, SOCK_STREAM), `family ${family}`).toBe(EPERM);
+    }
+    expect(call(n.socket, AF_VSOCK, SOCK_STREAM)).toBe(EPERM);
+    expect(call(n.socket, AF_PACKET, SOCK_DGRAM)).toBe(EPERM);
+    expect(call(n.socket, 0xffffffff, SOCK_STREAM)).toBe(EPERM);
   });
 
   it('refuses datagram socket pairs (they can sendto any path) and allows stream pairs', () => {
@@ -130,10 +145,16 @@ describe.each(['x86_64', 'aarch64'] as const)('seccomp program for %s', (arch) =
 
   it('allows everything else, and kills any other ABI', () => {
     expect(call(n.read, 0)).toBe(SECCOMP_RET.ALLOW);
-    // i386 (AUDIT_ARCH_I386) and the other architecture's numbers.
-    expect(run(program, { arch: 0x40000003, nr: 359, args: [AF_UNIX] })).toBe(
-      SECCOMP_RET.KILL_PROCESS,
-    );
+    // i386 (AUDIT_ARCH_I386): socket (359) and the socketcall multiplexer (102, SYS_SOCKET),
+    // whose family lies in memory; ARM's 32-bit ABI; and the other architecture's numbers.
+    for (const arch32 of [0x40000003, 0x40000028]) {
+      expect(run(program, { arch: arch32, nr: 359, args: [AF_VSOCK] })).toBe(
+        SECCOMP_RET.KILL_PROCESS,
+      );
+      expect(run(program, { arch: arch32, nr: 102, args: [1, 0x1000] })).toBe(
+        SECCOMP_RET.KILL_PROCESS,
+      );
+    }
     const other = arch === 'x86_64' ? NUMBERS.aarch64 : NUMBERS.x86_64;
     expect(run(program, { arch: other.audit, nr: other.socket, args: [AF_UNIX] })).toBe(
       SECCOMP_RET.KILL_PROCESS,
@@ -147,8 +168,8 @@ describe.each(['x86_64', 'aarch64'] as const)('seccomp program for %s', (arch) =
 
 describe('seccomp program, big-endian and mapping', () => {
   it('reads the low half of an argument where a big-endian kernel puts it', () => {
-    const le = unixSocketProgram('aarch64', true);
-    const be = unixSocketProgram('aarch64', false);
+    const le = socketFilterProgram('aarch64', true);
+    const be = socketFilterProgram('aarch64', false);
     const loads = (p: BpfInstruction[]) =>
       p.filter((i) => i.code === BPF.LD_W_ABS && i.k >= 16).map((i) => i.k);
     expect(loads(be)).toEqual(loads(le).map((k) => k + 4));

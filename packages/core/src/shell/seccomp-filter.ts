@@ -4,8 +4,12 @@ import { endianness } from 'node:os';
  * The seccomp filter every sandboxed command runs under (bubblewrap loads it with `--seccomp FD`):
  * a classic-BPF program over `struct seccomp_data` that refuses, with EPERM,
  *
- * - `socket(AF_UNIX, …)`: no Unix socket on the host (a database, docker.sock, D-Bus,
- *   ssh-agent) can be reached, since connecting needs a socket of one's own first;
+ * - `socket()` of every family but `AF_INET`, `AF_INET6` and `AF_NETLINK`: no Unix socket on
+ *   the host (a database, docker.sock, D-Bus, ssh-agent) can be reached, since connecting needs
+ *   a socket of one's own first, and no family that leaves the sandbox's network namespace
+ *   (`AF_VSOCK` reaches the hypervisor; Bluetooth, CAN, TIPC, RDS, AF_ALG's kernel crypto, …)
+ *   or that its loopback makes no use of. An allow-list: a family added to the kernel later
+ *   stays refused;
  * - `socketpair(AF_UNIX, SOCK_DGRAM, …)`: a datagram pair can still `sendto()` any path
  *   (syslog, journald); stream pairs (pipes between processes, Node's stdio) stay allowed;
  * - `io_uring_setup/enter/register`: io_uring creates sockets from a shared ring that seccomp
@@ -14,8 +18,10 @@ import { endianness } from 'node:os';
  *   cannot read, with ENOSYS so libc falls back to `clone`): a new user namespace would give the
  *   command capabilities over a private copy of its mounts, the read-only binds included;
  *
- * and kills the process on any other ABI (a 32-bit or x32 binary reaches `socket` through
- * syscall numbers, or `socketcall()`, this program does not look at). Everything else is
+ * and kills the process on any other ABI: a 32-bit call (an i386 or arm binary, or `int 0x80`
+ * from a 64-bit one) reaches `socket` through numbers this program does not look at, or through
+ * `socketcall()`, whose multiplexer keeps the family in memory a filter cannot read; x32 calls
+ * carry x86_64's arch with bit 30 of the number set. Everything else is
  * allowed. The same program is written once per architecture; only numbers differ.
  */
 export type SeccompArch = 'x86_64' | 'aarch64';
@@ -51,6 +57,8 @@ const IO_URING = [425, 426, 427];
 const CLONE3 = 435;
 const CLONE_NEWUSER = 0x10000000;
 const AF_UNIX = 1;
+/** The socket families a command may open: IP (the sandbox's loopback, the proxy) and netlink (`ip addr`, getaddrinfo's interface check). */
+export const ALLOWED_FAMILIES = { AF_INET: 2, AF_INET6: 10, AF_NETLINK: 16 } as const;
 const SOCK_DGRAM = 2;
 /** `type` also carries SOCK_NONBLOCK / SOCK_CLOEXEC; the socket type is its low four bits. */
 const SOCK_TYPE_MASK = 0xf;
@@ -98,7 +106,7 @@ type Line =
   | { op: 'ret'; k: number };
 
 /** The filter for `arch` as instructions (see the module comment for what it refuses). */
-export function unixSocketProgram(
+export function socketFilterProgram(
   arch: SeccompArch,
   littleEndian = endianness() === 'LE',
 ): BpfInstruction[] {
@@ -123,7 +131,9 @@ export function unixSocketProgram(
     { op: 'jset', k: CLONE_NEWUSER, jt: 'eperm', jf: 'allow' },
     { label: 'socket' },
     { op: 'ld', offset: argLow(0, littleEndian) },
-    { op: 'jeq', k: AF_UNIX, jt: 'eperm', jf: 'allow' },
+    { op: 'jeq', k: ALLOWED_FAMILIES.AF_INET, jt: 'allow', jf: 'next' },
+    { op: 'jeq', k: ALLOWED_FAMILIES.AF_INET6, jt: 'allow', jf: 'next' },
+    { op: 'jeq', k: ALLOWED_FAMILIES.AF_NETLINK, jt: 'allow', jf: 'eperm' },
     { label: 'socketpair' },
     { op: 'ld', offset: argLow(0, littleEndian) },
     { op: 'jeq', k: AF_UNIX, jt: 'next', jf: 'allow' },

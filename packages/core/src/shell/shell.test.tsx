@@ -41,6 +41,12 @@ describe('policy (pure)', () => {
       HOME: '/home/ana',
       LANG: 'C.UTF-8',
       LC_ALL: 'C',
+      LC_TIME: 'en_GB.UTF-8',
+      LC_TELEPHONE: 'de_DE.UTF-8',
+      // Named like a locale category, but none: the allow-list names each one.
+      LC_SECRET: 'hunter2',
+      LC_: 'x',
+      lc_all: 'C',
       TERM: 'xterm',
       TZ: 'UTC',
       USER: 'ana',
@@ -56,6 +62,8 @@ describe('policy (pure)', () => {
       HOME: '/home/ana',
       LANG: 'C.UTF-8',
       LC_ALL: 'C',
+      LC_TIME: 'en_GB.UTF-8',
+      LC_TELEPHONE: 'de_DE.UTF-8',
       TERM: 'xterm',
       TZ: 'UTC',
       USER: 'ana',
@@ -150,7 +158,8 @@ describe('policy (pure)', () => {
     expect(args).toContain('--die-with-parent');
     expect(args).toContain('--clearenv');
     expect(at('--seccomp', String(SECCOMP_FD))).toBeGreaterThan(0);
-    expect(args).not.toContain('--info-fd');
+    // Always: the host caps the tmpfs inodes before the command runs (resource-limits.ts).
+    expect(at('--info-fd', '4', '--block-fd', '5')).toBeGreaterThan(0);
     expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'ls']);
     const networked = bwrapArgs(
       resolvePolicy('/work/repo', { network: { allow: ['registry.npmjs.org'] } }),

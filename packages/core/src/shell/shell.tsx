@@ -30,7 +30,7 @@ export interface ShellProps {
   maxOutputChars?: number;
   /**
    * Variables to pass in, whatever their names. Of the host's environment a command sees only
-   * `PATH`, `HOME`, `LANG`, `LC_*`, `TERM`, `TZ` and `USER`.
+   * `PATH`, `HOME`, `LANG`, the locale categories (`LC_ALL`, `LC_CTYPE` …), `TERM`, `TZ` and `USER`.
    */
   env?: Readonly<Record<string, string>>;
 }
