@@ -82,6 +82,16 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       'a .tsx/.ts/.js file whose default export is the agent element or component',
     )
     .option('--scripted <file>', 'run offline on a JSON script of model turns (scriptedModel)')
+    .option(
+      '--script-turn <n>',
+      "with --scripted: the script's first turn to play (default 1; with --resume, the turn after the session's model calls so far)",
+      positiveInt,
+    )
+    .option('--model <id>', 'the model to ask (in place of AGATE_MODEL)')
+    .option(
+      '--base-url <url>',
+      "an OpenAI-compatible server's endpoint (in place of AGATE_BASE_URL; needs a model)",
+    )
     .option('--store <dir>', 'save the session to this file store when the run ends')
     .option(
       '--resume <session>',

@@ -251,4 +251,114 @@ describe('agate run, off a terminal', () => {
       path: [],
     });
   });
+
+  it('agate show prints the <Output> answer the run completed with, not the refused one before it', async () => {
+    const agent = fileURLToPath(new URL('./__fixtures__/verdict-agent.tsx', import.meta.url));
+    const turns = fileURLToPath(new URL('./__fixtures__/verdict.json', import.meta.url));
+    const store = join(work, 'verdict-store');
+    const run = await outcome(
+      spawnAgate(['run', agent, '--scripted', turns, '--store', store, '--id', 'v-1']),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const shown = await outcome(spawnAgate(['show', 'v-1', '--store', store]));
+    expect(shown.code, shown.stderr).toBe(0);
+    const verdict = { verdict: 'request-changes', issues: ['a / 0 now returns 0 silently'] };
+    const indented = JSON.stringify(verdict, null, 2).replaceAll('\n', '\n  ');
+    expect(shown.stdout.endsWith(`\noutput:\n  ${indented}\n`)).toBe(true);
+  });
+});
+
+describe('agate run --resume on a script', () => {
+  it('the printed resume command carries --scripted and the next turn; running it goes on from there, saying so', async () => {
+    const store = join(work, 'resume-store');
+    const turns = await script('three-turns.json', [
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'once' } }] },
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'twice' } }] },
+      'Saved it twice; done.',
+    ]);
+    const first = await outcome(
+      spawnAgate([
+        ...['run', AGENT, '--scripted', turns, '--store', store, '--id', 'r-1', '--max-ticks', '1'],
+      ]),
+    );
+    expect(first.code).toBe(1);
+    const command = (turn: number) =>
+      `agate run ${AGENT} --scripted ${turns} --script-turn ${turn} --store ${store} --resume r-1`;
+    expect(first.stdout).toContain(`session r-1 saved; continue it with: ${command(2)}\n`);
+
+    // The printed command, run: turn 2 only (one tick allowed), then it prints turn 3's.
+    const second = await outcome(
+      spawnAgate([...command(2).split(' ').slice(1), '--max-ticks', '1']),
+    );
+    expect(second.code, second.stderr).toBe(1);
+    expect(second.stdout).toContain(
+      `model: scripted model from ${turns} (offline), from turn 2 of 3 (--script-turn)\n`,
+    );
+    expect(second.stdout).toContain('← save_note: Saved note 1: twice');
+    expect(second.stdout).not.toContain('once');
+    expect(second.stdout).toContain(`continue it with: ${command(3)}\n`);
+
+    const third = await outcome(spawnAgate(command(3).split(' ').slice(1)));
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stdout).toContain('  model: Saved it twice; done.\n');
+    expect(third.stdout).toContain('ticks: 1 (session total 3)');
+
+    // Past the script's end: said, not replayed.
+    const past = await outcome(spawnAgate(command(4).split(' ').slice(1)));
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain(
+      `The script ${turns} has 3 turns, and the run would start at turn 4 (--script-turn).`,
+    );
+
+    // Without --script-turn, a resumed session's script plays from its first turn, and says so.
+    const fresh = await outcome(
+      spawnAgate([
+        'run',
+        AGENT,
+        '--scripted',
+        turns,
+        '--store',
+        store,
+        '--resume',
+        'r-1',
+        '--max-ticks',
+        '1',
+      ]),
+    );
+    expect(fresh.stdout).toContain(
+      'from turn 1 of 3 (session r-1 has made 3 model calls; --script-turn 4 would go on after them)\n',
+    );
+  });
+
+  it('--model and --base-url name the server in place of the environment, and the resume command carries them', async () => {
+    const server = await startOpenAICompatibleServer([
+      { toolCalls: [{ toolName: 'save_note', input: { text: 'over flags' } }] },
+    ]);
+    try {
+      const store = join(work, 'flags-store');
+      const run = await outcome(
+        spawnAgate([
+          ...['run', AGENT, '--model', 'tiny', '--base-url', server.baseURL, '--store', store],
+          ...['--id', 'f-1', '--max-ticks', '1'],
+        ]),
+      );
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toContain(
+        `model: OpenAI-compatible server at ${server.baseURL}, model "tiny"`,
+      );
+      expect(run.stdout).toContain(
+        `continue it with: agate run ${AGENT} --model tiny --base-url ${server.baseURL} --store ${store} --resume f-1\n`,
+      );
+    } finally {
+      await server.close();
+    }
+    const alone = await outcome(spawnAgate(['run', AGENT, '--model', 'tiny']));
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--model names a model (tiny) but no provider');
+    const both = await outcome(
+      spawnAgate(['run', AGENT, '--scripted', 'x.json', '--model', 'tiny']),
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give one of them');
+  });
 });

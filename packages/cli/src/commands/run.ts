@@ -8,14 +8,16 @@ import {
   type RunStatus,
   type Session,
   type SessionSnapshot,
+  type SessionState,
   type SessionStore,
 } from '@agate/core';
 import { APPROVAL_KEY_ENV } from '@agate/core/internal';
 import { DEFAULT_SESSIONS_DIR, serializeSnapshot } from '@agate/core/stores';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
+import { shellQuote } from '../format/shell-quote.js';
 import { preview } from '../format/table.js';
 import { type CliIo, type InterruptSignal, SIGNAL_EXIT } from '../io.js';
-import { chooseModel } from '../run/choose-model.js';
+import { chooseModel, type ScriptTurn } from '../run/choose-model.js';
 import { loadAgentFile } from '../run/load-agent.js';
 import { startTracing } from '../run/tracing.js';
 import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
@@ -26,6 +28,12 @@ export interface RunCommandOptions {
   /** A file store directory: the session is saved there when the run ends. */
   store?: string;
   scripted?: string;
+  /** With `scripted`: the script's first turn to play (1-based). */
+  scriptTurn?: number;
+  /** In place of `AGATE_MODEL`. */
+  model?: string;
+  /** In place of `AGATE_BASE_URL`. */
+  baseUrl?: string;
   json?: boolean;
   /** Plain lines even on a terminal. */
   plain?: boolean;
@@ -75,16 +83,12 @@ export async function runCommand(
 
 async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions): Promise<number> {
   const agent = await loadAgentFile(file);
-  const chosen = await chooseModel({
-    ...(options.scripted !== undefined ? { scripted: options.scripted } : {}),
-    env: io.env,
-    ...(agent.options.model !== undefined ? { fileModel: agent.options.model } : {}),
-  });
   // --studio keeps the session (and its tick log) in a store: the given one, else the default.
   const ref =
     (await storeFor(options, agent.options.store)) ??
     (options.studio ? await openStore(DEFAULT_SESSIONS_DIR) : undefined);
   let snapshot: SessionSnapshot | undefined;
+  let modelCallsSoFar = 0;
   if (options.resume !== undefined) {
     if (options.id !== undefined) {
       throw new CliError(
@@ -93,8 +97,26 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
       );
     }
     // Never undefined here: --resume always has a store (the default one at least).
-    snapshot = (await loadStoredSession(ref!, options.resume)).snapshot;
+    const stored = await loadStoredSession(ref!, options.resume);
+    snapshot = stored.snapshot;
+    modelCallsSoFar = modelCallsOf(stored.state);
   }
+  const chosen = await chooseModel({
+    ...(options.scripted !== undefined ? { scripted: options.scripted } : {}),
+    ...scriptTurnOf(options, modelCallsSoFar),
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+    env: io.env,
+    ...(agent.options.model !== undefined ? { fileModel: agent.options.model } : {}),
+  });
+  // The script's turn that follows those this run played: the printed resume command goes on
+  // from there. Counted from the state, so a turn whose tick was cut off is played again.
+  const firstTurn = options.scriptTurn ?? 1;
+  const nextTurn = (state: SessionState) => firstTurn + modelCallsOf(state) - modelCallsSoFar;
+  let nextTurnAtLastTickEnd = firstTurn;
+  let nextTurnAtEnd: number | undefined;
+  const resumeCommand = (store: { dir: string }, id: string) =>
+    resumeCommandFor(file, options, store, id, nextTurnAtEnd ?? nextTurnAtLastTickEnd);
 
   const mode = options.json ? 'json' : io.isTTY && !options.plain ? 'live' : 'plain';
   const write = (text: string) => io.out(text);
@@ -159,6 +181,7 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
   const stopWatching = session.subscribe(
     () => {
       lastTickEnd = session.snapshot('interrupted');
+      nextTurnAtLastTickEnd = nextTurn(session.state);
     },
     { types: ['tick:end'] },
   );
@@ -174,7 +197,7 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
     () => {
       if (saveRef.dir !== AGENT_STORE) saveSnapshotNow(saveRef.dir, lastTickEnd);
       io.err(
-        `\nsession ${session.id} saved as of its last tick; continue it with: ${resumeCommand(file, saveRef, session.id)}\n`,
+        `\nsession ${session.id} saved as of its last tick; continue it with: ${resumeCommand(saveRef, session.id)}\n`,
       );
     },
   );
@@ -183,6 +206,7 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
   const keepAlive = setInterval(() => {}, 60_000);
   try {
     result = await session.run(options.takeOver ? { takeOver: true } : {});
+    nextTurnAtEnd = nextTurn(session.state);
     if (ref !== undefined) await saveAtEnd(session, ref, result, io);
     else if (interrupted !== undefined) await saveAtEnd(session, saveRef, result, io);
   } finally {
@@ -198,10 +222,10 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
   if (mode !== 'json') {
     if (mode === 'plain') write(`${resultLines(result).join('\n')}\n`);
     const shownRef = ref ?? (interrupted !== undefined ? saveRef : undefined);
-    for (const hint of nextSteps(result, session.id, file, shownRef)) write(`${hint}\n`);
+    for (const hint of nextSteps(result, session.id, shownRef, resumeCommand)) write(`${hint}\n`);
   } else if (interrupted !== undefined) {
     io.err(
-      `session ${session.id} saved; continue it with: ${resumeCommand(file, saveRef, session.id)}\n`,
+      `session ${session.id} saved; continue it with: ${resumeCommand(saveRef, session.id)}\n`,
     );
   }
   if (studio !== undefined) {
@@ -222,9 +246,57 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
   return RUN_EXIT[result.status] ?? ExitCode.runFailed;
 }
 
-function resumeCommand(file: string, ref: StoreRef, id: string): string {
-  const store = ref.dir === AGENT_STORE ? '' : ` --store ${ref.dir}`;
-  return `agate run ${file}${store} --resume ${id}`;
+/**
+ * The command that continues the session, with the model flags this run was given (a resumed
+ * `--scripted` run goes on from the turn after those the session used; see `scriptTurnOf`).
+ * Never a key: those stay in the environment.
+ */
+export function resumeCommandFor(
+  file: string,
+  options: Pick<RunCommandOptions, 'scripted' | 'model' | 'baseUrl'>,
+  ref: { dir: string },
+  id: string,
+  nextScriptTurn = 1,
+): string {
+  const words = ['agate', 'run', file];
+  if (options.scripted !== undefined) {
+    words.push('--scripted', options.scripted);
+    if (nextScriptTurn > 1) words.push('--script-turn', String(nextScriptTurn));
+  }
+  if (options.model !== undefined) words.push('--model', options.model);
+  if (options.baseUrl !== undefined) words.push('--base-url', options.baseUrl);
+  if (ref.dir !== AGENT_STORE) words.push('--store', ref.dir);
+  words.push('--resume', id);
+  return words.map(shellQuote).join(' ');
+}
+
+/** Model calls a stored session has made: its committed ticks, and a tick whose tools were cut off. */
+export function modelCallsOf(state: SessionState): number {
+  return state.tick + (state.inflight !== undefined ? 1 : 0);
+}
+
+/**
+ * The script's first turn: `--script-turn` (what the printed resume command passes), else the
+ * first. Resuming a session that has asked a model already without it plays the script from
+ * its start (a script written for the rest of the run), and the first lines say so.
+ */
+function scriptTurnOf(
+  options: RunCommandOptions,
+  modelCallsSoFar: number,
+): { scriptTurn?: ScriptTurn } {
+  if (options.scriptTurn !== undefined) {
+    return { scriptTurn: { turn: options.scriptTurn, why: '--script-turn' } };
+  }
+  if (options.scripted === undefined || options.resume === undefined || modelCallsSoFar === 0) {
+    return {};
+  }
+  const calls = `${modelCallsSoFar} model call${modelCallsSoFar === 1 ? '' : 's'}`;
+  return {
+    scriptTurn: {
+      turn: 1,
+      why: `session ${options.resume} has made ${calls}; --script-turn ${modelCallsSoFar + 1} would go on after them`,
+    },
+  };
 }
 
 /**
@@ -277,15 +349,15 @@ async function saveAtEnd(
 function nextSteps(
   result: RunResult,
   id: string,
-  file: string,
   ref: StoreRef | undefined,
+  resumeCommand: (ref: { dir: string }, id: string) => string,
 ): string[] {
   if (result.status === 'completed') return [];
   // A run that ends awaiting approval is saved even without a store (to the default one).
   const dir =
     ref?.dir ?? (result.status === 'awaiting-approval' ? DEFAULT_SESSIONS_DIR : undefined);
   if (dir === undefined) return [];
-  const store = dir === AGENT_STORE ? '' : ` --store ${dir}`;
+  const store = dir === AGENT_STORE ? '' : ` --store ${shellQuote(dir)}`;
   const pending = Object.entries(result.checkpoints)
     .filter(([, state]) => state === 'pending')
     .map(([checkpoint]) => checkpoint);
@@ -298,7 +370,7 @@ function nextSteps(
       (call) =>
         `${call.toolName} ${preview(JSON.stringify(call.input) ?? '', 80)} awaits approval: agate approve ${id} ${call.id} --by <name>${store}   (deny: agate deny ${id} ${call.id} --by <name> --reason <text>${store})`,
     ),
-    `session ${id} saved; continue it with: agate run ${file}${store} --resume ${id}`,
+    `session ${id} saved; continue it with: ${resumeCommand({ dir }, id)}`,
   ];
 }
 

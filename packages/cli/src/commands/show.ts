@@ -1,7 +1,9 @@
 import { ExitCode } from '../errors.js';
+import { outputLines } from '../format/output.js';
 import { formatTable, shortTime } from '../format/table.js';
 import type { CliIo } from '../io.js';
 import { checkpointSection } from '../sessions/checkpoints.js';
+import { storedOutput } from '../sessions/output-answer.js';
 import { loadStoredSession, openStore, type StoredSession } from '../sessions/stored-session.js';
 import { briefMessage } from '../sessions/timeline-brief.js';
 
@@ -75,6 +77,10 @@ export function formatSession(
     lines.push('', 'Restore points (ContinueGate checkpoints)');
     for (const point of options.restorePoints) lines.push(`  ${point}`);
   }
+
+  // The run's `<Output>` answer, printed as `agate run` prints it at the end of a run.
+  const answer = storedOutput(state);
+  if (answer !== undefined) lines.push('', ...outputLines(answer.value));
   return lines.join('\n');
 }
 

@@ -43,6 +43,47 @@ export type ScriptFile = z.infer<typeof scriptSchema>;
 
 /** Reads a JSON script for `scriptedModel`; a file that is not one is a usage error naming the problem. */
 export async function loadScriptedModel(path: string): Promise<ScriptedModel> {
+  return scriptedModelFrom(await readScript(path), await loadScriptedModelFactory());
+}
+
+/** A script as `scriptedModel` plays it: from `turn` (1-based) on. */
+export interface ScriptFrom {
+  model: ScriptedModel;
+  /** The turn the model plays first, 1-based. */
+  turn: number;
+  /** The script's turns in all. */
+  total: number;
+}
+
+/**
+ * The script from its turn `turn` (1-based) on, so a resumed run goes on where the script left
+ * off instead of replaying its first turns. A turn past the script's end is a usage error
+ * naming the fix, unless the script repeats its last turn when exhausted.
+ */
+export async function loadScriptFrom(path: string, turn: number, why: string): Promise<ScriptFrom> {
+  const script = await readScript(path);
+  const { turns, whenExhausted, modelId } = Array.isArray(script) ? { turns: script } : script;
+  if (turn > turns.length && !(whenExhausted === 'repeat-last' && turns.length > 0)) {
+    throw new CliError(
+      `The script ${path} has ${turns.length} turn${turns.length === 1 ? '' : 's'}, and the run would start at turn ${turn} (${why}). ` +
+        'Add the turns that follow to the script, or pick the first turn with --script-turn <n>.',
+      ExitCode.usage,
+    );
+  }
+  const from = Math.min(turn, turns.length);
+  const rest: ScriptFile = {
+    turns: turns.slice(from - 1),
+    ...(whenExhausted !== undefined ? { whenExhausted } : {}),
+    ...(modelId !== undefined ? { modelId } : {}),
+  };
+  return {
+    model: scriptedModelFrom(rest, await loadScriptedModelFactory()),
+    turn: from,
+    total: turns.length,
+  };
+}
+
+async function readScript(path: string): Promise<ScriptFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -71,7 +112,7 @@ export async function loadScriptedModel(path: string): Promise<ScriptedModel> {
       ExitCode.usage,
     );
   }
-  return scriptedModelFrom(parsed.data, await loadScriptedModelFactory());
+  return parsed.data;
 }
 
 /** `scriptedModel` from `@agate/testing`. */
