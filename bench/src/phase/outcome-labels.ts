@@ -87,6 +87,13 @@ export function renderLabelReport(checks: readonly LabelledCheck[]): string {
       );
     }
   }
+  const signals = checks.filter((c) => c.basis !== 'words');
+  const bySignal = score(signals, ['failed', 'error']);
+  const words = checks.filter((c) => c.basis === 'words');
+  out.push(
+    '',
+    `Without the ${words.length} checks labelled \`failed\` only by a script's own words at exit 0 (rule 3): failed/error precision ${pct(bySignal.precision)} (${bySignal.hits}/${bySignal.predicted}), recall ${pct(bySignal.recall)} (${bySignal.hits}/${bySignal.positives}); the reader reads ${words.filter((c) => readLabelled(c) === 'failed').length} of those ${words.length} as failed.`,
+  );
   const misses = checks.filter((c) => readLabelled(c) !== c.label);
   if (misses.length > 0) {
     out.push('', 'Where the reader and the label differ:', '');
