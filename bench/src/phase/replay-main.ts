@@ -4,6 +4,7 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadLabels, renderLabelReport } from './outcome-labels.js';
 import { judgeRun, loadTrajectories, renderReplayReport } from './replay-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -13,6 +14,7 @@ const dir =
     : join(here, '..', '..', 'fixtures', 'swe-trajectories');
 const runs = loadTrajectories(dir);
 if (runs.length === 0) throw new Error(`No *.jsonl or *.jsonl.gz trajectories in ${dir}.`);
+const labels = loadLabels(join(here, '..', '..', 'fixtures', 'outcome-labels', 'labels.jsonl'));
 process.stdout.write(
-  `Replayed ${runs.length} runs from ${dir}.\n\n${renderReplayReport(runs.map(judgeRun))}\n`,
+  `Replayed ${runs.length} runs from ${dir}.\n\n${renderReplayReport(runs.map(judgeRun))}\n\n${renderLabelReport(labels)}\n`,
 );

@@ -57,6 +57,8 @@ export function pathsOf(input: unknown): string[] {
   return [];
 }
 
+const CREATES = /^(?:create|new)(?:_?file)?$|^(?:create|new|write)_file$/i;
+
 /** Parts of a call to a tool with fixed categories: one part per category, the input's paths on each. */
 export function partsForCategories(
   categories: readonly ToolCategory[],
@@ -71,9 +73,11 @@ export function partsForCategories(
     ['content', 'file_text', 'contents'].some(
       (k) => typeof (input as Record<string, unknown>)[k] === 'string',
     );
+  // A tool that makes files (SWE-agent's `create`, `create_file`) makes them even when empty.
+  const makes = whole || CREATES.test(toolName);
   return categories.map((category) => ({
     category,
-    op: category === 'patch' && whole && paths.length > 0 ? 'write' : DEFAULT_OP[category],
+    op: category === 'patch' && makes && paths.length > 0 ? 'write' : DEFAULT_OP[category],
     paths,
     ...(category === 'patch' && paths.length === 0 ? { unknownTargets: true as const } : {}),
     program: toolName,
@@ -103,8 +107,9 @@ export function partsForShell(
     // An edit or write tool with no command at all (`{ file_path, old_string, new_string }`).
     if (command === undefined && paths.length > 0) {
       const whole = 'content' in r || 'file_text' in r || 'contents' in r;
+      const makes = whole || CREATES.test(toolName);
       const edits =
-        whole ||
+        makes ||
         'old_string' in r ||
         'new_string' in r ||
         'old_str' in r ||
@@ -113,7 +118,7 @@ export function partsForShell(
         'patch' in r;
       return [
         edits
-          ? { category: 'patch', op: whole ? 'write' : 'edit', paths, program: toolName }
+          ? { category: 'patch', op: makes ? 'write' : 'edit', paths, program: toolName }
           : { category: 'read', op: 'read', paths, program: toolName },
       ];
     }

@@ -38,7 +38,10 @@ export interface VerifyAttempt {
   program?: string;
 }
 
-/** A check that ran: what it was, whose it was, and what it said. Plain JSON, in the state. */
+/**
+ * A check: what it was, whose it was, and what it said (`'error'`: it could not run, `why`
+ * says why). Plain JSON, in the state.
+ */
 export interface CheckRecord {
   step: number;
   /** Its call's index within the step. */
@@ -48,6 +51,8 @@ export interface CheckRecord {
   program?: string;
   kind: CheckKind;
   outcome: CheckOutcome;
+  /** Why it could not run (`outcome: 'error'`). */
+  why?: string;
   /** The test runner's summary line, when it printed one (cut to 200 characters). */
   summary?: string;
   exitCode?: number;
@@ -77,6 +82,8 @@ export interface PhaseLedger {
   /** Steps in a row with neither a change nor a verification, since the first change. */
   stall: number;
   lastVerify: VerifyAttempt | null;
+  /** The last check attempted, one that could not run (`'error'`) included. */
+  lastAttempt?: CheckRecord;
   /** The last check that ran (absent before one did, and in older snapshots). */
   lastCheck?: CheckRecord;
   /** The last run of the project's own tests. */

@@ -10,7 +10,7 @@ import {
 } from './phase-ledger-state.js';
 import type { PhaseCall, PhaseGateOptions } from './phase-types.js';
 import type { ShellPart } from './shell-classifier/classify-shell-command.js';
-import { type CallResult, verificationRan, whyNotRun } from './shell-classifier/ran.js';
+import type { CallResult } from './shell-classifier/ran.js';
 import { requiredLevel } from './verification-levels.js';
 
 export {
@@ -75,7 +75,7 @@ export function recordStep(
     let patched = false;
     for (const part of call.parts) {
       if (part.category !== 'discovery' && part.category !== 'other') ledger.progress = true;
-      if (part.category === 'read') recordRead(ledger, part);
+      if (part.category === 'read') recordRead(ledger, part, call.result);
       else if (part.category === 'search') ledger.searchUsed = true;
       else if (part.category === 'patch') {
         patched = true;
@@ -83,10 +83,12 @@ export function recordStep(
         ledger.firstChangeStep ??= step;
         recordChange(ledger, part, call.label);
       } else if (part.category === 'verify') {
-        const attempt = verifyAttempt(step, call.result, part);
-        ledger.lastVerify = attempt;
-        if (!attempt.ran) continue;
         const check = checkRecord(ledger, step, index, call, part);
+        const attempt = verifyAttempt(step, check, part);
+        ledger.lastVerify = attempt;
+        ledger.lastAttempt = check;
+        // A check that could not run verifies nothing, at any level.
+        if (!attempt.ran) continue;
         ledger.lastCheck = check;
         // Files a runner really ran (it passed, or printed results) existed; an exit code 4 with
         // the output cut off may be pytest saying the file is not there.
@@ -138,6 +140,7 @@ function checkRecord(
     ...(part.program !== undefined ? { program: part.program } : {}),
     kind: checkKind(ledger, part),
     outcome: reading.outcome,
+    ...(reading.why !== undefined ? { why: reading.why } : {}),
     ...(reading.summary !== undefined ? { summary: reading.summary } : {}),
     ...(reading.exitCode !== undefined ? { exitCode: reading.exitCode } : {}),
   };
@@ -151,24 +154,18 @@ export function rememberScripts(ledger: PhaseLedger, scripts: ReadonlyMap<string
   }
 }
 
-function verifyAttempt(
-  step: number,
-  result: CallResult | undefined,
-  part: ShellPart,
-): VerifyAttempt {
-  const ran = verificationRan(result);
-  const hidden = part.exitCodeHidden === true ? { exitCodeHidden: true } : {};
-  const passed = ran && readCheckOutcome(result, hidden).outcome !== 'failed';
+function verifyAttempt(step: number, check: CheckRecord, part: ShellPart): VerifyAttempt {
+  const ran = check.outcome !== 'error';
   return {
     step,
     ran,
-    passed,
-    ...(ran ? {} : { why: whyNotRun(result) }),
+    passed: ran && check.outcome !== 'failed',
+    ...(check.why !== undefined ? { why: check.why } : {}),
     ...(part.program !== undefined ? { program: part.program } : {}),
   };
 }
 
-function recordRead(ledger: PhaseLedger, part: ShellPart): void {
+function recordRead(ledger: PhaseLedger, part: ShellPart, result?: CallResult): void {
   if (part.paths.length === 0) {
     ledger.readsWithoutPath++;
     return;
@@ -177,8 +174,27 @@ function recordRead(ledger: PhaseLedger, part: ShellPart): void {
     const path = keyOf(ledger, raw);
     if (!ledger.filesRead.includes(path) && ledger.filesRead.length < FILES_CAP)
       ledger.filesRead.push(path);
+    // A read that found nothing (`cat: x.py: No such file or directory`): a later write of
+    // the whole file makes it, and the run then owns it.
+    if (ledger.files[path] === undefined && saysMissing(result, raw)) {
+      ledger.files[path] = { created: false, exists: false, changed: false, dirty: false };
+      continue;
+    }
     ledger.files[path] ??= { created: false, exists: true, changed: false, dirty: false };
   }
+}
+
+/** The call's output says this file is not there. */
+function saysMissing(result: CallResult | undefined, raw: string): boolean {
+  const output = result?.output;
+  if (output === undefined || output === '') return false;
+  const name = raw.slice(raw.lastIndexOf('/') + 1);
+  if (name === '') return false;
+  for (const line of output.slice(0, 4_000).split('\n')) {
+    if (line.includes(name) && /No such file or directory|\bnot found\b|does not exist/i.test(line))
+      return true;
+  }
+  return false;
 }
 
 function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void {

@@ -58,6 +58,11 @@ export interface ReplayResult {
    * level `verification` asks for; `'project-tests'` includes `'passed'` includes `'ran'`.
    */
   level: VerificationLevelMet;
+  /**
+   * The last check attempted, with its outcome: `'error'` (with `why`) when it could not run —
+   * the command, runner, module or JDK missing, a timeout — and then it verified nothing.
+   */
+  lastAttempt?: ReplayCheck;
   /** The last check that ran, with its outcome and whose it was (absent: none ran). */
   lastCheck?: ReplayCheck;
   /** The last run of the project's own tests (absent: they never ran). */
@@ -127,6 +132,7 @@ export function replayPhaseGates(
     warnings,
     parts,
     level: levelMet(ledger, last.judgement),
+    ...(ledger.lastAttempt ? { lastAttempt: replayCheck(ledger.lastAttempt) } : {}),
     ...(ledger.lastCheck ? { lastCheck: replayCheck(ledger.lastCheck) } : {}),
     ...(ledger.lastProjectTests ? { lastProjectTests: replayCheck(ledger.lastProjectTests) } : {}),
   };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { CallResult } from '../shell-classifier/ran.js';
 import { describeReading, readCheckOutcome, verificationPassed } from './check-outcome.js';
 
 /** Real runner output (see __fixtures__/README.md for the runner, version and command). */
@@ -7,15 +8,14 @@ const fixture = (name: string) =>
   readFileSync(new URL(`./__fixtures__/${name}.txt`, import.meta.url), 'utf8');
 
 // Each runner: its real failing and passing output, the line that decides, and the exit code
-// the run really had (`codeInText`: the failing output states it, as yarn's `error Command
-// failed with exit code 1.` does, so it decides there too).
+// the run really had (yarn's `error Command failed with exit code 1.` is yarn's summary line,
+// not the tool's exit code).
 const RUNNERS: Array<{
   runner: string;
   file: string;
   failing: string;
   passing: string;
   code: number;
-  codeInText?: true;
 }> = [
   {
     runner: 'pytest',
@@ -74,7 +74,6 @@ const RUNNERS: Array<{
     failing: 'Tests:       1 failed, 1 passed, 2 total',
     passing: 'Tests:       2 passed, 2 total',
     code: 1,
-    codeInText: true,
   },
   {
     runner: 'go test',
@@ -131,7 +130,7 @@ describe('readCheckOutcome on real runner output', () => {
       const fromText = readCheckOutcome({ output: failing });
       expect(fromText).toMatchObject({
         outcome: 'failed',
-        by: r.codeInText ? 'exit-code' : 'summary',
+        by: 'summary',
         runner: r.runner,
       });
       expect(normalize(fromText.summary)).toContain(normalize(r.failing));
@@ -236,16 +235,52 @@ describe('readCheckOutcome on real runner output', () => {
     expect(readCheckOutcome({ output: pytestHeader, exitCode: 1 }).outcome).toBe('failed');
   });
 
-  it("an agent script's own words are not a runner's summary", () => {
-    // django__django-10097 step 7: `python3 reproduce_issue.py`, exit 0.
+  it("an agent script's verdict fails it, even with exit code 0; its other words do not", () => {
+    // django__django-10097 step 7: `python3 reproduce_issue.py`, exit 0 (before the fix).
     const script =
       'Testing invalid URLs (should raise ValidationError):\nFAIL: http://foo/bar@example.com was accepted but should be invalid\nFAIL: http://user:pass/word@example.com was accepted but should be invalid\nFAIL: http://user:pass:word@example.com was accepted but should be invalid\nFAIL: http://user@name:pass@e';
-    expect(readCheckOutcome({ output: script }).outcome).toBe('unknown');
+    expect(readCheckOutcome({ output: script })).toMatchObject({
+      outcome: 'failed',
+      by: 'words',
+      summary: 'FAIL: http://foo/bar@example.com was accepted but should be invalid',
+    });
+    expect(readCheckOutcome({ output: script, exitCode: 0 })).toMatchObject({
+      outcome: 'failed',
+      by: 'words',
+      exitCode: 0,
+    });
+    for (const line of [
+      'ISSUE REPRODUCED: Etc/GMT-10 became Etc/GMT+10',
+      'Issue reproduced: bulk_update returned None',
+      'BUG REPRODUCED: AnnotationBbox xybox changed',
+      'Test FAILED: Expected 1.0, got 2.0',
+      'ds.merge(da) succeeded (unexpectedly)',
+      '[FAIL] empty input',
+    ])
+      expect(readCheckOutcome({ exitCode: 0, output: `start\n${line}\n` }).outcome, line).toBe(
+        'failed',
+      );
+    for (const line of [
+      'BUG NOT REPRODUCED: AnnotationBbox xybox remained unchanged.',
+      'Validation failed (as expected)',
+      'Failed to connect, retrying',
+      'SUCCESS: no FAIL lines',
+      'status: FAILURES=0 is fine', // not at a line start
+    ])
+      expect(readCheckOutcome({ exitCode: 0, output: `start\n${line}\n` }).outcome, line).toBe(
+        'passed',
+      );
     // sympy__sympy-17655 step 28: `python3 run_tests.py` (a runner the agent wrote), exit 0.
     const own =
       'Running test_point...\ntest_point passed\nRunning test_point3D...\ntest_point3D passed\nRunning test_Point2D...\ntest_Point2D passed';
     expect(readCheckOutcome({ output: own }).outcome).toBe('unknown');
-    expect(readCheckOutcome({ output: 'FAIL\nok' }).outcome).toBe('unknown');
+    expect(readCheckOutcome({ output: 'FAIL\nok' }).outcome).toBe('failed');
+    // A runner's summary decides over the words (a passing pytest run that logs "FAIL:").
+    expect(
+      readCheckOutcome({ output: `FAIL: a log line\n${fixture('pytest-passing')}` }).outcome,
+    ).toBe('passed');
+    // A non-zero exit code is not talked out of by a script's words.
+    expect(readCheckOutcome({ exitCode: 1, output: 'SUCCESS: all good' }).outcome).toBe('failed');
   });
 
   it('exit codes in a field or in the text; tool errors; nothing at all', () => {
@@ -256,6 +291,7 @@ describe('readCheckOutcome on real runner output', () => {
       exitCode: 1,
     });
     expect(readCheckOutcome({ output: 'Exit code: 0\nfine' }).outcome).toBe('passed');
+    expect(readCheckOutcome({ output: 'fine\nexit code: 2' }).exitCode).toBe(2);
     expect(readCheckOutcome({ output: 'boom', isError: true })).toMatchObject({
       outcome: 'failed',
       by: 'tool-error',
@@ -294,3 +330,157 @@ describe('readCheckOutcome on real runner output', () => {
 });
 
 const normalize = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
+
+describe("readCheckOutcome: a check that could not run is 'error'", () => {
+  const cases: Array<[string, CallResult, RegExp]> = [
+    [
+      'bash: command not found',
+      { exitCode: 127, output: 'bash: mvn: command not found\n' },
+      /not found/,
+    ],
+    ['sh: not found, no exit code', { output: '/bin/sh: 1: pytest: not found\n' }, /not found/],
+    ['exit code 127 alone', { exitCode: 127, output: '' }, /not found/],
+    [
+      'mvnw without a JDK',
+      {
+        exitCode: 1,
+        output:
+          'Error: JAVA_HOME is not defined correctly.\n  We cannot execute /usr/lib/jvm/java-17/bin/java\n',
+      },
+      /Java runtime/,
+    ],
+    [
+      'gradlew without java',
+      {
+        output:
+          "ERROR: JAVA_HOME is not set and no 'java' command could be found in your PATH.\n\nPlease set the JAVA_HOME variable in your environment to match the\nlocation of your Java installation.\n",
+      },
+      /Java runtime/,
+    ],
+    ['java: not found', { output: 'sh: 1: java: not found\n' }, /not found/],
+    [
+      "the runner's own module",
+      { exitCode: 1, output: '/opt/miniconda3/envs/testbed/bin/python3: No module named pytest\n' },
+      /module is not installed/,
+    ],
+    [
+      'permission denied on the runner',
+      { exitCode: 126, output: 'bash: ./mvnw: Permission denied\n' },
+      /could not be executed/,
+    ],
+    [
+      'permission denied, sh numbering',
+      { output: '/bin/sh: 1: ./gradlew: Permission denied\n' },
+      /could not be executed/,
+    ],
+    [
+      'OpenHands: the command timed out',
+      {
+        output:
+          "[The command timed out after 120 seconds. You may wait longer to see additional output by sending empty command '']",
+      },
+      /timed out/,
+    ],
+  ];
+  for (const [name, result, why] of cases)
+    it(name, () => {
+      const reading = readCheckOutcome(result);
+      expect(reading).toMatchObject({ outcome: 'error', by: 'not-run' });
+      expect(reading.why).toMatch(why);
+      expect(describeReading(reading)).toMatch(/^error \(/);
+      expect(verificationPassed(result)).toBe(false);
+    });
+
+  it('a module the code under test imports is missing: the check ran and failed', () => {
+    const output =
+      'Traceback (most recent call last):\n  File "/testbed/repro.py", line 1, in <module>\n    import psycopg2\nModuleNotFoundError: No module named \'psycopg2\'\n';
+    expect(readCheckOutcome({ output })).toMatchObject({
+      outcome: 'failed',
+      by: 'exception',
+      summary: "ModuleNotFoundError: No module named 'psycopg2'",
+    });
+  });
+});
+
+describe('readCheckOutcome: an uncaught error at the end of the output, no exit code', () => {
+  const python =
+    'Running check...\nTraceback (most recent call last):\n  File "/testbed/repro.py", line 12, in <module>\n    main()\n  File "/testbed/repro.py", line 9, in main\n    assert result == 2, result\n           ^^^^^^^^^^^\nAssertionError: 3\n';
+  const chained =
+    'Traceback (most recent call last):\n  File "a.py", line 2, in <module>\n    int("x")\nValueError: invalid literal for int() with base 10: \'x\'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "a.py", line 4, in <module>\n    raise RuntimeError("bad")\nRuntimeError: bad\n';
+  const node =
+    "/work/check.js:3\n  throw new Error('sum is wrong');\n  ^\n\nError: sum is wrong\n    at Object.<anonymous> (/work/check.js:3:9)\n    at Module._compile (node:internal/modules/cjs/loader:1554:14)\n    at node:internal/main/run_main_module:36:49\n\nNode.js v24.1.0\n";
+  const java =
+    'Exception in thread "main" java.lang.IllegalStateException: total 3 != 2\n\tat Check.main(Check.java:5)\nCaused by: java.lang.ArithmeticException: / by zero\n\tat Check.sum(Check.java:9)\n\t... 1 more\n';
+  const javac =
+    'Check.java:3: error: cannot find symbol\n    int x = y;\n            ^\n  symbol:   variable y\n  location: class Check\n1 error\n';
+  it.each([
+    ['Python', python, 'AssertionError: 3'],
+    ['Python, chained', chained, 'RuntimeError: bad'],
+    ['Node', node, 'Error: sum is wrong'],
+    ['Java', java, 'Exception in thread "main" java.lang.IllegalStateException: total 3 != 2'],
+    ['javac', javac, '1 error'],
+  ])('%s', (_name, output, line) => {
+    expect(readCheckOutcome({ output })).toEqual({
+      outcome: 'failed',
+      by: 'exception',
+      summary: line,
+    });
+  });
+
+  it('a traceback cut off by a stored output (the first characters) fails too', () => {
+    // django__django-12406 step 6, output cut at 300 characters.
+    const cut =
+      'Traceback (most recent call last):\n  File "/testbed/django/db/backends/utils.py", line 84, in _execute\n    return self.cursor.execute(sql, params)\n  File "/testbed/django/db/backends/sqlite3/base.py", line 401, in execute\n    return Database.Cursor.execute(self, query, params)\nsqlite3.OperationalErr';
+    expect(readCheckOutcome({ output: cut })).toMatchObject({ outcome: 'failed', by: 'exception' });
+  });
+
+  it('a traceback the program printed and carried on from is not its death', () => {
+    const handled = `${python}Recovered, result is fine\nDone.\n`;
+    expect(readCheckOutcome({ output: handled }).outcome).toBe('unknown');
+    expect(readCheckOutcome({ output: `${node}\nretrying... ok\n` }).outcome).toBe('unknown');
+    expect(readCheckOutcome({ output: `${java}Recovered.\n` }).outcome).toBe('unknown');
+    // Its own exit code decides when there is one.
+    expect(readCheckOutcome({ exitCode: 0, output: python }).outcome).toBe('passed');
+    // Piped on (`python repro.py 2>&1 | tail`): the traceback at the end still fails it.
+    expect(
+      readCheckOutcome({ exitCode: 0, output: python }, { exitCodeHidden: true }),
+    ).toMatchObject({ outcome: 'failed', by: 'exception' });
+  });
+});
+
+describe("readCheckOutcome: only the tool's own exit code counts", () => {
+  it('never a number the program printed', () => {
+    const printed =
+      "Running the build...\nsubprocess.CalledProcessError: Command '['make']' returned non-zero exit status 2.\nhandled, continuing\nall checks done";
+    expect(readCheckOutcome({ output: printed })).toEqual({ outcome: 'unknown', by: 'nothing' });
+    expect(
+      readCheckOutcome({ output: 'the child exited with exit code 3; ignoring' }).outcome,
+    ).toBe('unknown');
+    expect(readCheckOutcome({ output: 'echo "return code: 0"\nboom' }).exitCode).toBeUndefined();
+  });
+
+  it("the scaffold's exit line: mini-swe-agent, OpenHands (both forms), a framing Exit code line", () => {
+    expect(
+      readCheckOutcome({ output: '<returncode>2</returncode>\n<output>\nusage\n</output>' }),
+    ).toMatchObject({ outcome: 'failed', exitCode: 2 });
+    const openhands = (code: number) =>
+      `...F\nsome output\n[The command completed with exit code ${code}.]\n[Current working directory: /workspace/repo]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code ${code}]`;
+    expect(readCheckOutcome({ output: openhands(1) })).toMatchObject({
+      outcome: 'failed',
+      by: 'exit-code',
+      exitCode: 1,
+    });
+    expect(readCheckOutcome({ output: openhands(0) })).toMatchObject({
+      outcome: 'passed',
+      exitCode: 0,
+    });
+    expect(
+      readCheckOutcome({ output: 'ok\n[The command completed with exit code 1.]' }).exitCode,
+    ).toBe(1);
+    // A program that prints the scaffold's words inside a line does not set the exit code.
+    expect(
+      readCheckOutcome({ output: 'log: [Command finished with exit code 0] seen\nAll fine' })
+        .exitCode,
+    ).toBeUndefined();
+  });
+});

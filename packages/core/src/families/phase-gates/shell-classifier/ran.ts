@@ -16,11 +16,19 @@ const NO_TESTS: RegExp[] = [
   /No tests found for given includes/, // Gradle
 ];
 
+// The JDK a Java build needs is missing (mvnw, gradlew, the java launcher).
+const NO_JDK: RegExp[] = [
+  /JAVA_HOME (?:is not (?:defined|set)|environment variable is not defined|is set to an invalid directory)/i,
+  /no 'java' command could be found/i,
+  /Unable to locate a Java Runtime/,
+];
+
 // Said by a shell, an interpreter or a runner when the thing asked for was never run.
 const NOT_RUN: RegExp[] = [
   /command not found/i,
   /^(?:\S*\/)?(?:ba|z|da|k)?sh: (?:line )?\d*:? ?\S+: not found/m,
-  /^(?:\S*\/)?(?:ba|z|da|k)?sh: (?:line \d+: )?\S+: (?:No such file or directory|Permission denied)/m,
+  /^(?:\S*\/)?(?:ba|z|da|k)?sh: (?:line )?\d*:? ?\S+: (?:No such file or directory|Permission denied)/m,
+  /is not recognized as an internal or external command/,
   /can't open file/i,
   /^\S*python[\d.]*: No module named /m,
   /^\S*python[\d.]*: Error while finding module specification/m,
@@ -33,19 +41,19 @@ const NOT_RUN: RegExp[] = [
   /Could not find or load main class/,
   /^(?:\S+: )?cd: .*No such file or directory/m,
   /^The last command .* timed out and has been killed/m,
+  // OpenHands: the call was cut off before the command finished.
+  /^\[The command (?:timed out|has no new output after)\b/m,
+  /^\[Command timed out\b/m,
+  ...NO_JDK,
 ];
 
 /**
  * Whether a verification actually ran: exit code 126/127, "command not found", "can't open
- * file", a missing test file or module, a missing npm script, a timeout — each means the check
- * the agent asked for never happened. A run whose tests fail still ran and counts.
+ * file", a missing test file or module, a missing npm script, no JDK, a timeout — each means
+ * the check the agent asked for never happened. A run whose tests fail still ran and counts.
  */
 export function verificationRan(result: CallResult | undefined): boolean {
-  if (result === undefined) return true;
-  const code = exitCodeOf(result);
-  if (code === 126 || code === 127) return false;
-  const output = result.output ?? '';
-  return !NOT_RUN.some((pattern) => pattern.test(output)) && !onlyNoTestFiles(output);
+  return notRunReason(result) === undefined;
 }
 
 // `go test` over packages that all have no tests: every package line says so, none ran.
@@ -55,26 +63,50 @@ function onlyNoTestFiles(output: string): boolean {
 
 /** Why a verification did not run, in a few words (for messages). */
 export function whyNotRun(result: CallResult | undefined): string {
-  if (result === undefined) return 'it did not run';
+  return notRunReason(result) ?? 'it did not run';
+}
+
+/** Why the check did not run (undefined: it ran, or there is nothing to tell it did not). */
+export function notRunReason(result: CallResult | undefined): string | undefined {
+  if (result === undefined) return undefined;
   const output = result.output ?? '';
   const code = exitCodeOf(result);
-  if (code === 127 || /command not found|: not found/.test(output))
+  const said = NOT_RUN.some((pattern) => pattern.test(output)) || onlyNoTestFiles(output);
+  if (code !== 126 && code !== 127 && !said) return undefined;
+  if (NO_JDK.some((pattern) => pattern.test(output)))
+    return 'no Java runtime was found (JAVA_HOME or java is missing)';
+  if (code === 127 || /command not found|: not found|is not recognized as an/.test(output))
     return 'the command was not found';
-  if (code === 126) return 'the command could not be executed';
-  if (/timed out/.test(output)) return 'it timed out';
+  if (code === 126 || /Permission denied/.test(output)) return 'the command could not be executed';
+  if (/timed out|has no new output after/.test(output)) return 'it timed out';
   if (NO_TESTS.some((pattern) => pattern.test(output)) || onlyNoTestFiles(output))
     return 'it found no tests to run';
-  if (/No module named/.test(output)) return 'the module is not installed';
+  if (/No module named|Error while finding module/.test(output))
+    return 'the module is not installed';
   return 'a file it needs does not exist';
 }
 
-// Exit codes that tools report inside their text (`<returncode>1</returncode>`, `Exit code: 1`).
-const CODE_IN_TEXT =
-  /<returncode>\s*(-?\d+)\s*<\/returncode>|\b(?:exit[ _-]?code|return[ _-]?code|exit status)\b\s*[:=]?\s*(-?\d+)/i;
+// The tool's own exit line, never a number the program prints ("returned non-zero exit status
+// 2"): mini-swe-agent's `<returncode>`, OpenHands' `[Command finished with exit code N]` and
+// `[The command completed with exit code N.]`, or an `Exit code: N` line that opens or closes
+// the tool's text.
+const SCAFFOLD_CODE =
+  /^\s*<returncode>\s*(-?\d+)\s*<\/returncode>|^\[(?:Command finished with exit code (-?\d+)|The command completed with exit code (-?\d+)\.?)\]\r?$/gm;
+const FRAME_CODE = /^(?:exit[ _-]?code|return[ _-]?code|exit status)\s*[:=]\s*(-?\d+)$/i;
 
-/** The exit code: reported as a field, or inside the tool's text output. */
+/** The exit code: reported as a field, or by the tool's own exit line in its text. */
 export function exitCodeOf(result: CallResult): number | undefined {
   if (result.exitCode !== undefined) return result.exitCode;
-  const m = CODE_IN_TEXT.exec(result.output ?? '');
-  return m ? Number(m[1] ?? m[2]) : undefined;
+  const output = result.output ?? '';
+  let last: number | undefined;
+  for (const m of output.matchAll(SCAFFOLD_CODE)) last = Number(m[1] ?? m[2] ?? m[3]);
+  if (last !== undefined) return last;
+  const text = output.trim();
+  const first = text.slice(0, Math.max(0, text.indexOf('\n')) || text.length);
+  const lastLine = text.slice(text.lastIndexOf('\n') + 1);
+  for (const line of [first, lastLine]) {
+    const m = line.length > 40 ? null : FRAME_CODE.exec(line.trim());
+    if (m !== null) return Number(m[1]);
+  }
+  return undefined;
 }

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { type CheckOutcome, readCheckOutcome } from '@agate/core/guards';
+import type { SampledCheck } from './outcome-sample.js';
+
+/** One hand-labelled check (bench/fixtures/outcome-labels/labels.jsonl; rules in RULES.md). */
+export interface LabelledCheck extends SampledCheck {
+  n: number;
+  split: 'dev' | 'held-out';
+  label: CheckOutcome;
+  /** The labelling rule that applied: `exit-code`, `words`, `not-run`, `nothing`, … */
+  basis: string;
+  note?: string;
+}
+
+export function loadLabels(file: URL | string): LabelledCheck[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as LabelledCheck);
+}
+
+/** The reader's outcome for a labelled check, read as the phase gates read it. */
+export function readLabelled(check: LabelledCheck): CheckOutcome {
+  return readCheckOutcome(check.result, check.exitCodeHidden ? { exitCodeHidden: true } : {})
+    .outcome;
+}
+
+export interface Score {
+  /** Checks with the label. */
+  positives: number;
+  /** Checks the reader gave the label. */
+  predicted: number;
+  hits: number;
+  precision: number;
+  recall: number;
+}
+
+/** Precision and recall of the reader for a set of outcomes (`['failed', 'error']`: either). */
+export function score(
+  checks: readonly LabelledCheck[],
+  outcomes: readonly CheckOutcome[],
+  read: (check: LabelledCheck) => CheckOutcome = readLabelled,
+): Score {
+  let positives = 0;
+  let predicted = 0;
+  let hits = 0;
+  for (const check of checks) {
+    const truth = outcomes.includes(check.label);
+    const said = read(check);
+    const guess = outcomes.includes(said);
+    if (truth) positives++;
+    if (guess) predicted++;
+    // A hit: both in the set, and the same outcome (a failed read as error is a miss).
+    if (truth && guess && said === check.label) hits++;
+  }
+  return {
+    positives,
+    predicted,
+    hits,
+    precision: predicted === 0 ? Number.NaN : hits / predicted,
+    recall: positives === 0 ? Number.NaN : hits / positives,
+  };
+}
+
+const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
+
+/** The report: precision and recall of failed, error and both, per split; then each miss. */
+export function renderLabelReport(checks: readonly LabelledCheck[]): string {
+  const out = [
+    '### The outcome reader against hand labels',
+    '',
+    `${checks.length} checks drawn at random (seed 47) from the replayed runs and labelled by hand by the rules in \`bench/fixtures/outcome-labels/RULES.md\`, written before the reader was run on them. \`dev\`: the ${checks.filter((c) => c.split === 'dev').length} checks used while changing the reader; \`held-out\`: ${checks.filter((c) => c.split === 'held-out').length} labelled at the same time and not looked at until the reader was final. Targets: recall ≥ 90%, precision ≥ 95% for failed/error.`,
+    '',
+    '| split | outcome | labelled | read so | correct | precision | recall |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const split of ['dev', 'held-out', 'all'] as const) {
+    const list = split === 'all' ? checks : checks.filter((c) => c.split === split);
+    for (const [name, outcomes] of [
+      ['failed', ['failed']],
+      ['error', ['error']],
+      ['failed or error', ['failed', 'error']],
+    ] as const) {
+      const s = score(list, outcomes);
+      out.push(
+        `| ${split} | ${name} | ${s.positives} | ${s.predicted} | ${s.hits} | ${pct(s.precision)} (${s.hits}/${s.predicted}) | ${pct(s.recall)} (${s.hits}/${s.positives}) |`,
+      );
+    }
+  }
+  const signals = checks.filter((c) => c.basis !== 'words');
+  const bySignal = score(signals, ['failed', 'error']);
+  const words = checks.filter((c) => c.basis === 'words');
+  out.push(
+    '',
+    `Without the ${words.length} checks labelled \`failed\` only by a script's own words at exit 0 (rule 3): failed/error precision ${pct(bySignal.precision)} (${bySignal.hits}/${bySignal.predicted}), recall ${pct(bySignal.recall)} (${bySignal.hits}/${bySignal.positives}); the reader reads ${words.filter((c) => readLabelled(c) === 'failed').length} of those ${words.length} as failed.`,
+  );
+  const misses = checks.filter((c) => readLabelled(c) !== c.label);
+  if (misses.length > 0) {
+    out.push('', 'Where the reader and the label differ:', '');
+    for (const c of misses)
+      out.push(
+        `- ${c.split} #${c.n} ${c.id} step ${c.step}: labelled ${c.label} (${c.basis}), read ${readLabelled(c)}${c.note ? ` — ${c.note}` : ''}`,
+      );
+  }
+  return out.join('\n');
+}
