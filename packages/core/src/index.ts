@@ -172,6 +172,8 @@ export {
   type AgateDataTypes,
   type AgateUIMessage,
   type AgateUIMessageChunk,
+  ChatConflictError,
+  ChatOwnerError,
   ChatRequestError,
   type ChatSessionOptions,
   type ChatTurn,
