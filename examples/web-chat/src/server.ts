@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
   approveCheckpoint,
+  ChatConflictError,
+  ChatOwnerError,
   ChatRequestError,
   CheckpointNotPendingError,
   createFileStore,
@@ -63,10 +65,9 @@ export async function startWebChat(
         const chat = await openChatSession(
           createElement(ChatAgent, { files }),
           await readJson(request),
-          {
-            model,
-            store,
-          },
+          // The chat belongs to the person the request comes from: a request as anyone else
+          // (naming this chat's id) is refused before anything is read or decided.
+          { model, store, owner: userOf(request) },
         );
         pipeUIMessageStreamToResponse({
           response,
@@ -75,6 +76,10 @@ export async function startWebChat(
       } catch (error) {
         if (ChatRequestError.isInstance(error))
           return json(response, 400, { error: error.message });
+        if (ChatOwnerError.isInstance(error)) return json(response, 403, { error: error.message });
+        // Another message of this chat is being answered: nothing of this one was stored.
+        if (ChatConflictError.isInstance(error))
+          return json(response, 409, { error: error.message });
         throw error;
       }
       return;
@@ -124,6 +129,15 @@ export async function startWebChat(
       await vite.close();
     },
   };
+}
+
+/**
+ * Who the request comes from. The example has no sign-in, so everyone is one local user; a
+ * real app returns the user its session cookie or token authenticated, never a name the
+ * client sends.
+ */
+function userOf(_request: IncomingMessage): string {
+  return 'local-user';
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

@@ -163,12 +163,23 @@ describe('agate approve / deny <session> <callId>', () => {
     timeout: 120_000,
   }, async () => {
     await waiting('held-2');
-    const [unknown, denyCheckpoint, noReason, noBy] = await Promise.all([
-      agate(['approve', 'held-2', 'd-9', '--by', 'dba']),
-      agate(['deny', 'held-2', 'T-1', '--by', 'dba', '--reason', 'no']),
-      agate(['deny', 'held-2', 'd-1', '--by', 'dba']),
-      agate(['approve', 'held-2', 'd-1', '--by', ' ']),
-    ]);
+    const [unknown, denyCheckpoint, noReason, noBy, longBy, controlBy, longReason] =
+      await Promise.all([
+        agate(['approve', 'held-2', 'd-9', '--by', 'dba']),
+        agate(['deny', 'held-2', 'T-1', '--by', 'dba', '--reason', 'no']),
+        agate(['deny', 'held-2', 'd-1', '--by', 'dba']),
+        agate(['approve', 'held-2', 'd-1', '--by', ' ']),
+        agate(['approve', 'held-2', 'd-1', '--by', 'a'.repeat(201)]),
+        agate(['approve', 'held-2', 'd-1', '--by', 'mallory\u001b[1A\rApproved by: dba']),
+        agate(['deny', 'held-2', 'd-2', '--by', 'dba', '--reason', 'r'.repeat(201)]),
+      ]);
+    // Who decides and why: one line of at most 200 characters (issue 48, item 5).
+    for (const bad of [longBy, controlBy, longReason]) {
+      expect(bad.code).toBe(ExitCode.usage);
+      expect(bad.stderr).toMatch(
+        /`(by|reason)` (has 201 characters|holds the control character U\+001B)/,
+      );
+    }
     // Not a held call: taken as a checkpoint id, which the session does not have.
     expect(unknown.code).toBe(ExitCode.notFound);
     expect(unknown.stderr).toContain('has no checkpoint "d-9"');

@@ -238,6 +238,8 @@ export {
   type AgateDataTypes,
   type AgateUIMessage,
   type AgateUIMessageChunk,
+  ChatConflictError,
+  ChatOwnerError,
   ChatRequestError,
   type ChatSessionOptions,
   type ChatTurn,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { newStudioToken, type RequestFacts, refusal } from './access.js';
+import {
+  cookieValue,
+  isJson,
+  newStudioToken,
+  type RequestFacts,
+  refusal,
+  tokenCookie,
+  tokenCookieName,
+} from './access.js';
 
 const own = { port: 4321, token: 'the-token' };
 const page: RequestFacts = {
@@ -76,6 +84,60 @@ describe('refusal', () => {
       expect(status({ contentType }, decision), String(contentType)).toBe(415);
     }
     expect(status({ contentType: 'Application/JSON' }, decision)).toBeUndefined();
+  });
+
+  it('takes exactly application/json (parameters allowed), not a type that starts with it', () => {
+    for (const contentType of [
+      'application/jsonfoo',
+      'application/json-patch+json',
+      'application/json5',
+      'application/jsonp; charset=utf-8',
+      'text/application/json',
+      ' application/ json',
+      '',
+    ]) {
+      expect(status({ contentType }, decision), contentType).toBe(415);
+      expect(isJson(contentType), contentType).toBe(false);
+    }
+    for (const contentType of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON;charset=UTF-8',
+      ' application/json ',
+    ]) {
+      expect(status({ contentType }, decision), contentType).toBeUndefined();
+    }
+  });
+});
+
+describe('where a browser says the request comes from (Sec-Fetch-Site)', () => {
+  it('takes the page itself and the typed address; refuses another site and another port', () => {
+    expect(status({ fetchSite: 'same-origin' })).toBeUndefined();
+    expect(status({ fetchSite: 'none' })).toBeUndefined();
+    expect(status({ fetchSite: 'same-origin' }, decision)).toBeUndefined();
+    for (const fetchSite of ['same-site', 'cross-site', 'weird']) {
+      expect(status({ fetchSite }), fetchSite).toBe(403);
+      expect(status({ fetchSite }, decision), fetchSite).toBe(403);
+    }
+  });
+});
+
+describe('the token cookie', () => {
+  it('is HttpOnly, SameSite=Strict, named for the port, for the whole studio', () => {
+    expect(tokenCookieName(4321)).toBe('agate-studio-4321');
+    expect(tokenCookie(4321, 'tok')).toBe(
+      'agate-studio-4321=tok; Path=/; HttpOnly; SameSite=Strict',
+    );
+  });
+
+  it("reads its own port's cookie from a Cookie header, and no other", () => {
+    const header = 'agate-studio-4322=other; agate-studio-4321=mine; x=1';
+    expect(cookieValue(header, 'agate-studio-4321')).toBe('mine');
+    expect(cookieValue(header, 'agate-studio-4322')).toBe('other');
+    expect(cookieValue(header, 'agate-studio-432')).toBeUndefined();
+    expect(cookieValue('xagate-studio-4321=no', 'agate-studio-4321')).toBeUndefined();
+    expect(cookieValue(undefined, 'agate-studio-4321')).toBeUndefined();
+    expect(cookieValue('=x; ; agate-studio-4321', 'agate-studio-4321')).toBeUndefined();
   });
 });
 

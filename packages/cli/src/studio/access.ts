@@ -6,7 +6,11 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * checked here before it is routed:
  *
  * - its `Host` is the studio's own address (a rebound DNS name is not);
- * - it carries the launch's token (printed with the URL, as Jupyter does), GETs included;
+ * - it carries the launch's token, GETs included: the page's cookie (an `HttpOnly`,
+ *   `SameSite=Strict` cookie named for the port, set when the printed address is opened) or
+ *   the `x-agate-studio-token` header (a script of yours);
+ * - a browser's request comes from the page itself or from the person (`Sec-Fetch-Site`),
+ *   since a page on another port of 127.0.0.1 is same-site and gets the cookie sent too;
  * - a request that names an `Origin` names the page's own; one that changes something must
  *   name it (a browser always sends it on a POST) and come as `application/json` (which no
  *   cross-site form can send).
@@ -23,8 +27,10 @@ export interface RequestFacts {
   host: string | undefined;
   origin: string | undefined;
   contentType: string | undefined;
-  /** From the header, else the `token` query parameter. */
+  /** From the header, else the cookie (else, for the page's address only, the query). */
   token: string | undefined;
+  /** The browser's `Sec-Fetch-Site` (absent outside browsers). */
+  fetchSite?: string | undefined;
 }
 
 export interface Refusal {
@@ -48,8 +54,21 @@ export function refusal(
     return {
       status: 401,
       error:
-        'This studio needs its token: open the address `agate studio` printed (it ends in ?token=…); ' +
-        'each launch makes a new one.',
+        'This studio needs its token: open the address `agate studio` printed (it ends in ?token=…; ' +
+        'the page keeps it in a cookie), or send it as the x-agate-studio-token header; each launch makes a new one.',
+    };
+  }
+  // Cookies are shared by every port of 127.0.0.1 (same site): a page of another local
+  // server makes the browser send this one's cookie. The browser says where a request comes
+  // from; only the page itself (`same-origin`) or the person (`none`: the typed address) counts.
+  if (
+    request.fetchSite !== undefined &&
+    request.fetchSite !== 'same-origin' &&
+    request.fetchSite !== 'none'
+  ) {
+    return {
+      status: 403,
+      error: `The studio answers only its own page (the request came from a ${request.fetchSite} page).`,
     };
   }
   // Same-origin is the origin of the Host just checked. A browser sends `Origin` on every
@@ -63,8 +82,40 @@ export function refusal(
   if (!sameOrigin) {
     return { status: 403, error: 'Decisions are taken only from the studio page (same origin).' };
   }
-  if (!(request.contentType ?? '').toLowerCase().startsWith('application/json')) {
+  if (!isJson(request.contentType)) {
     return { status: 415, error: 'Send the decision as application/json.' };
+  }
+  return undefined;
+}
+
+/**
+ * The media type is exactly `application/json` (any case, parameters such as `charset` after
+ * a `;` allowed): `application/jsonfoo` or `application/json-patch+json` are not it.
+ */
+export function isJson(contentType: string | undefined): boolean {
+  const essence = (contentType ?? '').split(';', 1)[0] ?? '';
+  return essence.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * The cookie the page's token is kept in. Cookies are not kept apart by port, so each
+ * launch's is named for its port: two studios on one machine do not overwrite each other's.
+ */
+export function tokenCookieName(port: number): string {
+  return `agate-studio-${port}`;
+}
+
+/** `Set-Cookie` for the token: sent only by the browser, only to 127.0.0.1, only same-site. */
+export function tokenCookie(port: number, token: string): string {
+  return `${tokenCookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+}
+
+/** The value of cookie `name` in a `Cookie` header, or undefined. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const pair of header.split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
   }
   return undefined;
 }

@@ -42,8 +42,6 @@ export interface DecisionAnswer {
   body: unknown;
 }
 
-const MAX_TEXT = 4_000;
-
 /**
  * The decisions the page can make, by the URL's `checkpoints|tool-calls/<id>/<verb>`, each
  * signed with the studio's key. A rejection and a denial need their text (the core says so
@@ -138,8 +136,12 @@ function optional<K extends string>(name: K, field: Field): Partial<{ [key in K]
   return value === undefined ? {} : ({ [name]: value } as { [key in K]: string });
 }
 
+/**
+ * A text field as sent, trimmed: never cut, so a name or a reason over the core's bound
+ * (200 characters, no control characters) is refused whole (400), not recorded shortened.
+ */
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
-  return trimmed === '' ? undefined : trimmed.slice(0, MAX_TEXT);
+  return trimmed === '' ? undefined : trimmed;
 }

@@ -3,8 +3,8 @@
  * bundle takes it as it is.
  */
 
-/** The header the page sends the launch's token in (or the `token` query parameter). */
+/** The header a script sends the launch's token in (the page has it in its cookie). */
 export const TOKEN_HEADER = 'x-agate-studio-token';
 
-/** The query parameter of the page's address (and of the event stream) that holds the token. */
+/** The query parameter of the printed address that holds the token (traded for the cookie). */
 export const TOKEN_PARAM = 'token';

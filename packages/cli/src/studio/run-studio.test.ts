@@ -42,13 +42,18 @@ function studioApi(printed: string) {
         },
         body: JSON.stringify(body),
       }),
-    events: `${page.origin}/api/events?token=${token}`,
+    events: `${page.origin}/api/events`,
+    token,
   };
 }
 
 /** Reads server-sent events from the studio until `until` says stop. */
-async function readEvents(url: string, until: (events: string[]) => boolean): Promise<string[]> {
-  const response = await fetch(url);
+async function readEvents(
+  url: string,
+  token: string,
+  until: (events: string[]) => boolean,
+): Promise<string[]> {
+  const response = await fetch(url, { headers: { 'x-agate-studio-token': token } });
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -121,7 +126,7 @@ describe('agate run --studio', () => {
     const api = studioApi(url);
 
     // While the run goes on: the session is live and its ticks arrive as they end.
-    const events = await readEvents(api.events, (seen) => seen.length >= 1);
+    const events = await readEvents(api.events, api.token, (seen) => seen.length >= 1);
     expect(events[0]).toContain('"sessionId":"watched"');
     const live = (await (await api.get('/api/sessions')).json()) as Array<{
       id: string;
@@ -137,7 +142,10 @@ describe('agate run --studio', () => {
     await expect.poll(() => stderr.includes('stays at'), { timeout: 10_000 }).toBe(true);
     const after = (await (await api.get('/api/sessions/watched/ticks')).json()) as unknown[];
     expect(after).toHaveLength(3);
-    const page = await (await fetch(url)).text();
+    // The printed address trades its token for the cookie; the page is at the bare address.
+    const traded = await fetch(url, { redirect: 'manual' });
+    expect([traded.status, traded.headers.get('location')]).toEqual([303, '/']);
+    const page = await (await api.get('/')).text();
     expect(page).toContain('<title>Agate studio</title>');
     expect(page).not.toMatch(/(src|href)="https?:/);
     interrupt?.();

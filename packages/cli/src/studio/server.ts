@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { InvalidSessionIdError, type Session, type SessionStore } from '@agate/core';
 import { isValidSessionId } from '@agate/core/stores';
-import { newStudioToken, refusal } from './access.js';
+import { cookieValue, newStudioToken, refusal, tokenCookie, tokenCookieName } from './access.js';
 import { decide, type StudioSigner, studioDecisions } from './decisions.js';
 import { studioPage } from './page-html.js';
 import { TOKEN_HEADER, TOKEN_PARAM } from './protocol.js';
@@ -21,7 +21,7 @@ export interface Studio {
   url: string;
   /** `http://127.0.0.1:<port>`, without the token. */
   origin: string;
-  /** This launch's token: every request must carry it. */
+  /** This launch's token: every request must carry it (the page's cookie, or the header). */
   token: string;
   /** Tells open pages that something changed (a tick ended, the run ended). */
   notify(sessionId: string): void;
@@ -59,25 +59,44 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://studio.invalid');
+    // The printed address is the one place the token may come in the URL: it is traded at
+    // once for the cookie (below), so it stays in neither the address bar nor the history.
+    const trade =
+      request.method === 'GET' && url.pathname === '/' && url.searchParams.has(TOKEN_PARAM);
     const refused = refusal(
       {
         method: request.method ?? 'GET',
         host: request.headers.host,
         origin: request.headers.origin,
         contentType: request.headers['content-type'],
-        token: header(request, TOKEN_HEADER) ?? url.searchParams.get(TOKEN_PARAM) ?? undefined,
+        token: trade
+          ? (url.searchParams.get(TOKEN_PARAM) ?? undefined)
+          : (header(request, TOKEN_HEADER) ??
+            cookieValue(header(request, 'cookie'), tokenCookieName(port()))),
+        fetchSite: header(request, 'sec-fetch-site'),
       },
       { port: port(), token },
     );
     if (refused !== undefined) return send(response, refused.status, { error: refused.error });
 
     const path = url.pathname.split('/').filter(Boolean).map(decodeSegment);
+    if (trade) {
+      // 303 to the bare address: the browser replaces the entry, so no history holds the token.
+      response.writeHead(303, {
+        location: '/',
+        'set-cookie': tokenCookie(port(), token),
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-store',
+      });
+      response.end();
+      return;
+    }
     if (request.method === 'GET' && url.pathname === '/') {
       const page = await studioPage();
       response.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'content-security-policy': page.csp,
-        // The address holds the token: never sent on as a referrer.
+        // Nothing of the studio's address is sent on as a referrer.
         'referrer-policy': 'no-referrer',
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',

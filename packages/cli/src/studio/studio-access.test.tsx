@@ -126,8 +126,17 @@ async function callState(): Promise<string | undefined> {
 describe('agate studio: only its own page', () => {
   it('prints its address with a token of 256 random bits, new at each launch', async () => {
     expect(printed.href).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
-    const page = await raw('GET', `/?token=${token}`, {});
+    // The printed address trades its token for the cookie: 303 to the bare address.
+    const traded = await raw('GET', `/?token=${token}`, {});
+    expect(traded.status).toBe(303);
+    expect(traded.headers.location).toBe('/');
+    expect(traded.headers['set-cookie']).toEqual([
+      `agate-studio-${printed.port}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+    ]);
+    expect(traded.body).toBe('');
+    const page = await raw('GET', '/', { cookie: `agate-studio-${printed.port}=${token}` });
     expect(page.status).toBe(200);
+    expect(page.headers['set-cookie']).toBeUndefined();
     expect(page.body).toContain('<title>Agate studio</title>');
     expect(page.body).not.toMatch(/(src|href)=["']?https?:/);
     // It runs only its own script and style, talks only to itself, is framed by no one, and
@@ -162,17 +171,26 @@ describe('agate studio: only its own page', () => {
       '/api/sessions/held/ticks/1',
       '/api/events',
     ];
+    const port = printed.port;
     for (const path of paths) {
       expect((await raw('GET', path, {})).status, path).toBe(401);
       expect((await raw('GET', path, { [TOKEN_HEADER]: 'x'.repeat(43) })).status, path).toBe(401);
       expect((await raw('GET', `${path}?token=${token.slice(0, -1)}`, {})).status, path).toBe(401);
+      // Another port's cookie, or this port's with another value: not this launch's token.
+      const wrong = [`agate-studio-${Number(port) + 1}=${token}`, `agate-studio-${port}=x`];
+      for (const cookie of wrong)
+        expect((await raw('GET', path, { cookie })).status, path).toBe(401);
     }
     const refused = await raw('GET', '/api/sessions', {});
     expect(JSON.parse(refused.body).error).toMatch(/needs its token: open the address/);
-    // With it (header or query parameter, as the page's event stream sends it): answered.
+    // With it (the header, or the page's cookie — the event stream's too): answered.
+    const cookie = { cookie: `a=b; agate-studio-${port}=${token}` };
     expect((await raw('GET', '/api/sessions', own())).status).toBe(200);
-    expect((await raw('GET', `/api/sessions/held?token=${token}`, {})).status).toBe(200);
-    expect((await raw('GET', `/api/events?token=${token}`, {})).status).toBe(200);
+    expect((await raw('GET', '/api/sessions/held', cookie)).status).toBe(200);
+    expect((await raw('GET', '/api/events', cookie)).status).toBe(200);
+    // The URL is no place for it past the printed address: it would stay in logs and history.
+    expect((await raw('GET', `/api/sessions/held?token=${token}`, {})).status).toBe(401);
+    expect((await raw('GET', `/api/events?token=${token}`, {})).status).toBe(401);
     // A decision without it, even from the page's origin as JSON.
     expect(
       (await raw('POST', APPROVE, { origin, 'content-type': 'application/json' }, json)).status,
@@ -217,7 +235,39 @@ describe('agate studio: only its own page', () => {
       expect((await raw('POST', APPROVE, headers, json)).status, type).toBe(415);
     }
     expect((await raw('POST', APPROVE, { ...own(), origin }, json)).status).toBe(415);
+    // Exactly application/json: a type that only starts with it is not (issue 48, item 5).
+    for (const type of [
+      'application/jsonfoo',
+      'application/json-patch+json',
+      'application/json5',
+    ]) {
+      const headers = { ...own(), origin, 'content-type': type };
+      expect((await raw('POST', APPROVE, headers, json)).status, type).toBe(415);
+    }
     expect(await callState()).toBe('pending');
+  });
+
+  it('refuses a `by` or reason over 200 characters or with control characters, recording nothing', async () => {
+    const DENY = '/api/sessions/held/tool-calls/call_drop/deny';
+    for (const [what, body] of [
+      ['long by', { by: 'a'.repeat(201), reason: 'no' }],
+      ['by with a line break', { by: 'mallory\nApproved by: dba', reason: 'no' }],
+      ['by with an escape', { by: 'mallory\u001b[2Kdba', reason: 'no' }],
+      ['by with a bidi override', { by: 'mallory\u202eabd', reason: 'no' }],
+      ['long reason', { by: 'dba', reason: 'r'.repeat(201) }],
+      ['reason with NUL', { by: 'dba', reason: 'ok\u0000' }],
+    ] as const) {
+      for (const path of [APPROVE, DENY]) {
+        const answer = await raw('POST', path, mine(), JSON.stringify(body));
+        expect(answer.status, `${what} ${path}`).toBe(400);
+        expect(JSON.parse(answer.body).error, what).toMatch(
+          /Deciding tool call "call_drop": `(by|reason)` (has 201 characters|holds the control character)/,
+        );
+      }
+    }
+    expect(await callState()).toBe('pending');
+    const ledger = ((await store.load('held'))!.state as SessionState).guards.checkpoints.ledger;
+    expect(ledger.map((e) => e.kind)).toEqual(['tool-approval-request']);
   });
 
   it('refuses a foreign Host header (DNS rebinding), token or not', async () => {

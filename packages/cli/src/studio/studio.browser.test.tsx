@@ -161,6 +161,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
         throw new Error(`external request ${request.url()}`);
     });
     await page.goto(studio.url);
+    await page.waitForSelector('.session');
   }, 120_000);
 
   afterAll(async () => {
@@ -362,21 +363,66 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     );
   });
 
-  it('answers nothing to a page opened without the token', async () => {
-    const other = await browser.newPage();
+  it('trades the address’s token for a cookie: neither the address bar nor the history keeps it', async () => {
+    const fresh = await chromiumBrowser.newContext();
     try {
+      const tab = await fresh.newPage();
+      const response = await tab.goto(studio.url);
+      expect(response?.status()).toBe(200);
+      expect(response?.request().redirectedFrom()?.url()).toBe(studio.url);
+      await tab.waitForSelector('.session');
+      expect(tab.url()).toBe(`${studio.origin}/`);
+      expect(await tab.evaluate(() => window.location.href)).toBe(`${studio.origin}/`);
+      // The browser's own record of the tab's history (what Back and the history page show):
+      // the new tab's blank page, then the bare address, never the one with the token.
+      const cdp = await fresh.newCDPSession(tab);
+      const history = (await cdp.send('Page.getNavigationHistory')) as {
+        entries: Array<{ url: string }>;
+      };
+      expect(history.entries.map((e) => e.url)).toEqual(['about:blank', `${studio.origin}/`]);
+      // (`userTypedURL` keeps what was typed, token and all: the person typed it; no page,
+      // Back button or history list shows it.)
+      for (const entry of history.entries) expect(entry.url).not.toContain(studio.token);
+      // The cookie: HttpOnly (no script of the page reads it), SameSite=Strict, this port's.
+      expect(await tab.evaluate(() => document.cookie)).toBe('');
+      const cookies = await fresh.cookies(studio.origin);
+      expect(cookies).toEqual([
+        expect.objectContaining({
+          name: `agate-studio-${new URL(studio.origin).port}`,
+          value: studio.token,
+          domain: '127.0.0.1',
+          path: '/',
+          httpOnly: true,
+          sameSite: 'Strict',
+          expires: -1,
+        }),
+      ]);
+      // A reload stays on the bare address and keeps working.
+      await tab.reload();
+      await tab.waitForSelector('.session');
+      expect(tab.url()).toBe(`${studio.origin}/`);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('answers nothing to a page opened without the token', async () => {
+    const fresh = await chromiumBrowser.newContext();
+    try {
+      const other = await fresh.newPage();
       const response = await other.goto(`${studio.origin}/`);
       expect(response?.status()).toBe(401);
       expect(await other.locator('.session').count()).toBe(0);
       expect(await other.textContent('body')).toContain('needs its token');
     } finally {
-      await other.close();
+      await fresh.close();
     }
   });
 
-  it('a page of another origin decides nothing, reads nothing, and cannot frame the studio — even knowing the token', async () => {
-    // The attacker's page, served from another port of 127.0.0.1 (cross-origin to the studio).
-    const target = `${studio.origin}/api/sessions/padded/tool-calls/c-pad/approve?token=${studio.token}`;
+  it('a page of another origin decides nothing, reads nothing, and cannot frame the studio — though the browser holds the cookie', async () => {
+    // The attacker's page, served from another port of 127.0.0.1: cross-origin to the studio
+    // but same-site, so the browser sends the studio's cookie along (this context holds it).
+    const target = `${studio.origin}/api/sessions/padded/tool-calls/c-pad/approve`;
     const evil = await serveHtml(`<!doctype html><html><body>
 <form id="f" method="POST" action="${target}" enctype="text/plain" target="sink">
   <input name='{"by":"attacker","x":"' value='"}'>
@@ -389,7 +435,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', body: json }).then(() => 'sent', () => 'failed'),
     fetch(${JSON.stringify(target)}, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json })
       .then((r) => 'read ' + r.status, () => 'blocked'),
-    fetch(${JSON.stringify(`${studio.origin}/api/sessions?token=${studio.token}`)})
+    fetch(${JSON.stringify(`${studio.origin}/api/sessions`)}, { credentials: 'include' })
       .then((r) => r.text(), () => 'blocked'),
   ]);
   document.getElementById('f').submit();
@@ -408,7 +454,8 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
       expect(results).toEqual(['sent', 'blocked', 'blocked']);
       // The posts that did reach it (the no-cors fetch, the form) were refused.
       await expect.poll(() => statuses.length).toBe(2);
-      expect(statuses).toEqual([403, 403]);
+      // The no-cors fetch goes without the cookie (401), the form with it (403: another page).
+      expect(statuses.sort()).toEqual([401, 403]);
       // The framed studio never loads (frame-ancestors 'none').
       expect(await attacker.frameLocator('#framed').locator('#root').count()).toBe(0);
     } finally {

@@ -3,10 +3,12 @@ import { readUIMessageStream } from 'ai';
 import { describe, expect, it } from 'vitest';
 import {
   type AgateEvent,
+  ChatConflictError,
   ChatRequestError,
   createMemoryStore,
   createSession,
   openChatSession,
+  type SessionState,
   type SessionStore,
   toUIMessageStream,
 } from '../index.js';
@@ -19,6 +21,30 @@ async function drain(stream: ReadableStream<unknown>): Promise<void> {
 }
 
 describe('web and tick-log faults', () => {
+  it('two messages of one chat sent at once', async () => {
+    const store = createMemoryStore();
+    const model = scriptedModel(['First done.', 'Second done.']);
+    const say = (text: string) => ({
+      id: 'twice',
+      message: { id: text, role: 'user', parts: [{ type: 'text', text }] },
+    });
+    const options = { model, store, owner: 'ana' };
+    const [a, b] = await Promise.allSettled([
+      openChatSession(<FaultAgent />, say('one'), options),
+      openChatSession(<FaultAgent />, say('two'), options),
+    ]);
+    // Before: both ran and the later save dropped the other's message. Now the later is a
+    // conflict (HTTP 409) and writes nothing; the page sends it again.
+    expect(a.status).toBe('fulfilled');
+    expect(b.status === 'rejected' && ChatConflictError.isInstance(b.reason)).toBe(true);
+    if (a.status === 'fulfilled')
+      await drain(toUIMessageStream(a.value.session, { onFinish: a.value.save }));
+    const again = await openChatSession(<FaultAgent />, say('two'), options);
+    await drain(toUIMessageStream(again.session, { onFinish: again.save }));
+    const timeline = ((await store.load('twice'))!.state as SessionState).timeline;
+    expect(timeline.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['one', 'two']);
+  });
+
   it('a useChat client that forges the chat history', async () => {
     const store = createMemoryStore();
     const model = scriptedModel([step(1), 'First done.', 'Second done.']);

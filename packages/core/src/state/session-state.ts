@@ -62,6 +62,11 @@ export interface SessionState {
   text: string;
   status: RunStatus | 'idle' | 'running';
   reason?: string;
+  /**
+   * Who the session belongs to: a web chat's owner (`openChatSession`'s `owner`), recorded
+   * when the chat's session is created; a request as anyone else is refused.
+   */
+  owner?: string;
   /** Each guard's own state: the built-in families' slices and each `defineGuard` guard's, by name. */
   guards: GuardSlices;
 }

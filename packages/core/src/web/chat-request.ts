@@ -1,8 +1,16 @@
 import type { KeyObject } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
+import { decisionTextProblem } from '../families/checkpoints/decision-text.js';
+import { createInitialState } from '../guard-seam/initial-state.js';
+import { StaleSessionError } from '../persistence/persistence-errors.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import { assertValidSessionId } from '../persistence/snapshot.js';
+import {
+  assertValidSessionId,
+  createSnapshot,
+  type SessionSnapshot,
+} from '../persistence/snapshot.js';
+import { claimIsDead, parseClaim } from '../runtime/run-claim.js';
 import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
 import { createSession, type Session, type SessionOptions } from '../runtime/session.js';
 import { isObjectRecord } from '../state/json.js';
@@ -21,6 +29,37 @@ export class ChatRequestError extends AgateError {
   }
 }
 
+/**
+ * A chat request from someone the chat does not belong to (another `owner`, or a decider who
+ * is neither the owner nor one of `approvers`); answer it with HTTP 403. Nothing of the chat
+ * was changed, decided or sent.
+ */
+export class ChatOwnerError extends AgateError {
+  readonly chatId: string;
+  constructor(chatId: string, message: string) {
+    super(message);
+    this.name = 'ChatOwnerError';
+    this.chatId = chatId;
+  }
+}
+
+/**
+ * Another request of the same chat got there first: it is being answered (its run holds the
+ * chat), or it saved the chat after this request loaded it. Nothing of this request was
+ * written; answer it with HTTP 409 and let the page send its message again once the other
+ * reply has ended.
+ */
+export class ChatConflictError extends AgateError {
+  readonly chatId: string;
+  constructor(chatId: string, why: string) {
+    super(
+      `Chat "${chatId}" is busy: ${why}. This message was not added; send it again when the reply in progress has ended.`,
+    );
+    this.name = 'ChatConflictError';
+    this.chatId = chatId;
+  }
+}
+
 export interface ChatSessionOptions
   extends Omit<SessionOptions, 'id' | 'snapshot' | 'state' | 'store'> {
   /** Where each chat's session is kept, keyed by the chat id. */
@@ -34,6 +73,20 @@ export interface ChatSessionOptions
    * it, a request carrying approval responses is refused: the client alone cannot approve.
    */
   toolApprovals?: { by: string; privateKey?: string | KeyObject };
+  /**
+   * The person this chat belongs to, as your server authenticated them. Recorded when the
+   * chat's session is created; every later request of the chat must name the same owner, or
+   * it is refused with `ChatOwnerError` (HTTP 403) before anything is added or decided — so
+   * knowing (or guessing) a chat id gives no one else its history or its held calls. Needed
+   * with `toolApprovals`. A chat created without one stays ownerless, and a request with an
+   * owner does not take it over.
+   */
+  owner?: string;
+  /**
+   * Who besides the owner may decide this chat's held tool calls (`toolApprovals.by`), e.g. a
+   * reviewer; everyone else is refused with `ChatOwnerError`.
+   */
+  approvers?: readonly string[];
 }
 
 /** One of useChat's tool approval responses, as the request carried it (untrusted). */
@@ -72,44 +125,65 @@ export async function openChatSession(
     store,
     maxMessageChars = DEFAULT_MAX_CHAT_MESSAGE_CHARS,
     toolApprovals,
+    owner,
+    approvers = [],
     ...sessionOptions
   } = options;
   const request = readRequest(body, maxMessageChars);
+  const { chatId } = request;
   if (request.approvals !== undefined && toolApprovals === undefined) {
     throw new ChatRequestError(
       'This chat takes no tool approvals from the page: the request answers held tool calls, but openChatSession was given no `toolApprovals: { by }`.',
     );
   }
-  const stored = await store.load(request.chatId);
+  checkDeciders(chatId, owner, approvers, toolApprovals);
+  const stored = await store.load(chatId);
+  if (stored !== undefined) checkStoredChat(chatId, stored, owner);
   const append: ModelMessage[] =
     request.userText !== undefined ? [{ role: 'user', content: request.userText }] : [];
-  const session =
+  // A new chat is saved over revision 0 ("not stored"): of two first messages at once, one
+  // creates the chat and the other is refused, as for a stored chat.
+  const snapshot: SessionSnapshot =
     stored === undefined
-      ? createSession(element, {
-          ...sessionOptions,
-          store,
-          id: request.chatId,
-          state: { timeline: append },
-        })
-      : createSession(element, {
-          ...sessionOptions,
-          store,
-          snapshot: {
-            ...stored,
-            state: {
-              ...(stored.state as SessionState),
-              timeline: [...(stored.state as SessionState).timeline, ...append],
-            },
+      ? {
+          ...createSnapshot(chatId, {
+            ...createInitialState(chatId),
+            timeline: append,
+            ...(owner !== undefined ? { owner } : {}),
+          }),
+          revision: 0,
+        }
+      : {
+          ...stored,
+          state: {
+            ...(stored.state as SessionState),
+            timeline: [...(stored.state as SessionState).timeline, ...append],
           },
-        });
+        };
+  const session = createSession(element, { ...sessionOptions, store, snapshot });
   if (request.approvals !== undefined && toolApprovals !== undefined) {
     decideFromChat(session, request.approvals, toolApprovals);
+  }
+  // The message and the decisions are stored at once, over the revision loaded: a request of
+  // the same chat that saved in between makes this one a conflict, and neither is lost.
+  if (session.revision !== undefined) {
+    try {
+      await session.save();
+    } catch (error) {
+      if (StaleSessionError.isInstance(error)) {
+        throw new ChatConflictError(
+          chatId,
+          `another request saved the chat while this one was read (revision ${error.expectedRevision}, now ${error.actualRevision})`,
+        );
+      }
+      throw error;
+    }
   }
   return {
     session,
     ...(request.userText !== undefined ? { userText: request.userText } : {}),
-    // Over the revision the session knows (a stored chat's run claimed it), so a request
-    // racing another on one chat fails instead of dropping the other's turn.
+    // Over the revision the session knows (its run claimed the chat and released it), so a
+    // request racing another on one chat fails instead of dropping the other's turn.
     save: () => {
       const expectedRevision = session.revision;
       return store.save(
@@ -118,6 +192,52 @@ export async function openChatSession(
       );
     },
   };
+}
+
+/** The owner and the decider are names like a decision's `by`; the decider is allowed. */
+function checkDeciders(
+  chatId: string,
+  owner: string | undefined,
+  approvers: readonly string[],
+  toolApprovals: ChatSessionOptions['toolApprovals'],
+): void {
+  const problem = owner === undefined ? undefined : decisionTextProblem('`owner`', owner);
+  if (problem !== undefined || owner?.trim() === '') {
+    throw new ChatOwnerError(chatId, `The chat's owner is not a name: ${problem ?? 'it is blank'}`);
+  }
+  if (toolApprovals === undefined) return;
+  if (owner === undefined) {
+    throw new ChatOwnerError(
+      chatId,
+      'A chat that takes tool approvals needs an owner: pass openChatSession the authenticated user as `owner`, so that no one else can decide its held calls.',
+    );
+  }
+  if (toolApprovals.by !== owner && !approvers.includes(toolApprovals.by)) {
+    throw new ChatOwnerError(
+      chatId,
+      `${JSON.stringify(toolApprovals.by)} may not decide the held calls of chat "${chatId}": only its owner and the approvers given may.`,
+    );
+  }
+}
+
+/** A stored chat is this owner's, and no run of it is in progress. */
+function checkStoredChat(chatId: string, stored: SessionSnapshot, owner: string | undefined): void {
+  const state = stored.state as SessionState;
+  if (state.owner !== owner) {
+    throw new ChatOwnerError(
+      chatId,
+      state.owner === undefined
+        ? `Chat "${chatId}" has no owner: it was created without one, and a request with an owner does not take it over.`
+        : `Chat "${chatId}" belongs to someone else: this request was refused before anything was read or decided.`,
+    );
+  }
+  const claim = parseClaim(state.status, state.reason);
+  if (claim !== undefined && !claimIsDead(claim)) {
+    throw new ChatConflictError(
+      chatId,
+      `a reply to another message is in progress (since ${claim.since})`,
+    );
+  }
 }
 
 interface ChatRequest {
@@ -159,7 +279,7 @@ function decideFromChat(
 }
 
 /** The approval responses of a message's parts (`state: 'approval-responded'`), bounded. */
-function approvalResponses(parts: unknown, maxChars: number): ChatApprovalResponse[] {
+function approvalResponses(parts: unknown): ChatApprovalResponse[] {
   if (!Array.isArray(parts)) return [];
   const out: ChatApprovalResponse[] = [];
   for (const part of parts) {
@@ -172,7 +292,11 @@ function approvalResponses(parts: unknown, maxChars: number): ChatApprovalRespon
       continue;
     const { id, approved, reason } = part.approval;
     if (typeof id !== 'string' || typeof approved !== 'boolean') continue;
-    const text = typeof reason === 'string' ? reason.trim().slice(0, maxChars) : '';
+    const text = typeof reason === 'string' ? reason.trim() : '';
+    const problem = text === '' ? undefined : decisionTextProblem('The reason', text);
+    if (problem !== undefined) {
+      throw new ChatRequestError(`An approval response's reason is refused: ${problem}`);
+    }
     out.push({ id, approved, ...(text !== '' ? { reason: text } : {}) });
   }
   return out;
@@ -199,7 +323,7 @@ export function readRequest(body: unknown, maxMessageChars: number): ChatRequest
     );
   }
   if (last.role === 'assistant') {
-    const approvals = approvalResponses(last.parts, maxMessageChars);
+    const approvals = approvalResponses(last.parts);
     return approvals.length > 0 ? { chatId, approvals } : { chatId };
   }
   if (last.role !== 'user') {

@@ -1,5 +1,7 @@
 export {
   type ChatApprovalResponse,
+  ChatConflictError,
+  ChatOwnerError,
   ChatRequestError,
   type ChatSessionOptions,
   type ChatTurn,

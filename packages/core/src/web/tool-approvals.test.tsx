@@ -84,7 +84,12 @@ describe('a held tool call on the web', () => {
       { toolCalls: [{ toolCallId: 'push-1', toolName: 'git_push', input: { branch: 'main' } }] },
       'Pushed main.',
     ]);
-    const options = { model, store, toolApprovals: { by: 'ana@example.com' } };
+    const options = {
+      model,
+      store,
+      owner: 'ana@example.com',
+      toolApprovals: { by: 'ana@example.com' },
+    };
 
     const first = await openChatSession(<GitAgent />, { id: 'chat-1', messages: [user] }, options);
     const message = await lastMessage(
@@ -138,18 +143,22 @@ describe('a held tool call on the web', () => {
     const first = await openChatSession(
       <GitAgent />,
       { id: 'chat-2', messages: [user] },
-      { model, store },
+      { model, store, owner: 'ana' },
     );
     const message = await lastMessage(toUIMessageStream(first.session, { onFinish: first.save }));
     const answered = respond(message, 'push-2', false, 'freeze week');
     await expect(
-      openChatSession(<GitAgent />, { id: 'chat-2', messages: [user, answered] }, { model, store }),
+      openChatSession(
+        <GitAgent />,
+        { id: 'chat-2', messages: [user, answered] },
+        { model, store, owner: 'ana' },
+      ),
     ).rejects.toThrow(ChatRequestError);
 
     const second = await openChatSession(
       <GitAgent />,
       { id: 'chat-2', messages: [user, answered] },
-      { model, store, toolApprovals: { by: 'ana' } },
+      { model, store, owner: 'ana', toolApprovals: { by: 'ana' } },
     );
     const done = await lastMessage(
       toUIMessageStream(second.session, { onFinish: second.save }),

@@ -1,14 +1,11 @@
 import type { SessionView, StudioSession, TickSummary, TickView } from '../api-types.js';
-import { TOKEN_HEADER, TOKEN_PARAM } from '../protocol.js';
 
-/** This launch's token, from the address the studio printed: every call sends it. */
-const token = new URLSearchParams(window.location.search).get(TOKEN_PARAM) ?? '';
-
+/**
+ * Every call carries the launch's token in the studio's `HttpOnly` cookie (the browser sends
+ * it; no script of the page can read it).
+ */
 async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await fetch(path, {
-    ...init,
-    headers: { ...init.headers, [TOKEN_HEADER]: token },
-  });
+  const response = await fetch(path, { ...init, credentials: 'same-origin' });
   const body = (await response.json()) as T & { error?: string };
   if (!response.ok) throw new Error(body.error ?? response.statusText);
   return body;
@@ -32,7 +29,7 @@ export const api = {
 
 /** Calls `changed` with the session's id whenever the server says it changed. */
 export function watchChanges(onOpen: () => void, changed: (sessionId: string) => void): () => void {
-  const events = new EventSource(`/api/events?${TOKEN_PARAM}=${encodeURIComponent(token)}`);
+  const events = new EventSource('/api/events');
   events.addEventListener('open', onOpen);
   events.addEventListener('changed', (message) => {
     const { sessionId } = JSON.parse((message as MessageEvent<string>).data) as {

@@ -28,6 +28,7 @@ import {
   isPendingCause,
   isToolApprovalKind,
 } from './checkpoint-types.js';
+import { decisionTextProblem } from './decision-text.js';
 
 /**
  * The checkpoint state machine over plain session state: pure functions that immer drafts (or
@@ -247,6 +248,16 @@ export function decide(
     throw new CheckpointDecisionError(
       `Rejecting checkpoint "${id}" needs feedback: the model is told what to change, so \`feedback\` must be non-empty text.`,
     );
+  }
+  const textProblem =
+    decisionTextProblem('`by`', by) ??
+    (decision.kind === 'rejected'
+      ? decisionTextProblem('`feedback`', decision.feedback.trim())
+      : typeof decision.note === 'string'
+        ? decisionTextProblem('`note`', decision.note.trim())
+        : undefined);
+  if (textProblem !== undefined) {
+    throw new CheckpointDecisionError(`Deciding checkpoint "${id}": ${textProblem}`);
   }
   const records = recordsOf(state);
   const ledger = ledgerOf(state);

@@ -17,6 +17,7 @@ import {
   TOOL_DECISIONS,
 } from '../checkpoints/checkpoint-ledger.js';
 import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
+import { decisionTextProblem } from '../checkpoints/decision-text.js';
 import {
   ToolApprovalDecisionError,
   ToolCallNotPendingError,
@@ -254,6 +255,10 @@ export function decideToolCall(
     throw new ToolApprovalDecisionError(
       `Denying tool call "${id}" needs a reason: the model is told why, so \`reason\` must be non-empty text.`,
     );
+  }
+  const textProblem = decisionTextProblem('`by`', by) ?? decisionTextProblem('`reason`', reason);
+  if (textProblem !== undefined) {
+    throw new ToolApprovalDecisionError(`Deciding tool call "${id}": ${textProblem}`);
   }
   const records = approvalsOf(state);
   const record = records.find((r) => r.id === id);
