@@ -98,7 +98,7 @@ describe('<Output>', () => {
     const prompt = JSON.stringify(model.calls[1]?.prompt);
     expect(prompt).toContain('Not accepted: Gate \\"tests-run\\" is active (refusal 1 of');
     expect(prompt).not.toContain('Final answer accepted.');
-    const types = result.events.filter((e) => e.tick === 1).map((e) => e.type);
+    const types = result.events.filter((e) => 'tick' in e && e.tick === 1).map((e) => e.type);
     expect(types.slice(types.indexOf('exit:attempt'))).toEqual([
       'exit:attempt',
       'tool:result',
