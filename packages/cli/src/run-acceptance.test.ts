@@ -234,7 +234,7 @@ describe('agate run, off a terminal', () => {
     ]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toContain(
-      '  → final_answer {"verdict":"approve","issues":[]}\n  gate change-read: deferred → active (by runtime)\n  ⊘ final_answer: refused (the run goes on; why below)\n  exit refused:\n',
+      '  → final_answer {"verdict":"approve","issues":[]}\n  gate change-read: deferred → active (by runtime)\n  ✗ final_answer: Not accepted: Gate "change-read" was deferred, now active again (refusal 1 of 5)',
     );
     expect(plain.stdout).not.toContain('Final answer received.');
     expect(plain.stdout).toContain('← final_answer: accepted\nstatus: completed\n');

@@ -137,9 +137,10 @@ describe('the live view of a scripted run', () => {
     );
     const last = frames(views).at(-1) ?? '';
     expect(last).toContain(
-      '→ final_answer {"verdict":"approve","issues":[]}\n  ⊘ refused by change-read: not accepted, the run goes on (exit refused below)',
+      '→ final_answer {"verdict":"approve","issues":[]}\n  ✗ Not accepted: Gate "change-read" was deferred, now active again (refusal 1 of 5)',
     );
     expect(last).not.toContain('Final answer received.');
+    expect(last).not.toContain('Final answer accepted.');
     expect(last).toMatch(/→ final_answer \{"verdict":"request-changes"[^\n]*\n {2}← accepted/);
     expect(views.at(-1)?.end?.output).toEqual({
       verdict: 'request-changes',

@@ -32,7 +32,8 @@ import type { GuardStates, RunStatus, SessionState } from '../state/session-stat
  *   runStart (once per run) → render → releaseHeldCalls (each released call as below) →
  *   beforeModelCall → [model] →
  *   for each tool call: beforeToolCall → [execute] → afterToolCall →
- *   [commit] → tickEnd → exitAttempt (only when the model made no tool call)
+ *   [commit] → tickEnd → exitAttempt (when the model made no tool call, or `finishRequested`)
+ *   → [the result of a `finishTools` call, now judged, is stored and streamed]
  */
 export interface Guard {
   /** The family's name, used in events and refusal notices (`gates`, `checkpoints`, ...). */
@@ -44,6 +45,14 @@ export interface Guard {
    * one of them. A `<Tool>` of the agent's own under such a name is the family's to refuse.
    */
   readonly reservedTools?: readonly string[];
+
+  /**
+   * Names of the family's tools whose call asks to finish (`final_answer`): such a call that ran
+   * without error gets its result only once the exit is judged, in the same tick, before the
+   * result is stored or streamed. Accepted, it keeps the tool's own result; refused (or the run
+   * ended first), the model, the timeline and every event read `Not accepted: <reasons>`.
+   */
+  readonly finishTools?: readonly string[];
 
   /**
    * The family's slice of `state.guards`, declared as the built-in families declare theirs: the
@@ -120,7 +129,8 @@ export interface Guard {
 
   /**
    * After the tick: whether its tool calls ask to finish (a final answer), so that the exit is
-   * judged as for a reply without tool calls.
+   * judged as for a reply without tool calls. Name the tool in `finishTools` too, so that its
+   * result reads as the judgement.
    */
   finishRequested?(tick: GuardTick, result: TickResult): boolean;
 
@@ -204,6 +214,12 @@ export interface TickEndInfo {
   elapsedMs: number;
   /** `callSignature` of each of the tick's calls, in order (computed on first read, once per tick). */
   readonly signatures: readonly string[];
+  /**
+   * A call of the tick asks to finish (a `finishTools` call, such as a valid `final_answer`, ran
+   * without error): the exit is judged after this hook. A family that acts on a finish (a
+   * checkpoint the agent may not end the run past) treats the tick as a reply without tool calls.
+   */
+  readonly finishing: boolean;
 }
 
 export type BeforeModelVerdict =

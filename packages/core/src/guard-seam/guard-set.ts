@@ -47,21 +47,40 @@ const NONE: ReleasedCall[] = [];
  * skipped loop iteration, not a call.
  */
 export class GuardSet {
-  private hooks: { [K in Exclude<keyof Guard, 'slice' | 'reservedTools'>]-?: Guard[] };
+  private hooks: {
+    [K in Exclude<keyof Guard, 'slice' | 'reservedTools' | 'finishTools'>]-?: Guard[];
+  };
   /** Which families were engaged at the last render, one flag per guard (see `engaged`). */
   private engagedMask = -1;
   /** The families' own tool names, each with the family that keeps it. */
   private readonly reserved = new Map<string, string>();
+  /** The tools whose call asks to finish (`Guard.finishTools`), of every family. */
+  private readonly finishTools = new Set<string>();
 
   constructor(readonly guards: readonly Guard[]) {
     this.hooks = this.hookLists(guards);
-    for (const g of guards)
+    for (const g of guards) {
       for (const name of g.reservedTools ?? []) this.reserved.set(name, g.name);
+      for (const name of g.finishTools ?? []) this.finishTools.add(name);
+    }
+  }
+
+  /**
+   * Whether this call asks to finish: a `finishTools` tool that ran without error. Its result
+   * waits for the exit's judgement (runtime/tick/finish-calls.ts).
+   */
+  asksToFinish(outcome: ToolCallOutcome): boolean {
+    return (
+      this.finishTools.size > 0 &&
+      outcome.executed &&
+      !outcome.result.isError &&
+      this.finishTools.has(outcome.result.toolName)
+    );
   }
 
   /** The hook lists, with the per-call hooks of families that are not engaged left out. */
   private hookLists(guards: readonly Guard[], engaged: readonly Guard[] = guards) {
-    type Hook = Exclude<keyof Guard, 'name' | 'slice' | 'reservedTools'>;
+    type Hook = Exclude<keyof Guard, 'name' | 'slice' | 'reservedTools' | 'finishTools'>;
     const having = (key: Hook) => guards.filter((g) => typeof g[key] === 'function');
     const engagedHaving = (key: Hook) => engaged.filter((g) => typeof g[key] === 'function');
     return {

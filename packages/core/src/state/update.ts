@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
-import { noteContinuation } from '../persistence/continuations.js';
+import { continuationOf, noteContinuation } from '../persistence/continuations.js';
 import type { TickResult, TickToolResult } from '../runtime/tick-result.js';
 import type { JsonValue } from './json.js';
 import type { SessionState, UsageTotals } from './session-state.js';
@@ -120,6 +120,42 @@ export function withToolResults(
     }
   }
   return Object.freeze({ ...state, timeline: Object.freeze(timeline) as ModelMessage[] });
+}
+
+/**
+ * The state with results already in the timeline written again (a final answer's result, once
+ * its exit was judged in the same tick): each replaces the part of the same call id in the last
+ * tool message that has one. Only those messages are copied; the timeline keeps its noted
+ * continuation when the changed messages are this tick's (persistence/continuations.ts).
+ */
+export function withReplacedToolResults(
+  state: SessionState,
+  results: readonly TickToolResult[],
+): SessionState {
+  const timeline = state.timeline.slice();
+  let first = Number.POSITIVE_INFINITY;
+  for (const result of results) {
+    const at = timeline.findLastIndex(
+      (m) =>
+        m.role === 'tool' &&
+        m.content.some((p) => p.type === 'tool-result' && p.toolCallId === result.toolCallId),
+    );
+    if (at < 0) continue;
+    const message = timeline[at] as Extract<ModelMessage, { role: 'tool' }>;
+    const content = message.content.map((p) =>
+      p.type === 'tool-result' && p.toolCallId === result.toolCallId ? toToolResultPart(result) : p,
+    );
+    timeline[at] = deepFreeze({ ...message, content });
+    first = Math.min(first, at);
+  }
+  if (first === Number.POSITIVE_INFINITY) return state;
+  const next = Object.freeze(timeline) as ModelMessage[];
+  const noted = continuationOf(state.timeline);
+  // Still a continuation only when what changed is past the items it shares with the previous.
+  if (noted !== undefined && first >= noted.same) {
+    noteContinuation(next, noted.previous, noted.at);
+  }
+  return Object.freeze({ ...state, timeline: next });
 }
 
 const NO_NOTICES: string[] = Object.freeze([]) as unknown as string[];

@@ -5,6 +5,7 @@ import type {
   GuardContribution,
   GuardHost,
   GuardTick,
+  TickEndInfo,
   ToolCallOutcome,
   ToolCallVerdict,
 } from '../../guard-seam/guard-family.js';
@@ -248,7 +249,7 @@ export class CheckpointGuard implements Guard {
     });
   }
 
-  tickEnd(tick: GuardTick, result: TickResult): BeforeModelVerdict {
+  tickEnd(tick: GuardTick, result: TickResult, info: TickEndInfo): BeforeModelVerdict {
     const open = this.open();
     if (open !== undefined && open.record?.state !== 'pending') {
       const id = open.props.id;
@@ -266,9 +267,10 @@ export class CheckpointGuard implements Guard {
           by: 'runtime',
           reason: `its budget of ${budget} tick${budget === 1 ? '' : 's'} ran out without a submit`,
         });
-      } else if (result.toolCalls.length === 0) {
+      } else if (result.toolCalls.length === 0 || info.finishing) {
         // Finishing is crossing the boundary too: the agent may not end the run past a
         // checkpoint it never submitted, so its work goes to the supervisor like a submission.
+        // A final answer is finishing as much as a reply without tool calls is.
         this.goPending(id, {
           cause: 'finish',
           tick: tick.tick,

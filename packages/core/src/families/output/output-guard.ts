@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import { notAcceptedText } from '../../guard-seam/exit-refusal-text.js';
 import type {
   BeforeModelVerdict,
   ExitVerdict,
@@ -7,6 +8,7 @@ import type {
   GuardHost,
   GuardTick,
   ToolCallOutcome,
+  ToolCallReplacement,
 } from '../../guard-seam/guard-family.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
@@ -16,6 +18,12 @@ import type { TickResult } from '../../runtime/tick-result.js';
 
 export const OUTPUT_FAMILY = 'output';
 export const FINAL_ANSWER_TOOL = 'final_answer';
+/**
+ * The result of a final answer the run completed with. One that is refused reads
+ * `Not accepted: <reasons>` instead (guard-seam/exit-refusal-text.ts): it is never stored or
+ * streamed before its exit is judged.
+ */
+export const FINAL_ANSWER_ACCEPTED = 'Final answer accepted.';
 
 /** What `<Output>` declares. */
 export interface OutputConfig {
@@ -36,6 +44,8 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 export class OutputGuard implements Guard {
   readonly name = OUTPUT_FAMILY;
   readonly reservedTools = [FINAL_ANSWER_TOOL];
+  /** A valid final answer's result is written once its exit is judged: accepted or not. */
+  readonly finishTools = [FINAL_ANSWER_TOOL];
   /** This tick's valid final answer, until the exit is judged (cleared each tick). */
   private candidate: { value: unknown } | undefined;
   /** The answer the run completed with. */
@@ -85,15 +95,22 @@ export class OutputGuard implements Guard {
     return PROCEED;
   }
 
-  afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): void {
-    if (outcome.call.toolName !== FINAL_ANSWER_TOOL || this.config() === undefined) return;
+  afterToolCall(_tick: GuardTick, outcome: ToolCallOutcome): ToolCallReplacement | undefined {
+    const config = this.config();
+    if (outcome.call.toolName !== FINAL_ANSWER_TOOL || config === undefined) return undefined;
     if (outcome.executed && !outcome.result.isError) {
       this.candidate = { value: outcome.input };
     } else if (outcome.refusedBy === undefined) {
-      // Invalid arguments: the model read the zod issues; the refusal counts toward the bound.
+      // Invalid arguments: the refusal counts toward the bound, and reads as one.
       this.blocks++;
       this.lastErrors = String(outcome.result.output);
+      return {
+        output: notAcceptedText([
+          `<Output>: the answer does not match the schema (refusal ${this.blocks} of ${config.maxBlocks}): ${this.lastErrors}`,
+        ]),
+      };
     }
+    return undefined;
   }
 
   /** A valid final answer this tick asks to finish, like a reply without tool calls. */
@@ -156,7 +173,7 @@ export class OutputGuard implements Guard {
         config.description ??
         'Give your final answer in this structure. Calling it ends the run (when nothing else is left to do); call it once, when you are done.',
       inputSchema: config.schema,
-      execute: () => 'Final answer received.',
+      execute: () => FINAL_ANSWER_ACCEPTED,
       source: 'runtime',
     };
     this.toolCache = { schema: config.schema, description: config.description, tool };

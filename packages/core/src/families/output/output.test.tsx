@@ -92,6 +92,37 @@ describe('<Output>', () => {
     expect(JSON.stringify(model.calls[1]?.prompt)).toContain('Run the tests before you answer.');
   });
 
+  it('a refused final answer reads as refused: in the next request, the timeline and the event, before tick:end', async () => {
+    const model = scriptedModel([answer(good)], { whenExhausted: 'repeat-last' });
+    const result = await run(<Reviewer gate maxBlocks={5} />, { model, maxTicks: 2 });
+    const prompt = JSON.stringify(model.calls[1]?.prompt);
+    expect(prompt).toContain('Not accepted: Gate \\"tests-run\\" is active (refusal 1 of');
+    expect(prompt).not.toContain('Final answer accepted.');
+    const types = result.events.filter((e) => 'tick' in e && e.tick === 1).map((e) => e.type);
+    expect(types.slice(types.indexOf('exit:attempt'))).toEqual([
+      'exit:attempt',
+      'tool:result',
+      'tick:end',
+      'exit:blocked',
+    ]);
+    const judged = result.events.find((e) => e.type === 'tool:result' && e.tick === 1);
+    expect(judged).toMatchObject({ isError: true, toolName: 'final_answer' });
+    expect(String((judged as { output: unknown }).output)).toMatch(
+      /^Not accepted: Gate "tests-run"/,
+    );
+  });
+
+  it('an accepted final answer reads as accepted; an invalid one as not accepted, with its count', async () => {
+    const model = scriptedModel([answer({ verdict: 'lgtm' }), answer(good)]);
+    const result = await run(<Reviewer />, { model });
+    expect(result.status).toBe('completed');
+    const results = result.events.filter((e) => e.type === 'tool:result');
+    expect(String((results[0] as { output: unknown }).output)).toMatch(
+      /^Not accepted: <Output>: the answer does not match the schema \(refusal 1 of \d+\): Invalid arguments/,
+    );
+    expect(results[1]).toMatchObject({ output: 'Final answer accepted.', isError: false });
+  });
+
   it('without <Output>, final_answer is no tool and a plain answer completes', async () => {
     const model = scriptedModel(['Done.']);
     const result = await run(

@@ -181,6 +181,16 @@ export function stallWarning(
   return `WARNING: ${stall} steps in a row without a change or a verification since your first change. ${next}`;
 }
 
+/**
+ * One missing phase as the reason of a refused exit (the `exit:blocked` event, and the
+ * `Not accepted: …` result of a refused final answer), with its count as a gate's reasons have.
+ */
+export function refusalReason(text: string, blocks: number, maxBlocks: number): string {
+  // A replay counts without a bound (maxBlocks Infinity): the count alone.
+  const of = Number.isFinite(maxBlocks) ? ` of ${maxBlocks}` : '';
+  return `Phase gates (refusal ${blocks}${of}): ${text}`;
+}
+
 export function refusalNotice(
   lines: ReadonlyArray<{ text: string }>,
   blocks: number,

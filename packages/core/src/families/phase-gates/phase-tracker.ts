@@ -7,6 +7,7 @@ import {
   missingWarning,
   noProgressWarning,
   refusalNotice,
+  refusalReason,
   stallWarning,
 } from './phase-messages.js';
 import type {
@@ -263,7 +264,7 @@ export function decideExitAttempt(
   const maxBlocks = options.maxBlocks ?? PHASE_DEFAULTS.maxBlocks;
   ledger.blocks++;
   const missing = lines.map((l) => l.phase);
-  const reasons = lines.map((l) => `Phase gates: ${l.text}`);
+  const reasons = lines.map((l) => refusalReason(l.text, ledger.blocks, maxBlocks));
   if (ledger.blocks > maxBlocks) {
     return {
       kind: 'end',

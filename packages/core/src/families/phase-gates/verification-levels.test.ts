@@ -89,7 +89,7 @@ describe("verification: 'passed' on each runner's real output", () => {
       at('passed'),
     );
     expect(replay.exit.reasons).toEqual([
-      'Phase gates: verification: the checks have not passed yet: your last check (pytest -q tests/test_calc.py, step 3) failed: "1 failed, 1 passed in 0.91s". Fix the failures and run the checks again until they pass (with bash (the tests, e.g. pytest, npm test, go test, or the script that reproduces the issue))',
+      'Phase gates (refusal 1): verification: the checks have not passed yet: your last check (pytest -q tests/test_calc.py, step 3) failed: "1 failed, 1 passed in 0.91s". Fix the failures and run the checks again until they pass (with bash (the tests, e.g. pytest, npm test, go test, or the script that reproduces the issue))',
     ]);
     expect(replay.lastCheck).toEqual({
       step: 2,

@@ -1,4 +1,4 @@
-import type { GuardTick } from '../../guard-seam/guard-family.js';
+import type { ExitVerdict, GuardTick } from '../../guard-seam/guard-family.js';
 import type { RunStatus } from '../../state/session-state.js';
 import { judgeReply } from '../endings.js';
 import type { SessionCore } from '../session-core.js';
@@ -46,9 +46,22 @@ export function tickOutcome(
  * tick; a refusal whose bound is reached ends the run `blocked`.
  */
 export function attemptExit(core: SessionCore, guardTick: GuardTick): TickOutcome {
+  return exitOutcome(core, guardTick, judgeExit(core, guardTick));
+}
+
+/** Every guard is asked whether the model may finish now (`exit:attempt` says it is asked). */
+export function judgeExit(core: SessionCore, guardTick: GuardTick): ExitVerdict {
+  core.emit({ type: 'exit:attempt', tick: guardTick.tick });
+  return core.guards.exitAttempt(guardTick);
+}
+
+/** What the guards' verdict on an exit attempt means for the run (`exit:blocked` when refused). */
+export function exitOutcome(
+  core: SessionCore,
+  guardTick: GuardTick,
+  verdict: ExitVerdict,
+): TickOutcome {
   const { tick } = guardTick;
-  core.emit({ type: 'exit:attempt', tick });
-  const verdict = core.guards.exitAttempt(guardTick);
   if (verdict.kind === 'allow') return { done: true, status: 'completed' };
   if (verdict.kind === 'refuse') {
     core.update((draft) => {

@@ -66,11 +66,13 @@ export function guardsAtTickEnd(
   guardTick: GuardTick,
   result: TickResult,
   startedAt: number,
+  finishing = false,
 ): MaybePromise<BeforeModelVerdict> {
   // Computed at most once per tick, and only if a family compares calls (repeats, rework).
   let signatures: readonly string[] | undefined;
   return core.guards.tickEnd(guardTick, result, {
     elapsedMs: performance.now() - startedAt,
+    finishing,
     get signatures() {
       signatures ??= result.toolCalls.map((c) => callSignature(c.toolName, c.input));
       return signatures;

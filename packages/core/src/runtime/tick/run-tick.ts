@@ -9,6 +9,7 @@ import { toolIndexOf } from '../tool-index.js';
 import { askModel, modelAnswered } from './ask-model.js';
 import { tickOutcome } from './attempt-exit.js';
 import { guardsAtTickEnd, recordTick, tickResult } from './end-tick.js';
+import { endFinishingTick } from './finish-calls.js';
 import { renderContext } from './render-context.js';
 import { runReleasedCalls, runToolCalls } from './run-tool-calls.js';
 
@@ -85,6 +86,12 @@ async function runTick(core: SessionCore, signal: AbortSignal): Promise<TickOutc
   // 4. Commit, and the guards' tick end.
   const result = tickResult(tickNo, turn, phase.results);
   const recorded = recordTick(core, result, turn.reasoning);
+  if (phase.finishing.length > 0) {
+    // A call asked to finish (a final answer): its result is written once the exit is judged.
+    return endFinishingTick(core, guardTick, result, phase.finishing, () =>
+      guardsAtTickEnd(core, guardTick, result, startedAt, true),
+    );
+  }
   const pendingEnd = guardsAtTickEnd(core, guardTick, result, startedAt);
   const ended = isThenable(pendingEnd) ? await pendingEnd : pendingEnd;
   core.emit({ type: 'tick:end', tick: tickNo, result });

@@ -11,6 +11,12 @@ import { runToolBatch } from '../tool-batch.js';
 import type { ToolExecuteContext } from '../tool-context.js';
 import { toolIndexOf } from '../tool-index.js';
 import { runLimitedToolCall, truncationOf } from '../tool-limits.js';
+import {
+  notJudgedResult,
+  type PendingFinish,
+  refusedEvent,
+  type ToolResultEvent,
+} from './finish-calls.js';
 
 /** Work (ms of wall time) after which the tick loop lets the event loop turn (signals, I/O). */
 const YIELD_AFTER_MS = 1;
@@ -28,7 +34,7 @@ export async function runToolCalls(
   turn: ModelTurn,
   tools: ReadonlyMap<string, CompiledTool>,
   resumed: InflightTick | undefined,
-): Promise<{ results: TickToolResult[]; suspended?: ToolSuspended }> {
+): Promise<{ results: TickToolResult[]; finishing: PendingFinish[]; suspended?: ToolSuspended }> {
   const { tick: tickNo } = guardTick;
   // Calls that wait on I/O (an MCP server, a child process) turn the event loop themselves:
   // noted, so that their results need no turn of their own (finishToolCall).
@@ -38,6 +44,7 @@ export async function runToolCalls(
   }
   const inflight = new InflightRecorder(tickNo, turn, (recipe) => core.update(recipe), resumed);
   const results: TickToolResult[] = [];
+  const finishing: PendingFinish[] = [];
   let suspended: ToolSuspended | undefined;
   type Ran =
     | ToolCallOutcome
@@ -76,17 +83,24 @@ export async function runToolCalls(
         return;
       }
       if ('held' in ran) return;
-      const result = await finishToolCall(core, guardTick, ran);
-      inflight.recordResult(result);
+      const result = await finishToolCall(core, guardTick, ran, finishing);
+      // A call that asks to finish is recorded as not judged: a tick taken up again from its
+      // record does not judge it (its guards did not see it), so it must not read as accepted.
+      inflight.recordResult(
+        finishing.some((f) => f.result === result) ? notJudgedResult(result) : result,
+      );
       results.push(result);
     },
   });
   if (suspended !== undefined) {
     inflight.keep();
-    return { results, suspended };
+    // The tick stops here, uncommitted: its answers were not judged, and say so.
+    for (const pending of finishing)
+      core.emit(refusedEvent(tickNo, notJudgedResult(pending.result)));
+    return { results, finishing: [], suspended };
   }
   inflight.clear();
-  return { results };
+  return { results, finishing };
 }
 
 /** Released held calls: run (or answered) in order, their results put in the timeline. */
@@ -174,11 +188,16 @@ async function startToolCall(
   );
 }
 
-/** After a call ran (or was refused or answered): the guards see it, its result is emitted. */
+/**
+ * After a call ran (or was refused or answered): the guards see it, its result is emitted. A
+ * call that asks to finish (`final_answer`) goes to `finishing` instead of being emitted: its
+ * result is written once the exit is judged (finish-calls.ts).
+ */
 async function finishToolCall(
   core: SessionCore,
   guardTick: GuardTick,
   outcome: ToolCallOutcome,
+  finishing?: PendingFinish[],
 ): Promise<TickToolResult> {
   // A tool that blocked the event loop (synchronous work) held back signals such as Ctrl-C;
   // one turn of the loop lets their handlers run, so an abort lands before the next step.
@@ -192,12 +211,17 @@ async function finishToolCall(
   guardTick.signal.throwIfAborted();
   const after = core.guards.afterToolCall(guardTick, outcome);
   if (isThenable(after)) await after;
-  core.emit({
+  const event: ToolResultEvent = {
     type: 'tool:result',
     tick: guardTick.tick,
     ...outcome.result,
     ...truncationOf(outcome),
-  });
+  };
+  if (finishing !== undefined && core.guards.asksToFinish(outcome)) {
+    finishing.push({ result: outcome.result, event });
+  } else {
+    core.emit(event);
+  }
   return outcome.result;
 }
 

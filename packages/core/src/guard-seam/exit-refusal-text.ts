@@ -1,0 +1,45 @@
+/**
+ * What the model reads as the result of a tool call that asked to finish (`final_answer`) when
+ * the exit is not accepted: `Not accepted: <each refusing guard's reason>`. One short text: the
+ * reasons come from guards (a defined guard's is the agent author's text, a phase gate's names
+ * files the model chose), so each is made one plain line and cut, and the whole is bounded.
+ */
+
+export const NOT_ACCEPTED = 'Not accepted:';
+
+/** Characters kept of one reason; the rest is said as a count. */
+export const MAX_REASON_CHARS = 1_000;
+/** Characters of the whole text, reasons and ending included. */
+export const MAX_NOT_ACCEPTED_CHARS = 4_000;
+
+// C0 and C1 controls (newlines and tabs included: the text is one line), DEL, and the bidi
+// overrides and isolates that can make a terminal or the studio show text that is not there.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
+
+/** `text` as one plain line of at most `max` characters (a cut says how much was left out). */
+export function plainLine(text: string, max: number): string {
+  const line = text.replace(UNSAFE, ' ').replace(/ {2,}/g, ' ').trim();
+  if (line.length <= max) return line;
+  const cut = `… (${line.length - max} more characters)`;
+  return `${line.slice(0, Math.max(0, max - cut.length))}${cut}`;
+}
+
+/**
+ * `Not accepted: <reasons>` (each reason a sentence), then `ending` when there is one (the run
+ * ends blocked). Never longer than `MAX_NOT_ACCEPTED_CHARS`.
+ */
+export function notAcceptedText(reasons: readonly string[], ending?: string): string {
+  const parts = reasons
+    .map((r) => plainLine(r, MAX_REASON_CHARS))
+    .filter((r) => r !== '')
+    .map(sentence);
+  if (parts.length === 0) parts.push('the exit was refused.');
+  if (ending !== undefined) parts.push(sentence(plainLine(ending, MAX_REASON_CHARS)));
+  return plainLine(`${NOT_ACCEPTED} ${parts.join(' ')}`, MAX_NOT_ACCEPTED_CHARS);
+}
+
+/** Ends with a full stop unless it ends in punctuation already. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
