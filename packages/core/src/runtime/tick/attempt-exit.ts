@@ -1,8 +1,10 @@
 import type { GuardTick } from '../../guard-seam/guard-family.js';
+import type { MaybePromise } from '../../guard-seam/guard-set.js';
 import type { RunStatus } from '../../state/session-state.js';
 import { judgeReply } from '../endings.js';
 import type { SessionCore } from '../session-core.js';
 import type { TickOutcome } from '../session-options.js';
+import { isThenable } from '../thenable.js';
 import type { TickResult } from '../tick-result.js';
 
 /**
@@ -16,7 +18,7 @@ export function tickOutcome(
   guardTick: GuardTick,
   result: TickResult,
   recorded: TickResult,
-): TickOutcome {
+): MaybePromise<TickOutcome> {
   if (result.toolCalls.length > 0) {
     // A tool call can ask to finish too (a final answer): then the exit is judged as usual.
     return core.guards.finishRequested(guardTick, result)
@@ -45,9 +47,17 @@ export function tickOutcome(
  * merges the answers). A refusal names what is missing and goes on with that notice shown next
  * tick; a refusal whose bound is reached ends the run `blocked`.
  */
-export function attemptExit(core: SessionCore, guardTick: GuardTick): TickOutcome {
+export function attemptExit(core: SessionCore, guardTick: GuardTick): MaybePromise<TickOutcome> {
+  core.emit({ type: 'exit:attempt', tick: guardTick.tick });
+  // A family may produce evidence first (a check the host runs): awaited only when it does.
+  const prepared = core.guards.beforeExitAttempt(guardTick);
+  return isThenable(prepared)
+    ? Promise.resolve(prepared).then(() => judgeExit(core, guardTick))
+    : judgeExit(core, guardTick);
+}
+
+function judgeExit(core: SessionCore, guardTick: GuardTick): TickOutcome {
   const { tick } = guardTick;
-  core.emit({ type: 'exit:attempt', tick });
   const verdict = core.guards.exitAttempt(guardTick);
   if (verdict.kind === 'allow') return { done: true, status: 'completed' };
   if (verdict.kind === 'refuse') {
