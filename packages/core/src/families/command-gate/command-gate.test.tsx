@@ -9,7 +9,6 @@ import {
   CommandGate,
   type CommandGateProps,
   createSession,
-  InvalidElementError,
   PhaseGates,
   Shell,
   System,
