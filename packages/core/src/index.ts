@@ -50,6 +50,12 @@ export {
   UnknownCheckpointError,
   UnknownSessionError,
 } from './families/checkpoints/index.js';
+export { CommandGate } from './families/command-gate/command-gate.js';
+export type { CommandGateProps } from './families/command-gate/command-gate-props.js';
+export type {
+  CommandGateStatus,
+  HostCheck,
+} from './families/command-gate/command-gate-types.js';
 // Gates and knobs
 export { ContinueGate } from './families/continue-gate/continue-gate.js';
 export type {

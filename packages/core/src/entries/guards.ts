@@ -198,6 +198,11 @@ export type { TickToolCall, TickToolResult } from '../runtime/tick-result.js';
 export { validateInput } from '../runtime/tool-execution.js';
 export { sameItems } from '../runtime/tool-index.js';
 export type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+// Workspace fingerprints (checkpoint file triggers)
+// The <Shell> sandbox's runner (a family that runs a check itself: <CommandGate>)
+export { commandEnvironment, resolvePolicy } from '../shell/policy.js';
+export { type RunOptions as ShellRunOptions, runShellCommand } from '../shell/run-command.js';
+export { DEFAULT_SHELL_OUTPUT_CHARS, DEFAULT_SHELL_TIMEOUT_MS } from '../shell/shell.js';
 export { countSchema, type FamilySlice, nonNegativeSchema } from '../state/family-slice.js';
 // Session state, and the slices families keep in it
 export type { JsonObject, JsonPrimitive } from '../state/json.js';
@@ -211,9 +216,9 @@ export type {
   UsageTotals,
 } from '../state/session-state.js';
 export { callSignature, canonicalJson, deepFreeze } from '../state/update.js';
-// Workspace fingerprints (checkpoint file triggers)
 export {
   changedFiles,
+  type FileMark,
   type Fingerprint,
   fingerprintWorkspace,
   hashFile,

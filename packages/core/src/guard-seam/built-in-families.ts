@@ -1,4 +1,5 @@
 import { CheckpointGuard } from '../families/checkpoints/checkpoint-guard.js';
+import { CommandGuard } from '../families/command-gate/command-guard.js';
 import { ContinueGuard } from '../families/continue-gate/continue-guard.js';
 import { DefinedGuards } from '../families/defined-guards/defined-guards.js';
 import { checkGuardState } from '../families/defined-guards/guard-state.js';
@@ -23,6 +24,8 @@ export const GUARD_FAMILIES = {
   checkpoint: (host) => new CheckpointGuard(host),
   continue: (host) => new ContinueGuard(host),
   gates: (host) => new GateControl(host),
+  // Before phase: a check the host runs at an exit attempt is evidence phase gates read.
+  commandGates: (host) => new CommandGuard(host),
   evidence: (host) => new EvidenceGuard(host),
   phase: (host) => new PhaseGuard(host),
   output: (host) => new OutputGuard(host),

@@ -17,6 +17,10 @@ import type {
   CheckpointsState,
 } from '../families/checkpoints/checkpoint-types.js';
 import type {
+  CommandGateStatus,
+  CommandGatesState,
+} from '../families/command-gate/command-gate-types.js';
+import type {
   ContinueEvaluation,
   StepContext,
 } from '../families/continue-gate/continue-gate-config.js';
@@ -74,6 +78,8 @@ declare module '../runtime/session-options.js' {
      * ended `awaiting-approval` (or was aborted while they waited). Empty when none waits.
      */
     pendingApprovals: PendingToolApproval[];
+    /** `<CommandGate>`: each gate's check as the run left it (absent without command gates). */
+    commandGates?: Record<string, CommandGateStatus>;
   }
 }
 
@@ -93,6 +99,8 @@ declare module '../state/session-state.js' {
     approvals: ApprovalsState;
     /** Exit attempts each `defineGuard` guard has refused in a row, by guard name (absent: none). */
     refusals: Record<string, number>;
+    /** `<CommandGate>`s' records and the checks the host ran (`state.guards.commandGates`). */
+    commandGates: CommandGatesState;
   }
 }
 
@@ -109,6 +117,20 @@ declare module '../runtime/events.js' {
     'gate:activated': GateChange;
     'gate:deferred': GateChange;
     'gate:cleared': GateChange;
+
+    // <CommandGate>
+    /** The host ran a gate's check itself at an exit attempt (`notRun`: it could not start). */
+    'command-gate:ran': {
+      tick: number;
+      gate: string;
+      command: string;
+      passed: boolean;
+      exitCode: number | null;
+      timedOut: boolean;
+      durationMs: number;
+      summary?: string;
+      notRun?: string;
+    };
 
     // <ContinueGate>
     'continue:evaluated': { tick: number; evaluation: ContinueEvaluation; step: StepContext };

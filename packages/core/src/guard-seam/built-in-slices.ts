@@ -1,4 +1,5 @@
 import { checkpointsSlice } from '../families/checkpoints/checkpoints-slice.js';
+import { commandGatesSlice } from '../families/command-gate/command-gate-slice.js';
 import { continueSlice } from '../families/continue-gate/continue-slice.js';
 import { refusalsSlice } from '../families/defined-guards/refusals-slice.js';
 import { todosSlice } from '../families/evidence/todos-slice.js';
@@ -20,4 +21,5 @@ export const BUILT_IN_SLICES: readonly FamilySlice[] = [
   phaseSlice,
   approvalsSlice,
   refusalsSlice,
+  commandGatesSlice,
 ];

@@ -134,6 +134,14 @@ export interface Guard {
    */
   finishRequested?(tick: GuardTick, result: TickResult): boolean;
 
+  /**
+   * The model is trying to finish, before any family's `exitAttempt`: a family that produces
+   * evidence itself (`<CommandGate>` runs a check) does it here, so that every family's
+   * `exitAttempt` (called after every family's `beforeExitAttempt`) judges the same evidence.
+   * May be async; its answer is in the family's own state, not returned.
+   */
+  beforeExitAttempt?(tick: GuardTick): void | Promise<void>;
+
   /** The model replied without tool calls (or a family said it asked to finish): it is trying to finish. May refuse. */
   exitAttempt?(tick: GuardTick): ExitVerdict;
 

@@ -95,6 +95,7 @@ export class GuardSet {
       afterToolCall: engagedHaving('afterToolCall'),
       tickEnd: engagedHaving('tickEnd'),
       finishRequested: engagedHaving('finishRequested'),
+      beforeExitAttempt: engagedHaving('beforeExitAttempt'),
       exitAttempt: having('exitAttempt'),
       engagedAtMaxTicks: having('engagedAtMaxTicks'),
       report: having('report'),
@@ -320,6 +321,25 @@ export class GuardSet {
   /** True when any family says this tick's calls ask to finish. */
   finishRequested(tick: GuardTick, result: TickResult): boolean {
     return this.hooks.finishRequested.some((g) => g.finishRequested?.(tick, result) === true);
+  }
+
+  /** Every engaged family, in order; awaited only when one answers with a promise. */
+  beforeExitAttempt(tick: GuardTick): MaybePromise<void> {
+    const hooks = this.hooks.beforeExitAttempt;
+    for (let i = 0; i < hooks.length; i++) {
+      const done = hooks[i]!.beforeExitAttempt?.(tick);
+      if (isThenable(done)) return this.beforeExitAttemptFrom(tick, i + 1, done);
+    }
+  }
+
+  private async beforeExitAttemptFrom(
+    tick: GuardTick,
+    from: number,
+    pending: PromiseLike<void>,
+  ): Promise<void> {
+    await pending;
+    const hooks = this.hooks.beforeExitAttempt;
+    for (let i = from; i < hooks.length; i++) await hooks[i]!.beforeExitAttempt?.(tick);
   }
 
   exitAttempt(tick: GuardTick): ExitVerdict {

@@ -40,6 +40,8 @@ export interface RunOptions {
   timeoutMs: number;
   maxOutputChars: number;
   signal: AbortSignal;
+  /** The bubblewrap binary. Default `bwrap` on the PATH. */
+  bwrap?: string;
 }
 
 let filter: Buffer | undefined;
@@ -69,7 +71,7 @@ const NO_HOST_RUN: HostRunPlan = { pins: [], readOnly: [], placeholders: [] };
 export async function runShellCommand(options: RunOptions): Promise<ShellResult> {
   const { policy } = options;
   if (policy === false) return collect(spawnHost(options), options);
-  checkSandbox();
+  checkSandbox(options.bwrap);
   const program = seccompProgram();
   const hostUser = hostUserPlan(policy, options.env.PATH);
   if (hostUser !== undefined) checkHostUser();
@@ -106,7 +108,7 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     const limits = resourceLimits(policy);
     cleanups.push(() => limits.release());
     const env = hostUser === undefined ? options.env : trustRepositories(options.env);
-    const bwrap = ['bwrap', ...bwrapArgs(policy, paths, env, options.command)];
+    const bwrap = [options.bwrap ?? 'bwrap', ...bwrapArgs(policy, paths, env, options.command)];
     const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
     const child = spawn('/bin/sh', ['-c', `${limits.prelude}exec "$@"`, 'agate-sandbox', ...argv], {
       // bubblewrap changes to the command's folder itself, in the sandbox's view.

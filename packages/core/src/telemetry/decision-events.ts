@@ -35,6 +35,17 @@ const DECISIONS: Readonly<Mappers> = {
     'agate.exit.reasons': e.reasons,
     'agate.exit.final': e.final,
   }),
+  'command-gate:ran': (e: EventOf<'command-gate:ran'>) =>
+    defined({
+      'agate.command_gate.name': e.gate,
+      'agate.command_gate.command': e.command,
+      'agate.command_gate.passed': e.passed,
+      'agate.command_gate.exit_code': e.exitCode ?? undefined,
+      'agate.command_gate.timed_out': e.timedOut,
+      'agate.command_gate.duration_ms': e.durationMs,
+      'agate.command_gate.summary': e.summary,
+      'agate.command_gate.not_run': e.notRun,
+    }),
   'knob:changed': (e: EventOf<'knob:changed'>) =>
     defined({
       'agate.knob.name': e.knob,

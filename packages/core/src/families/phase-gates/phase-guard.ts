@@ -259,6 +259,63 @@ export class PhaseGuard implements Guard {
     }
   }
 
+  /**
+   * Checks the host ran itself at this exit attempt (`<CommandGate>`, which runs before this
+   * family): each one recorded as a step of its own, a shell call of its command, so that it
+   * counts as the project's tests exactly when its command is the project's.
+   */
+  beforeExitAttempt(guardTick: GuardTick): void | Promise<void> {
+    const props = this.props();
+    if (props === undefined) return;
+    const checks = this.host
+      .state()
+      .guards.commandGates.checks.filter((c) => c.tick === guardTick.tick && c.ran);
+    if (checks.length === 0) return;
+    const draft = createDraft(this.phase().ledger);
+    const calls = checks.map((c) =>
+      callToPhaseCall(
+        draft,
+        `host check "${c.gate}"`,
+        { kind: 'shell', command: c.command },
+        { command: c.command },
+        {
+          ...(c.exitCode !== null ? { exitCode: c.exitCode } : {}),
+          output: c.output,
+          ...(c.timedOut ? { isError: true } : {}),
+        },
+        props.testCommands,
+      ),
+    );
+    recordStep(draft, calls, props);
+    const ledger = { ...finishDraft(draft) };
+    const settle = () => {
+      const status = phaseStatus(ledger, props, this.judgement(ledger, props));
+      const previous = this.host.state().guards.phase;
+      this.host.assign(
+        'phase',
+        deepFreeze({ ...status, ledger, pending: previous?.pending ?? [] }),
+      );
+      if (previous === null || !sameStatus(statusOf(previous), status)) {
+        this.host.emit({ type: 'phase:changed', tick: guardTick.tick, status });
+      }
+    };
+    if (props.workspace === undefined) return settle();
+    const workspace = props.workspace;
+    return fingerprintWorkspace(workspace).then(async (fingerprint) => {
+      this.lastVerification = fingerprint;
+      if (ledger.lastProjectTests?.step === ledger.stepsTaken) this.lastProjectTests = fingerprint;
+      if (this.start !== undefined) {
+        this.workspaceJudgement = await judgeWorkspace(
+          workspace,
+          this.start,
+          this.lastVerification,
+          this.lastProjectTests,
+        );
+      }
+      settle();
+    });
+  }
+
   exitAttempt(): ExitVerdict {
     const props = this.props();
     if (props === undefined || props.mode !== 'block') return { kind: 'allow' };

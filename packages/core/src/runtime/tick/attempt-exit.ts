@@ -1,8 +1,10 @@
 import type { ExitVerdict, GuardTick } from '../../guard-seam/guard-family.js';
+import type { MaybePromise } from '../../guard-seam/guard-set.js';
 import type { RunStatus } from '../../state/session-state.js';
 import { judgeReply } from '../endings.js';
 import type { SessionCore } from '../session-core.js';
 import type { TickOutcome } from '../session-options.js';
+import { isThenable } from '../thenable.js';
 import type { TickResult } from '../tick-result.js';
 
 /**
@@ -16,7 +18,7 @@ export function tickOutcome(
   guardTick: GuardTick,
   result: TickResult,
   recorded: TickResult,
-): TickOutcome {
+): MaybePromise<TickOutcome> {
   if (result.toolCalls.length > 0) {
     // A tool call can ask to finish too (a final answer): then the exit is judged as usual.
     return core.guards.finishRequested(guardTick, result)
@@ -45,14 +47,23 @@ export function tickOutcome(
  * merges the answers). A refusal names what is missing and goes on with that notice shown next
  * tick; a refusal whose bound is reached ends the run `blocked`.
  */
-export function attemptExit(core: SessionCore, guardTick: GuardTick): TickOutcome {
-  return exitOutcome(core, guardTick, judgeExit(core, guardTick));
+export function attemptExit(core: SessionCore, guardTick: GuardTick): MaybePromise<TickOutcome> {
+  const verdict = judgeExit(core, guardTick);
+  return isThenable(verdict)
+    ? Promise.resolve(verdict).then((v) => exitOutcome(core, guardTick, v))
+    : exitOutcome(core, guardTick, verdict);
 }
 
-/** Every guard is asked whether the model may finish now (`exit:attempt` says it is asked). */
-export function judgeExit(core: SessionCore, guardTick: GuardTick): ExitVerdict {
+/**
+ * Every guard is asked whether the model may finish now (`exit:attempt` says it is asked). A
+ * family may produce evidence first (a check the host runs): awaited only when it does.
+ */
+export function judgeExit(core: SessionCore, guardTick: GuardTick): MaybePromise<ExitVerdict> {
   core.emit({ type: 'exit:attempt', tick: guardTick.tick });
-  return core.guards.exitAttempt(guardTick);
+  const prepared = core.guards.beforeExitAttempt(guardTick);
+  return isThenable(prepared)
+    ? Promise.resolve(prepared).then(() => core.guards.exitAttempt(guardTick))
+    : core.guards.exitAttempt(guardTick);
 }
 
 /** What the guards' verdict on an exit attempt means for the run (`exit:blocked` when refused). */

@@ -67,7 +67,8 @@ export async function endFinishingTick(
       settle(notAcceptedText([], 'this call did not ask to finish; the run goes on.'));
       return { done: false };
     }
-    const verdict = judgeExit(core, guardTick);
+    const judged = judgeExit(core, guardTick);
+    const verdict = isThenable(judged) ? await judged : judged;
     settle(
       verdict.kind === 'allow'
         ? undefined
