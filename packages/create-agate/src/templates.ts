@@ -24,9 +24,12 @@ export interface TemplateOptions {
  * new project holds what runs an agent (Agate, `ai`, `react`, `zod`) and its test runner,
  * nothing else: TypeScript and the `@types` packages are the editor's business (the README
  * says what to add for `tsc`).
+ *
+ * `ai` is exact, as in @agate/cli: `@ai-sdk/mcp` (under @agate/core) pins `@ai-sdk/provider`
+ * and `-utils` exactly, and a newer `ai` pins newer ones, so a range would install two copies.
  */
 export const THIRD_PARTY = {
-  ai: '^7.0.173',
+  ai: '7.0.173',
   react: '^19.3.1',
   zod: '^4.6.7',
   vitest: '^5.1.1',

@@ -35,6 +35,9 @@ export class ChatRequestError extends AgateError {
  * was changed, decided or sent.
  */
 export class ChatOwnerError extends AgateError {
+  static {
+    nameErrorClass(ChatOwnerError, 'ChatOwnerError');
+  }
   readonly chatId: string;
   constructor(chatId: string, message: string) {
     super(message);
@@ -50,6 +53,9 @@ export class ChatOwnerError extends AgateError {
  * reply has ended.
  */
 export class ChatConflictError extends AgateError {
+  static {
+    nameErrorClass(ChatConflictError, 'ChatConflictError');
+  }
   readonly chatId: string;
   constructor(chatId: string, why: string) {
     super(
