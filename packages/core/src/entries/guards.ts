@@ -149,6 +149,8 @@ export {
   type ToolApprovalRecord,
   type ToolApprovalState,
 } from '../families/tool-approvals/index.js';
+// The guard seam: what every guard family is made of
+export { notAcceptedText } from '../guard-seam/exit-refusal-text.js';
 export type {
   BeforeModelVerdict,
   ChildSession,
@@ -165,7 +167,6 @@ export type {
   ToolCallReplacement,
   ToolCallVerdict,
 } from '../guard-seam/guard-family.js';
-// The guard seam: what every guard family is made of
 export { isThenable, type MaybePromise } from '../guard-seam/guard-set.js';
 export { FAMILY_SLICES, withInitialState } from '../guard-seam/initial-state.js';
 export type { CompiledTree } from '../renderer/compile.js';

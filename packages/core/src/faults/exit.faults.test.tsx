@@ -112,9 +112,9 @@ describe.concurrent('agate run does not lose a run', () => {
     );
     expect(sentAt).toBeGreaterThan(0);
     expect(out.code).toBe(143);
-    expect(out.stderr).toContain(
-      `continue it with: agate run ${AGENT} --store .agate/sessions --resume forever-1`,
-    );
+    // The printed command carries the model flags: the script, and the turn it goes on from.
+    expect(out.stderr).toContain(`continue it with: agate run ${AGENT} --scripted `);
+    expect(out.stderr).toContain('--script-turn 2 --store .agate/sessions --resume forever-1');
     const last = JSON.parse(out.stdout.trimEnd().split('\n').at(-1) ?? '{}');
     expect(last).toMatchObject({ type: 'run:end', status: 'aborted' });
     // Saved to the default store with the state of the last tick end.
