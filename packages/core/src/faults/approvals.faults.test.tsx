@@ -51,6 +51,13 @@ async function heldSession(extraCalls: ReturnType<typeof dropCall>[] = []) {
   return store;
 }
 
+/** The held session of `store`, saved again as `owner`'s chat (a chat that takes approvals has one). */
+async function ownedBy(store: ReturnType<typeof createMemoryStore>, owner: string) {
+  const owned = structuredClone((await store.load('held'))!);
+  (owned.state as SessionState).owner = owner;
+  await store.save(owned);
+}
+
 /** Restores the stored session and runs it; the model would finish at once if it were called. */
 async function resume(store: ReturnType<typeof createMemoryStore>, element: ReactNode = drop) {
   const events: AgateEvent[] = [];
@@ -188,10 +195,7 @@ describe('approvals: answers from a chat page', () => {
   it('a chat request that answers a tool call the session does not hold', async () => {
     dropped.length = 0;
     const store = await heldSession();
-    // The chat is page-user's (a chat that takes approvals has an owner).
-    const owned = structuredClone((await store.load('held'))!);
-    (owned.state as SessionState).owner = 'page-user';
-    await store.save(owned);
+    await ownedBy(store, 'page-user');
     const forged = {
       id: 'held',
       messages: [
@@ -226,9 +230,7 @@ describe('approvals: answers from a chat page', () => {
   it('another user names a chat id and approves its held call', async () => {
     dropped.length = 0;
     const store = await heldSession();
-    const owned = structuredClone((await store.load('held'))!);
-    (owned.state as SessionState).owner = 'alice';
-    await store.save(owned);
+    await ownedBy(store, 'alice');
     const before = JSON.stringify(await store.load('held'));
     const answer = {
       id: 'held',
