@@ -21,6 +21,7 @@ import {
   type WorkerEvent,
   WorkerRunningError,
 } from './index.js';
+import { NAMES } from './options.js';
 import { setStepProbe } from './step-probe.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -141,6 +142,54 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     const result = await handle.result({ timeoutMs: 30_000 });
     expect(result).toMatchObject({ status: 'completed', text: 'Dropped.' });
     expect(readFileSync(join(dir, 'dropped.log'), 'utf8')).toBe('c-drop logs\n');
+  });
+
+  it('a wake sent for an earlier wait does not resume a run: it waits on for its own decision', async () => {
+    // The race behind a lost decision: a watchman reads a wait, the run goes on and saves its
+    // next end, then the watchman loads that end and sends it as "changed". Here the message is
+    // sent by hand, naming the run's own end, before the real decision.
+    const db = new postgres.Client({ connectionString: pg.url });
+    await db.connect();
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: pg.url });
+    try {
+      const handle = await start('dropper', 'drop-stale', null);
+      const print = await vi.waitFor(
+        async () => {
+          const { rows } = await db.query<{ fingerprint: string }>(
+            'SELECT fingerprint FROM agate_dbos.waits WHERE workflow_id = $1',
+            [handle.runId],
+          );
+          if (rows[0] === undefined) throw new Error('not waiting yet');
+          return rows[0].fingerprint;
+        },
+        { timeout: 30_000, interval: 50 },
+      );
+      await dbos.send(handle.runId, { kind: 'changed', fingerprint: print }, NAMES.topic, 'stale');
+      // Consumed by the run's wait (DBOS marks it in the receive's own transaction).
+      await vi.waitFor(
+        async () => {
+          const { rows } = await db.query<{ consumed: boolean }>(
+            'SELECT consumed FROM dbos.notifications WHERE destination_uuid = $1',
+            [handle.runId],
+          );
+          if (rows[0]?.consumed !== true) throw new Error('not received yet');
+        },
+        { timeout: 30_000, interval: 50 },
+      );
+      await approveToolCall(store, 'drop-stale', 'c-drop', { by: 'ada' });
+      const result = await handle.result({ timeoutMs: 30_000 });
+      expect(result).toMatchObject({ status: 'completed', text: 'Dropped.' });
+      const { rows } = await db.query<{ name: string }>(
+        'SELECT name FROM agate_dbos.steps WHERE workflow_id = $1 ORDER BY idx',
+        [handle.runId],
+      );
+      // One wait, one resume: the stale wake started no round of its own.
+      expect(rows.filter((r) => r.name === 'agate:resume')).toHaveLength(1);
+      expect(rows.filter((r) => r.name === 'agate:end')).toHaveLength(2);
+    } finally {
+      await dbos.destroy();
+      await db.end();
+    }
   });
 
   it('ends awaiting-approval when no decision comes within approvalTimeoutMs', async () => {

@@ -1,5 +1,6 @@
 import { type SessionSnapshot, type SessionStore, StaleSessionError } from '@agate/core';
 import type pg from 'pg';
+import type { WakeMessage } from './options.js';
 import { SCHEMA } from './tables.js';
 
 /** Conditional saves lost to another writer before the end is saved unconditionally. */
@@ -57,6 +58,21 @@ export async function saveEnd(
 export function fingerprint(snapshot: SessionSnapshot): string {
   const { revision } = snapshot;
   return revision !== undefined ? `r${revision}` : `t${snapshot.savedAt}`;
+}
+
+/**
+ * Whether a wake message is news for a wait whose end was saved with fingerprint `print`: a
+ * cancellation always is; a change only when the stored session is newer than that end (a
+ * higher revision; for stores without revisions, another save time). Messages are sent by
+ * whoever saw a change, possibly of an earlier wait, so the run checks, not the sender.
+ * `print` undefined (a run recorded before ends returned it): every message counts, as before.
+ */
+export function wakesWait(message: WakeMessage, print: string | undefined): boolean {
+  if (message.kind !== 'changed' || print === undefined) return true;
+  const now = /^r(\d+)$/.exec(message.fingerprint);
+  const then = /^r(\d+)$/.exec(print);
+  if (now !== null && then !== null) return Number(now[1]) > Number(then[1]);
+  return message.fingerprint !== print;
 }
 
 /** Forgets a run's marks once it has ended (nothing replays its ends after that). */

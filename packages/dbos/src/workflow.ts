@@ -14,7 +14,7 @@ import { DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/datasource';
 import type pg from 'pg';
 import type { CancelWatch } from './cancellations.js';
 import { deferredStore } from './deferred-store.js';
-import { forgetEnds, saveEnd } from './end-save.js';
+import { forgetEnds, saveEnd, wakesWait } from './end-save.js';
 import { StepOrderError, UnknownAgentError } from './errors.js';
 import {
   type DurableAgents,
@@ -243,19 +243,29 @@ export async function durableRun(received: RunRequest): Promise<DurableRunResult
     const end = session.snapshot();
     const waiting = result.status === 'awaiting-approval';
     const thisRound = round++;
-    await dbStep('agate:end', async () => {
+    // The end's fingerprint, when the run waits (runs recorded before it was returned: null).
+    const print = await dbStep('agate:end', async (): Promise<string | null> => {
       await saved();
-      const print = await saveEnd(pool, store, workflowId, thisRound, end);
-      if (waiting) await recordWait(pool, workflowId, request.sessionId, print);
-      else await finish(pool, workflowId);
+      const endPrint = await saveEnd(pool, store, workflowId, thisRound, end);
+      if (!waiting) {
+        await finish(pool, workflowId);
+        return null;
+      }
+      await recordWait(pool, workflowId, request.sessionId, endPrint);
+      return endPrint;
     });
     if (!waiting) return ended(result);
 
     // Waits inside the workflow: no process is needed meanwhile, and a restart waits again.
     const now = await DBOS.now();
-    const message = await DBOS.recv<WakeMessage>(NAMES.topic, {
-      deadlineEpochMS: now + worker.approvalTimeoutMs,
-    });
+    const deadlineEpochMS = now + worker.approvalTimeoutMs;
+    let message = await DBOS.recv<WakeMessage>(NAMES.topic, { deadlineEpochMS });
+    // A wake sent for an earlier wait (a watchman that read the old wait, then loaded the
+    // session after this end was saved) names no change since this end: going on would load
+    // the undecided state and save it over a decision made meanwhile. Wait on for a real one.
+    while (message !== null && !wakesWait(message, print ?? undefined)) {
+      message = await DBOS.recv<WakeMessage>(NAMES.topic, { deadlineEpochMS });
+    }
     snapshot = await dbStep('agate:resume', async () => {
       await pool.query(`DELETE FROM ${SCHEMA}.waits WHERE workflow_id = $1`, [workflowId]);
       // No decision before the deadline: the run ends here.
