@@ -15,9 +15,7 @@ describe('wakesWait: is a wake message news for the wait it reaches?', () => {
   it('stores without revisions: any other save time is news, the end’s own is not', () => {
     const at = 't2026-12-06T20:00:00.000Z';
     expect(wakesWait({ kind: 'changed', fingerprint: at }, at)).toBe(false);
-    expect(wakesWait({ kind: 'changed', fingerprint: 't2026-12-06T20:00:01.000Z' }, at)).toBe(
-      true,
-    );
+    expect(wakesWait({ kind: 'changed', fingerprint: 't2026-12-06T20:00:01.000Z' }, at)).toBe(true);
   });
 
   it('a cancellation always wakes; a run recorded before ends carried their print takes any', () => {
