@@ -51,7 +51,7 @@ describe.skipIf(!requirePostgres('durable kill matrix (@agate/dbos)'))('the kill
     store = createPostgresStore({ connectionString: server.url });
     db = new pg.Client({ connectionString: server.url });
     await db.connect();
-  }, 30_000);
+  }, scaledLimit(30_000));
 
   afterAll(async () => {
     for (const w of workers) w.kill('SIGKILL');

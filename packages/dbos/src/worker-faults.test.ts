@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import { requirePostgres, scaledLimit, startPostgres, type TestPostgres } from '@agate/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CALLS_PER_RUN } from './__fixtures__/counting-agent.js';
 import {
@@ -32,7 +32,7 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
       // A server of its own: a test restarts it.
       pg = await startPostgres({ private: true });
       client = await createClient({ databaseUrl: pg.url });
-    }, 30_000);
+    }, scaledLimit(30_000));
 
     // Each test's workers end with it: a live one would take the next test's runs.
     afterEach(() => stopWorkers());
