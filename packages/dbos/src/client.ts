@@ -52,38 +52,7 @@ export async function createClient(options: ClientOptions): Promise<Client> {
     return found;
   };
 
-  const handle = (sessionId: string, runId: string): RunHandle => ({
-    sessionId,
-    runId,
-    async status() {
-      const found = await dbos.getWorkflow(runId);
-      if (found === undefined) throw new RunNotFoundError(sessionId);
-      return statusOf(found, pool);
-    },
-    async result({ timeoutMs } = {}) {
-      const waiting = dbos.retrieveWorkflow<DurableRunResult>(runId).getResult({
-        pollingIntervalMs: 200,
-      });
-      if (timeoutMs === undefined) return waiting;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new DurableRunError(
-                `Run ${runId} did not end within ${timeoutMs} ms; it goes on (check status(), or wait longer).`,
-              ),
-            ),
-          timeoutMs,
-        );
-      });
-      try {
-        return await Promise.race([waiting, late]);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-  });
+  const handle = (sessionId: string, runId: string) => runHandle(dbos, pool, sessionId, runId);
 
   return {
     async startRun({ agent, sessionId, input = null, runOptions }: StartRunInput) {
@@ -144,6 +113,42 @@ export async function createClient(options: ClientOptions): Promise<Client> {
       await dbos.destroy();
       await systemPool.end();
       await pool.end();
+    },
+  };
+}
+
+/** A run's handle: its status and its result, asked of DBOS. */
+function runHandle(dbos: DBOSClient, pool: pg.Pool, sessionId: string, runId: string): RunHandle {
+  return {
+    sessionId,
+    runId,
+    async status() {
+      const found = await dbos.getWorkflow(runId);
+      if (found === undefined) throw new RunNotFoundError(sessionId);
+      return statusOf(found, pool);
+    },
+    async result({ timeoutMs } = {}) {
+      const waiting = dbos.retrieveWorkflow<DurableRunResult>(runId).getResult({
+        pollingIntervalMs: 200,
+      });
+      if (timeoutMs === undefined) return waiting;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new DurableRunError(
+                `Run ${runId} did not end within ${timeoutMs} ms; it goes on (check status(), or wait longer).`,
+              ),
+            ),
+          timeoutMs,
+        );
+      });
+      try {
+        return await Promise.race([waiting, late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -45,28 +45,8 @@ export function startWatchman(options: {
   let running: Promise<void> | undefined;
   let stopped = false;
 
-  // The heartbeat has a connection of its own and a timer of its own: busy runs (the pool) or a
-  // slow takeover round never make a live worker look dead.
-  const beatPool = resilientPool(databaseUrl, 1);
-  const beat = () =>
-    beatPool.query(
-      `INSERT INTO ${SCHEMA}.workers (executor_id, heartbeat_at, pid, host)
-       VALUES ($1, now(), $2, $3)
-       ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now(), pid = EXCLUDED.pid, host = EXCLUDED.host`,
-      [executorId, process.pid, process.env.HOSTNAME ?? null],
-    );
-  let beating: Promise<unknown> | undefined;
-  const beatTimer = setInterval(
-    () => {
-      beating ??= beat()
-        .catch(options.onError)
-        .finally(() => {
-          beating = undefined;
-        });
-    },
-    Math.max(50, Math.floor(recoveryAfterMs / 6)),
-  );
-  beatTimer.unref();
+  const heartbeat = startHeartbeat(databaseUrl, executorId, recoveryAfterMs, options.onError);
+  const beat = heartbeat.beat;
 
   const round = async () => {
     await beat();
@@ -77,69 +57,13 @@ export function startWatchman(options: {
       );
       // Another live worker is doing this round; one is enough.
       if (rows[0]?.locked !== true) return;
-      await takeOver(client);
+      await takeOver(client, executorId, recoveryAfterMs);
       if (Date.now() - lastPoll < decisionPollMs) return;
       lastPoll = Date.now();
-      await wake(client);
+      await wake(client, store);
     });
   };
   let lastPoll = Number.NEGATIVE_INFINITY;
-
-  const takeOver = async (client: pg.PoolClient) => {
-    const { rows } = await client.query<{ executor_id: string; left: boolean }>(
-      `SELECT executor_id, heartbeat_at = 'epoch' AS left FROM ${SCHEMA}.workers
-       WHERE executor_id <> $1 AND heartbeat_at < now() - make_interval(secs => $2::double precision / 1000)`,
-      [executorId, recoveryAfterMs],
-    );
-    for (const { executor_id: dead, left } of rows) {
-      const pending = await DBOS.listWorkflows({
-        status: 'PENDING',
-        executorId: dead,
-        workflowName: NAMES.workflow,
-        loadInput: false,
-        loadOutput: false,
-      });
-      // A silent heartbeat with steps still being recorded is a starved process, not a dead one
-      // (a worker that left on purpose recorded its last step before it said so).
-      if (
-        !left &&
-        (await recentlyStepped(
-          client,
-          pending.map((w) => w.workflowID),
-          recoveryAfterMs,
-        ))
-      )
-        continue;
-      if (pending.length > 0) {
-        await DBOS.resumeWorkflows(
-          pending.map((w) => w.workflowID),
-          { queueName: NAMES.queue },
-        );
-      }
-      await client.query(`DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`, [dead]);
-    }
-  };
-
-  const wake = async (client: pg.PoolClient | pg.Pool, sessionId?: string) => {
-    const { rows } = await client.query<{
-      workflow_id: string;
-      session_id: string;
-      fingerprint: string;
-    }>(
-      `SELECT workflow_id, session_id, fingerprint FROM ${SCHEMA}.waits${
-        sessionId === undefined ? '' : ' WHERE session_id = $1'
-      }`,
-      sessionId === undefined ? [] : [sessionId],
-    );
-    for (const row of rows) {
-      const stored = await store.load(row.session_id);
-      if (stored === undefined) continue;
-      const now = fingerprint(stored);
-      if (now === row.fingerprint) continue;
-      const message: WakeMessage = { kind: 'changed', fingerprint: now };
-      await DBOS.send(row.workflow_id, message, NAMES.topic, `${row.workflow_id}:${now}`);
-    }
-  };
 
   const timer = setInterval(() => {
     if (running !== undefined || stopped) return;
@@ -155,14 +79,13 @@ export function startWatchman(options: {
     round,
     wakeSession(sessionId) {
       // Every live worker hears a decision; the send is idempotent, so the run is woken once.
-      if (!stopped) wake(pool, sessionId).catch(options.onError);
+      if (!stopped) wake(pool, store, sessionId).catch(options.onError);
     },
     async stopRounds() {
       stopped = true;
       clearInterval(timer);
-      clearInterval(beatTimer);
       await running;
-      await beating;
+      await heartbeat.stop();
     },
     async leave({ handOver }) {
       await this.stopRounds();
@@ -170,9 +93,118 @@ export function startWatchman(options: {
       const sql = handOver
         ? `UPDATE ${SCHEMA}.workers SET heartbeat_at = 'epoch' WHERE executor_id = $1`
         : `DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`;
-      await beatPool.query(sql, [executorId]).finally(() => beatPool.end());
+      await heartbeat.pool.query(sql, [executorId]).finally(() => heartbeat.pool.end());
     },
   };
+}
+
+/**
+ * The worker's heartbeat row, on a connection and a timer of its own: busy runs (the pool) or
+ * a slow takeover round never make a live worker look dead.
+ */
+function startHeartbeat(
+  databaseUrl: string,
+  executorId: string,
+  recoveryAfterMs: number,
+  onError: (error: unknown) => void,
+): { pool: pg.Pool; beat: () => Promise<unknown>; stop: () => Promise<void> } {
+  const pool = resilientPool(databaseUrl, 1);
+  const beat = () =>
+    pool.query(
+      `INSERT INTO ${SCHEMA}.workers (executor_id, heartbeat_at, pid, host)
+       VALUES ($1, now(), $2, $3)
+       ON CONFLICT (executor_id) DO UPDATE SET heartbeat_at = now(), pid = EXCLUDED.pid, host = EXCLUDED.host`,
+      [executorId, process.pid, process.env.HOSTNAME ?? null],
+    );
+  let beating: Promise<unknown> | undefined;
+  const timer = setInterval(
+    () => {
+      beating ??= beat()
+        .catch(onError)
+        .finally(() => {
+          beating = undefined;
+        });
+    },
+    Math.max(50, Math.floor(recoveryAfterMs / 6)),
+  );
+  timer.unref();
+  return {
+    pool,
+    beat,
+    async stop() {
+      clearInterval(timer);
+      await beating;
+    },
+  };
+}
+
+/** Puts the runs of workers silent for `recoveryAfterMs` back on the queue (under the lock). */
+async function takeOver(
+  client: pg.PoolClient,
+  executorId: string,
+  recoveryAfterMs: number,
+): Promise<void> {
+  const { rows } = await client.query<{ executor_id: string; left: boolean }>(
+    `SELECT executor_id, heartbeat_at = 'epoch' AS left FROM ${SCHEMA}.workers
+     WHERE executor_id <> $1 AND heartbeat_at < now() - make_interval(secs => $2::double precision / 1000)`,
+    [executorId, recoveryAfterMs],
+  );
+  for (const { executor_id: dead, left } of rows) {
+    const pending = await DBOS.listWorkflows({
+      status: 'PENDING',
+      executorId: dead,
+      workflowName: NAMES.workflow,
+      loadInput: false,
+      loadOutput: false,
+    });
+    // A silent heartbeat with steps still being recorded is a starved process, not a dead one
+    // (a worker that left on purpose recorded its last step before it said so).
+    if (
+      !left &&
+      (await recentlyStepped(
+        client,
+        pending.map((w) => w.workflowID),
+        recoveryAfterMs,
+      ))
+    )
+      continue;
+    if (pending.length > 0) {
+      await DBOS.resumeWorkflows(
+        pending.map((w) => w.workflowID),
+        { queueName: NAMES.queue },
+      );
+    }
+    await client.query(`DELETE FROM ${SCHEMA}.workers WHERE executor_id = $1`, [dead]);
+  }
+}
+
+/**
+ * Wakes the waiting runs (of `sessionId`, or all) whose stored session changed since their
+ * wait: DBOS's `send`, idempotent per stored revision.
+ */
+async function wake(
+  client: pg.PoolClient | pg.Pool,
+  store: SessionStore,
+  sessionId?: string,
+): Promise<void> {
+  const { rows } = await client.query<{
+    workflow_id: string;
+    session_id: string;
+    fingerprint: string;
+  }>(
+    `SELECT workflow_id, session_id, fingerprint FROM ${SCHEMA}.waits${
+      sessionId === undefined ? '' : ' WHERE session_id = $1'
+    }`,
+    sessionId === undefined ? [] : [sessionId],
+  );
+  for (const row of rows) {
+    const stored = await store.load(row.session_id);
+    if (stored === undefined) continue;
+    const now = fingerprint(stored);
+    if (now === row.fingerprint) continue;
+    const message: WakeMessage = { kind: 'changed', fingerprint: now };
+    await DBOS.send(row.workflow_id, message, NAMES.topic, `${row.workflow_id}:${now}`);
+  }
 }
 
 /** True when any of `workflowIds` recorded a step within the last `withinMs` (step-log.ts). */

@@ -89,94 +89,111 @@ describe.skipIf(!requirePostgres('durable worker fault tests (@agate/dbos)'))(
       expect(modelCalls.length).toBeLessThanOrEqual(count * MODEL_CALLS_PER_RUN + kills);
     }
 
-    it('three workers, 30 runs, one worker SIGKILLed three times: every run completes, nothing is lost or run twice', async () => {
-      const dir = logDir();
-      // One run at a time per worker, so that a kill interrupts at most one call: the bound
-      // "once per tick plus at most one per kill" (a worker running N at once may lose N; the
-      // queue's worker concurrency is one value for all workers, docs/durable.md).
-      const env = { AGATE_TEST_CONCURRENCY: '1', AGATE_TEST_DELAY_MS: '100' };
-      const victimEnv = env;
-      let victim = worker(dir, { ...victimEnv, AGATE_TEST_EXECUTOR_ID: 'victim' });
-      const others = [
-        worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'steady-1' }),
-        worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'steady-2' }),
-      ];
-      await Promise.all([victim.ready, ...others.map((w) => w.ready)]);
-      const handles = await startRuns('k', 30);
-      const killedAt = new Map<number, number>();
-      for (let kill = 0; kill < 3; kill++) {
-        // A random moment while the victim holds a run (or soon after it started, if it has none).
-        const since = Date.now();
-        const mine = () => lines(join(dir, 'spans.log')).some((l) => l.includes(` ${victim.pid} `));
-        while (!mine() && Date.now() - since < 3_000) await sleep(20);
-        await sleep(Math.random() * 400);
-        victim.kill('SIGKILL');
-        killedAt.set(victim.pid, Date.now());
-        await victim.exited;
-        // The same executor id: DBOS recovers the killed process's runs as this one starts.
-        victim = worker(dir, { ...victimEnv, AGATE_TEST_EXECUTOR_ID: 'victim' });
-        await victim.ready;
-      }
-      const results: DurableRunResult[] = await Promise.all(
-        handles.map((h) => h.result({ timeoutMs: 60_000 })),
-      );
-      expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
-      expectEveryCall(dir, 'k', 30, 3);
-      expect(overlaps(spans(join(dir, 'spans.log'), killedAt))).toEqual([]);
-    }, 150_000);
+    it(
+      'three workers, 30 runs, one worker SIGKILLed three times: every run completes, nothing is lost or run twice',
+      async () => {
+        const dir = logDir();
+        // One run at a time per worker, so that a kill interrupts at most one call: the bound
+        // "once per tick plus at most one per kill" (a worker running N at once may lose N; the
+        // queue's worker concurrency is one value for all workers, docs/durable.md).
+        const env = { AGATE_TEST_CONCURRENCY: '1', AGATE_TEST_DELAY_MS: '100' };
+        const victimEnv = env;
+        let victim = worker(dir, { ...victimEnv, AGATE_TEST_EXECUTOR_ID: 'victim' });
+        const others = [
+          worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'steady-1' }),
+          worker(dir, { ...env, AGATE_TEST_EXECUTOR_ID: 'steady-2' }),
+        ];
+        await Promise.all([victim.ready, ...others.map((w) => w.ready)]);
+        const handles = await startRuns('k', 30);
+        const killedAt = new Map<number, number>();
+        for (let kill = 0; kill < 3; kill++) {
+          // A random moment while the victim holds a run (or soon after it started, if it has none).
+          const since = Date.now();
+          const mine = () =>
+            lines(join(dir, 'spans.log')).some((l) => l.includes(` ${victim.pid} `));
+          while (!mine() && Date.now() - since < 3_000) await sleep(20);
+          await sleep(Math.random() * 400);
+          victim.kill('SIGKILL');
+          killedAt.set(victim.pid, Date.now());
+          await victim.exited;
+          // The same executor id: DBOS recovers the killed process's runs as this one starts.
+          victim = worker(dir, { ...victimEnv, AGATE_TEST_EXECUTOR_ID: 'victim' });
+          await victim.ready;
+        }
+        const results: DurableRunResult[] = await Promise.all(
+          handles.map((h) => h.result({ timeoutMs: scaledLimit(60_000) })),
+        );
+        expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
+        expectEveryCall(dir, 'k', 30, 3);
+        expect(overlaps(spans(join(dir, 'spans.log'), killedAt))).toEqual([]);
+      },
+      scaledLimit(150_000),
+    );
 
-    it('a worker killed for good: live workers take its runs over within recoveryAfterMs', async () => {
-      const dir = logDir();
-      const env = {
-        AGATE_TEST_CONCURRENCY: '3',
-        // Runs of about 4 s: still in flight when their worker dies.
-        AGATE_TEST_DELAY_MS: '500',
-        AGATE_TEST_RECOVERY_MS: '1500',
-      };
-      // Fresh executor ids (the default): nobody comes back under the dead one's id.
-      const pair = [worker(dir, env), worker(dir, env)];
-      await Promise.all(pair.map((w) => w.ready));
-      const handles = await startRuns('d', 4);
-      let first: string | undefined;
-      while (first === undefined) {
-        first = lines(join(dir, 'spans.log'))[0];
-        await sleep(20);
-      }
-      const doomedPid = Number(first.split(' ')[2]);
-      const doomed = pair.find((w) => w.pid === doomedPid) as WorkerProcess;
-      const survivor = pair.find((w) => w !== doomed) as WorkerProcess;
-      doomed.kill('SIGKILL');
-      const killedAt = new Map([[doomed.pid, Date.now()]]);
-      await doomed.exited;
-      const results = await Promise.all(handles.map((h) => h.result({ timeoutMs: 30_000 })));
-      expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
-      expectEveryCall(dir, 'd', 4, 4);
-      const all = spans(join(dir, 'spans.log'), killedAt);
-      const orphaned = new Set(all.filter((s) => s.pid === doomed.pid).map((s) => s.run));
-      expect(orphaned.size).toBeGreaterThan(0);
-      for (const run of orphaned) {
-        // Finished by the survivor: its last call ran there.
-        expect(all.some((s) => s.run === run && s.pid === survivor.pid)).toBe(true);
-      }
-      expect(overlaps(all)).toEqual([]);
-    }, 45_000);
+    it(
+      'a worker killed for good: live workers take its runs over within recoveryAfterMs',
+      async () => {
+        const dir = logDir();
+        const env = {
+          AGATE_TEST_CONCURRENCY: '3',
+          // Runs of about 4 s: still in flight when their worker dies.
+          AGATE_TEST_DELAY_MS: '500',
+          AGATE_TEST_RECOVERY_MS: '1500',
+        };
+        // Fresh executor ids (the default): nobody comes back under the dead one's id.
+        const pair = [worker(dir, env), worker(dir, env)];
+        await Promise.all(pair.map((w) => w.ready));
+        const handles = await startRuns('d', 4);
+        let first: string | undefined;
+        while (first === undefined) {
+          first = lines(join(dir, 'spans.log'))[0];
+          await sleep(20);
+        }
+        const doomedPid = Number(first.split(' ')[2]);
+        const doomed = pair.find((w) => w.pid === doomedPid) as WorkerProcess;
+        const survivor = pair.find((w) => w !== doomed) as WorkerProcess;
+        doomed.kill('SIGKILL');
+        const killedAt = new Map([[doomed.pid, Date.now()]]);
+        await doomed.exited;
+        const results = await Promise.all(
+          handles.map((h) => h.result({ timeoutMs: scaledLimit(30_000) })),
+        );
+        expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
+        expectEveryCall(dir, 'd', 4, 4);
+        const all = spans(join(dir, 'spans.log'), killedAt);
+        const orphaned = new Set(all.filter((s) => s.pid === doomed.pid).map((s) => s.run));
+        expect(orphaned.size).toBeGreaterThan(0);
+        for (const run of orphaned) {
+          // Finished by the survivor: its last call ran there.
+          expect(all.some((s) => s.run === run && s.pid === survivor.pid)).toBe(true);
+        }
+        expect(overlaps(all)).toEqual([]);
+      },
+      scaledLimit(45_000),
+    );
 
-    it('PostgreSQL restarted mid-run: runs wait and go on', async () => {
-      const dir = logDir();
-      const env = { AGATE_TEST_CONCURRENCY: '4', AGATE_TEST_DELAY_MS: '60' };
-      const w = worker(dir, env);
-      await w.ready;
-      const handles = await startRuns('p', 4);
-      while (lines(join(dir, 'spans.log')).length < 4) await sleep(50);
-      await pg.restart({ downForMs: 1_000 });
-      const results = await Promise.all(handles.map((h) => h.result({ timeoutMs: 30_000 })));
-      expect(results.map((r) => r.status)).toEqual([
-        'completed',
-        'completed',
-        'completed',
-        'completed',
-      ]);
-      expectEveryCall(dir, 'p', 4, 4);
-    }, 45_000);
+    it(
+      'PostgreSQL restarted mid-run: runs wait and go on',
+      async () => {
+        const dir = logDir();
+        const env = { AGATE_TEST_CONCURRENCY: '4', AGATE_TEST_DELAY_MS: '60' };
+        const w = worker(dir, env);
+        await w.ready;
+        const handles = await startRuns('p', 4);
+        while (lines(join(dir, 'spans.log')).length < 4) await sleep(50);
+        await pg.restart({ downForMs: 1_000 });
+        const results = await Promise.all(
+          handles.map((h) => h.result({ timeoutMs: scaledLimit(30_000) })),
+        );
+        expect(results.map((r) => r.status)).toEqual([
+          'completed',
+          'completed',
+          'completed',
+          'completed',
+        ]);
+        expectEveryCall(dir, 'p', 4, 4);
+      },
+      scaledLimit(45_000),
+    );
   },
 );

@@ -19,9 +19,9 @@ import {
   DurableRunError,
   WorkerRunningError,
 } from './errors.js';
-import { listen } from './listener.js';
+import { type Listener, listen } from './listener.js';
 import { DEFAULTS, NAMES, type Worker, type WorkerOptions } from './options.js';
-import { startWatchman } from './recovery.js';
+import { startWatchman, type Watchman } from './recovery.js';
 import { StepGate } from './step-gate.js';
 import { storeForDatabase } from './store.js';
 import { CANCEL_CHANNEL, ensureTables, resilientPool } from './tables.js';
@@ -38,27 +38,7 @@ let registered = false;
  */
 export async function launchWorker(options: WorkerOptions): Promise<Worker> {
   if (active || DBOS.isInitialized()) throw new WorkerRunningError();
-  const concurrency = positiveInteger(options.concurrency, DEFAULTS.concurrency, 'concurrency');
-  const recoveryAfterMs = positiveInteger(
-    options.recoveryAfterMs,
-    DEFAULTS.recoveryAfterMs,
-    'recoveryAfterMs',
-  );
-  const approvalTimeoutMs = positiveInteger(
-    options.approvalTimeoutMs,
-    DEFAULTS.approvalTimeoutMs,
-    'approvalTimeoutMs',
-  );
-  const decisionPollMs = positiveInteger(
-    options.decisionPollMs,
-    DEFAULTS.decisionPollMs,
-    'decisionPollMs',
-  );
-  if (Object.keys(options.agents).length === 0) {
-    throw new DurableRunError('launchWorker needs at least one agent in `agents`.');
-  }
-  const executorId =
-    options.executorId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const settings = workerSettings(options);
   const { databaseUrl } = options;
   const emit = options.onEvent ?? printEvent;
   const target = connectionTarget(databaseUrl);
@@ -80,7 +60,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
     if (!stopping && !health.suspect(error)) warn(firstLine(error));
   };
   // The store's and Agate's tables on one pool, DBOS's on another: both survive a restart.
-  const pool = resilientPool(databaseUrl, concurrency + 4);
+  const pool = resilientPool(databaseUrl, settings.concurrency + 4);
   const systemPool = resilientPool(databaseUrl, 10);
   const owned = options.store === undefined ? storeForDatabase(pool) : undefined;
   const store = options.store ?? (owned as SessionStore);
@@ -93,7 +73,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       agents: options.agents,
       store,
       pool,
-      approvalTimeoutMs,
+      approvalTimeoutMs: settings.approvalTimeoutMs,
       cancels,
       gate,
       // Saves share a step's transaction only on the store the worker made on the run database.
@@ -104,7 +84,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
       systemDatabaseUrl: databaseUrl,
       systemDatabasePool: systemPool,
       applicationVersion: options.applicationVersion ?? DEFAULTS.applicationVersion,
-      executorID: executorId,
+      executorID: settings.executorId,
       // DBOS's lines through the worker: a lost database is said twice, not every second.
       logger: dbosLogger({
         health,
@@ -113,59 +93,27 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
         quiet: () => stopping,
       }),
     });
-    // Once per process until a shutdown clears DBOS's registry (a failed launch keeps it).
-    if (!registered) {
-      DBOS.registerWorkflow(durableRun, { name: NAMES.workflow, maxRecoveryAttempts: 1_000 });
-      registered = true;
-    }
-    // DBOS's system tables (migrated as DBOS launches), the store's and ours, one process at a
-    // time: DBOS's own migrations deadlock when a worker and a client start together on a new
-    // database.
-    await ensureTables(pool, async () => {
-      await owned?.migrate();
-      await DBOS.launch();
-    }).catch((error: unknown) => {
-      if (connectionProblem(error) !== undefined) throw unavailable(error, target);
-      if (!mayNotCreate(error)) throw error;
-      throw new DatabaseMigrationError(
-        `could not create the worker's tables in database "${target.database}" as role ` +
-          `"${target.user}": ${firstLine(error)}. Run the worker as the database's owner, or ` +
-          `let the role create them: GRANT CREATE ON DATABASE "${target.database}" TO "${target.user}".`,
-        { cause: error },
-      );
-    });
+    await launchDbos(pool, target, owned);
     const watchman = startWatchman({
       databaseUrl,
       pool,
       store,
-      executorId,
-      recoveryAfterMs,
-      decisionPollMs,
+      executorId: settings.executorId,
+      recoveryAfterMs: settings.recoveryAfterMs,
+      decisionPollMs: settings.decisionPollMs,
       onError: failed,
     });
     stopRounds = () => watchman.stopRounds();
-    // What other processes tell the workers at once: a decision saved, a run cancelled.
-    const listener = listen({
-      databaseUrl,
-      channels: {
-        [DECISION_CHANNEL]: (sessionId) => watchman.wakeSession(sessionId),
-        [CANCEL_CHANNEL]: (workflowId) => cancels.heard(workflowId),
-      },
-      onConnected: () => {
-        cancels.connected().catch(() => cancels.disconnected());
-      },
-      onDisconnected: () => cancels.disconnected(),
-      onError: failed,
-    });
+    const listener = listenToOthers(databaseUrl, watchman, cancels, failed);
     stopListening = () => listener.stop();
     await DBOS.registerQueue(NAMES.queue, {
-      workerConcurrency: concurrency,
+      workerConcurrency: settings.concurrency,
       onConflict: 'always_update',
     });
     await watchman.round();
     let closing: Promise<{ stepsFinished: boolean }> | undefined;
     return {
-      executorId,
+      executorId: settings.executorId,
       shutdown({ graceMs = DEFAULTS.shutdownGraceMs } = {}) {
         closing ??= (async () => {
           // No new step starts here; the ones in flight record their answers.
@@ -202,6 +150,75 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
     active = false;
     throw error;
   }
+}
+
+/** What other processes tell the workers at once: a decision saved, a run cancelled. */
+function listenToOthers(
+  databaseUrl: string,
+  watchman: Watchman,
+  cancels: CancelWatch,
+  onError: (error: unknown) => void,
+): Listener {
+  return listen({
+    databaseUrl,
+    channels: {
+      [DECISION_CHANNEL]: (sessionId) => watchman.wakeSession(sessionId),
+      [CANCEL_CHANNEL]: (workflowId) => cancels.heard(workflowId),
+    },
+    onConnected: () => {
+      cancels.connected().catch(() => cancels.disconnected());
+    },
+    onDisconnected: () => cancels.disconnected(),
+    onError,
+  });
+}
+
+/** The worker's numbers, checked, with their defaults; and its executor id. */
+function workerSettings(options: WorkerOptions) {
+  const n = (key: 'concurrency' | 'recoveryAfterMs' | 'approvalTimeoutMs' | 'decisionPollMs') =>
+    positiveInteger(options[key], DEFAULTS[key], key);
+  const numbers = {
+    concurrency: n('concurrency'),
+    recoveryAfterMs: n('recoveryAfterMs'),
+    approvalTimeoutMs: n('approvalTimeoutMs'),
+    decisionPollMs: n('decisionPollMs'),
+  };
+  if (Object.keys(options.agents).length === 0) {
+    throw new DurableRunError('launchWorker needs at least one agent in `agents`.');
+  }
+  const executorId =
+    options.executorId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  return { ...numbers, executorId };
+}
+
+/**
+ * Registers the workflow (once per process until a shutdown clears DBOS's registry; a failed
+ * launch keeps it) and launches DBOS, migrating DBOS's system tables, the store's and Agate's
+ * one process at a time: DBOS's own migrations deadlock when a worker and a client start
+ * together on a new database.
+ */
+async function launchDbos(
+  pool: ReturnType<typeof resilientPool>,
+  target: ConnectionTarget,
+  owned: { migrate(): Promise<unknown> } | undefined,
+): Promise<void> {
+  if (!registered) {
+    DBOS.registerWorkflow(durableRun, { name: NAMES.workflow, maxRecoveryAttempts: 1_000 });
+    registered = true;
+  }
+  await ensureTables(pool, async () => {
+    await owned?.migrate();
+    await DBOS.launch();
+  }).catch((error: unknown) => {
+    if (connectionProblem(error) !== undefined) throw unavailable(error, target);
+    if (!mayNotCreate(error)) throw error;
+    throw new DatabaseMigrationError(
+      `could not create the worker's tables in database "${target.database}" as role ` +
+        `"${target.user}": ${firstLine(error)}. Run the worker as the database's owner, or ` +
+        `let the role create them: GRANT CREATE ON DATABASE "${target.database}" TO "${target.user}".`,
+      { cause: error },
+    );
+  });
 }
 
 /** A role without the right to create what the worker needs (SQLSTATE 42501). */

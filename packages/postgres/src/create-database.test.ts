@@ -1,4 +1,4 @@
-import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
+import { requirePostgres, scaledLimit, startPostgres, type TestPostgres } from '@agate/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateDatabaseError, createDatabase } from './create-database.js';
@@ -9,7 +9,7 @@ describe.skipIf(!requirePostgres('createDatabase'))('createDatabase', () => {
   beforeAll(async () => {
     server = await startPostgres({ private: true });
     base = server.url.replace(/\/postgres$/, '');
-  }, 30_000);
+  }, scaledLimit(30_000));
   afterAll(() => server?.stop());
 
   it('creates a missing database once, also when two processes ask at once, any name', async () => {
