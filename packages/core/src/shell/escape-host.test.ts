@@ -240,7 +240,7 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
 
   it('connecting to a Unix socket with the network allow-list on (the proxy still works)', async () => {
     const r = await sh(`${connect(socketPath)}; curl -sS -m 10 http://127.0.0.1:${httpPort}/`, {
-      network: { allow: ['127.0.0.1'] },
+      network: { allow: [`127.0.0.1:${httpPort}`] },
     });
     expect(r.stdout).not.toContain('HELLO FROM THE HOST SERVICE');
     expect(r.stdout).toContain('ERROR EPERM');
