@@ -26,7 +26,8 @@ export interface SandboxOptions {
   memoryBytes?: number;
   /**
    * `true` lets commands write the files the host runs later (`.git/hooks`, `.git/config`,
-   * shell rc files, editor task folders; docs/shell.md) inside the writable folders. Default
+   * `.git/config.worktree`, `.git/info/`, shell rc files, `.envrc`, `.npmrc`, `.pnpmfile.cjs`,
+   * yarn's rc files, editor and dev-container folders; docs/shell.md) inside the writable folders. Default
    * `false`: those stay read-only, and absent ones cannot be created.
    */
   allowHostRunFileWrites?: boolean;
