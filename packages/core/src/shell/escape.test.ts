@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem } from '@agate/testing';
@@ -165,7 +165,7 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite', () => {
 
   it('reaching a host not on the allow-list with network on', async () => {
     const allowed = await sh(`curl -sS -m 5 http://127.0.0.1:${port}/`, {
-      network: { allow: ['127.0.0.1'] },
+      network: { allow: [`127.0.0.1:${port}`] },
     });
     // The allow-list works: an allowed host is reached through the filtering proxy...
     expect(allowed.stdout).toBe('reached the host server');
@@ -176,6 +176,40 @@ describe.skipIf(!sandboxWorks).concurrent('escape suite', () => {
     // ...and anything else is refused by it, or unreachable around it.
     expect(denied.stdout).toContain('not on the sandbox');
     expect(denied.stdout).not.toContain('reached the host server');
+  });
+
+  it("reaching another port of an allowed host: allow: ['localhost:PORT'], CONNECT to the database's port (issue 48)", async () => {
+    // The reported attack: PostgreSQL on another local port, reached through the proxy.
+    const database = createTcpServer((socket) => {
+      databaseAccepted++;
+      socket.end('DATABASE SPEAKING\n');
+    });
+    let databaseAccepted = 0;
+    await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
+    const dbPort = (database.address() as AddressInfo).port;
+    try {
+      const r = await sh(
+        `curl -sS -m 5 http://localhost:${port}/; echo; ` +
+          `curl -sS -m 5 -p http://localhost:${dbPort}/ 2>&1; echo; ` +
+          `curl -sS -m 5 http://localhost:${dbPort}/; echo; ` +
+          `curl -sS -m 5 -p http://127.0.0.1:${dbPort}/ 2>&1; echo; ` +
+          // A name resolving to 127.0.0.1 on an allowed port, not named with that port.
+          `curl -sS -m 5 http://localhost/; echo`,
+        { network: { allow: [`localhost:${port}`, 'localhost'] } },
+      );
+      // The allowed host:port passes...
+      expect(r.stdout).toContain('reached the host server');
+      // ...another port of it does not, by CONNECT (-p) or plain request.
+      expect(r.stdout).not.toContain('DATABASE SPEAKING');
+      expect(r.stdout).toMatch(/CONNECT tunnel failed, response 403|Received HTTP code 403/);
+      expect(r.stdout).toContain(`localhost:${dbPort} is not on the sandbox's network allow-list`);
+      expect(r.stdout).toContain(
+        'an address of this host or its private network; only an allow-list entry naming exactly localhost:80 reaches it',
+      );
+      expect(databaseAccepted).toBe(0);
+    } finally {
+      await new Promise((resolve) => database.close(resolve));
+    }
   });
 
   it('/proc/1/root', async () => {

@@ -119,8 +119,66 @@ describe('host-run files (pure plan over a real folder)', () => {
     // node_modules is not looked into, and nothing deeper than three folders down.
     expect(plan.readOnly.some((p) => p.includes('node_modules'))).toBe(false);
     expect(plan.readOnly.some((p) => p.includes(join('a', 'b', 'c', 'd')))).toBe(false);
-    // Below the top, absent ones get no placeholder.
-    expect(plan.placeholders.every((p) => !p.path.includes('packages'))).toBe(true);
+    // Below the top, absent ones get no placeholder, but for the git files that lie in wait
+    // for a setting the host may turn on later (a nested repository's config.worktree).
+    expect(
+      plan.placeholders
+        .filter((p) => p.path.includes('packages'))
+        .map((p) => p.path.slice(root.length + 1))
+        .sort(),
+    ).toEqual([
+      join('packages', 'lib', '.git', 'config.worktree'),
+      join('packages', 'lib', '.git', 'modules', 'vendor', 'dep', 'config.worktree'),
+      join('packages', 'lib', '.git', 'modules', 'vendor', 'dep', 'info'),
+    ]);
+    expect(plan.readOnly).toContain(join(root, 'packages', 'lib', '.git', 'info'));
+  });
+
+  it("covers git's per-worktree config and info/ in the repository and in each linked worktree (issue 48)", () => {
+    const root = tree({
+      ...repo(),
+      '.git/config':
+        '[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n',
+      '.git/config.worktree': '[core]\n\tsparseCheckout = true\n',
+      '.git/info/sparse-checkout': '/*\n',
+      '.git/worktrees/feature/HEAD': 'ref: refs/heads/feature\n',
+      '.git/worktrees/feature/commondir': '../..\n',
+      '.git/worktrees/feature/gitdir': '/elsewhere/feature/.git\n',
+      '.git/worktrees/bare/HEAD': 'ref: refs/heads/bare\n',
+      '.git/worktrees/bare/config.worktree': '',
+    });
+    const plan = hostRunPlan([root]);
+    const git = join(root, '.git');
+    expect(plan.readOnly).toEqual(
+      expect.arrayContaining([
+        join(git, 'config.worktree'),
+        join(git, 'info'),
+        join(git, 'worktrees', 'feature', 'commondir'),
+        join(git, 'worktrees', 'feature', 'gitdir'),
+        join(git, 'worktrees', 'bare', 'config.worktree'),
+      ]),
+    );
+    expect(plan.pins).toEqual(
+      expect.arrayContaining([join(git, 'worktrees', 'feature'), join(git, 'worktrees', 'bare')]),
+    );
+    const placeholders = plan.placeholders
+      .filter((p) => p.path.startsWith(`${git}/`))
+      .map((p) => `${p.path.slice(git.length + 1)} ${p.kind}`);
+    expect(placeholders.sort()).toEqual([
+      'commondir file',
+      `${join('worktrees', 'bare', 'info')} dir`,
+      `${join('worktrees', 'feature', 'config.worktree')} file`,
+      `${join('worktrees', 'feature', 'info')} dir`,
+    ]);
+    // The top of a fresh repository: an empty config.worktree and info/ stand in.
+    const fresh = tree({ '.git/hooks': null, '.git/HEAD': 'ref: refs/heads/main\n' });
+    const freshPlan = hostRunPlan([fresh]);
+    expect(freshPlan.placeholders).toEqual(
+      expect.arrayContaining([
+        { path: join(fresh, '.git', 'config.worktree'), kind: 'file', content: '' },
+        { path: join(fresh, '.git', 'info'), kind: 'dir', content: '' },
+      ]),
+    );
   });
 
   it('follows a .git file to the git directory it names, and that one to its common directory', () => {

@@ -6,9 +6,12 @@ import { isWithin } from './policy.js';
  * Files the host runs or reads as configuration later, outside the sandbox, so a command must
  * not write them even inside its writable folders: a `.git/hooks/pre-commit` runs at the
  * host's next commit, `.git/config` can name a hook folder, an editor or a pager, a shell rc
- * file runs at the next login, an editor's task folder runs on open. The list is
+ * file runs at the next login, an editor's task folder runs on open, `.envrc` runs when direnv
+ * enters the folder, `.pnpmfile.cjs` at the next `pnpm install`, `.yarnrc.yml` names the yarn
+ * binary to run (`yarnPath`), `.npmrc` sets `node-options` and `script-shell`. The list is
  * sandbox-runtime's mandatory deny list (what Claude Code's commands run under), plus the rc
- * files zsh and bash read that it leaves out.
+ * files zsh and bash read that it leaves out and the package managers' and direnv's files
+ * (issue 48).
  */
 export const HOST_RUN_FILES = [
   '.gitconfig',
@@ -24,17 +27,65 @@ export const HOST_RUN_FILES = [
   '.zlogin',
   '.ripgreprc',
   '.mcp.json',
+  '.envrc',
+  '.pnpmfile.cjs',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.npmrc',
 ] as const;
 
-export const HOST_RUN_DIRS = ['.vscode', '.idea', '.claude/commands', '.claude/agents'] as const;
+export const HOST_RUN_DIRS = [
+  '.vscode',
+  '.idea',
+  '.devcontainer',
+  '.claude/commands',
+  '.claude/agents',
+] as const;
 
-/** What must stand in a git directory: hooks run by git, config read by it, and the redirect to another git directory. */
-const GIT_DIR_ENTRIES: ReadonlyArray<{ name: string; kind: 'dir' | 'file'; content: string }> = [
+/** Folders below the top that are protected whole where they exist. */
+const NESTED_DIRS = new Set(['.vscode', '.idea', '.devcontainer']);
+
+interface GitDirEntry {
+  name: string;
+  kind: 'dir' | 'file';
+  content: string;
+  /**
+   * Held by a placeholder when absent in every git directory found, nested ones too: git reads
+   * them only under a setting (`extensions.worktreeConfig`, a sparse checkout) the host may turn
+   * on later, so a file planted now would lie in wait.
+   */
+  always?: true;
+}
+
+/**
+ * What must stand in a git directory: hooks run by git, config read by it (the per-worktree
+ * `config.worktree` too: `core.fsmonitor` there runs at the host's next `git status`), the
+ * redirect to another git directory, and `info/` (`attributes` picks filter and diff drivers,
+ * `exclude` hides files from `git add`, `sparse-checkout` decides what is checked out).
+ */
+const GIT_DIR_ENTRIES: readonly GitDirEntry[] = [
   { name: 'hooks', kind: 'dir', content: '' },
   { name: 'config', kind: 'file', content: '' },
   // git refuses an empty commondir; "." names the git directory itself, as no file does.
   { name: 'commondir', kind: 'file', content: '.\n' },
+  { name: 'config.worktree', kind: 'file', content: '', always: true },
+  { name: 'info', kind: 'dir', content: '', always: true },
 ];
+
+/**
+ * What stands in a linked worktree's own git directory (`.git/worktrees/<name>`): its
+ * `config.worktree`, its `info/sparse-checkout`, and its `commondir` and `gitdir`, which tie it
+ * to the common directory whose hooks and config it uses and to its checkout (those two only
+ * where they exist: git refuses them empty).
+ */
+const WORKTREE_ENTRIES: readonly GitDirEntry[] = [
+  { name: 'config.worktree', kind: 'file', content: '', always: true },
+  { name: 'info', kind: 'dir', content: '', always: true },
+  { name: 'commondir', kind: 'file', content: '' },
+  { name: 'gitdir', kind: 'file', content: '' },
+];
+/** Linked worktrees looked at per git directory, at most. */
+export const WORKTREE_LIMIT = 200;
 
 /** An absent path made (empty) before the command and bound read-only, so it cannot be created. */
 export interface Placeholder {
@@ -125,12 +176,18 @@ class Plan {
     for (let d = dir; d !== root && isWithin(d, root); d = dirname(d)) this.pins.add(d);
   }
 
-  /** A git directory: pinned, its hooks, config and commondir protected, its submodules' too. */
+  /**
+   * A git directory: pinned, its hooks, config, per-worktree config, info and commondir
+   * protected, its linked worktrees' and submodules' too.
+   */
   gitDir(gitDir: string, worktree: string | undefined, createAbsent: boolean): void {
     if (this.root(gitDir) === undefined) return;
     this.pin(gitDir);
-    for (const entry of GIT_DIR_ENTRIES) {
-      this.protect(join(gitDir, entry.name), entry.kind, entry.content, createAbsent);
+    this.entries(gitDir, GIT_DIR_ENTRIES, createAbsent);
+    for (const linked of subfolders(join(gitDir, 'worktrees'), WORKTREE_LIMIT)) {
+      // Pinned: renamed away, it could be replaced by one with a config.worktree of the command's.
+      this.pin(linked);
+      this.entries(linked, WORKTREE_ENTRIES, false);
     }
     const hooksPath = configuredHooksPath(join(gitDir, 'config'));
     if (hooksPath !== undefined && worktree !== undefined) {
@@ -138,6 +195,13 @@ class Plan {
     }
     for (const module of submoduleGitDirs(join(gitDir, 'modules'))) {
       this.gitDir(module, undefined, false);
+    }
+  }
+
+  private entries(dir: string, entries: readonly GitDirEntry[], createAbsent: boolean): void {
+    for (const entry of entries) {
+      const make = createAbsent || entry.always === true;
+      this.protect(join(dir, entry.name), entry.kind, entry.content, make);
     }
   }
 
@@ -219,6 +283,18 @@ export function configuredHooksPath(configFile: string): string | undefined {
     }
   }
   return value === '' ? undefined : value;
+}
+
+/** The folders directly in `dir` (not links), at most `limit` of them. */
+function subfolders(dir: string, limit: number): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .slice(0, limit)
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
 }
 
 /** Git directories of submodules under `.git/modules` (a submodule's name may nest), bounded. */
@@ -338,7 +414,7 @@ function scanNested(root: string, plan: Plan): void {
       if (!top) {
         if (e.name === '.git') plan.dotGit(path, false);
         else if (FILE_NAMES.has(e.name)) plan.readOnly.add(path);
-        else if ((e.name === '.vscode' || e.name === '.idea') && e.isDirectory()) {
+        else if (NESTED_DIRS.has(e.name) && e.isDirectory()) {
           plan.readOnly.add(path);
         } else if (e.name === '.claude' && e.isDirectory()) {
           for (const sub of ['commands', 'agents'])

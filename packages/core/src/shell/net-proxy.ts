@@ -1,25 +1,78 @@
+import { lookup } from 'node:dns/promises';
 import { once } from 'node:events';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
+import {
+  type AllowEntry,
+  isInternalAddress,
+  matchingEntries,
+  namesExactly,
+  normalizeHost,
+  parseAllowList,
+  parsePort,
+} from './net-allow.js';
 
-/** True when `host` is on the allow-list (`example.com`, or `*.example.com` for its subdomains). */
-export function hostAllowed(host: string, allow: readonly string[]): boolean {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  return allow.some((entry) => {
-    const rule = entry.toLowerCase().replace(/:\d+$/, '');
-    return rule.startsWith('*.') ? name.endsWith(rule.slice(1)) : name === rule;
-  });
+/** Addresses tried per request, at most (a name may resolve to many). */
+const MAX_ADDRESSES = 8;
+/** How long one address may take to accept the connection. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Where a request may go: the addresses of `host` it may connect to, in order, or why not.
+ * `host` must match an entry together with `port` (no port in the entry: 80 and 443 only);
+ * then the name is resolved here, once, and every address it resolves to is checked: an
+ * address inside the host or its networks (loopback, private, link-local, CGNAT, unique-local,
+ * IPv4 in IPv6) is refused unless an entry names exactly this host and this port. The caller
+ * connects to these addresses, not to the name, so no second lookup can answer otherwise (DNS
+ * rebinding).
+ */
+export async function resolveAllowed(
+  entries: readonly AllowEntry[],
+  requestedHost: string,
+  port: number,
+  resolve: (host: string) => Promise<string[]> = resolveAll,
+): Promise<{ addresses: string[] } | { refused: string }> {
+  const host = normalizeHost(requestedHost);
+  if (host === undefined) return { refused: `${requestedHost.slice(0, 300)} is not a host name` };
+  if (matchingEntries(entries, host, port).length === 0) {
+    return { refused: `${host}:${port} is not on the sandbox's network allow-list` };
+  }
+  let addresses: string[];
+  try {
+    addresses = isIP(host) === 0 ? await resolve(host) : [host];
+  } catch {
+    return { refused: `${host} could not be resolved` };
+  }
+  if (addresses.length === 0) return { refused: `${host} could not be resolved` };
+  const internal = addresses.filter(isInternalAddress);
+  if (internal.length > 0 && !namesExactly(entries, host, port)) {
+    return {
+      refused:
+        `${host} resolves to ${internal[0]}, an address of this host or its private network; ` +
+        `only an allow-list entry naming exactly ${host.includes(':') ? `[${host}]` : host}:${port} reaches it`,
+    };
+  }
+  return { addresses: addresses.slice(0, MAX_ADDRESSES) };
+}
+
+async function resolveAll(host: string): Promise<string[]> {
+  const found = await lookup(host, { all: true, verbatim: true });
+  return found.map((a) => a.address);
 }
 
 /**
  * The sandbox's only way out when its network is an allow-list: an HTTP proxy on a Unix
  * socket (bound into the sandbox, whose own network has only loopback). `CONNECT host:port`
- * (HTTPS) and absolute-URI requests (HTTP) go through when the host is allowed; anything else
- * gets 403. Names are resolved here, on the host: the sandbox has no DNS.
+ * (HTTPS, or any TCP the entry's port serves) and absolute-URI requests (HTTP) go through when
+ * host and port are allowed (`resolveAllowed`); anything else gets 403. Names are resolved
+ * here, on the host: the sandbox has no DNS.
  */
 export async function startAllowListProxy(
   socketPath: string,
   allow: readonly string[],
+  /** How names are resolved (the system's resolver; a test passes its own DNS). */
+  resolve: (host: string) => Promise<string[]> = resolveAll,
 ): Promise<{ close(): Promise<void> }> {
+  const entries = parseAllowList(allow);
   const open = new Set<Socket>();
   const server: Server = createServer((client) => {
     open.add(client);
@@ -34,7 +87,9 @@ export async function startAllowListProxy(
         return;
       }
       client.off('data', onData);
-      route(client, head, end + 4, allow, open);
+      // Held until the upstream connection is made: what the client sends meanwhile waits.
+      client.pause();
+      route(client, head, end + 4, { entries, resolve }, open);
     };
     client.on('data', onData);
   });
@@ -52,18 +107,22 @@ function route(
   client: Socket,
   head: Buffer,
   bodyStart: number,
-  allow: readonly string[],
+  allow: { entries: readonly AllowEntry[]; resolve: (host: string) => Promise<string[]> },
   open: Set<Socket>,
 ): void {
   const requestLine = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
-  const [method = '', target = ''] = requestLine.split(' ');
+  const [method = '', target = '', version = 'HTTP/1.1'] = requestLine.split(' ');
   let host: string;
-  let port: number;
+  let port: number | null;
   let rest: Buffer;
   if (method === 'CONNECT') {
-    const at = target.lastIndexOf(':');
-    host = target.slice(0, at);
-    port = Number(target.slice(at + 1));
+    const parts = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]/@]+):([0-9]+)$/.exec(target);
+    if (parts === null) {
+      deny(client, 400, 'CONNECT takes host:port');
+      return;
+    }
+    host = parts[1]!;
+    port = parsePort(parts[2]!);
     rest = head.subarray(bodyStart);
   } else {
     let url: URL;
@@ -73,34 +132,76 @@ function route(
       deny(client, 400, 'only proxy requests (absolute URLs or CONNECT) are served');
       return;
     }
+    if (url.protocol !== 'http:' || url.username !== '' || url.password !== '') {
+      deny(client, 400, 'plain requests take an http:// URL (HTTPS goes through CONNECT)');
+      return;
+    }
     host = url.hostname;
-    port = Number(url.port || 80);
+    port = url.port === '' ? 80 : parsePort(url.port);
     // Forward the request in origin form: the rest of the head and any body as received.
-    const line = `${method} ${url.pathname}${url.search} ${requestLine.split(' ')[2] ?? 'HTTP/1.1'}`;
+    const line = `${method} ${url.pathname}${url.search} ${version}`;
     rest = Buffer.concat([Buffer.from(line, 'latin1'), head.subarray(head.indexOf('\r\n'))]);
   }
-  if (!hostAllowed(host, allow) || !Number.isInteger(port) || port <= 0 || port > 65_535) {
-    deny(client, 403, `host ${host} is not on the sandbox's network allow-list`);
+  if (port === null) {
+    deny(client, 403, 'the port is not a whole number from 1 to 65535');
     return;
   }
-  const upstream = connect({ host, port });
-  open.add(upstream);
-  upstream.on('close', () => open.delete(upstream));
-  upstream.on('error', () => {
-    if (method === 'CONNECT' && !client.destroyed)
-      deny(client, 502, `could not reach ${host}:${port}`);
-    client.destroy();
-  });
-  upstream.on('connect', () => {
-    if (method === 'CONNECT') client.write('HTTP/1.1 200 Connection established\r\n\r\n');
-    if (rest.length > 0) upstream.write(rest);
-    client.pipe(upstream).pipe(client);
+  const to = port;
+  void resolveAllowed(allow.entries, host, to, allow.resolve).then((verdict) => {
+    if ('refused' in verdict) {
+      deny(client, 403, verdict.refused);
+      return;
+    }
+    dial(client, verdict.addresses, to, method === 'CONNECT', rest, open);
   });
 }
+
+/** Connects to the checked addresses in turn (never to the name again) and pipes the two ends. */
+function dial(
+  client: Socket,
+  addresses: readonly string[],
+  port: number,
+  tunnel: boolean,
+  rest: Buffer,
+  open: Set<Socket>,
+): void {
+  const [address, ...others] = addresses;
+  if (address === undefined || client.destroyed) {
+    if (tunnel && !client.destroyed) deny(client, 502, `could not reach port ${port}`);
+    else client.destroy();
+    return;
+  }
+  const upstream = connect({ host: address, port, timeout: CONNECT_TIMEOUT_MS });
+  open.add(upstream);
+  let connected = false;
+  upstream.on('close', () => open.delete(upstream));
+  upstream.on('timeout', () => {
+    if (!connected) upstream.destroy(new Error('timed out'));
+  });
+  upstream.on('error', () => {
+    upstream.destroy();
+    if (!connected) dial(client, others, port, tunnel, rest, open);
+    else client.destroy();
+  });
+  upstream.on('connect', () => {
+    connected = true;
+    upstream.setTimeout(0);
+    if (tunnel) client.write('HTTP/1.1 200 Connection established\r\n\r\n');
+    if (rest.length > 0) upstream.write(rest);
+    client.pipe(upstream).pipe(client);
+    client.resume();
+  });
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  502: 'Bad Gateway',
+};
 
 function deny(client: Socket, status: number, why: string): void {
   const text = `agate sandbox: ${why}\n`;
   client.end(
-    `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );
 }

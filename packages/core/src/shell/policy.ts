@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { parseAllowList } from './net-allow.js';
 
 /** `<Shell sandbox>`: what a command may touch. Every field has a safe default. */
 export interface SandboxOptions {
@@ -7,7 +8,12 @@ export interface SandboxOptions {
   write?: readonly string[];
   /** Paths it may not read (hidden behind an empty file or folder), added to the defaults. */
   denyRead?: readonly string[];
-  /** `false` (default): no network at all. `{ allow }`: HTTP(S) only, to these hosts, through a filtering proxy. */
+  /**
+   * `false` (default): no network at all. `{ allow }`: through a filtering proxy, to these
+   * `host[:port]` entries only (`registry.npmjs.org`, `*.example.com`, `localhost:8080`,
+   * `[::1]:8080`); an entry without a port allows 80 and 443. Addresses of this host and its
+   * private networks are reached only through an entry naming that exact host and port.
+   */
   network?: false | { allow: readonly string[] };
   /** Size of the private temp dir (`/tmp` inside), in bytes. Default 64 MiB. */
   tmpSizeBytes?: number;
@@ -20,7 +26,8 @@ export interface SandboxOptions {
   memoryBytes?: number;
   /**
    * `true` lets commands write the files the host runs later (`.git/hooks`, `.git/config`,
-   * shell rc files, editor task folders; docs/shell.md) inside the writable folders. Default
+   * `.git/config.worktree`, `.git/info/`, shell rc files, `.envrc`, `.npmrc`, `.pnpmfile.cjs`,
+   * yarn's rc files, editor and dev-container folders; docs/shell.md) inside the writable folders. Default
    * `false`: those stay read-only, and absent ones cannot be created.
    */
   allowHostRunFileWrites?: boolean;
@@ -111,14 +118,8 @@ export function resolvePolicy(cwd: string, options: SandboxOptions = {}): Sandbo
   // Below this a shell and a small tool cannot start; the cap is for runaway commands.
   checkWhole('memoryBytes', memoryBytes, 16 * 1024 * 1024);
   const network = options.network;
-  if (network !== undefined && network !== false) {
-    const bad = network.allow.filter((h) => !/^(\*\.)?[A-Za-z0-9.-]+(:\d+)?$/.test(h));
-    if (bad.length > 0) {
-      throw new RangeError(
-        `sandbox.network.allow takes host names (registry.npmjs.org, *.example.com), got ${bad.map((h) => JSON.stringify(h)).join(', ')}.`,
-      );
-    }
-  }
+  // Malformed entries are refused here, before any command runs (NetworkAllowEntryError).
+  if (network !== undefined && network !== false) parseAllowList(network.allow);
   return {
     cwd: root,
     write: [...new Set((options.write ?? [root]).map((p) => resolve(root, p)))],

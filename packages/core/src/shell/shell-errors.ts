@@ -9,3 +9,14 @@ export class SandboxUnavailableError extends AgateError {
     nameErrorClass(SandboxUnavailableError, 'SandboxUnavailableError');
   }
 }
+
+/**
+ * A `sandbox.network.allow` entry that is not `host[:port]` (a URL, a path, a port out of
+ * range, an IPv6 address without brackets). Thrown when the policy is resolved, before any
+ * command runs.
+ */
+export class NetworkAllowEntryError extends AgateError {
+  static {
+    nameErrorClass(NetworkAllowEntryError, 'NetworkAllowEntryError');
+  }
+}

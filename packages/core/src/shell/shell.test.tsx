@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireSystem, scriptedModel } from '@agate/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createSession, Shell, System, Timeline, User } from '../index.js';
+import { createSession, NetworkAllowEntryError, Shell, System, Timeline, User } from '../index.js';
 import { bwrapArgs, FIRST_DATA_FD, SECCOMP_FD } from './bwrap-args.js';
 import {
   commandEnvironment,
@@ -105,7 +105,12 @@ describe('policy (pure)', () => {
     expect(() => resolvePolicy(dir, { tmpSizeBytes: 10 })).toThrow('tmpSizeBytes');
     expect(() => resolvePolicy(dir, { maxProcesses: 1 })).toThrow('maxProcesses');
     expect(() => resolvePolicy(dir, { memoryBytes: 1024 })).toThrow('memoryBytes');
-    expect(() => resolvePolicy(dir, { network: { allow: ['http://x'] } })).toThrow('host names');
+    expect(() => resolvePolicy(dir, { network: { allow: ['http://x'] } })).toThrow(
+      NetworkAllowEntryError,
+    );
+    expect(() => resolvePolicy(dir, { network: { allow: ['localhost:99999'] } })).toThrow(
+      'host[:port]',
+    );
     expect(resolvePolicy(dir)).toMatchObject({
       memoryBytes: DEFAULT_MEMORY_BYTES,
       allowHostRunFileWrites: false,
