@@ -1,0 +1,275 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFileStore, type SessionState, type SessionStore } from '@agate/core';
+import { scriptedModel } from '@agate/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import ApprovalAgent, { dropped } from '../__fixtures__/approval-agent.js';
+import { MAX_CHAT_MESSAGE_CHARS, readChatMessage } from './chat.js';
+import { type Studio, startStudio } from './server.js';
+
+let dir: string;
+let store: SessionStore;
+let studio: Studio;
+
+/** The model of every chat below: one script, played on across the studio's runs. */
+const turns: Parameters<typeof scriptedModel>[0] = [];
+const model = scriptedModel([(call) => turns[call.index] ?? 'nothing more scripted'], {
+  whenExhausted: 'repeat-last',
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agate-studio-chat-'));
+  store = createFileStore(join(dir, 'sessions'));
+  studio = await startStudio({
+    store,
+    agent: {
+      file: 'approval-agent.tsx',
+      element: <ApprovalAgent />,
+      options: {},
+      model,
+      modelDescription: 'a scripted model',
+    },
+  });
+});
+
+afterEach(async () => {
+  await studio.chat?.idle();
+});
+
+afterAll(async () => {
+  await studio?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Plays `replies` as the model's next turns. */
+function script(...replies: Parameters<typeof scriptedModel>[0]): void {
+  turns.length = model.calls.length;
+  turns.push(...replies);
+}
+
+/** A request with exactly these headers (node:http: fetch would add or refuse some). */
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${studio.origin}${path}`, { method, headers }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+    });
+    request.on('error', reject);
+    if (body !== undefined) request.write(body);
+    request.end();
+  });
+}
+
+/** What the page sends: the token's cookie stands in for the header, same origin, JSON. */
+const own = () => ({
+  'x-agate-studio-token': studio.token,
+  origin: studio.origin,
+  'content-type': 'application/json',
+  'sec-fetch-site': 'same-origin',
+});
+
+async function post(path: string, body: unknown, headers = own()) {
+  const answer = await raw('POST', path, headers, JSON.stringify(body));
+  return { status: answer.status, body: JSON.parse(answer.body) as Record<string, unknown> };
+}
+
+async function stored(id: string): Promise<SessionState> {
+  const snapshot = await store.load(id);
+  if (snapshot === undefined) throw new Error(`no session ${id}`);
+  return snapshot.state as SessionState;
+}
+
+/** Each message as `role: text` (a tool call or result as its type). */
+const texts = (state: SessionState) =>
+  state.timeline.map((m) => {
+    if (typeof m.content === 'string') return `${m.role}: ${m.content}`;
+    const parts = m.content.map((part) => (part.type === 'text' ? part.text : `(${part.type})`));
+    return `${m.role}: ${parts.join(' ')}`;
+  });
+
+describe('agate studio --agent: the chat', () => {
+  it('says whom it talks to', async () => {
+    const info = await raw('GET', '/api/chat', own());
+    expect(info.status).toBe(200);
+    expect(JSON.parse(info.body)).toEqual({
+      agent: 'approval-agent.tsx',
+      model: 'a scripted model',
+      maxMessageChars: MAX_CHAT_MESSAGE_CHARS,
+    });
+  });
+
+  it('runs a message, keeps the session in the store with its tick log, and goes on with the conversation', async () => {
+    script('Which tables?');
+    const sent = await post('/api/chat', { text: '  Hello agent  ' });
+    expect(sent.status).toBe(202);
+    const id = sent.body.sessionId as string;
+    await studio.chat?.idle();
+    expect(texts(await stored(id))).toEqual(['user: Hello agent', 'assistant: Which tables?']);
+    expect((await stored(id)).status).toBe('completed');
+
+    script('Noted.');
+    const next = await post('/api/chat', { sessionId: id, text: 'The old ones.' });
+    expect(next).toEqual({ status: 202, body: { sessionId: id } });
+    await studio.chat?.idle();
+    expect(texts(await stored(id))).toEqual([
+      'user: Hello agent',
+      'assistant: Which tables?',
+      'user: The old ones.',
+      'assistant: Noted.',
+    ]);
+    const ticks = JSON.parse((await raw('GET', `/api/sessions/${id}/ticks`, own())).body);
+    expect(ticks.map((t: { reply: string }) => t.reply)).toEqual(['Which tables?', 'Noted.']);
+    // The model saw the whole conversation, the agent's own <User> first.
+    const prompt = JSON.stringify(model.calls.at(-1)?.prompt);
+    expect(prompt).toContain('Drop the old tables.');
+    expect(prompt).toContain('Hello agent');
+  });
+
+  it('holds a call for approval, takes the decision, and goes on from it', async () => {
+    script(
+      { toolCalls: [{ toolCallId: 'c-logs', toolName: 'drop_table', input: { table: 'logs' } }] },
+      'Dropped logs.',
+    );
+    const sent = await post('/api/chat', { text: 'Drop logs.' });
+    const id = sent.body.sessionId as string;
+    await studio.chat?.idle();
+    const held = await stored(id);
+    expect(held.status).toBe('awaiting-approval');
+    expect(dropped).not.toContain('logs');
+
+    const approved = await post(`/api/sessions/${id}/tool-calls/c-logs/approve`, { by: 'ana' });
+    expect(approved.status).toBe(200);
+    const on = await post('/api/chat', { sessionId: id });
+    expect(on.status).toBe(202);
+    await studio.chat?.idle();
+    expect(dropped).toContain('logs');
+    const after = await stored(id);
+    expect(after.status).toBe('completed');
+    expect(texts(after).at(-1)).toBe('assistant: Dropped logs.');
+  });
+
+  it('refuses a second message while a tick runs (409 busy), and a decision on that session', async () => {
+    script({ text: 'Slow answer.', delayMs: 1_500 });
+    const first = await post('/api/chat', { text: 'Take your time.' });
+    expect(first.status).toBe(202);
+    const id = first.body.sessionId as string;
+    const info = JSON.parse((await raw('GET', '/api/chat', own())).body);
+    expect(info.running).toBe(id);
+
+    const second = await post('/api/chat', { sessionId: id, text: 'Are you done?' });
+    expect(second.status).toBe(409);
+    expect(second.body).toMatchObject({ code: 'busy', sessionId: id });
+    expect(second.body.error).toMatch(/running a tick: the message was not taken/);
+    const elsewhere = await post('/api/chat', { text: 'A new chat meanwhile.' });
+    expect(elsewhere.status).toBe(409);
+    const decision = await post(`/api/sessions/${id}/tool-calls/c-x/approve`, { by: 'ana' });
+    expect(decision.status).toBe(409);
+    expect(decision.body).toMatchObject({ code: 'busy' });
+
+    await studio.chat?.idle();
+    expect(texts(await stored(id))).toEqual(['user: Take your time.', 'assistant: Slow answer.']);
+  });
+
+  it('refuses an approval for a call that is not held', async () => {
+    script('Fine.');
+    const id = (await post('/api/chat', { text: 'Hi.' })).body.sessionId as string;
+    await studio.chat?.idle();
+    const unknown = await post(`/api/sessions/${id}/tool-calls/c-made-up/approve`, { by: 'ana' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatch(/c-made-up/);
+    const denied = await post(`/api/sessions/${id}/tool-calls/c-made-up/deny`, {
+      by: 'ana',
+      reason: 'no',
+    });
+    expect(denied.status).toBe(404);
+    expect((await stored(id)).guards.approvals.calls).toEqual([]);
+  });
+
+  it('refuses an oversized message (400) and an oversized body (413), adding nothing', async () => {
+    const before = (await store.list()).length;
+    const long = await post('/api/chat', { text: 'x'.repeat(MAX_CHAT_MESSAGE_CHARS + 1) });
+    expect(long.status).toBe(400);
+    expect(long.body.error).toMatch(/16001 characters; at most 16000/);
+    const huge = await raw('POST', '/api/chat', own(), JSON.stringify({ text: 'y'.repeat(70_000) }));
+    expect(huge.status).toBe(413);
+    expect((await store.list()).length).toBe(before);
+  });
+
+  it('refuses a cross-origin POST, a same-site page, no token and a form (403/401/415)', async () => {
+    const message = JSON.stringify({ text: 'Drop everything.' });
+    const before = (await store.list()).length;
+    expect((await raw('POST', '/api/chat', { ...own(), origin: 'http://evil.example' }, message)).status).toBe(403);
+    expect((await raw('POST', '/api/chat', { ...own(), origin: 'null' }, message)).status).toBe(403);
+    const { origin: _origin, ...noOrigin } = own();
+    expect((await raw('POST', '/api/chat', noOrigin, message)).status).toBe(403);
+    expect((await raw('POST', '/api/chat', { ...own(), 'sec-fetch-site': 'same-site' }, message)).status).toBe(403);
+    const { 'x-agate-studio-token': _token, ...noToken } = own();
+    expect((await raw('POST', '/api/chat', noToken, message)).status).toBe(401);
+    expect(
+      (await raw('POST', '/api/chat', { ...own(), 'content-type': 'text/plain' }, message)).status,
+    ).toBe(415);
+    expect((await store.list()).length).toBe(before);
+  });
+
+  it('answers 400 or 404 to a message it cannot take', async () => {
+    expect((await post('/api/chat', ['hi'])).status).toBe(400);
+    expect((await post('/api/chat', { text: 42 })).status).toBe(400);
+    expect((await post('/api/chat', { text: '   ' })).status).toBe(400);
+    expect((await post('/api/chat', { sessionId: '../etc', text: 'hi' })).status).toBe(400);
+    expect((await raw('POST', '/api/chat', own(), '{"text": ')).status).toBe(400);
+    const missing = await post('/api/chat', { sessionId: 'never-stored' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatch(/No session "never-stored"/);
+  });
+});
+
+describe('readChatMessage', () => {
+  it('keeps a trimmed text and a valid id, and nothing else', () => {
+    expect(readChatMessage({ text: ' hi ', sessionId: 's-1', extra: true })).toEqual({
+      text: 'hi',
+      sessionId: 's-1',
+    });
+    expect(readChatMessage({ sessionId: 's-1', text: '' })).toEqual({ sessionId: 's-1' });
+    expect(() => readChatMessage(null)).toThrow(/JSON object/);
+    expect(() => readChatMessage({ sessionId: '.hidden', text: 'x' })).toThrow(/session id/);
+  });
+});
+
+describe('agate studio without --agent', () => {
+  it('has no chat: 404, and nothing runs', async () => {
+    const plain = await startStudio({ store });
+    try {
+      const headers = {
+        'x-agate-studio-token': plain.token,
+        origin: plain.origin,
+        'content-type': 'application/json',
+      };
+      const answer = await new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          `${plain.origin}/api/chat`,
+          { method: 'POST', headers },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end(JSON.stringify({ text: 'hi' }));
+      });
+      expect(answer).toBe(404);
+      expect(plain.chat).toBeUndefined();
+    } finally {
+      await plain.close();
+    }
+  });
+});
