@@ -24,7 +24,8 @@ export interface StudioCommandOptions {
 /** `agate studio`: serves the inspector on 127.0.0.1 until Ctrl-C. */
 export async function studioCommand(io: CliIo, options: StudioCommandOptions): Promise<number> {
   const ref = await openStore(options.store);
-  const agent = options.agent !== undefined ? await studioAgent(io, options.agent, options) : undefined;
+  const agent =
+    options.agent !== undefined ? await studioAgent(io, options.agent, options) : undefined;
   const studio = await startStudioFor({
     store: ref.store,
     ...(options.port !== undefined ? { port: options.port } : {}),

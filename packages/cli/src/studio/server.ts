@@ -10,8 +10,8 @@ import {
   UnknownSessionError,
 } from '@agate/core';
 import { isValidSessionId } from '@agate/core/stores';
-import { type StudioAgent, StudioBusyError, StudioChat } from './chat.js';
 import { cookieValue, newStudioToken, refusal, tokenCookie, tokenCookieName } from './access.js';
+import { type StudioAgent, StudioBusyError, StudioChat } from './chat.js';
 import { decide, type StudioSigner, studioDecisions } from './decisions.js';
 import { studioPage } from './page-html.js';
 import { TOKEN_HEADER, TOKEN_PARAM } from './protocol.js';
@@ -82,13 +82,18 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
         return send(response, 413, { error: error.message });
       }
       if (StudioBusyError.isInstance(error)) {
-        return send(response, 409, { error: error.message, code: 'busy', sessionId: error.sessionId });
+        return send(response, 409, {
+          error: error.message,
+          code: 'busy',
+          sessionId: error.sessionId,
+        });
       }
       if (ChatConflictError.isInstance(error)) {
         return send(response, 409, { error: error.message, code: 'conflict' });
       }
       if (ChatOwnerError.isInstance(error)) return send(response, 403, { error: error.message });
-      if (UnknownSessionError.isInstance(error)) return send(response, 404, { error: error.message });
+      if (UnknownSessionError.isInstance(error))
+        return send(response, 404, { error: error.message });
       send(response, 500, { error: error instanceof Error ? error.message : String(error) });
     });
   });

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore, type SessionState, type SessionStore } from '@agate/core';
-import { scriptedModel } from '@agate/testing';
+import { type ScriptedReply, scriptedModel } from '@agate/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import ApprovalAgent, { dropped } from '../__fixtures__/approval-agent.js';
 import { MAX_CHAT_MESSAGE_CHARS, readChatMessage } from './chat.js';
@@ -14,7 +14,7 @@ let store: SessionStore;
 let studio: Studio;
 
 /** The model of every chat below: one script, played on across the studio's runs. */
-const turns: Parameters<typeof scriptedModel>[0] = [];
+const turns: Array<string | ScriptedReply> = [];
 const model = scriptedModel([(call) => turns[call.index] ?? 'nothing more scripted'], {
   whenExhausted: 'repeat-last',
 });
@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 /** Plays `replies` as the model's next turns. */
-function script(...replies: Parameters<typeof scriptedModel>[0]): void {
+function script(...replies: Array<string | ScriptedReply>): void {
   turns.length = model.calls.length;
   turns.push(...replies);
 }
@@ -149,6 +149,8 @@ describe('agate studio --agent: the chat', () => {
 
     const approved = await post(`/api/sessions/${id}/tool-calls/c-logs/approve`, { by: 'ana' });
     expect(approved.status).toBe(200);
+    // Decided: the session waits for nothing, and goes on when asked to.
+    expect((await stored(id)).status).toBe('idle');
     const on = await post('/api/chat', { sessionId: id });
     expect(on.status).toBe(202);
     await studio.chat?.idle();
@@ -200,7 +202,12 @@ describe('agate studio --agent: the chat', () => {
     const long = await post('/api/chat', { text: 'x'.repeat(MAX_CHAT_MESSAGE_CHARS + 1) });
     expect(long.status).toBe(400);
     expect(long.body.error).toMatch(/16001 characters; at most 16000/);
-    const huge = await raw('POST', '/api/chat', own(), JSON.stringify({ text: 'y'.repeat(70_000) }));
+    const huge = await raw(
+      'POST',
+      '/api/chat',
+      own(),
+      JSON.stringify({ text: 'y'.repeat(70_000) }),
+    );
     expect(huge.status).toBe(413);
     expect((await store.list()).length).toBe(before);
   });
@@ -208,11 +215,17 @@ describe('agate studio --agent: the chat', () => {
   it('refuses a cross-origin POST, a same-site page, no token and a form (403/401/415)', async () => {
     const message = JSON.stringify({ text: 'Drop everything.' });
     const before = (await store.list()).length;
-    expect((await raw('POST', '/api/chat', { ...own(), origin: 'http://evil.example' }, message)).status).toBe(403);
-    expect((await raw('POST', '/api/chat', { ...own(), origin: 'null' }, message)).status).toBe(403);
+    expect(
+      (await raw('POST', '/api/chat', { ...own(), origin: 'http://evil.example' }, message)).status,
+    ).toBe(403);
+    expect((await raw('POST', '/api/chat', { ...own(), origin: 'null' }, message)).status).toBe(
+      403,
+    );
     const { origin: _origin, ...noOrigin } = own();
     expect((await raw('POST', '/api/chat', noOrigin, message)).status).toBe(403);
-    expect((await raw('POST', '/api/chat', { ...own(), 'sec-fetch-site': 'same-site' }, message)).status).toBe(403);
+    expect(
+      (await raw('POST', '/api/chat', { ...own(), 'sec-fetch-site': 'same-site' }, message)).status,
+    ).toBe(403);
     const { 'x-agate-studio-token': _token, ...noToken } = own();
     expect((await raw('POST', '/api/chat', noToken, message)).status).toBe(401);
     expect(
