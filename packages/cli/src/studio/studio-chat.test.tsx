@@ -1,11 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createFileStore, type SessionState, type SessionStore } from '@agate/core';
 import { type ScriptedReply, scriptedModel } from '@agate/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '../__fixtures__/agate-process.js';
 import ApprovalAgent, { dropped } from '../__fixtures__/approval-agent.js';
+import { ExitCode } from '../errors.js';
+import { main } from '../program.js';
 import { MAX_CHAT_MESSAGE_CHARS, readChatMessage } from './chat.js';
 import { type Studio, startStudio } from './server.js';
 
@@ -284,5 +289,132 @@ describe('agate studio without --agent', () => {
     } finally {
       await plain.close();
     }
+  });
+});
+
+const BIN = fileURLToPath(new URL('../../bin/agate.js', import.meta.url));
+const CHECKPOINT_AGENT = fileURLToPath(
+  new URL('../__fixtures__/checkpoint-agent.tsx', import.meta.url),
+);
+
+describe('agate studio --agent --scripted (the real bin)', () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill('SIGINT');
+  });
+
+  it('talks to a checkpointed agent on a script: a message, the checkpoint approved, on to the end', async () => {
+    const sessions = join(dir, 'bin-sessions');
+    const scriptFile = join(dir, 'script.json');
+    await writeFile(
+      scriptFile,
+      JSON.stringify([
+        { toolCalls: [{ toolName: 'save_note', input: { text: 'hello' } }] },
+        {
+          toolCalls: [
+            { toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'Saved hello.' } },
+          ],
+        },
+        { toolCalls: [{ toolName: 'save_note', input: { text: 'bye' } }] },
+        'Both notes saved.',
+      ]),
+    );
+    child = spawn(
+      process.execPath,
+      [BIN, 'studio', '--agent', CHECKPOINT_AGENT, '--scripted', scriptFile, '--store', sessions],
+      { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const printed = new URL(
+      await new Promise<string>((resolve, reject) => {
+        child?.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /agate studio: (\S+)/.exec(out)?.[1];
+          if (found !== undefined) resolve(found);
+        });
+        child?.once('exit', (code) => reject(new Error(`agate studio exited ${code}: ${err}`)));
+      }),
+    );
+    expect(out).toContain(`model: scripted model from ${scriptFile} (offline)`);
+    const headers = {
+      'x-agate-studio-token': printed.searchParams.get('token') ?? '',
+      origin: printed.origin,
+      'content-type': 'application/json',
+    };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${printed.origin}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const idle = () =>
+      expect
+        .poll(async () => (await call('GET', '/api/chat')).body.running, { timeout: 30_000 })
+        .toBeUndefined();
+
+    const sent = await call('POST', '/api/chat', { text: 'Save hello, then bye.' });
+    expect(sent.status).toBe(202);
+    const id = sent.body.sessionId as string;
+    await idle();
+    const held = await call('GET', `/api/sessions/${id}`);
+    expect(held.body).toMatchObject({ status: 'awaiting-approval', pending: [{ id: 'T-1' }] });
+
+    const approved = await call('POST', `/api/sessions/${id}/checkpoints/T-1/approve`, {
+      by: 'ana',
+    });
+    expect(approved.status).toBe(200);
+    // Approved twice: it is no longer pending (409), nothing recorded.
+    expect(
+      (await call('POST', `/api/sessions/${id}/checkpoints/T-1/approve`, { by: 'ana' })).status,
+    ).toBe(409);
+    expect((await call('POST', '/api/chat', { sessionId: id })).status).toBe(202);
+    await idle();
+    const done = await call('GET', `/api/sessions/${id}`);
+    expect(done.body.status).toBe('completed');
+    const last = (done.body.messages as Array<{ parts: Array<{ text?: string }> }>).at(-1);
+    expect(last?.parts[0]?.text).toBe('Both notes saved.');
+    // In the store given, as `agate run --store` keeps a session: `agate show` reads it.
+    const shown = await agate(['show', id, '--store', sessions]);
+    expect(shown.code).toBe(ExitCode.ok);
+    expect(shown.stdout).toContain('completed');
+  }, 90_000);
+});
+
+async function agate(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    out: (text) => {
+      stdout += text;
+    },
+    err: (text) => {
+      stderr += text;
+    },
+    env: {},
+    isTTY: false,
+    onInterrupt: () => () => {},
+  });
+  return { code, stdout, stderr };
+}
+
+describe('agate studio --agent: bad options', () => {
+  it('refuses model flags without --agent, and a private key with it (exit 2, one line)', async () => {
+    const flags = await agate(['studio', '--scripted', 'x.json', '--store', dir]);
+    expect(flags.code).toBe(ExitCode.usage);
+    expect(flags.stderr).toMatch(/^agate: The model flags .* choose the model of --agent/);
+    const keyFile = join(dir, 'some.key');
+    await writeFile(keyFile, 'not read');
+    const keyed = await agate(['studio', '--agent', CHECKPOINT_AGENT, '--key-file', keyFile]);
+    expect(keyed.code).toBe(ExitCode.usage);
+    expect(keyed.stderr).toMatch(/^agate: --agent runs the agent's tools in the studio's process/);
+    const missing = await agate(['studio', '--agent', join(dir, 'nope.tsx'), '--store', dir]);
+    expect(missing.code).toBe(ExitCode.usage);
+    expect(missing.stderr).toMatch(/Agent file .*nope\.tsx not found/);
   });
 });
