@@ -4,7 +4,7 @@
  * OpenAI-compatible server (`--base-url`, `--model`): the real provider path, over HTTP.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,9 @@ const ok = requireSystem({
 
 const BIN = fileURLToPath(new URL('../../bin/agate.js', import.meta.url));
 const AGENT = fileURLToPath(new URL('../__fixtures__/approval-agent.tsx', import.meta.url));
+const CHECKPOINT_AGENT = fileURLToPath(
+  new URL('../__fixtures__/checkpoint-agent.tsx', import.meta.url),
+);
 
 /** Starts `agate <args>` and resolves with the studio's printed address. */
 export async function startStudioBin(
@@ -69,8 +72,8 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
     dir = await mkdtemp(join(tmpdir(), 'agate-studio-chat-'));
     store = createFileStore(join(dir, 'sessions'));
     model = await startOpenAICompatibleServer([
-      // Slow enough to watch the run live.
-      { text: 'Which tables should go?', delayMs: 1_500 },
+      // Slow enough to watch the run live, even on a busy machine.
+      { text: 'Which tables should go?', delayMs: 2_500 },
       {
         text: 'Dropping it.',
         // Untrusted input, shown as text, never markup.
@@ -79,7 +82,7 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
         ],
       },
       'Dropped <b>logs</b>. Anything else?',
-      { text: 'Still thinking.', delayMs: 2_000 },
+      { text: 'Still thinking.', delayMs: 3_000 },
     ]);
     studio = await startStudioBin([
       'studio',
@@ -242,6 +245,69 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
     expect((await store.list()).length).toBe(before);
     expect(model.requests).toHaveLength(4);
   });
+});
+
+describe.skipIf(!ok)('agate studio --agent --scripted in a real browser', () => {
+  let dir: string;
+  let studio: { child: ChildProcess; url: URL; out: () => string };
+  let chromiumBrowser: Browser;
+  let browser: BrowserContext;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agate-studio-chat-scripted-'));
+    const script = join(dir, 'script.json');
+    await writeFile(
+      script,
+      JSON.stringify([
+        { toolCalls: [{ toolName: 'save_note', input: { text: 'hello' } }] },
+        {
+          toolCalls: [
+            { toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'Saved hello.' } },
+          ],
+        },
+        { toolCalls: [{ toolName: 'save_note', input: { text: 'bye' } }] },
+        'Both notes saved.',
+      ]),
+    );
+    studio = await startStudioBin([
+      'studio',
+      '--agent',
+      CHECKPOINT_AGENT,
+      '--scripted',
+      script,
+      '--store',
+      join(dir, 'sessions'),
+    ]);
+    chromiumBrowser = await chromium.connect(CHROMIUM_ENDPOINT);
+    browser = await chromiumBrowser.newContext({ viewport: { width: 1280, height: 760 } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await chromiumBrowser?.close();
+    studio?.child.kill('SIGINT');
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('approves a checkpoint inline and goes on to the end', async () => {
+    const page = await browser.newPage();
+    await page.goto(studio.url.href);
+    await page.fill('#chat-message', 'Save hello, then bye.');
+    await page.click('#chat-send');
+    const checkpoint = page.locator('#pending [data-checkpoint="T-1"]');
+    await checkpoint.waitFor();
+    // The ticks as they arrived: the note, then the submission.
+    await expect.poll(() => page.locator('tr.tick').count()).toBe(2);
+    await page.fill('#by', 'ana');
+    await checkpoint.locator('button.approve').click();
+    await page.waitForSelector('#pending', { state: 'detached' });
+    await page.click('#chat-go-on');
+    await page.locator('#chat-target', { hasText: '(completed)' }).waitFor();
+    await page.locator('#conversation .message', { hasText: 'Both notes saved.' }).waitFor();
+    await expect.poll(() => page.locator('tr.tick').count()).toBe(4);
+    const ledger = (await page.locator('#ledger').textContent()) ?? '';
+    expect(ledger).toContain('ana');
+  }, 60_000);
 });
 
 /** Serves one HTML page on a free port of 127.0.0.1 (an attacker's page, another origin). */
