@@ -113,7 +113,16 @@ export class StudioChat {
       if (message.text === undefined && (await this.store.load(sessionId)) === undefined) {
         throw new UnknownSessionError(sessionId, 'the studio store');
       }
-      const { store: _fileStore, id: _id, onEvent, ...options } = this.agent.options;
+      // The studio owns where the session lives and what it is seeded from: the file's
+      // store, id and seed state are `agate run`'s, not a conversation's.
+      const {
+        store: _fileStore,
+        id: _id,
+        state: _state,
+        model: _fileModel,
+        onEvent,
+        ...options
+      } = this.agent.options;
       const turn = await openChatSession(
         this.agent.element,
         {

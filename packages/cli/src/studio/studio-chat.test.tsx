@@ -187,6 +187,22 @@ describe('agate studio --agent: the chat', () => {
     expect(texts(await stored(id))).toEqual(['user: Take your time.', 'assistant: Slow answer.']);
   });
 
+  it('says on the page how a run failed, and takes the next message', async () => {
+    script({ error: new Error('the provider is down') });
+    const id = (await post('/api/chat', { text: 'Anyone there?' })).body.sessionId as string;
+    await studio.chat?.idle();
+    const info = JSON.parse((await raw('GET', '/api/chat', own())).body);
+    expect(info.running).toBeUndefined();
+    expect(info.lastError.sessionId).toBe(id);
+    expect(info.lastError.message).toContain('the provider is down');
+    expect((await stored(id)).status).toBe('error');
+    script('Back.');
+    expect((await post('/api/chat', { sessionId: id, text: 'Again?' })).status).toBe(202);
+    await studio.chat?.idle();
+    expect(texts(await stored(id)).at(-1)).toBe('assistant: Back.');
+    expect(JSON.parse((await raw('GET', '/api/chat', own())).body).lastError).toBeUndefined();
+  });
+
   it('refuses an approval for a call that is not held', async () => {
     script('Fine.');
     const id = (await post('/api/chat', { text: 'Hi.' })).body.sessionId as string;
