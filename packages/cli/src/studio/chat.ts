@@ -164,10 +164,7 @@ export class StudioChat {
       result = await session.run();
       await save();
     } catch (error) {
-      this.lastError = {
-        sessionId: session.id,
-        message: error instanceof Error ? error.message : String(error),
-      };
+      this.lastError = { sessionId: session.id, message: errorText(error) };
     } finally {
       stop();
       if (result?.status === 'error' && result.error !== undefined) {
@@ -225,6 +222,10 @@ export function readChatMessage(body: unknown): ChatMessage {
   };
 }
 
+/** Characters of a failed run's message the page is sent (a provider may answer pages of it). */
+const MAX_ERROR_CHARS = 2_000;
+
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }
