@@ -268,7 +268,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
   program
     .command('studio')
     .description(
-      "a local web inspector on 127.0.0.1: sessions, ticks, each tick's context and its diff, approvals",
+      "a local web inspector on 127.0.0.1: sessions, ticks, each tick's context and its diff, approvals; with --agent, a chat with the agent",
     )
     .addOption(storeOption())
     .option('--port <n>', 'port to listen on (default: a free one)', portNumber)
@@ -276,7 +276,27 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       '--key-file <file>',
       'sign decisions taken from the page with this private key (or AGATE_APPROVAL_KEY_FILE)',
     )
+    .option(
+      '--agent <agent-file>',
+      'add a chat pane that talks to this agent (any file agate run takes); sessions go to --store',
+    )
+    .option('--scripted <file>', 'with --agent: answer offline from a JSON script of model turns')
+    .option('--script-turn <n>', "with --scripted: the script's first turn to play", positiveInt)
+    .option('--model <id>', 'with --agent: the model to ask (in place of AGATE_MODEL)')
+    .option(
+      '--base-url <url>',
+      "with --agent: an OpenAI-compatible server's endpoint (in place of AGATE_BASE_URL)",
+    )
     .action(async (options) => {
+      if (
+        options.agent === undefined &&
+        ['scripted', 'scriptTurn', 'model', 'baseUrl'].some((flag) => options[flag] !== undefined)
+      ) {
+        throw new CliError(
+          'The model flags (--scripted, --script-turn, --model, --base-url) choose the model of --agent: give the agent file too.',
+          ExitCode.usage,
+        );
+      }
       const { studioCommand } = await import('./commands/studio.js');
       setExit(await studioCommand(io, options));
     });

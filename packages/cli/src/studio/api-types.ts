@@ -116,3 +116,16 @@ export interface TickView {
   decisions: DecisionLine[];
   pruned?: unknown;
 }
+
+/** `GET /api/chat` with `agate studio --agent`: whom the chat pane talks to. */
+export interface ChatInfo {
+  /** The agent file as given on the command line. */
+  agent: string;
+  /** The model, as `agate run` describes it. */
+  model: string;
+  maxMessageChars: number;
+  /** The session whose run is in progress (one at a time). */
+  running?: string;
+  /** How the last run failed, when it did (the page shows it). */
+  lastError?: { sessionId: string; message: string };
+}

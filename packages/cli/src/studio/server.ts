@@ -1,8 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InvalidSessionIdError, type Session, type SessionStore } from '@agate/core';
+import {
+  ChatConflictError,
+  ChatOwnerError,
+  ChatRequestError,
+  InvalidSessionIdError,
+  type Session,
+  type SessionStore,
+  UnknownSessionError,
+} from '@agate/core';
 import { isValidSessionId } from '@agate/core/stores';
 import { cookieValue, newStudioToken, refusal, tokenCookie, tokenCookieName } from './access.js';
+import { type StudioAgent, StudioBusyError, StudioChat } from './chat.js';
 import { decide, type StudioSigner, studioDecisions } from './decisions.js';
 import { studioPage } from './page-html.js';
 import { TOKEN_HEADER, TOKEN_PARAM } from './protocol.js';
@@ -14,6 +23,8 @@ export interface StudioOptions extends StudioSigner {
   port?: number;
   /** The running session of `agate run --studio` (its ticks appear live). */
   live?: () => Session | undefined;
+  /** `agate studio --agent`: the agent the page's chat pane talks to. */
+  agent?: StudioAgent;
 }
 
 export interface Studio {
@@ -25,10 +36,14 @@ export interface Studio {
   token: string;
   /** Tells open pages that something changed (a tick ended, the run ended). */
   notify(sessionId: string): void;
+  /** With `agent`: the studio's conversations (tests wait on `chat.idle()`). */
+  chat?: StudioChat;
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 16_384;
+/** A chat message's body: the message's bound (16,000 characters) in any UTF-8, and its JSON. */
+const MAX_CHAT_BODY_BYTES = 65_536;
 
 /** A request the studio answers with 400: its URL names nothing well formed. */
 class BadRequest extends Error {}
@@ -43,15 +58,42 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   // Bundled (from the sources) or read (built) before listening: a page that cannot be made
   // fails the command at once, not the first visit.
   await studioPage();
-  const data = new StudioData(options.store, options.live);
+  const chat =
+    options.agent === undefined
+      ? undefined
+      : new StudioChat(options.agent, options.store, (id) => notifyAll(id));
+  // The chat's run in progress is live as `agate run --studio`'s is: its ticks appear as they end.
+  const data = new StudioData(options.store, () => options.live?.() ?? chat?.running);
   const decisions = studioDecisions(options.store, options);
   const token = newStudioToken();
   const listeners = new Set<ServerResponse>();
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (error instanceof BadRequest || InvalidSessionIdError.isInstance(error)) {
+      if (
+        error instanceof BadRequest ||
+        InvalidSessionIdError.isInstance(error) ||
+        ChatRequestError.isInstance(error)
+      ) {
         return send(response, 400, { error: error.message });
       }
+      if (error instanceof TooLarge) {
+        // The rest of the body is not read: the connection ends with the answer.
+        response.setHeader('connection', 'close');
+        return send(response, 413, { error: error.message });
+      }
+      if (StudioBusyError.isInstance(error)) {
+        return send(response, 409, {
+          error: error.message,
+          code: 'busy',
+          sessionId: error.sessionId,
+        });
+      }
+      if (ChatConflictError.isInstance(error)) {
+        return send(response, 409, { error: error.message, code: 'conflict' });
+      }
+      if (ChatOwnerError.isInstance(error)) return send(response, 403, { error: error.message });
+      if (UnknownSessionError.isInstance(error))
+        return send(response, 404, { error: error.message });
       send(response, 500, { error: error instanceof Error ? error.message : String(error) });
     });
   });
@@ -115,6 +157,13 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       request.on('close', () => listeners.delete(response));
       return;
     }
+    if (url.pathname === '/api/chat' && chat !== undefined) {
+      if (request.method === 'GET') return send(response, 200, chat.info());
+      if (request.method === 'POST') {
+        const started = await chat.send(await readJson(request, MAX_CHAT_BODY_BYTES));
+        return send(response, 202, started);
+      }
+    }
     if (path[0] !== 'api' || path[1] !== 'sessions') return notFound(request, response, url);
     if (request.method === 'GET') {
       if (path.length === 2) return send(response, 200, await data.sessions());
@@ -141,6 +190,8 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
         : undefined;
     if (record === undefined) return notFound(request, response, url);
     const id = sessionId(path[2]);
+    // The run holds the session: its end would write over a decision taken meanwhile.
+    chat?.assertIdle(id, 'the decision');
     const answer = await decide(await readJson(request), (by, field) =>
       record(id, path[4] as string, by, field),
     );
@@ -167,13 +218,18 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     origin,
     token,
     notify: notifyAll,
-    close: () =>
-      new Promise<void>((resolve) => {
+    ...(chat !== undefined ? { chat } : {}),
+    close: async () => {
+      // A run in progress ends as aborted and is saved before the studio goes.
+      chat?.abort();
+      await chat?.idle();
+      await new Promise<void>((resolve) => {
         for (const listener of listeners) listener.end();
         listeners.clear();
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 
@@ -219,17 +275,48 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
+/** A body over its bound: answered 413 without reading the rest. */
+class TooLarge extends Error {}
+
+/**
+ * The body as JSON, or undefined when it is not JSON. With `limit` (the chat), a longer body
+ * is a `TooLarge`; without, it reads as no body (a decision then lacks its `by`).
+ */
+async function readJson(request: IncomingMessage, limit?: number): Promise<unknown> {
+  const body = await readBody(request, limit ?? MAX_BODY_BYTES);
+  if (body === undefined) {
+    if (limit !== undefined) {
+      throw new TooLarge(`The body is over ${limit} bytes: send a shorter message.`);
+    }
+    return undefined;
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The body, or undefined once it passes `limit` bytes: reading stops there (the stream is
+ * paused, not destroyed, so that the answer still reaches the client).
+ */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.off('data', onData);
+        request.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
 }

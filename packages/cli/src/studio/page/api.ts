@@ -1,4 +1,4 @@
-import type { SessionView, StudioSession, TickSummary, TickView } from '../api-types.js';
+import type { ChatInfo, SessionView, StudioSession, TickSummary, TickView } from '../api-types.js';
 
 /**
  * Every call carries the launch's token in the studio's `HttpOnly` cookie (the browser sends
@@ -14,6 +14,21 @@ async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
 const session = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
 
 export const api = {
+  /** The chat of `agate studio --agent`; null when the studio has none. */
+  chatInfo: async (): Promise<ChatInfo | null> => {
+    const response = await fetch('/api/chat', { credentials: 'same-origin' });
+    if (response.status === 404) return null;
+    const body = (await response.json()) as ChatInfo & { error?: string };
+    if (!response.ok) throw new Error(body.error ?? response.statusText);
+    return body;
+  },
+  /** A message for the agent (or, without `text`, going on): answered once the run started. */
+  chat: (body: { sessionId?: string; text?: string }) =>
+    call<{ sessionId: string }>('/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
   sessions: () => call<StudioSession[]>('/api/sessions'),
   session: (id: string) => call<SessionView>(session(id)),
   ticks: (id: string) => call<TickSummary[]>(`${session(id)}/ticks`),

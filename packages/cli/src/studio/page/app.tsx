@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { SessionView, StudioSession, TickSummary, TickView } from '../api-types.js';
+import type { ChatInfo, SessionView, StudioSession, TickSummary, TickView } from '../api-types.js';
 import { api, watchChanges } from './api.js';
+import { ChatPane } from './chat-pane.js';
 import { PendingBox } from './pending-box.js';
 import { SessionList } from './session-list.js';
 import { SessionPanel } from './session-panel.js';
@@ -23,6 +24,8 @@ export function App() {
   const [tick, setTick] = useState<TickView>();
   const [status, setStatus] = useState('');
   const [connected, setConnected] = useState(false);
+  // `agate studio --agent`: whom the chat pane talks to (null: no chat).
+  const [chat, setChat] = useState<ChatInfo | null>(null);
   // What the person asked for last: an answer for anything older is dropped.
   const wanted = useRef<{ id?: string; tick?: number }>({});
 
@@ -62,24 +65,27 @@ export function App() {
   // Stable, so that the tick rows (memoized) do not all re-render when one is opened.
   const onOpenTick = useCallback((n: number) => openTick(n).catch(fail), [openTick, fail]);
 
+  const loadChat = useCallback(async () => setChat(await api.chatInfo()), []);
+
   const refresh = useCallback(
     async (sessionId: string) => {
-      await loadSessions();
+      await Promise.all([loadSessions(), loadChat()]);
       const { id, tick: open } = wanted.current;
       if (id === sessionId) await openSession(id, open);
     },
-    [loadSessions, openSession],
+    [loadSessions, loadChat, openSession],
   );
 
   useEffect(() => {
     loadSessions().catch(fail);
+    loadChat().catch(fail);
     return watchChanges(
       () => setConnected(true),
       (sessionId) => {
         refresh(sessionId).catch(fail);
       },
     );
-  }, [loadSessions, refresh, fail]);
+  }, [loadSessions, loadChat, refresh, fail]);
 
   useLayoutEffect(() => {
     if (opened !== undefined) measure.listShown(opened.ticks.length);
@@ -112,10 +118,36 @@ export function App() {
       <SessionList sessions={sessions} selected={opened?.view.id} onOpen={onOpenSession} />
       <TickList ticks={opened?.ticks} selected={tick?.tick} onOpen={onOpenTick} />
       <main id="detail">
+        {chat !== null && (
+          <ChatPane
+            info={chat}
+            target={opened?.view}
+            onSent={(id) => {
+              setStatus('');
+              loadChat().catch(fail);
+              openSession(id).catch(fail);
+            }}
+            onNew={() => {
+              wanted.current = {};
+              setOpened(undefined);
+              setTick(undefined);
+            }}
+            onError={fail}
+          />
+        )}
         {opened === undefined ? (
-          <p className="muted">Pick a session, then a tick.</p>
+          <p className="muted">
+            {chat !== null
+              ? 'Write to the agent above, or pick a session.'
+              : 'Pick a session, then a tick.'}
+          </p>
         ) : tick === undefined ? (
-          <SessionPanel view={opened.view} ticks={opened.ticks.length} pending={pending} />
+          <SessionPanel
+            view={opened.view}
+            ticks={opened.ticks.length}
+            pending={pending}
+            chatting={chat !== null}
+          />
         ) : (
           <TickPanel tick={tick} pending={pending} />
         )}

@@ -5,7 +5,13 @@ import { DecisionList } from './decision-list.js';
 import { KeyValues } from './kv.js';
 
 /** A session as the store holds it: status, what waits, the conversation and the ledger. */
-export function SessionPanel(props: { view: SessionView; ticks: number; pending: ReactNode }) {
+export function SessionPanel(props: {
+  view: SessionView;
+  ticks: number;
+  pending: ReactNode;
+  /** The chat pane is on: the conversation is what the person follows, so it is open. */
+  chatting?: boolean;
+}) {
   const { view, ticks } = props;
   return (
     <section id="session">
@@ -27,7 +33,7 @@ export function SessionPanel(props: { view: SessionView; ticks: number; pending:
           ? `${ticks} ticks recorded: pick one for what the model saw, its diff and its guard decisions.`
           : 'This session kept no tick log (run it with tickLog, or agate run --studio): below is its conversation as the store keeps it.'}
       </p>
-      <ConversationView messages={view.messages} folded={ticks > 0} />
+      <ConversationView messages={view.messages} folded={ticks > 0 && props.chatting !== true} />
       <h2>Checkpoints and approvals (the ledger)</h2>
       <DecisionList id="ledger" lines={view.ledger} />
     </section>
