@@ -12,6 +12,7 @@ import {
   type ReplayStep,
   replayPhaseGates,
 } from '../../entries/guards.js';
+import { checkPhaseGatesProps } from './phase-gates-props.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`./outcome/__fixtures__/${name}.txt`, import.meta.url), 'utf8');
@@ -186,7 +187,8 @@ describe("verification: 'project-tests'", () => {
     expect(replay.exit.reasons.join('\n')).toContain(
       "only your own script ran after your change (python reproduce_issue.py); a script you wrote in this run does not count as the project's tests: run the project's own tests that cover your change to src/calc.py",
     );
-    expect(replay.level).toBe('passed');
+    // The project's tests never ran: the finish meets everything short of 'project-tests'.
+    expect(replay.level).toBe('project-tests-if-runnable');
     expect(replay.lastCheck).toMatchObject({ kind: 'agent-script', outcome: 'passed' });
     expect(replay.lastProjectTests).toBeUndefined();
     // The lower levels let it through.
@@ -308,6 +310,95 @@ describe("verification: 'project-tests'", () => {
     // A string matches a whole command or its start followed by arguments, never a prefix of a word.
     expect(
       replayPhaseGates(steps, at('project-tests', { testCommands: ['./ci/che'] })).exit.refused,
+    ).toBe(true);
+  });
+});
+
+describe("verification: 'project-tests-if-runnable'", () => {
+  const fix = [sh('cat src/calc.py', ok('def add(a, b):\n    return a - b\n')), sh(REPRO, ok())];
+  const change = sh("sed -i 's/a - b/a + b/' src/calc.py", ok());
+  const script = sh('python reproduce_issue.py', ok('ok'));
+  const tests = sh('pytest tests/test_calc.py', ok(fixture('pytest-passing')));
+  const level = at('project-tests-if-runnable');
+
+  it("a run whose project tests never ran is judged as at 'passed'", () => {
+    const steps = [...fix, change, script];
+    const replay = replayPhaseGates(steps, level);
+    expect(replay.exit.refused).toBe(false);
+    expect(replay.level).toBe('project-tests-if-runnable');
+    expect(replayPhaseGates(steps, at('project-tests')).exit.refused).toBe(true);
+    // A failing last check is still refused, as at 'passed'.
+    const failing = [
+      ...fix,
+      change,
+      sh('python reproduce_issue.py', { exitCode: 1, output: 'AssertionError' }),
+    ];
+    expect(replayPhaseGates(failing, level).exit.refused).toBe(true);
+    expect(replayPhaseGates(failing, level).exit.reasons.join()).toContain(
+      'the checks have not passed yet',
+    );
+  });
+
+  it("a run that ran the project's tests, then changed the code, must run them again", () => {
+    const steps = [...fix, tests, change, script];
+    const replay = replayPhaseGates(steps, level);
+    expect(replay.exit.refused).toBe(true);
+    expect(replay.level).toBe('passed');
+    expect(replay.exit.reasons.join()).toContain(
+      "only your own script ran after your change (python reproduce_issue.py); a script you wrote in this run does not count as the project's tests: run the project's own tests that cover your change to src/calc.py",
+    );
+    expect(replay.exit.reasons.join()).toContain(
+      'they ran earlier in this run (pytest tests/test_calc.py, step 3), so run them again',
+    );
+    const again = replayPhaseGates([...steps, tests], level);
+    expect(again.exit.refused).toBe(false);
+    expect(again.level).toBe('project-tests');
+  });
+
+  it("project tests that ran and failed last are refused, as at 'project-tests'", () => {
+    const steps = [
+      ...fix,
+      change,
+      sh('go test ./...', { exitCode: 1, output: fixture('go-failing') }),
+      script,
+    ];
+    const replay = replayPhaseGates(steps, level);
+    expect(replay.exit.refused).toBe(true);
+    expect(replay.exit.reasons.join()).toContain("the project's tests failed");
+  });
+
+  it('a test run that could not start does not make the tests runnable', () => {
+    const notRun = sh('pytest tests/test_calc.py', {
+      exitCode: 1,
+      output: '/usr/bin/python: No module named pytest',
+    });
+    const steps = [...fix, notRun, change, script];
+    const replay = replayPhaseGates(steps, level);
+    expect(replayPhaseGates([...fix, notRun], level).lastAttempt).toMatchObject({
+      outcome: 'error',
+    });
+    expect(replay.exit.refused).toBe(false);
+    expect(replayPhaseGates(steps, at('project-tests')).exit.refused).toBe(true);
+  });
+
+  it('is a <PhaseGates> option, and judges step lists too', () => {
+    expect(() =>
+      checkPhaseGatesProps({ mode: 'block', verification: 'project-tests-if-runnable' }),
+    ).not.toThrow();
+    expect(() =>
+      checkPhaseGatesProps({ mode: 'block', verification: 'tests-if-runnable' as 'passed' }),
+    ).toThrow(/"project-tests-if-runnable"/);
+    const steps: PhaseStep[] = [
+      { tick: 1, toolName: 'read_file', category: 'read', input: { path: 'a.py' } },
+      { tick: 2, toolName: 'run_tests', category: 'verify', input: {}, result: { exitCode: 0 } },
+      { tick: 3, toolName: 'write_file', category: 'patch', input: { path: 'a.py' } },
+      { tick: 4, toolName: 'bash', category: 'verify', input: {}, result: { exitCode: 0 } },
+    ];
+    const options = { verification: 'project-tests-if-runnable' } as const;
+    // The verify tool ran the project's checks at tick 2; tick 4's is a check, not the tests.
+    expect(evaluatePhaseGates(steps.slice(0, 3), options).verification).toBe(false);
+    expect(
+      evaluatePhaseGates([...steps.slice(0, 3), { ...steps[1]!, tick: 4 }], options).verification,
     ).toBe(true);
   });
 });

@@ -4,7 +4,13 @@ import type { PhaseGateOptions, VerificationJudgement, VerificationLevel } from 
 /** The strictest level a run's finish meets; `'none'`: not even `'ran'`. */
 export type VerificationLevelMet = 'none' | VerificationLevel;
 
-const ORDER: readonly VerificationLevelMet[] = ['none', 'ran', 'passed', 'project-tests'];
+const ORDER: readonly VerificationLevelMet[] = [
+  'none',
+  'ran',
+  'passed',
+  'project-tests-if-runnable',
+  'project-tests',
+];
 
 /** The level the options ask for (`requirePassing` and `'after-change'` are the old names). */
 export function requiredLevel(options: PhaseGateOptions): 'any' | VerificationLevel {
@@ -22,8 +28,9 @@ export function meets(met: VerificationLevelMet, required: VerificationLevel): b
 /**
  * The strictest level the checks after the last change meet. `'ran'`: every change that needs
  * verifying has a check that ran after it. `'passed'`: and the last check did not fail.
- * `'project-tests'`: and the project's own tests ran after every such change, the last of them
- * not failing.
+ * `'project-tests-if-runnable'`: and, when the project's own tests ran at any point of the run,
+ * what `'project-tests'` asks. `'project-tests'`: and the project's own tests ran after every
+ * such change, the last of them not failing.
  */
 export function levelMet(
   ledger: PhaseLedger,
@@ -36,6 +43,7 @@ export function levelMet(
     ledger.lastProjectTests === undefined ||
     ledger.lastProjectTests.outcome === 'failed'
   )
-    return 'passed';
+    // Tests that never ran in this run are not known to be runnable here: nothing to skip.
+    return ledger.lastProjectTests === undefined ? 'project-tests-if-runnable' : 'passed';
   return 'project-tests';
 }
