@@ -13,7 +13,7 @@ import { type Estimate, fisherExact, mantelHaenszel, oddsRatio, type Table2x2 } 
 export const LEVELS: readonly VerificationLevel[] = [
   'ran',
   'passed',
-  'project-tests-if-runnable',
+  'project-tests-once',
   'project-tests',
 ];
 
@@ -30,9 +30,29 @@ export interface LevelVerdicts {
   refused: Record<VerificationLevel, boolean>;
   /** The last check that ran: its outcome and whose it was (absent: none ran). */
   lastCheck?: { outcome: CheckOutcome; kind: string };
-  /** The last check attempted, when it could not run (`'error'`) and why. */
+  /** The last check attempted, when it could not run (`'error'`): its label. */
   lastAttemptError?: string;
+  /** The project's own tests ran at some point of the run. */
+  projectTestsRan: boolean;
 }
+
+/**
+ * A row of the table: a level, or a rule the bench keeps on record. `'project-tests-if-runnable
+ * (rejected)'` — the project's tests asked for only in runs that ran them — was the first rule
+ * reasoned out for issue 47; its refusals did not go with unresolved runs, so it is no level.
+ */
+export interface RefusalRule {
+  name: string;
+  refused: (v: LevelVerdicts) => boolean;
+}
+
+export const RULES: readonly RefusalRule[] = [
+  ...LEVELS.map((level) => ({ name: level, refused: (v: LevelVerdicts) => v.refused[level] })),
+  {
+    name: 'project-tests-if-runnable (rejected)',
+    refused: (v) => v.refused.passed || (v.projectTestsRan && v.refused['project-tests']),
+  },
+];
 
 /**
  * A run's verdict at every level, from one replay at any level: the levels differ only in the
@@ -56,6 +76,7 @@ export function levelsOf(replay: ReplayResult): LevelVerdicts {
       ? { lastCheck: { outcome: replay.lastCheck.outcome, kind: replay.lastCheck.kind } }
       : {}),
     ...(attempt?.outcome === 'error' ? { lastAttemptError: attempt.label } : {}),
+    projectTestsRan: replay.lastProjectTests !== undefined,
   };
 }
 
@@ -96,9 +117,9 @@ export function tableOf(
   return t;
 }
 
-/** What a level costs and what its refusals say, on one set of runs. */
+/** What a rule costs and what its refusals say, on one set of runs. */
 export interface LevelRow {
-  level: VerificationLevel;
+  rule: string;
   table: Table2x2;
   /** Resolved runs it refuses, over all resolved runs. */
   refusalCost: number;
@@ -109,14 +130,14 @@ export interface LevelRow {
   meetsTarget: boolean;
 }
 
-export function levelRow(runs: readonly LabelledRun[], level: VerificationLevel): LevelRow {
-  const table = tableOf(runs, (r) => r.levels.refused[level]);
+export function levelRow(runs: readonly LabelledRun[], rule: RefusalRule): LevelRow {
+  const table = tableOf(runs, (r) => rule.refused(r.levels));
   const resolved = table.a + table.c;
   const refusalCost = resolved === 0 ? Number.NaN : table.a / resolved;
   const compares = table.a + table.b > 0 && table.c + table.d > 0;
   const odds = compares ? oddsRatio(table) : undefined;
   return {
-    level,
+    rule: rule.name,
     table,
     refusalCost,
     ...(odds ? { odds, fisherP: fisherExact(table) } : {}),
@@ -141,11 +162,7 @@ export function groupsOf(runs: readonly LabelledRun[]): Array<[string, LabelledR
   for (const half of ['A', 'B'] as const)
     groups.push([`half ${half}`, runs.filter((r) => halfOf(r.id) === half)]);
   if (scaffolds.length > 1)
-    for (const s of scaffolds)
-      groups.push([
-        s,
-        runs.filter((r) => r.scaffold === s),
-      ]);
+    for (const s of scaffolds) groups.push([s, runs.filter((r) => r.scaffold === s)]);
   return groups;
 }
 
@@ -162,15 +179,15 @@ export function renderLevelOutcomes(runs: readonly LabelledRun[]): string {
     '',
     `${runs.length} finishes with an outcome label (${resolved} resolved), from ${scaffolds.length} scaffold${scaffolds.length === 1 ? '' : 's'} (${scaffolds.join('; ')}); halves A and B split them by the instance id's SHA-256 (first byte below 128: A). For each level: the finishes block mode would refuse, the resolved rate of those and of the ones it lets through, the **refusal cost** (the share of resolved runs it refuses) and the odds ratio of a resolved run among the refused over the let-through (below 1: refusal goes with wrong fixes) with Woolf's 95% interval (¹: a cell was 0, so ½ was added to every cell, Haldane–Anscombe); Fisher's exact p is two-sided. ✓: refusal cost ≤ ${100 * MAX_REFUSAL_COST}% and the whole interval below 1.`,
     '',
-    "| runs | level | refused | refused: resolved | let through: resolved | refusal cost | odds ratio (95% CI) | Fisher's exact p | target |",
+    "| runs | level or rule | refused | refused: resolved | let through: resolved | refusal cost | odds ratio (95% CI) | Fisher's exact p | target |",
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |',
   ];
   for (const [name, list] of groupsOf(runs)) {
-    for (const level of LEVELS) {
-      const row = levelRow(list, level);
+    for (const rule of RULES) {
+      const row = levelRow(list, rule);
       const { a, b, c, d } = row.table;
       out.push(
-        `| ${name} (${list.length}) | ${level} | ${a + b} | ${pct(a, a + b)} | ${pct(c, c + d)} | ${pct(a, a + c)} (${a}/${a + c}) | ${ci(row.odds)} | ${pValue(row.fisherP)} | ${row.meetsTarget ? '✓' : '✗'} |`,
+        `| ${name} (${list.length}) | ${rule.name} | ${a + b} | ${pct(a, a + b)} | ${pct(c, c + d)} | ${pct(a, a + c)} (${a}/${a + c}) | ${ci(row.odds)} | ${pValue(row.fisherP)} | ${row.meetsTarget ? '✓' : '✗'} |`,
       );
     }
   }
@@ -178,14 +195,14 @@ export function renderLevelOutcomes(runs: readonly LabelledRun[]): string {
     out.push(
       '',
       'Stratified by scaffold (Mantel–Haenszel, Robins–Breslow–Greenland 95% interval): ' +
-        LEVELS.map((level) => {
+        RULES.map((rule) => {
           const strata = scaffolds.map((s) =>
             tableOf(
               runs.filter((r) => r.scaffold === s),
-              (r) => r.levels.refused[level],
+              (r) => rule.refused(r.levels),
             ),
           );
-          return `${level} ${ci(mantelHaenszel(strata))}`;
+          return `${rule.name} ${ci(mantelHaenszel(strata))}`;
         }).join('; ') +
         '.',
     );

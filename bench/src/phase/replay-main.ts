@@ -17,13 +17,18 @@ const write = args.includes('--write');
 const given = args.find((a) => !a.startsWith('--'));
 // The doc describes the published fixtures: tables from another directory would misdescribe them.
 if (write && given !== undefined)
-  throw new Error('--write rewrites docs/phase-gates.md from the fixtures only: drop the directory.');
+  throw new Error(
+    '--write rewrites docs/phase-gates.md from the fixtures only: drop the directory.',
+  );
 const dir = given !== undefined ? resolve(given) : TRAJECTORIES;
 const sections = replayDocSections(dir);
 process.stdout.write(
   `Replayed runs from ${dir}.\n\n${sections.refusals}\n\n${sections.levels}\n\n${sections.reader}\n`,
 );
 if (write) {
-  writeFileSync(PHASE_GATES_DOC, withReplaySections(readFileSync(PHASE_GATES_DOC, 'utf8'), sections));
+  writeFileSync(
+    PHASE_GATES_DOC,
+    withReplaySections(readFileSync(PHASE_GATES_DOC, 'utf8'), sections),
+  );
   process.stderr.write(`wrote ${PHASE_GATES_DOC}\n`);
 }

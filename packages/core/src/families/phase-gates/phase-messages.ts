@@ -84,7 +84,7 @@ function verificationNeed(
   }
   if (
     judgement.unverified.length === 0 &&
-    (level === 'project-tests' || level === 'project-tests-if-runnable')
+    (level === 'project-tests' || level === 'project-tests-once')
   )
     return projectTestsNeed(ledger, judgement, verify, level);
   if (ledger.verifyUsed)
@@ -100,12 +100,12 @@ function projectTestsNeed(
   level: VerificationLevel,
 ): string {
   const tests = ledger.lastProjectTests;
-  // This level asks only because the tests ran before: say where, so the model can rerun them.
-  const before =
-    level === 'project-tests-if-runnable' && tests !== undefined
-      ? `; they ran earlier in this run ${checkText(tests)}, so run them again`
-      : '';
-  const run = `run the project's own tests that cover ${changedWhat(judgement.untested)} (its test runner, e.g. pytest, npm test, go test, cargo test, mvn test) and make them pass (with ${verify})${before}`;
+  const run = `run the project's own tests that cover ${changedWhat(judgement.untested)} (its test runner, e.g. pytest, npm test, go test, cargo test, mvn test) and make them pass (with ${verify})`;
+  // At 'project-tests-once' only a run that never ran them is refused for it.
+  if (level === 'project-tests-once' && tests === undefined) {
+    const script = ledger.lastCheck?.kind === 'agent-script' ? ledger.lastCheck.label : undefined;
+    return `the project's own tests have not run in this run${script ? ` (only your own script ran: ${script}; a script you wrote in this run does not count as them)` : ''}: ${run}`;
+  }
   if (judgement.untested.length === 0 && tests?.outcome === 'failed')
     return `the project's tests failed: ${checkText(tests)} failed${saying(tests)}. Fix the failures and run them again until they pass (with ${verify})`;
   const check = ledger.lastCheck;

@@ -4,10 +4,10 @@ import type { ToolCategory, ToolCategoryProp } from './tool-category.js';
 
 /**
  * How strictly the verification phase judges the checks after the last change; each level
- * includes the ones before it: `'ran'` < `'passed'` < `'project-tests-if-runnable'` <
+ * includes the ones before it: `'ran'` < `'passed'` < `'project-tests-once'` <
  * `'project-tests'`.
  */
-export type VerificationLevel = 'ran' | 'passed' | 'project-tests-if-runnable' | 'project-tests';
+export type VerificationLevel = 'ran' | 'passed' | 'project-tests-once' | 'project-tests';
 
 /** Evidence behind the phases (the seed's names, for telemetry and readers). */
 export interface PhaseEvidence {
@@ -60,9 +60,9 @@ export interface PhaseGateOptions {
    *   runner's summary; a check whose outcome cannot be told does not fail);
    * - `'project-tests'`: that, and the project's own tests ran and did not fail — a script the
    *   agent wrote in this run never counts as them;
-   * - `'project-tests-if-runnable'`: `'project-tests'` when the project's own tests ran at some
-   *   point in this run (so the agent can run them), else `'passed'` — a run that never got the
-   *   suite to run is not refused for not running it.
+   * - `'project-tests-once'`: `'passed'`, and the project's own tests ran at least once in the
+   *   run (before or after the change) — and when they ran after the last change, the last of
+   *   those runs did not fail.
    *
    * `'any'`: any check that ran, anywhere in the run (the seed's looser rule).
    * `'after-change'`: the old name of `'ran'`.
