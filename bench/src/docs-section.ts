@@ -12,7 +12,7 @@ export function sectionOf(doc: string, id: string): string | undefined {
   const from = doc.indexOf(start(id));
   if (from === -1) return undefined;
   const to = doc.indexOf(end(id), from);
-  if (to === -1) throw new Error(`docs/performance.md: the section ${id} has no end marker`);
+  if (to === -1) throw new Error(`The section ${id} has no end marker`);
   return doc.slice(from, to + end(id).length);
 }
 

@@ -67,7 +67,7 @@ const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`
 /** The report: precision and recall of failed, error and both, per split; then each miss. */
 export function renderLabelReport(checks: readonly LabelledCheck[]): string {
   const out = [
-    '### The outcome reader against hand labels',
+    '#### The outcome reader against hand labels',
     '',
     `${checks.length} checks drawn at random (seed 47) from the replayed runs and labelled by hand by the rules in \`bench/fixtures/outcome-labels/RULES.md\`, written before the reader was run on them. \`dev\`: the ${checks.filter((c) => c.split === 'dev').length} checks used while changing the reader; \`held-out\`: ${checks.filter((c) => c.split === 'held-out').length} labelled at the same time and not looked at until the reader was final. Targets: recall ≥ 90%, precision ≥ 95% for failed/error.`,
     '',

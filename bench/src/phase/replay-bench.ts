@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { ToolCategory } from '@agate/core';
 import { type ReplayOptions, type ReplayStep, replayPhaseGates } from '@agate/core/guards';
-import { judgeLevels, type LevelVerdicts, renderLevelOutcomes } from './level-outcomes.js';
+import { type LevelVerdicts, levelsOf, renderLevelOutcomes } from './level-outcomes.js';
 
 /** One published run, as the fixture files hold it (see bench/fixtures/swe-trajectories/README.md). */
 export interface Trajectory {
@@ -114,7 +114,7 @@ export function judgeRun(run: Trajectory): RunVerdicts {
     missing: ours.exit.missing,
     stallWarnings,
     stalled: stallWarnings > 0,
-    levels: judgeLevels(run.steps, withProduct),
+    levels: levelsOf(ours),
   };
 }
 
@@ -143,8 +143,21 @@ export function isFinish(run: Trajectory): boolean {
   );
 }
 
+/** The replay report's sections, each one generated block of docs/phase-gates.md. */
+export interface ReplaySections {
+  /** Refusal shares under three rules, agreement with the reference, stalls, disagreements. */
+  refusals: string;
+  /** The verification levels against `resolved` (empty when no run has an outcome label). */
+  levels: string;
+}
+
 /** The replay report: per model, refusal shares under three rules, agreement, stalls, resolved rates. */
 export function renderReplayReport(everything: readonly RunVerdicts[]): string {
+  const { refusals, levels } = renderReplaySections(everything);
+  return levels === '' ? refusals : `${refusals}\n\n${levels}`;
+}
+
+export function renderReplaySections(everything: readonly RunVerdicts[]): ReplaySections {
   const all = everything.filter((v) => isFinish(v.run));
   const skipped = everything.length - all.length;
   const groups = new Map<string, RunVerdicts[]>();
@@ -153,7 +166,7 @@ export function renderReplayReport(everything: readonly RunVerdicts[]): string {
     groups.set(key, [...(groups.get(key) ?? []), v]);
   }
   const out: string[] = [
-    '### Share of finishes block mode refuses',
+    '#### Share of finishes block mode refuses',
     '',
     ...(skipped > 0
       ? [`(${skipped} runs that did not end by the agent's choice are left out.)`, '']
@@ -168,7 +181,7 @@ export function renderReplayReport(everything: readonly RunVerdicts[]): string {
       `| ${key} | ${n} | ${c((v) => v.seed)} | ${c((v) => v.naive)} | ${c((v) => v.refused)} | ${c((v) => v.refusedCallsOnly)} |`,
     );
   }
-  out.push('', '### Against the reference judgement (`expected.shouldBlock`)', '');
+  out.push('', '#### Against the reference judgement (`expected.shouldBlock`)', '');
   out.push(
     '| agent · model | unverified finishes refused | verified finishes refused | unverified-change verdict agrees | agrees (calls only) |',
   );
@@ -198,7 +211,7 @@ export function renderReplayReport(everything: readonly RunVerdicts[]): string {
       `Targets over all ${judgedAll.length} judged runs: unverified finishes refused ≥ 95% — ${(caught * 100).toFixed(1)}% (${caught >= 0.95 ? 'met' : 'NOT met'}); verified finishes refused ≤ 2% — ${(falsely * 100).toFixed(1)}% (${falsely <= 0.02 ? 'met' : 'NOT met'}).`,
     );
   }
-  out.push('', '### Stalls and resolved rates', '');
+  out.push('', '#### Stalls and resolved rates', '');
   out.push(
     'Resolved rate with the signal / without it (runs): a signal that tracks failure has the lower rate on the left.',
     '',
@@ -213,19 +226,6 @@ export function renderReplayReport(everything: readonly RunVerdicts[]): string {
       `| ${key} | ${perRun.toFixed(2)} | ${pct(list.filter((v) => v.stalled).length, list.length)} | ${resolvedSplit(list, (v) => v.refused)} | ${resolvedSplit(list, (v) => v.stalled)} | ${resolvedSplit(list, (v) => v.run.expected?.shouldBlock === true)} | ${resolvedSplit(list, (v) => v.missing.includes('verification'))} |`,
     );
   }
-  const labelled = all.filter((v) => v.run.resolved !== null);
-  if (labelled.length > 0) {
-    out.push(
-      '',
-      renderLevelOutcomes(
-        labelled.map((v) => ({
-          scaffold: v.run.agent,
-          resolved: v.run.resolved === true,
-          levels: v.levels,
-        })),
-      ),
-    );
-  }
   const disagreements = all.filter(
     (v) =>
       v.run.expected !== undefined &&
@@ -233,12 +233,24 @@ export function renderReplayReport(everything: readonly RunVerdicts[]): string {
         v.refused !== v.run.expected.shouldBlock),
   );
   if (disagreements.length > 0) {
-    out.push('', '### Where the verdicts differ from the reference', '');
+    out.push('', '#### Where the verdicts differ from the reference', '');
     for (const v of disagreements) {
       out.push(
         `- ${v.run.id}: reference shouldBlock=${v.run.expected!.shouldBlock}; refused=${v.refused} (missing: ${v.missing.join(', ') || 'nothing'}); unverified: ${v.unverified.join(', ') || 'none'}`,
       );
     }
   }
-  return out.join('\n');
+  const labelled = all.filter((v) => v.run.resolved !== null);
+  const levels =
+    labelled.length === 0
+      ? ''
+      : renderLevelOutcomes(
+          labelled.map((v) => ({
+            id: v.run.id,
+            scaffold: v.run.agent,
+            resolved: v.run.resolved === true,
+            levels: v.levels,
+          })),
+        );
+  return { refusals: out.join('\n'), levels };
 }

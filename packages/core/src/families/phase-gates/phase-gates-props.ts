@@ -14,7 +14,14 @@ export interface PhaseGatesProps extends PhaseGateOptions {
   maxBlocks?: number;
 }
 
-const VERIFICATION: readonly unknown[] = ['ran', 'passed', 'project-tests', 'any', 'after-change'];
+const VERIFICATION: readonly unknown[] = [
+  'ran',
+  'passed',
+  'project-tests-once',
+  'project-tests',
+  'any',
+  'after-change',
+];
 
 const COUNTS = ['maxNoProgressSteps', 'warnAfter', 'warnEvery', 'stallAfter', 'maxBlocks'] as const;
 
@@ -35,7 +42,7 @@ export function checkPhaseGatesProps(props: PhaseGatesProps): void {
   }
   if (props.verification !== undefined && !VERIFICATION.includes(props.verification)) {
     throw new InvalidElementError(
-      `<PhaseGates verification=${JSON.stringify(props.verification)}>: use "ran" (default: a check ran after the last change), "passed" (and it did not fail), "project-tests" (and the project's own tests ran and did not fail) or "any" (a check ran at any time).`,
+      `<PhaseGates verification=${JSON.stringify(props.verification)}>: use "ran" (default: a check ran after the last change), "passed" (and it did not fail), "project-tests-once" (and the project's own tests ran at least once in the run), "project-tests" (and the project's own tests ran and did not fail) or "any" (a check ran at any time).`,
     );
   }
   if (

@@ -78,12 +78,15 @@ function verificationNeed(
   if (last !== null && !last.ran && last.step >= (ledger.firstChangeStep ?? 0)) {
     return `your last verification${last.program ? ` (${last.program})` : ''} did not run (${last.why ?? 'it did not run'}): run checks that exist to verify ${what} (with ${verify})`;
   }
-  const strict = level === 'passed' || level === 'project-tests';
+  const strict = level !== 'any' && level !== 'ran';
   if (judgement.unverified.length === 0 && strict && ledger.lastCheck?.outcome === 'failed') {
     return `the checks have not passed yet: your last check ${checkText(ledger.lastCheck)} failed${saying(ledger.lastCheck)}. Fix the failures and run the checks again until they pass (with ${verify})`;
   }
-  if (judgement.unverified.length === 0 && level === 'project-tests')
-    return projectTestsNeed(ledger, judgement, verify);
+  if (
+    judgement.unverified.length === 0 &&
+    (level === 'project-tests' || level === 'project-tests-once')
+  )
+    return projectTestsNeed(ledger, judgement, verify, level);
   if (ledger.verifyUsed)
     return `you changed files after your last verification: verify ${what} again (with ${verify})`;
   return `nothing has verified ${what} yet: run the tests or a script that shows the fix works (with ${verify})`;
@@ -94,9 +97,15 @@ function projectTestsNeed(
   ledger: PhaseLedger,
   judgement: VerificationJudgement,
   verify: string,
+  level: VerificationLevel,
 ): string {
-  const run = `run the project's own tests that cover ${changedWhat(judgement.untested)} (its test runner, e.g. pytest, npm test, go test, cargo test, mvn test) and make them pass (with ${verify})`;
   const tests = ledger.lastProjectTests;
+  const run = `run the project's own tests that cover ${changedWhat(judgement.untested)} (its test runner, e.g. pytest, npm test, go test, cargo test, mvn test) and make them pass (with ${verify})`;
+  // At 'project-tests-once' only a run that never ran them is refused for it.
+  if (level === 'project-tests-once' && tests === undefined) {
+    const script = ledger.lastCheck?.kind === 'agent-script' ? ledger.lastCheck.label : undefined;
+    return `the project's own tests have not run in this run${script ? ` (only your own script ran: ${script}; a script you wrote in this run does not count as them)` : ''}: ${run}`;
+  }
   if (judgement.untested.length === 0 && tests?.outcome === 'failed')
     return `the project's tests failed: ${checkText(tests)} failed${saying(tests)}. Fix the failures and run them again until they pass (with ${verify})`;
   const check = ledger.lastCheck;

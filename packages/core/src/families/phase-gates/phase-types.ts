@@ -4,9 +4,10 @@ import type { ToolCategory, ToolCategoryProp } from './tool-category.js';
 
 /**
  * How strictly the verification phase judges the checks after the last change; each level
- * includes the ones before it: `'ran'` < `'passed'` < `'project-tests'`.
+ * includes the ones before it: `'ran'` < `'passed'` < `'project-tests-once'` <
+ * `'project-tests'`.
  */
-export type VerificationLevel = 'ran' | 'passed' | 'project-tests';
+export type VerificationLevel = 'ran' | 'passed' | 'project-tests-once' | 'project-tests';
 
 /** Evidence behind the phases (the seed's names, for telemetry and readers). */
 export interface PhaseEvidence {
@@ -58,7 +59,10 @@ export interface PhaseGateOptions {
    * - `'passed'`: that, and the last check did not fail (by its exit code, or else its test
    *   runner's summary; a check whose outcome cannot be told does not fail);
    * - `'project-tests'`: that, and the project's own tests ran and did not fail — a script the
-   *   agent wrote in this run never counts as them.
+   *   agent wrote in this run never counts as them;
+   * - `'project-tests-once'`: `'passed'`, and the project's own tests ran at least once in the
+   *   run (before or after the change) — and when they ran after the last change, the last of
+   *   those runs did not fail.
    *
    * `'any'`: any check that ran, anywhere in the run (the seed's looser rule).
    * `'after-change'`: the old name of `'ran'`.

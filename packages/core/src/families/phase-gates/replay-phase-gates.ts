@@ -55,7 +55,8 @@ export interface ReplayResult {
   parts: ShellPart[][];
   /**
    * The strictest verification level the finish meets (`'none'`: not even `'ran'`), whatever
-   * level `verification` asks for; `'project-tests'` includes `'passed'` includes `'ran'`.
+   * level `verification` asks for; `'project-tests'` includes `'project-tests-once'` includes
+   * `'passed'` includes `'ran'`.
    */
   level: VerificationLevelMet;
   /**

@@ -12,6 +12,7 @@ import {
   type ReplayStep,
   replayPhaseGates,
 } from '../../entries/guards.js';
+import { checkPhaseGatesProps } from './phase-gates-props.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`./outcome/__fixtures__/${name}.txt`, import.meta.url), 'utf8');
@@ -221,7 +222,8 @@ describe("verification: 'project-tests'", () => {
     const replay = replayPhaseGates(steps, at('project-tests'));
     expect(replay.exit.refused).toBe(true);
     expect(replay.exit.reasons.join()).toContain('only your own script ran after your change');
-    expect(replay.level).toBe('passed');
+    // They ran once, before the last change: enough for 'project-tests-once' only.
+    expect(replay.level).toBe('project-tests-once');
   });
 
   it('failing project tests are named with their summary line', () => {
@@ -309,6 +311,88 @@ describe("verification: 'project-tests'", () => {
     expect(
       replayPhaseGates(steps, at('project-tests', { testCommands: ['./ci/che'] })).exit.refused,
     ).toBe(true);
+  });
+});
+
+describe("verification: 'project-tests-once'", () => {
+  const fix = [sh('cat src/calc.py', ok('def add(a, b):\n    return a - b\n')), sh(REPRO, ok())];
+  const change = sh("sed -i 's/a - b/a + b/' src/calc.py", ok());
+  const script = sh('python reproduce_issue.py', ok('ok'));
+  const passing = sh('pytest tests/test_calc.py', ok(fixture('pytest-passing')));
+  const failing = sh('go test ./...', { exitCode: 1, output: fixture('go-failing') });
+  const level = at('project-tests-once');
+
+  it("a run that never ran the project's tests is refused, and told to run them", () => {
+    const steps = [...fix, change, script];
+    const replay = replayPhaseGates(steps, level);
+    expect(replay.exit.refused).toBe(true);
+    expect(replay.level).toBe('passed');
+    expect(replay.exit.reasons.join()).toContain(
+      "verification: the project's own tests have not run in this run (only your own script ran: python reproduce_issue.py; a script you wrote in this run does not count as them): run the project's own tests that cover your change to src/calc.py",
+    );
+    expect(replayPhaseGates(steps, at('passed')).exit.refused).toBe(false);
+  });
+
+  it('tests that ran before the last change count, even failing (the bug, before the fix)', () => {
+    for (const before of [passing, failing]) {
+      const steps = [...fix, before, change, script];
+      const replay = replayPhaseGates(steps, level);
+      expect(replay.exit.refused).toBe(false);
+      expect(replay.level).toBe('project-tests-once');
+      // 'project-tests' still asks for them after the change.
+      expect(replayPhaseGates(steps, at('project-tests')).exit.refused).toBe(true);
+    }
+    const after = replayPhaseGates([...fix, change, passing], level);
+    expect(after.exit.refused).toBe(false);
+    expect(after.level).toBe('project-tests');
+  });
+
+  it('tests that ran after the last change and failed are refused, as at project-tests', () => {
+    const replay = replayPhaseGates([...fix, change, failing, script], level);
+    expect(replay.exit.refused).toBe(true);
+    expect(replay.level).toBe('passed');
+    expect(replay.exit.reasons.join()).toContain(
+      "the project's tests failed: (go test ./..., step 4) failed: exit code 1",
+    );
+  });
+
+  it("a failing last check is refused as at 'passed'", () => {
+    const broken = sh('python reproduce_issue.py', { exitCode: 1, output: 'AssertionError' });
+    const replay = replayPhaseGates([...fix, passing, change, broken], level);
+    expect(replay.exit.refused).toBe(true);
+    expect(replay.exit.reasons.join()).toContain('the checks have not passed yet');
+  });
+
+  it('a test run that could not start is not a run of the tests', () => {
+    const notRun = sh('pytest tests/test_calc.py', {
+      exitCode: 1,
+      output: '/usr/bin/python: No module named pytest',
+    });
+    expect(replayPhaseGates([...fix, notRun], level).lastAttempt).toMatchObject({
+      outcome: 'error',
+    });
+    const replay = replayPhaseGates([...fix, notRun, change, script], level);
+    expect(replay.exit.refused).toBe(true);
+    expect(replay.lastProjectTests).toBeUndefined();
+  });
+
+  it('is a <PhaseGates> option, and judges step lists too', () => {
+    expect(() =>
+      checkPhaseGatesProps({ mode: 'block', verification: 'project-tests-once' }),
+    ).not.toThrow();
+    expect(() =>
+      checkPhaseGatesProps({ mode: 'block', verification: 'tests-once' as 'passed' }),
+    ).toThrow(/"project-tests-once"/);
+    const steps: PhaseStep[] = [
+      { tick: 1, toolName: 'read_file', category: 'read', input: { path: 'a.py' } },
+      { tick: 2, toolName: 'run_tests', category: 'verify', input: {}, result: { exitCode: 0 } },
+      { tick: 3, toolName: 'write_file', category: 'patch', input: { path: 'a.py' } },
+      { tick: 4, toolName: 'check', category: 'verify', input: {}, result: { exitCode: 0 } },
+    ];
+    const options = { verification: 'project-tests-once' } as const;
+    // A verify tool runs the project's checks: they ran at tick 2 (and at 4), before the finish.
+    expect(evaluatePhaseGates(steps, options).verification).toBe(true);
+    expect(evaluatePhaseGates(steps.slice(0, 3), options).verification).toBe(false);
   });
 });
 

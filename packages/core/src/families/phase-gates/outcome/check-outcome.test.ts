@@ -283,6 +283,44 @@ describe('readCheckOutcome on real runner output', () => {
     expect(readCheckOutcome({ exitCode: 1, output: 'SUCCESS: all good' }).outcome).toBe('failed');
   });
 
+  it('a script that exited 0 but ended on an error it printed failed (issue 47)', () => {
+    // Real outputs of agent scripts from the public runs (exit 0, `</output>` is the scaffold's).
+    for (const [output, said] of [
+      // psf__requests-5414 step 2.
+      [
+        "LocationParseError: Failed to parse: '.example.com', label empty or too long\n</output>",
+        "LocationParseError: Failed to parse: '.example.com', label empty or too long",
+      ],
+      // sympy__sympy-16766 step 19.
+      [
+        "Error: 'Indexed' object is not subscriptable\n</output>",
+        "Error: 'Indexed' object is not subscriptable",
+      ],
+      // django__django-11555 step 9: a caught traceback printed last (cut by the stored 300 characters).
+      [
+        "Querying Child ordered by parent_ptr...\nCrashed on qs3: 'OrderBy' object does not support indexing\nTraceback (most recent call last):\n  F",
+        'Traceback (most recent call last):',
+      ],
+    ])
+      expect(readCheckOutcome({ exitCode: 0, output })).toEqual({
+        outcome: 'failed',
+        by: 'words',
+        exitCode: 0,
+        summary: said,
+      });
+    // An error printed earlier and carried on from, an error word inside a line, a runner's
+    // summary after it, and a non-zero or hidden exit code are not this rule's.
+    for (const output of [
+      'Error: first try failed\nretrying\nok',
+      'Got the expected Error: bad input',
+      `ValueError: x\n${fixture('pytest-passing')}`,
+    ])
+      expect(readCheckOutcome({ exitCode: 0, output }).outcome, output).toBe('passed');
+    expect(readCheckOutcome({ output: 'Error: x' }, { exitCodeHidden: true }).outcome).toBe(
+      'unknown',
+    );
+  });
+
   it('exit codes in a field or in the text; tool errors; nothing at all', () => {
     expect(
       readCheckOutcome({ output: '<returncode>1</returncode>\n<output>boom</output>' }),
@@ -439,8 +477,14 @@ describe('readCheckOutcome: an uncaught error at the end of the output, no exit 
     expect(readCheckOutcome({ output: handled }).outcome).toBe('unknown');
     expect(readCheckOutcome({ output: `${node}\nretrying... ok\n` }).outcome).toBe('unknown');
     expect(readCheckOutcome({ output: `${java}Recovered.\n` }).outcome).toBe('unknown');
-    // Its own exit code decides when there is one.
-    expect(readCheckOutcome({ exitCode: 0, output: python }).outcome).toBe('passed');
+    // With exit code 0, a traceback it carried on from is still no failure; one it printed
+    // last is its last word (issue 47): the script reports an error, so the check failed.
+    expect(readCheckOutcome({ exitCode: 0, output: handled }).outcome).toBe('passed');
+    expect(readCheckOutcome({ exitCode: 0, output: python })).toMatchObject({
+      outcome: 'failed',
+      by: 'words',
+      exitCode: 0,
+    });
     // Piped on (`python repro.py 2>&1 | tail`): the traceback at the end still fails it.
     expect(
       readCheckOutcome({ exitCode: 0, output: python }, { exitCodeHidden: true }),

@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { type CallResult, exitCodeOf, notRunReason } from '../shell-classifier/ran.js';
 import { readRunnerSummaries } from './runner-summaries.js';
 import { uncaughtAtEnd } from './uncaught.js';
-import { failedVerdict } from './verdict-words.js';
+import { failedVerdict, printedErrorAtEnd } from './verdict-words.js';
 
 /**
  * What a check says about the work: it passed, it failed, it could not run (`'error'`: the
@@ -75,8 +75,13 @@ export function readCheckOutcome(
   const code = options.exitCodeHidden === true ? undefined : exitCodeOf(result);
   if (code !== undefined) {
     const outcome = code === 0 ? 'passed' : 'failed';
-    if (outcome === 'passed' && verdict !== undefined)
-      return { outcome: 'failed', by: 'words', exitCode: 0, summary: clip(verdict) };
+    // At exit 0 a script can still say it failed: in words, or by ending on an error it printed.
+    const ownVerdict =
+      outcome === 'passed' && summary === undefined && text !== ''
+        ? (verdict ?? printedErrorAtEnd(text))
+        : undefined;
+    if (ownVerdict !== undefined)
+      return { outcome: 'failed', by: 'words', exitCode: 0, summary: clip(ownVerdict) };
     // A summary that says otherwise is another command's (`pytest && python repro.py`).
     const agrees = summary?.outcome === outcome ? said : {};
     return { outcome, by: 'exit-code', exitCode: code, ...agrees };
