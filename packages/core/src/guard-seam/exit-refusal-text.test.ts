@@ -26,6 +26,13 @@ describe('notAcceptedText', () => {
     expect(notAcceptedText(['  ', '\u0000'])).toBe('Not accepted: the exit was refused.');
   });
 
+  it('with no reason but an ending, says the ending alone (no generic phrase before it)', () => {
+    expect(
+      notAcceptedText([], 'the run ended awaiting-approval before this answer was judged'),
+    ).toBe('Not accepted: the run ended awaiting-approval before this answer was judged.');
+    expect(notAcceptedText([], '\u0007 ')).toBe('Not accepted: the exit was refused.');
+  });
+
   it('makes each reason one plain line: no control characters, escapes or bidi overrides', () => {
     const text = notAcceptedText([
       'first line\nsecond\tline\r\n\u001b[31mred\u001b[0m \u202eevil\u202c \u0007bell\u009b',

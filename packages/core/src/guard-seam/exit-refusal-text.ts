@@ -34,8 +34,10 @@ export function notAcceptedText(reasons: readonly string[], ending?: string): st
     .map((r) => plainLine(r, MAX_REASON_CHARS))
     .filter((r) => r !== '')
     .map(sentence);
+  const end = ending === undefined ? '' : plainLine(ending, MAX_REASON_CHARS);
+  if (end !== '') parts.push(sentence(end));
+  // The generic phrase only when nothing else says why (not before an ending that does).
   if (parts.length === 0) parts.push('the exit was refused.');
-  if (ending !== undefined) parts.push(sentence(plainLine(ending, MAX_REASON_CHARS)));
   return plainLine(`${NOT_ACCEPTED} ${parts.join(' ')}`, MAX_NOT_ACCEPTED_CHARS);
 }
 
