@@ -94,7 +94,14 @@ describe('finish-call faults', () => {
     refusal = `${HOSTILE}${'why '.repeat(250_000)}`;
     const model = scriptedModel([finish({ summary: 'done' }), finish({ summary: 'done' })]);
     const session = createSession(
-      <FaultAgent extra={[<Output key="o" schema={Answer} />, <Hostile key="h" />]} />,
+      <FaultAgent
+        extra={
+          <>
+            <Output schema={Answer} />
+            <Hostile />
+          </>
+        }
+      />,
       { model },
     );
     const w = watch(session);
