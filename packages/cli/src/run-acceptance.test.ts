@@ -237,7 +237,7 @@ describe('agate run, off a terminal', () => {
       '  → final_answer {"verdict":"approve","issues":[]}\n  gate change-read: deferred → active (by runtime)\n  ✗ final_answer: Not accepted: Gate "change-read" was deferred, now active again (refusal 1 of 5)',
     );
     expect(plain.stdout).not.toContain('Final answer received.');
-    expect(plain.stdout).toContain('← final_answer: accepted\nstatus: completed\n');
+    expect(plain.stdout).toContain('← final_answer: Final answer accepted.\nstatus: completed\n');
     const indented = JSON.stringify(verdict, null, 2).replaceAll('\n', '\n  ');
     expect(plain.stdout.endsWith(`output:\n  ${indented}\n`)).toBe(true);
 
@@ -265,6 +265,10 @@ describe('agate run, off a terminal', () => {
     const verdict = { verdict: 'request-changes', issues: ['a / 0 now returns 0 silently'] };
     const indented = JSON.stringify(verdict, null, 2).replaceAll('\n', '\n  ');
     expect(shown.stdout.endsWith(`\noutput:\n  ${indented}\n`)).toBe(true);
+    // The timeline shows each final_answer's result as the model read it, as `agate run` did.
+    expect(shown.stdout).toContain('✗ final_answer: Not accepted: Gate "change-read" was deferred');
+    expect(shown.stdout).toContain('← final_answer: Final answer accepted.');
+    expect(shown.stdout).not.toMatch(/final_answer: (accepted|Final answer received)/);
   });
 });
 

@@ -1,4 +1,13 @@
-import { createSession, type SessionState, System, Timeline, Tool, User } from '@agate/core';
+import {
+  createSession,
+  Gate,
+  Output,
+  type SessionState,
+  System,
+  Timeline,
+  Tool,
+  User,
+} from '@agate/core';
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -65,6 +74,45 @@ describe('sessionView', () => {
     ]);
     expect(view.messages[2]?.parts).toEqual([
       { kind: 'text', text: 'Saved milk; the empty one failed.' },
+    ]);
+  });
+
+  it("shows a final_answer's result as the model read it: 'Not accepted: …' as an error, then 'Final answer accepted.'", async () => {
+    const session = createSession(
+      <>
+        <User>Answer.</User>
+        <Timeline />
+        <Tool name="run_tests" input={z.object({})} execute={() => ({ exitCode: 0 })} />
+        <Gate
+          name="tests-run"
+          description="The tests must run first"
+          instructions="Run the tests."
+          initial="active"
+          clearWhen={(tick) => tick.toolCalls.some((c) => c.toolName === 'run_tests')}
+        />
+        <Output schema={z.object({ ok: z.boolean() })} />
+      </>,
+      {
+        id: 'answers',
+        model: scriptedModel([
+          { toolCalls: [{ toolName: 'final_answer', input: { ok: true } }] },
+          { toolCalls: [{ toolName: 'run_tests', input: {} }] },
+          { toolCalls: [{ toolName: 'final_answer', input: { ok: true } }] },
+        ]),
+      },
+    );
+    expect((await session.run()).status).toBe('completed');
+    const results = sessionView(session.state as SessionState, false)
+      .messages.flatMap((m) => m.parts)
+      .filter((p) => p.kind === 'tool-result' && p.toolName === 'final_answer');
+    expect(results).toEqual([
+      expect.objectContaining({
+        isError: true,
+        output: expect.stringMatching(
+          /^Not accepted: Gate "tests-run" is active \(refusal 1 of 5\)/,
+        ),
+      }),
+      expect.objectContaining({ isError: false, output: 'Final answer accepted.' }),
     ]);
   });
 

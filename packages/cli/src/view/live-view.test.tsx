@@ -140,8 +140,10 @@ describe('the live view of a scripted run', () => {
       '→ final_answer {"verdict":"approve","issues":[]}\n  ✗ Not accepted: Gate "change-read" was deferred, now active again (refusal 1 of 5)',
     );
     expect(last).not.toContain('Final answer received.');
-    expect(last).not.toContain('Final answer accepted.');
-    expect(last).toMatch(/→ final_answer \{"verdict":"request-changes"[^\n]*\n {2}← accepted/);
+    // The accepted one reads as the model read it too (what `agate show` prints).
+    expect(last).toMatch(
+      /→ final_answer \{"verdict":"request-changes"[^\n]*\n {2}← Final answer accepted\./,
+    );
     expect(views.at(-1)?.end?.output).toEqual({
       verdict: 'request-changes',
       issues: ['a / 0 now returns 0 silently'],

@@ -78,50 +78,51 @@ describe('plain lines', () => {
     ]);
   });
 
-  it("prints <Output>'s final answer as refused when the exit is refused, as accepted when the run completes", () => {
-    const answer = (tick: number, id: string): AgateEvent[] => [
+  it("prints a finish call's result as the model read it: Not accepted when refused, never relabelled at run end", () => {
+    const answer = (tick: number, id: string, output: string, isError: boolean): AgateEvent[] => [
       { type: 'tick:start', tick },
       { type: 'tool:call', tick, toolCallId: id, toolName: 'final_answer', input: { ok: false } },
-      {
-        type: 'tool:result',
-        tick,
-        toolCallId: id,
-        toolName: 'final_answer',
-        output: 'Final answer received.',
-        isError: false,
-      },
-      { type: 'gate:activated', tick, gate: 'read', from: 'deferred', by: 'runtime', reason: 'x' },
+      { type: 'tool:result', tick, toolCallId: id, toolName: 'final_answer', output, isError },
     ];
+    const refusal = 'Not accepted: Gate "read" is active (refusal 1 of 5): Read the file.';
+    const blocked = (tick: number, final: boolean): AgateEvent => ({
+      type: 'exit:blocked',
+      tick,
+      gate: 'read',
+      gates: ['read'],
+      reasons: ['Gate "read" is active.'],
+      by: 'runtime',
+      final,
+    });
     expect(
       printed([
-        ...answer(1, 'a'),
-        {
-          type: 'exit:blocked',
-          tick: 1,
-          gate: 'read',
-          gates: ['read'],
-          reasons: ['Gate "read" is active.'],
-          by: 'runtime',
-          final: false,
-        },
-        ...answer(2, 'b'),
+        ...answer(1, 'a', refusal, true),
+        blocked(1, false),
+        ...answer(2, 'b', 'Final answer accepted.', false),
         { type: 'run:end', status: 'completed', ticks: 2, output: { ok: true } },
       ]),
     ).toBe(
       [
         '── tick 1 ──',
         '  → final_answer {"ok":false}',
-        '  gate read: deferred → active (by runtime)',
-        '  ⊘ final_answer: refused (the run goes on; why below)',
+        `  ✗ final_answer: ${refusal}`,
         '  exit refused:',
         '    Gate "read" is active.',
         '── tick 2 ──',
         '  → final_answer {"ok":false}',
-        '  gate read: deferred → active (by runtime)',
-        '  ← final_answer: accepted',
+        '  ← final_answer: Final answer accepted.',
         '',
       ].join('\n'),
     );
+    // A refusal that ends the run: its line still says what the model read, and the run's end
+    // does not turn it into anything else.
+    const ended = printed([
+      ...answer(1, 'a', `${refusal} The run ends blocked (not completed).`, true),
+      blocked(1, true),
+      { type: 'run:end', status: 'blocked', ticks: 1, reason: 'Gate "read" refused 6 times' },
+    ]);
+    expect(ended).toContain(`  ✗ final_answer: ${refusal} The run ends blocked (not completed).\n`);
+    expect(ended).not.toMatch(/accepted\n|received/i);
   });
 
   it("ends with <Output>'s object as pretty JSON under the run's totals", () => {

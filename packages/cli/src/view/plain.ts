@@ -1,5 +1,4 @@
 import type { AgateEvent, RunResult } from '@agate/core';
-import { FINAL_ANSWER_TOOL } from '@agate/core/guards';
 import { outputLines } from '../format/output.js';
 import { asText, preview } from '../format/table.js';
 import { PREVIEW_LENGTH } from './view-state.js';
@@ -10,18 +9,16 @@ import { PREVIEW_LENGTH } from './view-state.js';
  */
 export function createPlainPrinter(write: (text: string) => void): (event: AgateEvent) => void {
   const refused = new Set<string>();
-  const answers = new FinalAnswers();
   return (event) => {
     // Keyed with the path: a sub-agent's call ids may repeat its parent's.
     const key = (id: string) => `${(event.path ?? []).join(' › ')}|${id}`;
     if (event.type === 'tool:refused') refused.add(key(event.toolCallId));
     if (event.type === 'tool:result' && refused.delete(key(event.toolCallId))) return;
-    if (answers.hold(event)) return;
     const path = event.path ?? [];
-    const lines = [
-      ...answers.judged(event),
-      ...(path.length === 0 ? plainLines(event) : subAgentLines(event)),
-    ];
+    // A finish call's result (`final_answer`) is printed as the model read it: the core judges
+    // the exit before that result goes out, so it already says `Final answer accepted.` or
+    // `Not accepted: <reasons>`; relabelling it here would show something the model never saw.
+    const lines = path.length === 0 ? plainLines(event) : subAgentLines(event);
     if (path.length === 0) {
       for (const line of lines) write(`${line}\n`);
       return;
@@ -31,51 +28,6 @@ export function createPlainPrinter(write: (text: string) => void): (event: Agate
     const where = path.join(' › ');
     for (const line of lines) write(`${indent}[${where}] ${line.trimStart()}\n`);
   };
-}
-
-/**
- * `<Output>`'s `final_answer` result only says that the answer arrived; whether it ends the
- * run is judged after the tick's tools, like a reply without tool calls. Its line waits for
- * that judgement, so a refused answer reads as refused (then the refusal's reasons), not as
- * "Final answer received." right before "exit refused".
- */
-class FinalAnswers {
-  /** The answer waiting for its judgement, by the run it belongs to (the event's path). */
-  private waiting = new Map<string, string>();
-
-  /** True when the event is a final answer's result, kept until it is judged. */
-  hold(event: AgateEvent): boolean {
-    if (event.type !== 'tool:result' || event.toolName !== FINAL_ANSWER_TOOL || event.isError) {
-      return false;
-    }
-    this.waiting.set(runKey(event), asText(event.output));
-    return true;
-  }
-
-  /** The waiting answer's line, once this event judges it (or passes it by); then forgotten. */
-  judged(event: AgateEvent): string[] {
-    const run = runKey(event);
-    const received = this.waiting.get(run);
-    if (received === undefined) return [];
-    let line: string | undefined;
-    if (event.type === 'exit:blocked') {
-      line = `  ⊘ ${FINAL_ANSWER_TOOL}: refused (${event.final ? 'the run ends blocked' : 'the run goes on'}; why below)`;
-    } else if (event.type === 'run:end') {
-      line =
-        event.status === 'completed'
-          ? `  ← ${FINAL_ANSWER_TOOL}: accepted`
-          : `  ✗ ${FINAL_ANSWER_TOOL}: not accepted (the run ended ${event.status})`;
-    } else if (event.type === 'tick:start') {
-      line = `  ← ${FINAL_ANSWER_TOOL}: ${preview(received, PREVIEW_LENGTH)}`;
-    }
-    if (line === undefined) return [];
-    this.waiting.delete(run);
-    return [line];
-  }
-}
-
-function runKey(event: AgateEvent): string {
-  return (event.path ?? []).join(' › ');
 }
 
 /** A sub-agent's event: as the parent's, but its start and end say which child it is. */

@@ -1,11 +1,10 @@
 import type { AgateEvent, JsonValue, RunStatus } from '@agate/core';
-import {
-  type CheckpointStatus,
-  type ContinueDecision,
-  FINAL_ANSWER_TOOL,
-  type GateStatus,
-  type StepContext,
-  type UsageTotals,
+import type {
+  CheckpointStatus,
+  ContinueDecision,
+  GateStatus,
+  StepContext,
+  UsageTotals,
 } from '@agate/core/guards';
 import { asText, preview } from '../format/table.js';
 
@@ -225,13 +224,10 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
         const gate = gates[name];
         if (gate) gates[name] = { ...gate, blocks: gate.blocks + 1 };
       }
+      // A refused finish call's line already reads `Not accepted: …` (the core judged the exit
+      // before its result went out): it is shown as the model read it, not relabelled.
       return addNote(
-        judgeFinalAnswer({ ...view, gates }, (line) => ({
-          ...line,
-          status: 'refused',
-          refusedBy: action.gates.join(', '),
-          output: `not accepted, ${action.final ? 'the run ends blocked' : 'the run goes on'} (exit refused below)`,
-        })),
+        { ...view, gates },
         'exit-refused',
         `exit refused${action.final ? ' (final: the run ends blocked)' : ''}: ${action.reasons.join(' ')}`,
       );
@@ -290,14 +286,9 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
     case 'warning':
       return addNote(view, 'warning', `warning (${action.code}): ${action.message}`);
     case 'run:end': {
-      const judged = judgeFinalAnswer(view, (line) =>
-        action.status === 'completed'
-          ? { ...line, output: 'accepted' }
-          : { ...line, status: 'error', output: `not accepted (the run ended ${action.status})` },
-      );
       return {
-        ...judged,
-        done: judged.current ? [...judged.done, judged.current] : judged.done,
+        ...view,
+        done: view.current ? [...view.done, view.current] : view.done,
         current: undefined,
         end: {
           status: action.status,
@@ -343,19 +334,6 @@ function updateTool(
       entry.type === 'tool' && entry.id === id ? change(entry) : entry,
     ),
   }));
-}
-
-/**
- * `<Output>`'s `final_answer` result only says that the answer arrived: whether it ends the run
- * is judged after the tick's tools (an exit refusal, or the run's end). This tick's answer line
- * takes that judgement.
- */
-function judgeFinalAnswer(view: RunViewState, change: (line: ToolLine) => ToolLine): RunViewState {
-  const answer = view.current?.entries.findLast(
-    (entry): entry is ToolLine =>
-      entry.type === 'tool' && entry.name === FINAL_ANSWER_TOOL && entry.status === 'ok',
-  );
-  return answer === undefined ? view : updateTool(view, answer.id, change);
 }
 
 function addNote(view: RunViewState, kind: TickNote['kind'], text: string): RunViewState {

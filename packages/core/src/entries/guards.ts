@@ -150,7 +150,11 @@ export {
   type ToolApprovalState,
 } from '../families/tool-approvals/index.js';
 // The guard seam: what every guard family is made of
-export { notAcceptedText } from '../guard-seam/exit-refusal-text.js';
+export {
+  MAX_GUARD_REFUSAL_CHARS,
+  notAcceptedText,
+  plainText,
+} from '../guard-seam/exit-refusal-text.js';
 export type {
   BeforeModelVerdict,
   ChildSession,

@@ -4,6 +4,7 @@ import {
   MAX_REASON_CHARS,
   notAcceptedText,
   plainLine,
+  plainText,
 } from './exit-refusal-text.js';
 
 describe('notAcceptedText', () => {
@@ -24,6 +25,13 @@ describe('notAcceptedText', () => {
     );
     expect(notAcceptedText([])).toBe('Not accepted: the exit was refused.');
     expect(notAcceptedText(['  ', '\u0000'])).toBe('Not accepted: the exit was refused.');
+  });
+
+  it('with no reason but an ending, says the ending alone (no generic phrase before it)', () => {
+    expect(
+      notAcceptedText([], 'the run ended awaiting-approval before this answer was judged'),
+    ).toBe('Not accepted: the run ended awaiting-approval before this answer was judged.');
+    expect(notAcceptedText([], '\u0007 ')).toBe('Not accepted: the exit was refused.');
   });
 
   it('makes each reason one plain line: no control characters, escapes or bidi overrides', () => {
@@ -49,5 +57,16 @@ describe('notAcceptedText', () => {
   it('plainLine keeps short text as it is', () => {
     expect(plainLine('  Gate "a" is active.  ', 100)).toBe('Gate "a" is active.');
     expect(plainLine('a'.repeat(100), 50)).toBe(`${'a'.repeat(28)}… (50 more characters)`);
+  });
+});
+
+describe('plainText', () => {
+  it('keeps newlines and tabs, drops other controls and bidi overrides, and cuts to max', () => {
+    expect(plainText('line 1\n\tline 2\u001b[31m\u0000\u202e\r', 100)).toBe(
+      'line 1\n\tline 2 [31m',
+    );
+    const cut = plainText('y'.repeat(10_000), 200);
+    expect(cut).toHaveLength(200);
+    expect(cut.endsWith('… (9800 more characters)')).toBe(true);
   });
 });

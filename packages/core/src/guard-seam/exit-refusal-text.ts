@@ -17,12 +17,31 @@ export const MAX_NOT_ACCEPTED_CHARS = 4_000;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
 
+// The same, but newlines and tabs stay: a guard's refusal may be several lines.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
+const UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
+
+/** Characters kept of a `defineGuard` refusal (its notice, reasons, events and run reason). */
+export const MAX_GUARD_REFUSAL_CHARS = 2_000;
+
 /** `text` as one plain line of at most `max` characters (a cut says how much was left out). */
 export function plainLine(text: string, max: number): string {
-  const line = text.replace(UNSAFE, ' ').replace(/ {2,}/g, ' ').trim();
-  if (line.length <= max) return line;
-  const cut = `… (${line.length - max} more characters)`;
-  return `${line.slice(0, Math.max(0, max - cut.length))}${cut}`;
+  return cutTo(text.replace(UNSAFE, ' ').replace(/ {2,}/g, ' ').trim(), max);
+}
+
+/**
+ * `text` without control characters but its newlines and tabs, at most `max` characters: a
+ * refusal an agent's own guard computed (perhaps from a file or a tool's output) before the
+ * model, the terminal or the studio read it.
+ */
+export function plainText(text: string, max: number): string {
+  return cutTo(text.replace(UNSAFE_IN_LINES, ' ').trim(), max);
+}
+
+function cutTo(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = `… (${text.length - max} more characters)`;
+  return `${text.slice(0, Math.max(0, max - cut.length))}${cut}`;
 }
 
 /**
@@ -34,8 +53,10 @@ export function notAcceptedText(reasons: readonly string[], ending?: string): st
     .map((r) => plainLine(r, MAX_REASON_CHARS))
     .filter((r) => r !== '')
     .map(sentence);
+  const end = ending === undefined ? '' : plainLine(ending, MAX_REASON_CHARS);
+  if (end !== '') parts.push(sentence(end));
+  // The generic phrase only when nothing else says why (not before an ending that does).
   if (parts.length === 0) parts.push('the exit was refused.');
-  if (ending !== undefined) parts.push(sentence(plainLine(ending, MAX_REASON_CHARS)));
   return plainLine(`${NOT_ACCEPTED} ${parts.join(' ')}`, MAX_NOT_ACCEPTED_CHARS);
 }
 

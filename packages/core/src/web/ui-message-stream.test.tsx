@@ -9,7 +9,9 @@ import {
   Checkpoint,
   createMemoryStore,
   createSession,
+  Gate,
   gate,
+  Output,
   openChatSession,
   System,
   Timeline,
@@ -109,6 +111,38 @@ describe('toUIMessageStream', () => {
       'text: Fixed and verified.',
       'data-agate-status {"status":"completed","ticks":4}',
     ]);
+  });
+
+  it("a refused final_answer streams as a tool error reading 'Not accepted: …', an accepted one as 'Final answer accepted.'", async () => {
+    const session = createSession(
+      <>
+        <User>Answer.</User>
+        <Timeline />
+        <Tool name="run_tests" input={z.object({})} execute={() => ({ exitCode: 0 })} />
+        <Gate
+          name="tests-run"
+          description="The tests must run first"
+          instructions="Run the tests."
+          initial="active"
+          clearWhen={(tick) => tick.toolCalls.some((c) => c.toolName === 'run_tests')}
+        />
+        <Output schema={z.object({ ok: z.boolean() })} />
+      </>,
+      {
+        model: scriptedModel([
+          { toolCalls: [{ toolName: 'final_answer', input: { ok: true }, toolCallId: 'f1' }] },
+          { toolCalls: [{ toolName: 'run_tests', toolCallId: 't1' }] },
+          { toolCalls: [{ toolName: 'final_answer', input: { ok: true }, toolCallId: 'f2' }] },
+        ]),
+      },
+    );
+    const parts = describeParts(await lastMessage(toUIMessageStream(session)));
+    // The same texts the model read in its history (and the timeline, agate show, the studio).
+    expect(parts.filter((p) => p.startsWith('tool-final_answer'))).toEqual([
+      'tool-final_answer f1 output-error Not accepted: Gate "tests-run" is active (refusal 1 of 5): The tests must run first. What is missing: Run the tests. What would satisfy it: do the work above; the host clears this gate itself when it sees the evidence (set_knob cannot clear it).',
+      'tool-final_answer f2 output-available "Final answer accepted."',
+    ]);
+    expect(parts.at(-1)).toBe('data-agate-status {"status":"completed","ticks":3}');
   });
 
   it('streams text deltas as they arrive (the subscription makes streaming "auto" stream)', async () => {

@@ -1,3 +1,4 @@
+import { MAX_GUARD_REFUSAL_CHARS, plainText } from '../../guard-seam/exit-refusal-text.js';
 import type {
   BeforeModelVerdict,
   ExitVerdict,
@@ -458,7 +459,8 @@ function refusalOf(guard: string, hook: Hook, answer: unknown): string | undefin
   if (typeof answer !== 'object' || typeof refuse !== 'string' || refuse.trim() === '') {
     throw wrongAnswer(guard, hook, answer, '{ refuse: string } (a reason the model reads)');
   }
-  return refuse;
+  // Bounded and without control characters: it is shown to the model, in events and the studio.
+  return plainText(refuse, MAX_GUARD_REFUSAL_CHARS);
 }
 
 function replacementOf(guard: string, answer: unknown): ToolCallReplacement | undefined {
