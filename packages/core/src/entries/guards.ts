@@ -154,6 +154,7 @@ export {
   MAX_GUARD_REFUSAL_CHARS,
   notAcceptedText,
   plainText,
+  refusalCount,
 } from '../guard-seam/exit-refusal-text.js';
 export type {
   BeforeModelVerdict,

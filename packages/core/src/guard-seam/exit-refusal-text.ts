@@ -64,3 +64,13 @@ export function notAcceptedText(reasons: readonly string[], ending?: string): st
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
+
+/**
+ * A refusal's count as every guard writes it: " (refusal n of max)"; past `max` (the attempt
+ * that ends the run) it says so instead of a count that reads as if refusals were left.
+ */
+export function refusalCount(n: number, max: number): string {
+  return n > max
+    ? ` (attempt ${n}, past maxBlocks ${max}: the run ends)`
+    : ` (refusal ${n} of ${max})`;
+}

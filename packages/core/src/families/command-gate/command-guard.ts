@@ -1,3 +1,4 @@
+import { refusalCount } from '../../guard-seam/exit-refusal-text.js';
 import type {
   ExitVerdict,
   Guard,
@@ -240,7 +241,7 @@ export class CommandGuard implements Guard {
       this.setBlocks(gate.name, blocks);
       const { run } = verdict;
       const what = `\`${gate.run}\` ${describeRun(run, gate.timeoutMs)}${verdict.fresh ? '' : ` at tick ${run.tick} and was not run again: the workspace has not changed since`}`;
-      const reason = `Command gate "${gate.name}" (refusal ${Math.min(blocks, gate.maxBlocks)} of ${gate.maxBlocks}): the host ran ${what}.`;
+      const reason = `Command gate "${gate.name}"${refusalCount(blocks, gate.maxBlocks)}: the host ran ${what}.`;
       names.push(gate.name);
       reasons.push(reason);
       if (blocks > gate.maxBlocks) {

@@ -1,3 +1,4 @@
+import { refusalCount } from '../../guard-seam/exit-refusal-text.js';
 import type { GateInfo } from './gate-types.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
 
@@ -71,7 +72,7 @@ export function decideExit(gates: readonly GateInfo[]): ExitDecision {
 function refusalReason(gate: GateInfo): string {
   const state = gate.state === 'deferred' ? 'was deferred, now active again' : 'is active';
   const count =
-    gate.clearableBy === 'supervisor' ? '' : ` (refusal ${gate.blocks + 1} of ${gate.maxBlocks})`;
+    gate.clearableBy === 'supervisor' ? '' : refusalCount(gate.blocks + 1, gate.maxBlocks);
   return `Gate "${gate.name}" ${state}${count}: ${gate.description}. What is missing: ${gate.instructions} What would satisfy it: ${satisfier(gate)}`;
 }
 
