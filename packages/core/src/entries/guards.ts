@@ -149,6 +149,10 @@ export {
   type ToolApprovalRecord,
   type ToolApprovalState,
 } from '../families/tool-approvals/index.js';
+// Session state, and the slices families keep in it
+export type { JsonObject, JsonPrimitive } from '../ground/json.js';
+export { isThenable, type MaybePromise } from '../ground/thenable.js';
+export { errorMessage } from '../ground/thrown.js';
 // The guard seam: what every guard family is made of
 export { notAcceptedText } from '../guard-seam/exit-refusal-text.js';
 export type {
@@ -167,7 +171,6 @@ export type {
   ToolCallReplacement,
   ToolCallVerdict,
 } from '../guard-seam/guard-family.js';
-export { isThenable, type MaybePromise } from '../guard-seam/guard-set.js';
 export { FAMILY_SLICES, withInitialState } from '../guard-seam/initial-state.js';
 export type { CompiledTree } from '../renderer/compile.js';
 export {
@@ -187,7 +190,6 @@ export type {
 } from '../runtime/declarations.js';
 export type { EventPath, GuardEvent, RuntimeEvent } from '../runtime/events.js';
 export { ToolSuspended } from '../runtime/inflight.js';
-export { errorMessage } from '../runtime/runtime-errors.js';
 export type { TickOutcome } from '../runtime/session.js';
 export {
   type SessionHandles,
@@ -195,7 +197,6 @@ export {
   useSessionHandles,
 } from '../runtime/session-context.js';
 export type { GuardRunReport, RunReport } from '../runtime/session-options.js';
-export type { TickToolCall, TickToolResult } from '../runtime/tick-result.js';
 export { validateInput } from '../runtime/tool-execution.js';
 export { sameItems } from '../runtime/tool-index.js';
 export type { ToolOutputTruncation } from '../runtime/tool-limits.js';
@@ -205,8 +206,6 @@ export { commandEnvironment, resolvePolicy } from '../shell/policy.js';
 export { type RunOptions as ShellRunOptions, runShellCommand } from '../shell/run-command.js';
 export { DEFAULT_SHELL_OUTPUT_CHARS, DEFAULT_SHELL_TIMEOUT_MS } from '../shell/shell.js';
 export { countSchema, type FamilySlice, nonNegativeSchema } from '../state/family-slice.js';
-// Session state, and the slices families keep in it
-export type { JsonObject, JsonPrimitive } from '../state/json.js';
 export { LastOf } from '../state/last-of.js';
 export type {
   ChangedBy,
@@ -216,6 +215,7 @@ export type {
   SeedState,
   UsageTotals,
 } from '../state/session-state.js';
+export type { TickToolCall, TickToolResult } from '../state/tick-result.js';
 export { callSignature, canonicalJson, deepFreeze } from '../state/update.js';
 export {
   changedFiles,

@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
 
 /** No session with that id in the store. */
 export class UnknownSessionError extends AgateError {

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { AgateError } from '../../ground/agate-error.js';
 import type {
   BeforeModelVerdict,
   Guard,
@@ -12,10 +13,9 @@ import type {
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext } from '../../renderer/compiled-context.js';
 import { defineToolProp, functionPropCheck } from '../../renderer/tool-props.js';
-import { AgateError } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
 import { LastOf } from '../../state/last-of.js';
+import type { TickResult, TickToolCall } from '../../state/tick-result.js';
 import { resolveApprovalKey, resolveApprovalPublicKey, toPrivateKey } from './approval-signing.js';
 import {
   CheckpointDeclarationError,

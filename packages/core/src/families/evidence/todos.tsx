@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
+import { InvalidElementError } from '../../components/render-errors.js';
 import { useSessionContext } from '../../runtime/session-context.js';
 import { DEFAULT_MAX_BLOCKS } from '../gates-and-knobs/gate-types.js';
 import { useDeclaration } from '../gates-and-knobs/use-declaration.js';

@@ -1,3 +1,5 @@
+import { AgateError } from '../../ground/agate-error.js';
+import type { JsonValue } from '../../ground/json.js';
 import type {
   ExitVerdict,
   Guard,
@@ -9,17 +11,15 @@ import type {
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
 import {
-  AgateError,
   GateDeadlockError,
   KnobDeclarationError,
   SessionStateError,
 } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
 import { sameItems } from '../../runtime/tool-index.js';
-import type { JsonValue } from '../../state/json.js';
 import { LastOf } from '../../state/last-of.js';
 import type { ChangedBy, GateStatus, SessionState } from '../../state/session-state.js';
+import type { TickResult, TickToolCall } from '../../state/tick-result.js';
 import { decideExit } from './decide-exit.js';
 import { describeMissingTools, findMissingTools } from './gate-deadlock.js';
 import { clearerOf } from './gate-descriptor.js';

@@ -1,6 +1,7 @@
-import { AgateError, errorMessage, nameErrorClass } from '../../runtime/runtime-errors.js';
-import type { TickResult } from '../../runtime/tick-result.js';
+import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
+import { errorMessage } from '../../ground/thrown.js';
 import type { GateStatus } from '../../state/session-state.js';
+import type { TickResult } from '../../state/tick-result.js';
 import type { GateDescriptor, GateHistory } from './gate-types.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
 

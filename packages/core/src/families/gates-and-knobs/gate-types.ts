@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
-import type { TickResult } from '../../runtime/tick-result.js';
-import type { JsonValue } from '../../state/json.js';
+import type { JsonValue } from '../../ground/json.js';
 import type { ChangedBy, GateStatus } from '../../state/session-state.js';
+import type { TickResult } from '../../state/tick-result.js';
 import type { KnobOptions } from './knob-types.js';
 
 /** Who may clear a gate. `set_knob` refuses to clear host and supervisor gates. */

@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
+import type { JsonValue } from '../../ground/json.js';
 import { useSessionContext } from '../../runtime/session-context.js';
-import type { JsonValue } from '../../state/json.js';
 import type { KnobControls, KnobOptions } from './knob-types.js';
 import { validateKnobOptions } from './knob-values.js';
 import { useDeclaration } from './use-declaration.js';

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { ZodType } from 'zod';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
+import { InvalidElementError } from '../../components/render-errors.js';
 import { DEFAULT_MAX_BLOCKS } from '../gates-and-knobs/gate-types.js';
 import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
 import { OUTPUT_FAMILY, type OutputConfig } from './output-guard.js';

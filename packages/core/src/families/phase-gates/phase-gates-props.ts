@@ -1,4 +1,4 @@
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
+import { InvalidElementError } from '../../components/render-errors.js';
 import type { PhaseGateOptions } from './phase-types.js';
 
 export interface PhaseGatesProps extends PhaseGateOptions {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { ToolExecuteContext } from '../../components/tool-context.js';
+import type { JsonValue } from '../../ground/json.js';
 import type { ChildSession, GuardHost } from '../../guard-seam/guard-family.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import { ToolSuspended } from '../../runtime/inflight.js';
 import type { RunResult, SessionOptions } from '../../runtime/session-options.js';
-import type { ToolExecuteContext } from '../../runtime/tool-context.js';
-import type { JsonValue } from '../../state/json.js';
 import type { SessionState, UsageTotals } from '../../state/session-state.js';
 import { awaitingReason } from '../checkpoints/checkpoint-instructions.js';
 import { childStore } from './child-store.js';

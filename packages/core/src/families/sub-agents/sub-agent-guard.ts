@@ -1,10 +1,10 @@
 import type { KeyObject } from 'node:crypto';
+import { InvalidElementError } from '../../components/render-errors.js';
+import type { ToolExecuteContext } from '../../components/tool-context.js';
 import type { Guard, GuardContribution, GuardHost } from '../../guard-seam/guard-family.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { ToolExecuteContext } from '../../runtime/tool-context.js';
 import type { SessionState } from '../../state/session-state.js';
 import {
   resolveApprovalKey,

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../state/json.js';
+import type { JsonValue } from '../../ground/json.js';
 import type { SessionState } from '../../state/session-state.js';
 
 /** Between the levels of a path: `reviewer#call_3 › T-1`. */

@@ -1,4 +1,6 @@
 import type { KeyObject } from 'node:crypto';
+import { InvalidElementError } from '../../components/render-errors.js';
+import { errorMessage } from '../../ground/thrown.js';
 import type {
   BeforeModelVerdict,
   Guard,
@@ -12,10 +14,9 @@ import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
 import { defineToolProp } from '../../renderer/tool-props.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { errorMessage, InvalidElementError } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickToolCall } from '../../runtime/tick-result.js';
 import { validateInput } from '../../runtime/tool-execution.js';
+import type { TickToolCall } from '../../state/tick-result.js';
 import {
   resolveApprovalKey,
   resolveApprovalPublicKey,
