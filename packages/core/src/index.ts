@@ -2,6 +2,11 @@
 // the built-in guards' records is done with the subpaths, listed with these in package.json
 // `exports` and recorded in api/*.api.md (docs/migrating.md says where each name went).
 
+export type {
+  CheckpointCause,
+  CheckpointLedgerEntry,
+  CheckpointLedgerKind,
+} from './approvals/ledger-types.js';
 // Components
 export {
   Assistant,
@@ -33,11 +38,6 @@ export {
   InvalidContextBudgetError,
 } from './context-budget/context-budget-errors.js';
 export type { ContextBudgetReport, DroppedCounts } from './context-budget/report.js';
-export type {
-  CheckpointCause,
-  CheckpointLedgerEntry,
-  CheckpointLedgerKind,
-} from './families/checkpoints/checkpoint-types.js';
 // Checkpoints
 export {
   ApprovalKeyError,

@@ -2,6 +2,8 @@
 // guards' records and decisions as plain functions. The built-in families build on nothing
 // else of the runtime (guard-seam/public-api.test.ts).
 
+// Sub-agents
+export type { SubAgentProgress } from '../approvals/sub-agent-path.js';
 export type { ToolGuardProps } from '../components/tool.js';
 // The compiled context a family renders into and reads
 export type { BudgetHolding } from '../context-budget/context-budget-errors.js';
@@ -81,18 +83,16 @@ export {
 } from '../families/evidence/index.js';
 // Gates and knobs
 export { decideExit, type ExitDecision } from '../families/gates-and-knobs/decide-exit.js';
-export {
-  DEFAULT_MAX_BLOCKS,
-  type GateClearer,
-  type GateDeclaration,
-  type GateHistory,
-  type GateInfo,
-  type GateRecord,
-  type GatesState,
-  type KnobDeclaration,
+export type {
+  GateClearer,
+  GateDeclaration,
+  GateHistory,
+  GateInfo,
+  GateRecord,
+  GatesState,
+  KnobDeclaration,
 } from '../families/gates-and-knobs/gate-types.js';
 export type { KnobInfo } from '../families/gates-and-knobs/knob-types.js';
-export { SET_KNOB_TOOL } from '../families/gates-and-knobs/set-knob-tool.js';
 export { FINAL_ANSWER_TOOL } from '../families/output/output-guard.js';
 export { evaluatePhaseGates } from '../families/phase-gates/evaluate-phase-gates.js';
 export {
@@ -137,8 +137,6 @@ export {
   type ToolCategoryProp,
 } from '../families/phase-gates/tool-category.js';
 export type { VerificationLevelMet } from '../families/phase-gates/verification-levels.js';
-// Sub-agents
-export type { SubAgentProgress } from '../families/sub-agents/sub-agent-path.js';
 export type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
 // Human approval of single tool calls
 export {
@@ -153,8 +151,9 @@ export {
 export type { JsonObject, JsonPrimitive } from '../ground/json.js';
 export { isThenable, type MaybePromise } from '../ground/thenable.js';
 export { errorMessage } from '../ground/thrown.js';
+export { SET_KNOB_TOOL } from '../guard-seam/built-in-tool-names.js';
 // The guard seam: what every guard family is made of
-export { notAcceptedText } from '../guard-seam/exit-refusal-text.js';
+export { DEFAULT_MAX_BLOCKS, notAcceptedText } from '../guard-seam/exit-refusal-text.js';
 export type {
   BeforeModelVerdict,
   ChildSession,
@@ -200,6 +199,8 @@ export type { GuardRunReport, RunReport } from '../runtime/session-options.js';
 export { validateInput } from '../runtime/tool-execution.js';
 export { sameItems } from '../runtime/tool-index.js';
 export type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+// A component registers its declaration for its family with it (every built-in family does).
+export { useDeclaration } from '../runtime/use-declaration.js';
 // Workspace fingerprints (checkpoint file triggers)
 // The <Shell> sandbox's runner (a family that runs a check itself: <CommandGate>)
 export { commandEnvironment, resolvePolicy } from '../shell/policy.js';

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import type { CheckpointLedgerEntry } from '../families/checkpoints/checkpoint-types.js';
+import type { CheckpointLedgerEntry } from '../approvals/ledger-types.js';
+import { isSubAgentPath } from '../approvals/sub-agent-path.js';
 import type { ContinueGateEvaluator } from '../families/continue-gate/continue-gate-evaluator.js';
-import { isSubAgentPath } from '../families/sub-agents/sub-agent-path.js';
 import type { JsonValue } from '../ground/json.js';
 import type { RunResult } from '../runtime/session-options.js';
 import type { ChangedBy } from '../state/session-state.js';

@@ -15,7 +15,7 @@ import type {
   CheckpointLedgerEntry,
   CheckpointStatus,
   CheckpointsState,
-} from '../families/checkpoints/checkpoint-types.js';
+} from '../approvals/ledger-types.js';
 import type {
   CommandGateStatus,
   CommandGatesState,

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
-import { decisionTextProblem } from '../families/checkpoints/decision-text.js';
+import { decisionTextProblem } from '../approvals/decision-text.js';
 import { AgateError, nameErrorClass } from '../ground/agate-error.js';
 import { isObjectRecord } from '../ground/json.js';
 import { createInitialState } from '../guard-seam/initial-state.js';

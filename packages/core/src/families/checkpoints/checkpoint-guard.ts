@@ -1,4 +1,35 @@
 import type { KeyObject } from 'node:crypto';
+import {
+  CheckpointNotPendingError,
+  UnknownCheckpointError,
+} from '../../approvals/approval-errors.js';
+import {
+  resolveApprovalKey,
+  resolveApprovalPublicKey,
+  toPrivateKey,
+} from '../../approvals/approval-signing.js';
+import {
+  applyCorrections,
+  type Decision,
+  decide,
+  ensureRecord,
+  findCorrections,
+  ledgerOf,
+  markPending,
+  type PendingInput,
+  recordsOf,
+  requireVerifier,
+  type SigningContext,
+  sessionSigning,
+} from '../../approvals/decision-ledger.js';
+import { awaitingReason } from '../../approvals/decision-text.js';
+import type {
+  ApproveInput,
+  CheckpointLedgerEntry,
+  CheckpointRecord,
+  CheckpointStatus,
+  RejectInput,
+} from '../../approvals/ledger-types.js';
 import { AgateError } from '../../ground/agate-error.js';
 import type {
   BeforeModelVerdict,
@@ -16,36 +47,12 @@ import { defineToolProp, functionPropCheck } from '../../renderer/tool-props.js'
 import type { RunReport } from '../../runtime/session-options.js';
 import { LastOf } from '../../state/last-of.js';
 import type { TickResult, TickToolCall } from '../../state/tick-result.js';
-import { resolveApprovalKey, resolveApprovalPublicKey, toPrivateKey } from './approval-signing.js';
+import { CheckpointDeclarationError } from './checkpoint-errors.js';
+import { checkpointInstructions } from './checkpoint-instructions.js';
 import {
-  CheckpointDeclarationError,
-  CheckpointNotPendingError,
-  UnknownCheckpointError,
-} from './checkpoint-errors.js';
-import { awaitingReason, checkpointInstructions } from './checkpoint-instructions.js';
-import {
-  applyCorrections,
-  type Decision,
-  decide,
-  ensureRecord,
-  findCorrections,
-  ledgerOf,
-  markPending,
-  type PendingInput,
-  recordsOf,
-  requireVerifier,
-  type SigningContext,
-  sessionSigning,
-} from './checkpoint-ledger.js';
-import {
-  type ApproveInput,
   CHECKPOINT_FAMILY,
-  type CheckpointLedgerEntry,
   type CheckpointProps,
-  type CheckpointRecord,
-  type CheckpointStatus,
   DEFAULT_CHECKPOINT_BUDGET,
-  type RejectInput,
 } from './checkpoint-types.js';
 import { captureBaseline, declaredWrites, triggerPath, wasWritten } from './file-trigger.js';
 import {

@@ -35,8 +35,6 @@ export interface GateDescriptor {
   initial?: GateStatus;
 }
 
-export const DEFAULT_MAX_BLOCKS = 5;
-
 /** A gate as the runtime sees it after render: descriptor plus its current state. */
 export interface GateInfo {
   name: string;

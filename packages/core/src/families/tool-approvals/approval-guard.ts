@@ -1,4 +1,16 @@
 import type { KeyObject } from 'node:crypto';
+import {
+  resolveApprovalKey,
+  resolveApprovalPublicKey,
+  toPrivateKey,
+} from '../../approvals/approval-signing.js';
+import {
+  ledgerOf,
+  requireVerifier,
+  type SigningContext,
+  sessionSigning,
+} from '../../approvals/decision-ledger.js';
+import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
 import { InvalidElementError } from '../../components/render-errors.js';
 import { errorMessage } from '../../ground/thrown.js';
 import type {
@@ -17,18 +29,6 @@ import { untilAborted } from '../../runtime/abort.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import { validateInput } from '../../runtime/tool-execution.js';
 import type { TickToolCall } from '../../state/tick-result.js';
-import {
-  resolveApprovalKey,
-  resolveApprovalPublicKey,
-  toPrivateKey,
-} from '../checkpoints/approval-signing.js';
-import {
-  ledgerOf,
-  requireVerifier,
-  type SigningContext,
-  sessionSigning,
-} from '../checkpoints/checkpoint-ledger.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
 import { awaitingApprovalReason, deniedResult, spentResult } from './approval-instructions.js';
 import {
   applyApprovalCorrections,

@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { GuardStates, SessionState } from '../../state/session-state.js';
-import { canonicalJson } from '../../state/update.js';
 import {
   type ApprovalVerifier,
   newNonce,
   verifies,
   verifyWith,
-} from '../checkpoints/approval-signing.js';
+} from '../../approvals/approval-signing.js';
 import {
   appendEntry,
   checkKey,
@@ -15,9 +13,11 @@ import {
   namesRequest,
   type SigningContext,
   TOOL_DECISIONS,
-} from '../checkpoints/checkpoint-ledger.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
-import { decisionTextProblem } from '../checkpoints/decision-text.js';
+} from '../../approvals/decision-ledger.js';
+import { decisionTextProblem } from '../../approvals/decision-text.js';
+import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
+import type { GuardStates, SessionState } from '../../state/session-state.js';
+import { canonicalJson } from '../../state/update.js';
 import {
   ToolApprovalDecisionError,
   ToolCallNotPendingError,

@@ -1,13 +1,13 @@
 import { produce } from 'immer';
+import { UnknownSessionError } from '../../approvals/approval-errors.js';
+import { resolveDecisionKeys } from '../../approvals/approval-signing.js';
+import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
 import { withInitialState } from '../../guard-seam/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import type { SessionStore } from '../../persistence/session-store.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import { updateSession } from '../../persistence/update-session.js';
 import type { GuardStates, SessionState } from '../../state/session-state.js';
-import { resolveDecisionKeys } from '../checkpoints/approval-signing.js';
-import { UnknownSessionError } from '../checkpoints/checkpoint-errors.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
 import {
   applyApprovalCorrections,
   decideToolCall,
