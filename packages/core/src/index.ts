@@ -2,10 +2,13 @@
 // the built-in guards' records is done with the subpaths, listed with these in package.json
 // `exports` and recorded in api/*.api.md (docs/migrating.md says where each name went).
 
+// Approvals: the signed decision ledger of checkpoints and held tool calls
 export type {
   CheckpointCause,
   CheckpointLedgerEntry,
   CheckpointLedgerKind,
+  ToolCallDecisionKind,
+  ToolCallLedgerEntry,
 } from './approvals/ledger-types.js';
 // Components
 export {

@@ -122,6 +122,19 @@ export interface CheckpointLedgerEntry {
   alg?: 'ed25519';
 }
 
+/** The ledger kinds of a person's decision on a single held tool call. */
+export type ToolCallDecisionKind = 'tool-approved' | 'tool-denied';
+
+/**
+ * A person's decision on a tool call held for approval (`<Tool needsApproval>`), as
+ * `approveToolCall`, `denyToolCall` and `session.approveToolCall` / `denyToolCall` return it: a
+ * line of the same signed ledger as checkpoint decisions (one sequence, one signature scheme),
+ * where `checkpoint` holds the tool call's id and `toolName` / `inputHash` repeat its request's.
+ */
+export interface ToolCallLedgerEntry extends Omit<CheckpointLedgerEntry, 'kind'> {
+  kind: ToolCallDecisionKind;
+}
+
 /** The causes recorded by entries of each kind. */
 export const CAUSE_OF_KIND: Partial<Record<CheckpointLedgerKind, CheckpointCause>> = {
   submitted: 'submit',

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import type { CheckpointLedgerEntry } from '../approvals/ledger-types.js';
+import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../approvals/ledger-types.js';
 import { isSubAgentPath } from '../approvals/sub-agent-path.js';
 import type { ContinueGateEvaluator } from '../families/continue-gate/continue-gate-evaluator.js';
 import type { JsonValue } from '../ground/json.js';
@@ -37,12 +37,12 @@ export interface FamilyApi {
   approveToolCall(
     id: string,
     decision: { by: string; reason?: string; privateKey?: string | KeyObject },
-  ): CheckpointLedgerEntry;
+  ): ToolCallLedgerEntry;
   /** A person denies a held tool call: the next `run()` answers it with the denial (who, why). */
   denyToolCall(
     id: string,
     decision: { by: string; reason: string; privateKey?: string | KeyObject },
-  ): CheckpointLedgerEntry;
+  ): ToolCallLedgerEntry;
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
   readonly continueEvaluator: ContinueGateEvaluator | undefined;
 }

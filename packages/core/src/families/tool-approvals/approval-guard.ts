@@ -10,7 +10,7 @@ import {
   type SigningContext,
   sessionSigning,
 } from '../../approvals/decision-ledger.js';
-import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
+import type { ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
 import { InvalidElementError } from '../../components/render-errors.js';
 import { errorMessage } from '../../ground/thrown.js';
 import type {
@@ -89,7 +89,7 @@ export class ApprovalGuard implements Guard {
 
   // ---- the person's API (session.approveToolCall / session.denyToolCall) -------------------
 
-  approveToolCall(id: string, input: Omit<ToolApprovalInput, 'key'>): CheckpointLedgerEntry {
+  approveToolCall(id: string, input: Omit<ToolApprovalInput, 'key'>): ToolCallLedgerEntry {
     const reason = input?.reason;
     const entry = this.decideLive(
       id,
@@ -106,7 +106,7 @@ export class ApprovalGuard implements Guard {
     return entry;
   }
 
-  denyToolCall(id: string, input: Omit<ToolDenialInput, 'key'>): CheckpointLedgerEntry {
+  denyToolCall(id: string, input: Omit<ToolDenialInput, 'key'>): ToolCallLedgerEntry {
     const entry = this.decideLive(
       id,
       { approved: false, by: input?.by, reason: input?.reason },
@@ -280,13 +280,13 @@ export class ApprovalGuard implements Guard {
     id: string,
     decision: ToolCallDecision,
     privateKey: ToolApprovalInput['privateKey'],
-  ): CheckpointLedgerEntry {
+  ): ToolCallLedgerEntry {
     this.verify();
     const signing = this.signing();
     // In the key-pair mode the session holds no private key: a decision must bring one.
     const key = privateKey === undefined ? undefined : toPrivateKey(privateKey);
     const context = key === undefined ? signing : { ...signing, key: undefined, privateKey: key };
-    let entry: CheckpointLedgerEntry | undefined;
+    let entry: ToolCallLedgerEntry | undefined;
     this.host.update((draft) => {
       entry = decideToolCall(draft, id, decision, context);
     });

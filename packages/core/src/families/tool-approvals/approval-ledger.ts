@@ -15,7 +15,7 @@ import {
   TOOL_DECISIONS,
 } from '../../approvals/decision-ledger.js';
 import { decisionTextProblem } from '../../approvals/decision-text.js';
-import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
+import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
 import type { GuardStates, SessionState } from '../../state/session-state.js';
 import { canonicalJson } from '../../state/update.js';
 import {
@@ -242,7 +242,7 @@ export function decideToolCall(
   id: string,
   decision: ToolCallDecision,
   signing: SigningContext,
-): CheckpointLedgerEntry {
+): ToolCallLedgerEntry {
   const verb = decision.approved ? 'approves' : 'denies';
   const by = typeof decision.by === 'string' ? decision.by.trim() : '';
   if (by === '') {
@@ -331,7 +331,8 @@ export function decideToolCall(
     state.status = 'idle';
     state.reason = `Tool call "${id}" was ${decision.approved ? 'approved' : 'denied'} by ${by}; run() goes on.`;
   }
-  return entry;
+  // Its kind was set to a tool decision above.
+  return entry as ToolCallLedgerEntry;
 }
 
 export interface ApprovalCorrection {
