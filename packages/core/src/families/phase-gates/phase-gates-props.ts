@@ -14,7 +14,7 @@ export interface PhaseGatesProps extends PhaseGateOptions {
   maxBlocks?: number;
 }
 
-const VERIFICATION: readonly unknown[] = ['ran', 'passed', 'project-tests', 'any', 'after-change'];
+const VERIFICATION: readonly unknown[] = ['ran', 'passed', 'project-tests', 'any'];
 
 const COUNTS = ['maxNoProgressSteps', 'warnAfter', 'warnEvery', 'stallAfter', 'maxBlocks'] as const;
 
