@@ -2,6 +2,14 @@
 // the built-in guards' records is done with the subpaths, listed with these in package.json
 // `exports` and recorded in api/*.api.md (docs/migrating.md says where each name went).
 
+// Approvals: the signed decision ledger of checkpoints and held tool calls
+export type {
+  CheckpointCause,
+  CheckpointLedgerEntry,
+  CheckpointLedgerKind,
+  ToolCallDecisionKind,
+  ToolCallLedgerEntry,
+} from './approvals/ledger-types.js';
 // Components
 export {
   Assistant,
@@ -10,10 +18,16 @@ export {
   type MessageRole,
   User,
 } from './components/message.js';
+export {
+  DuplicateToolError,
+  InvalidElementError,
+  RenderError,
+} from './components/render-errors.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export type { ToolGuardProps } from './components/tool.js';
 export { Tool, type ToolProps } from './components/tool.js';
+export type { ToolExecuteContext } from './components/tool-context.js';
 export { type ToolOptions, ToolResultError, Tools, type ToolsProps } from './components/tools.js';
 export {
   type ContextBudgetOptions,
@@ -27,11 +41,6 @@ export {
   InvalidContextBudgetError,
 } from './context-budget/context-budget-errors.js';
 export type { ContextBudgetReport, DroppedCounts } from './context-budget/report.js';
-export type {
-  CheckpointCause,
-  CheckpointLedgerEntry,
-  CheckpointLedgerKind,
-} from './families/checkpoints/checkpoint-types.js';
 // Checkpoints
 export {
   ApprovalKeyError,
@@ -144,8 +153,12 @@ export {
   type ToolDenialInput,
   UnknownToolCallError,
 } from './families/tool-approvals/index.js';
+// The ground floor: the errors' base, JSON values, maybe-promises
+export { AgateError, type FaultStep, nameErrorClass } from './ground/agate-error.js';
+export type { JsonPrimitive, JsonValue } from './ground/json.js';
+export type { MaybePromise } from './ground/thenable.js';
+// The guard seam
 export type { FamilyApi } from './guard-seam/built-in-family-api.js';
-export type { MaybePromise } from './guard-seam/guard-set.js';
 // MCP servers
 export {
   McpConfigError,
@@ -189,15 +202,9 @@ export { run } from './runtime/run.js';
 export { SessionRunningElsewhereError } from './runtime/run-claim.js';
 // Runtime
 export {
-  AgateError,
-  DuplicateToolError,
-  type FaultStep,
   GateDeadlockError,
-  InvalidElementError,
   KnobDeclarationError,
   ModelCallError,
-  nameErrorClass,
-  RenderError,
   SessionStateError,
 } from './runtime/runtime-errors.js';
 export {
@@ -210,8 +217,6 @@ export {
 export { useTick, useTimeline } from './runtime/session-context.js';
 export type { TickOutcome } from './runtime/session-options.js';
 export type { StreamingOption } from './runtime/streaming.js';
-export type { TickResult, TickToolCall, TickToolResult } from './runtime/tick-result.js';
-export type { ToolExecuteContext } from './runtime/tool-context.js';
 export { InvalidOptionError, ToolTimeoutError } from './runtime/tool-limits.js';
 export type { ToolOutputTruncation } from './runtime/tool-outcome.js';
 export { useSession } from './runtime/use-session.js';
@@ -221,7 +226,6 @@ export { Shell, type ShellProps } from './shell/shell.js';
 // Shell: commands in a bubblewrap sandbox
 export { NetworkAllowEntryError, SandboxUnavailableError } from './shell/shell-errors.js';
 // State
-export type { JsonPrimitive, JsonValue } from './state/json.js';
 export type {
   ChangedBy,
   GateStatus,
@@ -231,6 +235,7 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+export type { TickResult, TickToolCall, TickToolResult } from './state/tick-result.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/telemetry-options.js';
 export type {

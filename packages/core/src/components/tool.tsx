@@ -1,7 +1,7 @@
 import type { Tool as SdkTool } from 'ai';
 import { createElement, type ReactNode } from 'react';
 import type { ZodType, z } from 'zod';
-import type { ToolExecuteContext } from '../runtime/tool-context.js';
+import type { ToolExecuteContext } from './tool-context.js';
 
 /**
  * What guards know about a tool's calls, besides its schema and `execute`: the one extension

@@ -1,6 +1,7 @@
 import type { Tool as SdkTool, ToolSet } from 'ai';
 import { createElement, Fragment, type ReactNode } from 'react';
-import { AgateError, InvalidElementError, nameErrorClass } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
+import { InvalidElementError } from './render-errors.js';
 import { Tool, type ToolGuardProps } from './tool.js';
 
 /** What `toolOptions` may add to one tool of a `<Tools>` set: what a `<Tool>` has besides its schema. */

@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
 
 /** `context.maxTokens`, `lowWater` or `tokenizer` is not usable. */
 export class InvalidContextBudgetError extends AgateError {

@@ -1,7 +1,7 @@
 import { asSchema, type ModelMessage } from 'ai';
+import { isThenable } from '../ground/thenable.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
 import { shown } from '../runtime/option-checks.js';
-import { isThenable } from '../runtime/thenable.js';
 import type { Tokenizer } from './budget-options.js';
 import { InvalidContextBudgetError } from './context-budget-errors.js';
 

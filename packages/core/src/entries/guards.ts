@@ -2,6 +2,8 @@
 // guards' records and decisions as plain functions. The built-in families build on nothing
 // else of the runtime (guard-seam/public-api.test.ts).
 
+// Sub-agents
+export type { SubAgentProgress } from '../approvals/sub-agent-path.js';
 export type { ToolGuardProps } from '../components/tool.js';
 // The compiled context a family renders into and reads
 export type { BudgetHolding } from '../context-budget/context-budget-errors.js';
@@ -81,18 +83,16 @@ export {
 } from '../families/evidence/index.js';
 // Gates and knobs
 export { decideExit, type ExitDecision } from '../families/gates-and-knobs/decide-exit.js';
-export {
-  DEFAULT_MAX_BLOCKS,
-  type GateClearer,
-  type GateDeclaration,
-  type GateHistory,
-  type GateInfo,
-  type GateRecord,
-  type GatesState,
-  type KnobDeclaration,
+export type {
+  GateClearer,
+  GateDeclaration,
+  GateHistory,
+  GateInfo,
+  GateRecord,
+  GatesState,
+  KnobDeclaration,
 } from '../families/gates-and-knobs/gate-types.js';
 export type { KnobInfo } from '../families/gates-and-knobs/knob-types.js';
-export { SET_KNOB_TOOL } from '../families/gates-and-knobs/set-knob-tool.js';
 export { FINAL_ANSWER_TOOL } from '../families/output/output-guard.js';
 export { evaluatePhaseGates } from '../families/phase-gates/evaluate-phase-gates.js';
 export {
@@ -137,8 +137,6 @@ export {
   type ToolCategoryProp,
 } from '../families/phase-gates/tool-category.js';
 export type { VerificationLevelMet } from '../families/phase-gates/verification-levels.js';
-// Sub-agents
-export type { SubAgentProgress } from '../families/sub-agents/sub-agent-path.js';
 export type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
 // Human approval of single tool calls
 export {
@@ -149,8 +147,14 @@ export {
   type ToolApprovalRecord,
   type ToolApprovalState,
 } from '../families/tool-approvals/index.js';
+// Session state, and the slices families keep in it
+export type { JsonObject, JsonPrimitive } from '../ground/json.js';
+export { isThenable, type MaybePromise } from '../ground/thenable.js';
+export { errorMessage } from '../ground/thrown.js';
+export { SET_KNOB_TOOL } from '../guard-seam/built-in-tool-names.js';
 // The guard seam: what every guard family is made of
 export {
+  DEFAULT_MAX_BLOCKS,
   MAX_GUARD_REFUSAL_CHARS,
   notAcceptedText,
   plainText,
@@ -172,7 +176,6 @@ export type {
   ToolCallReplacement,
   ToolCallVerdict,
 } from '../guard-seam/guard-family.js';
-export { isThenable, type MaybePromise } from '../guard-seam/guard-set.js';
 export { FAMILY_SLICES, withInitialState } from '../guard-seam/initial-state.js';
 export type { CompiledTree } from '../renderer/compile.js';
 export {
@@ -192,7 +195,6 @@ export type {
 } from '../runtime/declarations.js';
 export type { EventPath, GuardEvent, RuntimeEvent } from '../runtime/events.js';
 export { ToolSuspended } from '../runtime/inflight.js';
-export { errorMessage } from '../runtime/runtime-errors.js';
 export type { TickOutcome } from '../runtime/session.js';
 export {
   type SessionHandles,
@@ -200,18 +202,17 @@ export {
   useSessionHandles,
 } from '../runtime/session-context.js';
 export type { GuardRunReport, RunReport } from '../runtime/session-options.js';
-export type { TickToolCall, TickToolResult } from '../runtime/tick-result.js';
 export { validateInput } from '../runtime/tool-execution.js';
 export { sameItems } from '../runtime/tool-index.js';
 export type { ToolOutputTruncation } from '../runtime/tool-limits.js';
+// A component registers its declaration for its family with it (every built-in family does).
+export { useDeclaration } from '../runtime/use-declaration.js';
 // Workspace fingerprints (checkpoint file triggers)
 // The <Shell> sandbox's runner (a family that runs a check itself: <CommandGate>)
 export { commandEnvironment, resolvePolicy } from '../shell/policy.js';
 export { type RunOptions as ShellRunOptions, runShellCommand } from '../shell/run-command.js';
 export { DEFAULT_SHELL_OUTPUT_CHARS, DEFAULT_SHELL_TIMEOUT_MS } from '../shell/shell.js';
 export { countSchema, type FamilySlice, nonNegativeSchema } from '../state/family-slice.js';
-// Session state, and the slices families keep in it
-export type { JsonObject, JsonPrimitive } from '../state/json.js';
 export { LastOf } from '../state/last-of.js';
 export type {
   ChangedBy,
@@ -221,6 +222,7 @@ export type {
   SeedState,
   UsageTotals,
 } from '../state/session-state.js';
+export type { TickToolCall, TickToolResult } from '../state/tick-result.js';
 export { callSignature, canonicalJson, deepFreeze } from '../state/update.js';
 export {
   changedFiles,

@@ -1,7 +1,6 @@
 // @agate/core/stores: writing a session store of your own (docs/persistence.md#stores) and
 // reading what stores keep: the snapshot format, restore points, revisions, tick logs.
 
-export { noteContinuation } from '../persistence/continuations.js';
 export {
   assertRestorePoint,
   type CreateSnapshotOptions,
@@ -28,6 +27,7 @@ export {
 } from '../persistence/index.js';
 export { restoreSnapshotState } from '../persistence/restore.js';
 export { assertValidSessionId, isValidSessionId } from '../persistence/snapshot.js';
+export { noteContinuation } from '../state/continuations.js';
 // Tick logs: one bounded record per tick (agate studio)
 export {
   type MaterializedTick,

@@ -2,7 +2,7 @@ import { scriptedModel } from '@agate/testing';
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { signEntry } from '../families/checkpoints/approval-signing.js';
+import { signEntry } from '../approvals/approval-signing.js';
 import {
   type AgateEvent,
   approveCheckpoint,

@@ -12,9 +12,9 @@ import { scriptedModel } from '@agate/testing';
 import { produce } from 'immer';
 import { createElement } from 'react';
 import { afterAll, describe, expect, it } from 'vitest';
+import { signEntryEd25519, toPrivateKey } from '../approvals/approval-signing.js';
+import { appendEntry, latestRequest } from '../approvals/decision-ledger.js';
 import { SNAPSHOT_VERSION } from '../entries/stores.js';
-import { signEntryEd25519, toPrivateKey } from '../families/checkpoints/approval-signing.js';
-import { appendEntry, latestRequest } from '../families/checkpoints/checkpoint-ledger.js';
 import {
   approveCheckpoint,
   createFileStore,

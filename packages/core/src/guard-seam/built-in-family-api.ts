@@ -1,9 +1,9 @@
 import type { KeyObject } from 'node:crypto';
-import type { CheckpointLedgerEntry } from '../families/checkpoints/checkpoint-types.js';
+import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../approvals/ledger-types.js';
+import { isSubAgentPath } from '../approvals/sub-agent-path.js';
 import type { ContinueGateEvaluator } from '../families/continue-gate/continue-gate-evaluator.js';
-import { isSubAgentPath } from '../families/sub-agents/sub-agent-path.js';
+import type { JsonValue } from '../ground/json.js';
 import type { RunResult } from '../runtime/session-options.js';
-import type { JsonValue } from '../state/json.js';
 import type { ChangedBy } from '../state/session-state.js';
 import type { GuardInstances } from './built-in-families.js';
 import type { GuardSet } from './guard-set.js';
@@ -37,12 +37,12 @@ export interface FamilyApi {
   approveToolCall(
     id: string,
     decision: { by: string; reason?: string; privateKey?: string | KeyObject },
-  ): CheckpointLedgerEntry;
+  ): ToolCallLedgerEntry;
   /** A person denies a held tool call: the next `run()` answers it with the denial (who, why). */
   denyToolCall(
     id: string,
     decision: { by: string; reason: string; privateKey?: string | KeyObject },
-  ): CheckpointLedgerEntry;
+  ): ToolCallLedgerEntry;
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
   readonly continueEvaluator: ContinueGateEvaluator | undefined;
 }

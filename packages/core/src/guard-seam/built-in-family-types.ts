@@ -15,7 +15,7 @@ import type {
   CheckpointLedgerEntry,
   CheckpointStatus,
   CheckpointsState,
-} from '../families/checkpoints/checkpoint-types.js';
+} from '../approvals/ledger-types.js';
 import type {
   CommandGateStatus,
   CommandGatesState,
@@ -45,7 +45,7 @@ import type {
   NeedsApproval,
   PendingToolApproval,
 } from '../families/tool-approvals/tool-approval-types.js';
-import type { JsonValue } from '../state/json.js';
+import type { JsonValue } from '../ground/json.js';
 import type { ChangedBy } from '../state/session-state.js';
 import type { GuardFactory } from './guard-family.js';
 

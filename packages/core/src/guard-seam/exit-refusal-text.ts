@@ -5,6 +5,9 @@
  * files the model chose), so each is made one plain line and cut, and the whole is bounded.
  */
 
+/** How many times in a row a guard refuses the exit before the run ends `blocked` (its `maxBlocks`). */
+export const DEFAULT_MAX_BLOCKS = 5;
+
 export const NOT_ACCEPTED = 'Not accepted:';
 
 /** Characters kept of one reason; the rest is said as a count. */

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { JsonValue } from '../ground/json.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
 import type { CompiledTree } from '../renderer/compile.js';
@@ -16,11 +17,10 @@ import type {
   RunResult,
   SessionOptions,
 } from '../runtime/session-options.js';
-import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
 import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import type { FamilySlice } from '../state/family-slice.js';
-import type { JsonValue } from '../state/json.js';
 import type { GuardStates, RunStatus, SessionState } from '../state/session-state.js';
+import type { TickResult, TickToolCall } from '../state/tick-result.js';
 
 /**
  * The guard seam. A guard family (gates, the ContinueGate, checkpoints, evidence, phase gates)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompiledContext } from '../renderer/compiled-context.js';
-import type { TickToolCall } from '../runtime/tick-result.js';
+import type { TickToolCall } from '../state/tick-result.js';
 import type { BeforeModelVerdict, ExitVerdict, Guard, GuardTick } from './guard-family.js';
 import { GuardSet } from './guard-set.js';
 

@@ -1,3 +1,4 @@
+import { isThenable, type MaybePromise } from '../ground/thenable.js';
 import type { CompiledTree } from '../renderer/compile.js';
 import type {
   CompiledContext,
@@ -7,8 +8,7 @@ import type {
 } from '../renderer/compiled-context.js';
 import type { LeftOutTool } from '../renderer/tool-origin.js';
 import type { RunReport } from '../runtime/session-options.js';
-import { isThenable } from '../runtime/thenable.js';
-import type { TickResult, TickToolCall } from '../runtime/tick-result.js';
+import type { TickResult, TickToolCall } from '../state/tick-result.js';
 import type {
   BeforeModelVerdict,
   ExitVerdict,
@@ -26,11 +26,6 @@ const PROCEED: BeforeModelVerdict = { kind: 'proceed' };
 const ALLOW = { kind: 'allow' } as const;
 const NO_REPORTS: Partial<ContextReports> = Object.freeze({});
 const NO_TOOLS_LEFT_OUT: readonly LeftOutTool[] = Object.freeze([]);
-
-export type MaybePromise<T> = T | Promise<T>;
-
-// Exported here as before: families and the package index take it from the guard seam.
-export { isThenable };
 
 export type MergedToolVerdict =
   | { kind: 'allow' }

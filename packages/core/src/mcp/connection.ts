@@ -1,9 +1,9 @@
 import type { JSONRPCMessage, MCPClient, MCPTransport } from '@ai-sdk/mcp';
 import type { Tool as SdkTool, ToolSet } from 'ai';
 import { reportsErrors, throwIfErrorResult } from '../components/tools.js';
+import { errorMessage } from '../ground/thrown.js';
 import { markGivesWay } from '../renderer/tool-origin.js';
 import type { SessionResource } from '../runtime/resources.js';
-import { errorMessage } from '../runtime/runtime-errors.js';
 import { ToolTimeoutError } from '../runtime/tool-limits.js';
 import type { ClosableFetch } from './closable-fetch.js';
 import { McpServerError } from './mcp-errors.js';

@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
 
 /** How an MCP server was reached, as error messages name it. */
 export interface McpServerIdentity {

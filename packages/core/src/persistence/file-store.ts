@@ -11,7 +11,7 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { errorMessage } from '../runtime/runtime-errors.js';
+import { errorMessage } from '../ground/thrown.js';
 import type { TickRecord } from '../tick-log/tick-record.js';
 import { withLock } from './lock-dir.js';
 import { SnapshotError } from './persistence-errors.js';

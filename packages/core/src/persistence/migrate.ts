@@ -1,4 +1,4 @@
-import { isObjectRecord } from '../state/json.js';
+import { isObjectRecord } from '../ground/json.js';
 import { SnapshotError } from './persistence-errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
 
 /** A snapshot that cannot be written or read: not JSON-serializable, corrupt, or from another version. */
 export class SnapshotError extends AgateError {

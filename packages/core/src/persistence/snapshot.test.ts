@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { noteContinuation } from './continuations.js';
+import { noteContinuation } from '../state/continuations.js';
 import { InvalidSessionIdError, SnapshotError } from './persistence-errors.js';
 import {
   createSnapshot,

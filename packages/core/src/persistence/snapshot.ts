@@ -1,5 +1,5 @@
-import { errorMessage } from '../runtime/runtime-errors.js';
-import { continuationOf } from './continuations.js';
+import { errorMessage } from '../ground/thrown.js';
+import { continuationOf } from '../state/continuations.js';
 import { migrateState, SNAPSHOT_VERSION } from './migrate.js';
 import { InvalidSessionIdError, SnapshotError } from './persistence-errors.js';
 

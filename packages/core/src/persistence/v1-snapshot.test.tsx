@@ -1,6 +1,6 @@
 /**
- * Snapshots written by version 1 (fixtures made with the code of that time, see
- * `__fixtures__/make-v1-snapshots.tsx`) still load, and the restored session goes on: the
+ * Snapshots written by version 1 (fixtures made once with the code of that time, see
+ * `__fixtures__/v1-agent.tsx`) still load, and the restored session goes on: the
  * pending checkpoint is approved and the run finishes past every guard.
  */
 import { readFileSync } from 'node:fs';

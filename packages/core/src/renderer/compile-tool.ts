@@ -1,6 +1,6 @@
 import type { Tool as SdkTool } from 'ai';
+import { InvalidElementError } from '../components/render-errors.js';
 import type { ToolGuardProps } from '../components/tool.js';
-import { InvalidElementError } from '../runtime/runtime-errors.js';
 import type { CompiledTool } from './compiled-context.js';
 import { type HostElement, type HostProps, sameProps } from './host-tree.js';
 import { givesWayFor } from './tool-origin.js';

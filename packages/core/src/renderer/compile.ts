@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
+import { DuplicateToolError, InvalidElementError } from '../components/render-errors.js';
 import type { ContextLayout, SystemUnit } from '../context-budget/layout.js';
-import { DuplicateToolError, InvalidElementError } from '../runtime/runtime-errors.js';
 import { compileTool } from './compile-tool.js';
 import type { CompiledTool, EphemeralBlock } from './compiled-context.js';
 import {

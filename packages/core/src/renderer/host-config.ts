@@ -1,7 +1,7 @@
 import { createContext } from 'react';
 import type { HostConfig } from 'react-reconciler';
 import { DefaultEventPriority, NoEventPriority } from 'react-reconciler/constants.js';
-import { InvalidElementError } from '../runtime/runtime-errors.js';
+import { InvalidElementError } from '../components/render-errors.js';
 import {
   appendChild,
   HOST_TYPES,

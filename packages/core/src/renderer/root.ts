@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
 import createReconciler from 'react-reconciler';
 import { LegacyRoot } from 'react-reconciler/constants.js';
-import { errorMessage, InvalidElementError, RenderError } from '../runtime/runtime-errors.js';
+import { InvalidElementError, RenderError } from '../components/render-errors.js';
+import { errorMessage } from '../ground/thrown.js';
 import { hostConfig } from './host-config.js';
 import type { HostContainer } from './host-tree.js';
 

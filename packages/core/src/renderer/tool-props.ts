@@ -1,4 +1,4 @@
-import { InvalidElementError } from '../runtime/runtime-errors.js';
+import { InvalidElementError } from '../components/render-errors.js';
 
 /** Throws an `InvalidElementError` naming the tool when a prop's value cannot work. */
 export type ToolPropCheck = (tool: string, value: unknown) => void;

@@ -1,6 +1,8 @@
+import { AgateError } from '../ground/agate-error.js';
+import { errorMessage } from '../ground/thrown.js';
 import { withProviderDetails } from './fault.js';
 import { callModel, type ModelCallOptions, type ModelTurn } from './model-call.js';
-import { AgateError, errorMessage, ModelCallError } from './runtime-errors.js';
+import { ModelCallError } from './runtime-errors.js';
 
 /**
  * The reason of an `aborted` run. When the signal that fired is the session's own `signal`

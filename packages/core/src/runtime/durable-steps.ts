@@ -1,9 +1,9 @@
+import type { JsonValue } from '../ground/json.js';
+import { errorMessage } from '../ground/thrown.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
-import type { JsonValue } from '../state/json.js';
+import type { TickToolCall, TickToolResult } from '../state/tick-result.js';
 import { atStep } from './fault.js';
 import type { ModelTurn } from './model-call.js';
-import { errorMessage } from './runtime-errors.js';
-import type { TickToolCall, TickToolResult } from './tick-result.js';
 import { toJsonValue } from './tool-execution.js';
 import type { ToolOutputTruncation } from './tool-limits.js';
 import type { ToolCallOutcome } from './tool-outcome.js';

@@ -1,5 +1,5 @@
 import type { RunStatus } from '../state/session-state.js';
-import type { TickResult } from './tick-result.js';
+import type { TickResult } from '../state/tick-result.js';
 
 /**
  * What a reply without tool calls means. Only a whole answer is an attempt to finish: an empty

@@ -1,8 +1,8 @@
-import type { JsonValue } from '../state/json.js';
+import type { JsonValue } from '../ground/json.js';
+import { isThenable } from '../ground/thenable.js';
+import { errorMessage } from '../ground/thrown.js';
 import type { RunStatus, UsageTotals } from '../state/session-state.js';
-import { errorMessage } from './runtime-errors.js';
-import { isThenable } from './thenable.js';
-import type { TickResult, TickToolCall } from './tick-result.js';
+import type { TickResult, TickToolCall } from '../state/tick-result.js';
 import type { ToolOutputTruncation } from './tool-outcome.js';
 
 /**

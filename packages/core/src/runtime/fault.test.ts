@@ -1,8 +1,9 @@
 import { APICallError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { RenderError } from '../components/render-errors.js';
 import { SnapshotError } from '../persistence/persistence-errors.js';
 import { atStep, atTick, RunError, runFault, withProviderDetails } from './fault.js';
-import { ModelCallError, RenderError } from './runtime-errors.js';
+import { ModelCallError } from './runtime-errors.js';
 
 const apiError = (statusCode: number, message = 'Bad Gateway') =>
   new APICallError({ message, url: 'http://x/v1/chat', requestBodyValues: {}, statusCode });

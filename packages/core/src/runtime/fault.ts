@@ -1,19 +1,15 @@
 import { APICallError, RetryError } from 'ai';
+import {
+  DuplicateToolError,
+  InvalidElementError,
+  RenderError,
+} from '../components/render-errors.js';
 import { ContextBudgetError } from '../context-budget/context-budget-errors.js';
+import { AgateError, type FaultStep, nameErrorClass } from '../ground/agate-error.js';
+import { errorMessage } from '../ground/thrown.js';
 import { SnapshotError } from '../persistence/persistence-errors.js';
 import type { SessionStore } from '../persistence/session-store.js';
-import {
-  AgateError,
-  DuplicateToolError,
-  errorMessage,
-  type FaultStep,
-  GateDeadlockError,
-  InvalidElementError,
-  KnobDeclarationError,
-  ModelCallError,
-  nameErrorClass,
-  RenderError,
-} from './runtime-errors.js';
+import { GateDeadlockError, KnobDeclarationError, ModelCallError } from './runtime-errors.js';
 
 /**
  * Something that is not one of Agate's own errors ended a run (a guard hook's `TypeError`, a

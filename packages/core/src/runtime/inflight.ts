@@ -1,8 +1,8 @@
-import type { JsonValue } from '../state/json.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
+import type { JsonValue } from '../ground/json.js';
 import type { RunStatus, SessionState } from '../state/session-state.js';
+import type { TickToolResult } from '../state/tick-result.js';
 import type { ModelTurn } from './model-call.js';
-import { AgateError, nameErrorClass } from './runtime-errors.js';
-import type { TickToolResult } from './tick-result.js';
 
 /**
  * A tick whose tool calls did not all finish, kept in the session state so that it goes on

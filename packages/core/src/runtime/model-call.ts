@@ -9,12 +9,14 @@ import {
   type ToolSet,
   tool,
 } from 'ai';
+import { InvalidElementError } from '../components/render-errors.js';
+import { errorMessage } from '../ground/thrown.js';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { UsageTotals } from '../state/session-state.js';
+import type { TickToolCall } from '../state/tick-result.js';
 import type { RequestFormCache } from './request-messages.js';
-import { errorMessage, InvalidElementError, ModelCallError } from './runtime-errors.js';
+import { ModelCallError } from './runtime-errors.js';
 import { SDK_TELEMETRY_OFF, sdkTelemetrySetting } from './sdk-telemetry.js';
-import type { TickToolCall } from './tick-result.js';
 import { PerToolList } from './tool-index.js';
 
 /** Settings passed through to every AI SDK call. */

@@ -1,4 +1,4 @@
-import { InvalidElementError } from './runtime-errors.js';
+import { InvalidElementError } from '../components/render-errors.js';
 
 /**
  * Something a component needs opened before the model is called (an MCP server connection):

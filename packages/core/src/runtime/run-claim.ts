@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { produce } from 'immer';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
 import { StaleSessionError } from '../persistence/persistence-errors.js';
 import { createSnapshot } from '../persistence/snapshot.js';
-import { AgateError, nameErrorClass } from './runtime-errors.js';
 import type { SessionCore } from './session-core.js';
 import type { RunOptions } from './session-options.js';
 

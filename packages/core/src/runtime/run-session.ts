@@ -1,3 +1,5 @@
+import type { AgateError } from '../ground/agate-error.js';
+import { errorMessage } from '../ground/thrown.js';
 import { familyReport } from '../guard-seam/built-in-family-api.js';
 import type { RunStatus } from '../state/session-state.js';
 import { loadOtel } from '../telemetry/otel-api.js';
@@ -5,7 +7,7 @@ import { abortedReason } from './abort.js';
 import { runFault } from './fault.js';
 import { checkRunLimits } from './option-checks.js';
 import { claimRun } from './run-claim.js';
-import { type AgateError, errorMessage, SessionStateError } from './runtime-errors.js';
+import { SessionStateError } from './runtime-errors.js';
 import type { SessionCore } from './session-core.js';
 import type { RunOptions, RunResult } from './session-options.js';
 import { endAtMaxTicks } from './tick/attempt-exit.js';

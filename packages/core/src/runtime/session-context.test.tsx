@@ -1,9 +1,9 @@
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { useDeclaration } from '../families/gates-and-knobs/use-declaration.js';
 import { System, Timeline, Tool, User, useTick } from '../index.js';
 import { run } from './run.js';
+import { useDeclaration } from './use-declaration.js';
 
 const renders = { declaring: 0, reading: 0 };
 

@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai';
 import { produce } from 'immer';
 import type { ReactNode } from 'react';
 import { ContextBudget } from '../context-budget/budget.js';
+import { errorMessage } from '../ground/thrown.js';
 import { createGuards, type GuardInstances } from '../guard-seam/built-in-families.js';
 import type { GuardHost } from '../guard-seam/guard-family.js';
 import type { GuardSet } from '../guard-seam/guard-set.js';
@@ -17,6 +18,7 @@ import {
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import type { SessionState } from '../state/session-state.js';
+import type { TickResult } from '../state/tick-result.js';
 import { agentName } from '../telemetry/agent-name.js';
 import { SessionTracing, type TracedSession } from '../telemetry/session-tracing.js';
 import { TickLog } from '../tick-log/tick-log.js';
@@ -26,10 +28,9 @@ import { storeAtStep } from './fault.js';
 import { checkSessionOptions } from './option-checks.js';
 import { RequestFormCache } from './request-messages.js';
 import { SessionResources } from './resources.js';
-import { errorMessage, SessionStateError } from './runtime-errors.js';
+import { SessionStateError } from './runtime-errors.js';
 import type { RenderingSession } from './session-context.js';
 import type { SessionOptions } from './session-options.js';
-import type { TickResult } from './tick-result.js';
 import { type ToolLimits, toolLimits } from './tool-limits.js';
 import { withUniqueCallIds } from './unique-call-ids.js';
 

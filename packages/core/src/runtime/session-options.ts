@@ -1,15 +1,15 @@
 import type { LanguageModel } from 'ai';
 import type { ContextBudgetOptions } from '../context-budget/budget-options.js';
+import type { AgateError } from '../ground/agate-error.js';
+import type { JsonValue } from '../ground/json.js';
 import type { SessionStore } from '../persistence/session-store.js';
 import type { SessionSnapshot } from '../persistence/snapshot.js';
-import type { JsonValue } from '../state/json.js';
 import type { GateStatus, RunStatus, SeedState, SessionState } from '../state/session-state.js';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { TickLogOptions } from '../tick-log/tick-record.js';
 import type { DurableSteps } from './durable-steps.js';
 import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
-import type { AgateError } from './runtime-errors.js';
 import type { StreamingOption } from './streaming.js';
 
 export interface SessionOptions {

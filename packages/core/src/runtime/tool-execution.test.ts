@@ -1,8 +1,8 @@
 import { jsonSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { ToolExecuteContext } from '../components/tool-context.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
-import type { ToolExecuteContext } from './tool-context.js';
 import { executeToolCall, toJsonValue } from './tool-execution.js';
 
 const context = (signal = new AbortController().signal): ToolExecuteContext => ({

@@ -1,12 +1,12 @@
 import { asSchema } from 'ai';
 import { type ZodType, z } from 'zod';
+import type { ToolExecuteContext } from '../components/tool-context.js';
+import type { JsonValue } from '../ground/json.js';
+import { isThenable } from '../ground/thenable.js';
+import { errorMessage, safeThrown } from '../ground/thrown.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
-import type { JsonValue } from '../state/json.js';
+import type { TickToolCall, TickToolResult } from '../state/tick-result.js';
 import { ToolSuspended } from './inflight.js';
-import { errorMessage, safeThrown } from './runtime-errors.js';
-import { isThenable } from './thenable.js';
-import type { TickToolCall, TickToolResult } from './tick-result.js';
-import type { ToolExecuteContext } from './tool-context.js';
 import type { ToolCallOutcome } from './tool-outcome.js';
 
 /**

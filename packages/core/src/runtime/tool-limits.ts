@@ -1,12 +1,13 @@
+import { InvalidElementError } from '../components/render-errors.js';
+import type { ToolExecuteContext } from '../components/tool-context.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
+import type { JsonValue } from '../ground/json.js';
+import { isThenable } from '../ground/thenable.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
-import type { JsonValue } from '../state/json.js';
+import type { TickToolCall } from '../state/tick-result.js';
 import { onAbort, untilAborted } from './abort.js';
 import { atStep } from './fault.js';
 import { ToolSuspended } from './inflight.js';
-import { AgateError, InvalidElementError, nameErrorClass } from './runtime-errors.js';
-import { isThenable } from './thenable.js';
-import type { TickToolCall } from './tick-result.js';
-import type { ToolExecuteContext } from './tool-context.js';
 import { jsonTextOf, runToolCall } from './tool-execution.js';
 import type { ToolCallOutcome, ToolOutputTruncation } from './tool-outcome.js';
 

@@ -1,6 +1,6 @@
+import type { JsonValue } from '../ground/json.js';
 import type { CompiledTool } from '../renderer/compiled-context.js';
-import type { JsonValue } from '../state/json.js';
-import type { TickToolCall, TickToolResult } from './tick-result.js';
+import type { TickToolCall, TickToolResult } from '../state/tick-result.js';
 
 /** What the host still gets when the model saw a cut-down result (in the `tool:result` event). */
 export interface ToolOutputTruncation {

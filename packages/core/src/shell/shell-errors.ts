@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
 
 /**
  * The sandbox cannot start (bubblewrap missing, user namespaces off). Never a silent fallback:

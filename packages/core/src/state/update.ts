@@ -1,8 +1,8 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
-import { continuationOf, noteContinuation } from '../persistence/continuations.js';
-import type { TickResult, TickToolResult } from '../runtime/tick-result.js';
-import type { JsonValue } from './json.js';
+import type { JsonValue } from '../ground/json.js';
+import { continuationOf, noteContinuation } from './continuations.js';
 import type { SessionState, UsageTotals } from './session-state.js';
+import type { TickResult, TickToolResult } from './tick-result.js';
 import { tailStart } from './timeline.js';
 
 /** The messages one tick adds to the timeline: the assistant turn, then its tool results. */

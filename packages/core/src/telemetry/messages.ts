@@ -1,5 +1,5 @@
 import type { ModelMessage } from 'ai';
-import type { TickToolCall } from '../runtime/tick-result.js';
+import type { TickToolCall } from '../state/tick-result.js';
 
 /**
  * Messages in the shape of the GenAI semantic conventions' `gen_ai.input.messages` /

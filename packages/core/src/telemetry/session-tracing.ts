@@ -1,8 +1,8 @@
 import type { Attributes, Context, Exception, Span, Tracer } from '@opentelemetry/api';
+import { errorMessage } from '../ground/thrown.js';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { AgateEvent, EventListener } from '../runtime/events.js';
 import { type ModelCallOptions, toRequestMessages } from '../runtime/model-call.js';
-import { errorMessage } from '../runtime/runtime-errors.js';
 import type { SessionOptions } from '../runtime/session-options.js';
 import type { ToolCallOutcome } from '../runtime/tool-outcome.js';
 import { type DecisionEvent, type DecisionRecording, decisionEvent } from './decision-events.js';

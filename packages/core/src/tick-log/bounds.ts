@@ -1,4 +1,4 @@
-import type { JsonValue } from '../state/json.js';
+import type { JsonValue } from '../ground/json.js';
 
 /** A string cut to `max` characters with a marker saying how much was left out. */
 export function cutText(text: string, max: number): string {

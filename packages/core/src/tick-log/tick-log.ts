@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
+import type { JsonValue } from '../ground/json.js';
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { AgateEvent } from '../runtime/events.js';
-import type { JsonValue } from '../state/json.js';
 import type { SessionState } from '../state/session-state.js';
 import { boundJson, cutText } from './bounds.js';
 import { rebase } from './materialize.js';

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
+import type { JsonValue } from '../ground/json.js';
 import type { AgateEvent } from '../runtime/events.js';
-import type { JsonValue } from '../state/json.js';
 import type { GateStatus, UsageTotals } from '../state/session-state.js';
 
 /** `SessionOptions.tickLog`: keep a bounded record of every tick (what `agate studio` shows). */

@@ -1,7 +1,9 @@
 import type { KeyObject } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
-import { decisionTextProblem } from '../families/checkpoints/decision-text.js';
+import { decisionTextProblem } from '../approvals/decision-text.js';
+import { AgateError, nameErrorClass } from '../ground/agate-error.js';
+import { isObjectRecord } from '../ground/json.js';
 import { createInitialState } from '../guard-seam/initial-state.js';
 import { StaleSessionError } from '../persistence/persistence-errors.js';
 import type { SessionStore } from '../persistence/session-store.js';
@@ -11,9 +13,7 @@ import {
   type SessionSnapshot,
 } from '../persistence/snapshot.js';
 import { claimIsDead, parseClaim } from '../runtime/run-claim.js';
-import { AgateError, nameErrorClass } from '../runtime/runtime-errors.js';
 import { createSession, type Session, type SessionOptions } from '../runtime/session.js';
-import { isObjectRecord } from '../state/json.js';
 import type { SessionState } from '../state/session-state.js';
 
 export const DEFAULT_MAX_CHAT_MESSAGE_CHARS = 20_000;

@@ -1,5 +1,5 @@
 import type { UIMessage } from 'ai';
-import type { CheckpointCause } from '../families/checkpoints/checkpoint-types.js';
+import type { CheckpointCause } from '../approvals/ledger-types.js';
 import type { RunStatus } from '../state/session-state.js';
 
 /**

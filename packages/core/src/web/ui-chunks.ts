@@ -1,6 +1,6 @@
 import type { InferUIMessageChunk } from 'ai';
+import type { JsonValue } from '../ground/json.js';
 import type { AgateEvent } from '../runtime/events.js';
-import type { JsonValue } from '../state/json.js';
 import type { SessionState } from '../state/session-state.js';
 import type { AgateDataTypes, AgateUIMessage } from './data-parts.js';
 

@@ -3,21 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { produce } from 'immer';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createInitialState } from '../../guard-seam/initial-state.js';
-import { createFileStore } from '../../persistence/file-store.js';
-import { SnapshotError } from '../../persistence/persistence-errors.js';
-import type { SessionStore } from '../../persistence/session-store.js';
-import { createSnapshot } from '../../persistence/snapshot.js';
-import { APPROVAL_KEY_ENV } from './approval-signing.js';
-import { approveCheckpoint, rejectCheckpoint } from './approve-checkpoint.js';
 import {
   ApprovalKeyError,
   CheckpointDecisionError,
   CheckpointNotPendingError,
   UnknownCheckpointError,
   UnknownSessionError,
-} from './checkpoint-errors.js';
-import { markPending } from './checkpoint-ledger.js';
+} from '../../approvals/approval-errors.js';
+import { APPROVAL_KEY_ENV } from '../../approvals/approval-signing.js';
+import { markPending } from '../../approvals/decision-ledger.js';
+import { createInitialState } from '../../guard-seam/initial-state.js';
+import { createFileStore } from '../../persistence/file-store.js';
+import { SnapshotError } from '../../persistence/persistence-errors.js';
+import type { SessionStore } from '../../persistence/session-store.js';
+import { createSnapshot } from '../../persistence/snapshot.js';
+import { approveCheckpoint, rejectCheckpoint } from './approve-checkpoint.js';
 
 const KEY = 'supervisor-test-key';
 

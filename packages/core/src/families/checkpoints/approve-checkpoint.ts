@@ -1,15 +1,24 @@
 import { produce } from 'immer';
+import { UnknownCheckpointError, UnknownSessionError } from '../../approvals/approval-errors.js';
+import { resolveDecisionKeys } from '../../approvals/approval-signing.js';
+import {
+  applyCorrections,
+  type Decision,
+  decide,
+  findCorrections,
+} from '../../approvals/decision-ledger.js';
+import type {
+  ApproveInput,
+  CheckpointLedgerEntry,
+  RejectInput,
+} from '../../approvals/ledger-types.js';
+import { childStateAt, parsePath } from '../../approvals/sub-agent-path.js';
 import { withInitialState } from '../../guard-seam/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import type { SessionStore } from '../../persistence/session-store.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import { updateSession } from '../../persistence/update-session.js';
 import type { SessionState } from '../../state/session-state.js';
-import { childStateAt, parsePath } from '../sub-agents/sub-agent-path.js';
-import { resolveDecisionKeys } from './approval-signing.js';
-import { UnknownCheckpointError, UnknownSessionError } from './checkpoint-errors.js';
-import { applyCorrections, type Decision, decide, findCorrections } from './checkpoint-ledger.js';
-import type { ApproveInput, CheckpointLedgerEntry, RejectInput } from './checkpoint-types.js';
 
 /**
  * Approves a pending checkpoint of a stored session (in any process: the session need not be

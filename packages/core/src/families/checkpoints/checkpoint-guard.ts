@@ -1,28 +1,13 @@
 import type { KeyObject } from 'node:crypto';
-import type {
-  BeforeModelVerdict,
-  Guard,
-  GuardContribution,
-  GuardHost,
-  GuardTick,
-  TickEndInfo,
-  ToolCallOutcome,
-  ToolCallVerdict,
-} from '../../guard-seam/guard-family.js';
-import type { CompiledTree } from '../../renderer/compile.js';
-import type { CompiledContext } from '../../renderer/compiled-context.js';
-import { defineToolProp, functionPropCheck } from '../../renderer/tool-props.js';
-import { AgateError } from '../../runtime/runtime-errors.js';
-import type { RunReport } from '../../runtime/session-options.js';
-import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
-import { LastOf } from '../../state/last-of.js';
-import { resolveApprovalKey, resolveApprovalPublicKey, toPrivateKey } from './approval-signing.js';
 import {
-  CheckpointDeclarationError,
   CheckpointNotPendingError,
   UnknownCheckpointError,
-} from './checkpoint-errors.js';
-import { awaitingReason, checkpointInstructions } from './checkpoint-instructions.js';
+} from '../../approvals/approval-errors.js';
+import {
+  resolveApprovalKey,
+  resolveApprovalPublicKey,
+  toPrivateKey,
+} from '../../approvals/approval-signing.js';
 import {
   applyCorrections,
   type Decision,
@@ -36,16 +21,38 @@ import {
   requireVerifier,
   type SigningContext,
   sessionSigning,
-} from './checkpoint-ledger.js';
+} from '../../approvals/decision-ledger.js';
+import { awaitingReason } from '../../approvals/decision-text.js';
+import type {
+  ApproveInput,
+  CheckpointLedgerEntry,
+  CheckpointRecord,
+  CheckpointStatus,
+  RejectInput,
+} from '../../approvals/ledger-types.js';
+import { AgateError } from '../../ground/agate-error.js';
+import type {
+  BeforeModelVerdict,
+  Guard,
+  GuardContribution,
+  GuardHost,
+  GuardTick,
+  TickEndInfo,
+  ToolCallOutcome,
+  ToolCallVerdict,
+} from '../../guard-seam/guard-family.js';
+import type { CompiledTree } from '../../renderer/compile.js';
+import type { CompiledContext } from '../../renderer/compiled-context.js';
+import { defineToolProp, functionPropCheck } from '../../renderer/tool-props.js';
+import type { RunReport } from '../../runtime/session-options.js';
+import { LastOf } from '../../state/last-of.js';
+import type { TickResult, TickToolCall } from '../../state/tick-result.js';
+import { CheckpointDeclarationError } from './checkpoint-errors.js';
+import { checkpointInstructions } from './checkpoint-instructions.js';
 import {
-  type ApproveInput,
   CHECKPOINT_FAMILY,
-  type CheckpointLedgerEntry,
   type CheckpointProps,
-  type CheckpointRecord,
-  type CheckpointStatus,
   DEFAULT_CHECKPOINT_BUDGET,
-  type RejectInput,
 } from './checkpoint-types.js';
 import { captureBaseline, declaredWrites, triggerPath, wasWritten } from './file-trigger.js';
 import {

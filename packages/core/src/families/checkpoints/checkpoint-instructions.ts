@@ -1,10 +1,6 @@
+import type { CheckpointLedgerEntry, CheckpointRecord } from '../../approvals/ledger-types.js';
 import type { EphemeralBlock } from '../../renderer/compiled-context.js';
-import {
-  type CheckpointLedgerEntry,
-  type CheckpointProps,
-  type CheckpointRecord,
-  DEFAULT_CHECKPOINT_BUDGET,
-} from './checkpoint-types.js';
+import { type CheckpointProps, DEFAULT_CHECKPOINT_BUDGET } from './checkpoint-types.js';
 import { SUBMIT_CHECKPOINT_TOOL } from './submit-checkpoint-tool.js';
 
 /**
@@ -79,14 +75,4 @@ function lastRejection(
     return entry.kind === 'rejected' ? entry : undefined;
   }
   return undefined;
-}
-
-/** The run's reason when it ends `awaiting-approval`: which checkpoint, why, and how to decide. */
-export function awaitingReason(sessionId: string, id: string, why: string | undefined): string {
-  return (
-    `Checkpoint "${id}" is awaiting supervisor approval${why === undefined ? '' : ` (${why})`}. ` +
-    `Approve it with session.approve("${id}", { by }), approveCheckpoint(store, "${sessionId}", "${id}", { by }) ` +
-    `or \`agate approve ${sessionId} ${id} --by NAME\`; reject it with session.reject("${id}", { by, feedback }), ` +
-    `rejectCheckpoint(...) or \`agate reject ${sessionId} ${id} --by NAME --feedback TEXT\`. Then call run() again.`
-  );
 }

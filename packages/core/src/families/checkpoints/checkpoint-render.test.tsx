@@ -2,11 +2,11 @@ import { agateSerializer, renderContext } from '@agate/testing';
 import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { decide, markPending } from '../../approvals/decision-ledger.js';
 import { createInitialState } from '../../guard-seam/initial-state.js';
 import { Checkpoint, RenderError, System, Timeline, Tool, User } from '../../index.js';
 import type { SessionState } from '../../state/session-state.js';
 import { CheckpointDeclarationError } from './checkpoint-errors.js';
-import { decide, markPending } from './checkpoint-ledger.js';
 
 expect.addSnapshotSerializer(agateSerializer);
 

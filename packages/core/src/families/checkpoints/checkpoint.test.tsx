@@ -5,6 +5,7 @@ import { type ScriptedModel, type ScriptedTurn, scriptedModel } from '@agate/tes
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { APPROVAL_KEY_ENV } from '../../approvals/approval-signing.js';
 import {
   type AgateEvent,
   Checkpoint,
@@ -20,7 +21,6 @@ import {
   User,
 } from '../../index.js';
 import { createSession } from '../../runtime/session.js';
-import { APPROVAL_KEY_ENV } from './approval-signing.js';
 
 // ---- the agent under test --------------------------------------------------------------
 

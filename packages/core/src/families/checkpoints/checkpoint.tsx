@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import { checkCheckpointProps } from './checkpoint-props.js';
 import { CHECKPOINT_FAMILY, type CheckpointProps } from './checkpoint-types.js';
 

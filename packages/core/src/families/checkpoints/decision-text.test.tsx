@@ -4,6 +4,7 @@
  * 200 characters, no control characters. A refused decision changes nothing.
  */
 import { describe, expect, it } from 'vitest';
+import { decisionTextProblem, MAX_DECISION_TEXT_CHARS } from '../../approvals/decision-text.js';
 import {
   CheckpointDecisionError,
   createMemoryStore,
@@ -14,7 +15,6 @@ import { createSession } from '../../runtime/session.js';
 import { ApprovalAgent, approvalModel } from '../tool-approvals/__fixtures__/approval-agent.js';
 import { CheckpointAgent, checkpointModel } from './__fixtures__/checkpoint-agent.js';
 import { approveCheckpoint, rejectCheckpoint } from './approve-checkpoint.js';
-import { decisionTextProblem, MAX_DECISION_TEXT_CHARS } from './decision-text.js';
 
 const BAD: Array<[string, string]> = [
   ['201 characters', 'a'.repeat(201)],

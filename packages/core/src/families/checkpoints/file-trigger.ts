@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
+import type { FileBaseline } from '../../approvals/ledger-types.js';
 import { hashFile, markOf } from '../../workspace/fingerprint.js';
-import type { CheckpointProps, FileBaseline } from './checkpoint-types.js';
+import type { CheckpointProps } from './checkpoint-types.js';
 
 /** The absolute path a checkpoint's `trigger.fileWritten` names (relative to its workspace). */
 export function triggerPath(props: CheckpointProps): string | undefined {

@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
+import { InvalidElementError } from '../../components/render-errors.js';
 import type { SandboxOptions } from '../../shell/policy.js';
 
 export interface CommandGateProps {

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import { type CommandGateProps, checkCommandGateProps } from './command-gate-props.js';
 import { COMMAND_GATE_FAMILY } from './command-guard.js';
 

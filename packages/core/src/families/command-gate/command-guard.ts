@@ -1,4 +1,4 @@
-import { refusalCount } from '../../guard-seam/exit-refusal-text.js';
+import { DEFAULT_MAX_BLOCKS, refusalCount } from '../../guard-seam/exit-refusal-text.js';
 import type {
   ExitVerdict,
   Guard,
@@ -12,7 +12,6 @@ import { commandEnvironment, resolvePolicy } from '../../shell/policy.js';
 import { runShellCommand, type ShellResult } from '../../shell/run-command.js';
 import { DEFAULT_SHELL_OUTPUT_CHARS, DEFAULT_SHELL_TIMEOUT_MS } from '../../shell/shell.js';
 import { SandboxUnavailableError } from '../../shell/shell-errors.js';
-import { DEFAULT_MAX_BLOCKS } from '../gates-and-knobs/gate-types.js';
 import { readCheckOutcome } from '../phase-gates/outcome/check-outcome.js';
 import { verificationRan, whyNotRun } from '../phase-gates/shell-classifier/ran.js';
 import { type CommandGateProps, DEFAULT_TAIL_CHARS } from './command-gate-props.js';

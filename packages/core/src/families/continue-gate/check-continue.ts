@@ -1,7 +1,8 @@
+import { AgateError } from '../../ground/agate-error.js';
+import { errorMessage } from '../../ground/thrown.js';
 import type { AgateEvent } from '../../runtime/events.js';
-import { AgateError, errorMessage } from '../../runtime/runtime-errors.js';
-import type { TickResult } from '../../runtime/tick-result.js';
 import type { RunStatus, SessionState } from '../../state/session-state.js';
+import type { TickResult } from '../../state/tick-result.js';
 import type { ContinueEvaluation, StepContext } from './continue-gate-config.js';
 import type { ContinueGateEvaluator } from './continue-gate-evaluator.js';
 import type { ContinueGateProps } from './continue-gate-props.js';

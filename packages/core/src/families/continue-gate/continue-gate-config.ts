@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
 
 /** What the ContinueGate measures before each step. */
 export interface StepContext {

@@ -1,5 +1,5 @@
-import type { TickResult } from '../../runtime/tick-result.js';
 import type { SessionState } from '../../state/session-state.js';
+import type { TickResult } from '../../state/tick-result.js';
 import {
   type ContinueEvaluation,
   type ContinueGateConfig,

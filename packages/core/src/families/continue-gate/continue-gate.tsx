@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import {
   CONTINUE_GATE_KEY,
   type ContinueGateProps,

@@ -9,7 +9,7 @@ import type {
 } from '../../guard-seam/guard-family.js';
 import { restorePointRef } from '../../persistence/session-store.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
-import type { TickResult } from '../../runtime/tick-result.js';
+import type { TickResult } from '../../state/tick-result.js';
 import { type ContinueCheckOutcome, checkContinue } from './check-continue.js';
 import { resolveContinueConfig } from './continue-gate-config.js';
 import { ContinueGateEvaluator } from './continue-gate-evaluator.js';

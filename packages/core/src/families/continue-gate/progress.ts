@@ -1,4 +1,4 @@
-import { noteContinuation } from '../../persistence/continuations.js';
+import { noteContinuation } from '../../state/continuations.js';
 
 /** Bookkeeping the ContinueGate reads; kept in state so budgets survive a resume. */
 export interface ProgressState {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
+import type { TickResult, TickToolCall } from '../../state/tick-result.js';
 import { callSignature } from '../../state/update.js';
 import { detectRework } from './rework.js';
 

@@ -1,7 +1,8 @@
-import { AgateError, errorMessage } from '../../runtime/runtime-errors.js';
-import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
+import { AgateError } from '../../ground/agate-error.js';
+import { errorMessage } from '../../ground/thrown.js';
+import { SET_KNOB_TOOL } from '../../guard-seam/built-in-tool-names.js';
+import type { TickResult, TickToolCall } from '../../state/tick-result.js';
 import { callSignature } from '../../state/update.js';
-import { SET_KNOB_TOOL } from '../gates-and-knobs/set-knob-tool.js';
 import type { ContinueGateProps, ReworkHistory } from './continue-gate-props.js';
 
 /**

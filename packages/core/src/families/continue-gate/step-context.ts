@@ -1,4 +1,5 @@
-import { AgateError, errorMessage } from '../../runtime/runtime-errors.js';
+import { AgateError } from '../../ground/agate-error.js';
+import { errorMessage } from '../../ground/thrown.js';
 import type { SessionState } from '../../state/session-state.js';
 import type { StepContext } from './continue-gate-config.js';
 import type { ContinueGateProps, ContinueSignals } from './continue-gate-props.js';

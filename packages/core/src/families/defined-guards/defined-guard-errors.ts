@@ -1,4 +1,5 @@
-import { AgateError, errorMessage, nameErrorClass } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
+import { errorMessage } from '../../ground/thrown.js';
 
 /** A `defineGuard` definition that cannot work (a bad name, a hook that is not a function, ...). */
 export class GuardDefinitionError extends AgateError {

@@ -1,3 +1,4 @@
+import { isThenable, type MaybePromise } from '../../ground/thenable.js';
 import { MAX_GUARD_REFUSAL_CHARS, plainText } from '../../guard-seam/exit-refusal-text.js';
 import type {
   BeforeModelVerdict,
@@ -10,10 +11,9 @@ import type {
   ToolCallReplacement,
   ToolCallVerdict,
 } from '../../guard-seam/guard-family.js';
-import { isThenable, type MaybePromise } from '../../guard-seam/guard-set.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { AgateEvent, GuardEvent } from '../../runtime/events.js';
-import type { TickResult, TickToolResult } from '../../runtime/tick-result.js';
+import type { TickResult, TickToolResult } from '../../state/tick-result.js';
 import { GuardDefinitionError, GuardHookError } from './defined-guard-errors.js';
 import type {
   GuardContext,

@@ -1,9 +1,9 @@
 import type { ModelMessage } from 'ai';
 import type { ReactNode } from 'react';
 import type { ZodType } from 'zod';
-import type { MaybePromise } from '../../guard-seam/guard-set.js';
+import type { JsonValue } from '../../ground/json.js';
+import type { MaybePromise } from '../../ground/thenable.js';
 import type { GuardEvent } from '../../runtime/events.js';
-import type { JsonValue } from '../../state/json.js';
 import type { UsageTotals } from '../../state/session-state.js';
 
 /** A tool call as a guard sees it. */

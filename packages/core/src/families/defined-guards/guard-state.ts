@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import type { JsonValue } from '../../state/json.js';
+import type { JsonValue } from '../../ground/json.js';
 import type { SessionState } from '../../state/session-state.js';
 import { GuardStateError } from './defined-guard-errors.js';
 

@@ -1,3 +1,5 @@
+import { InvalidElementError } from '../../components/render-errors.js';
+import { AgateError } from '../../ground/agate-error.js';
 import type {
   BeforeModelVerdict,
   ExitVerdict,
@@ -11,10 +13,9 @@ import type {
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool, EphemeralBlock } from '../../renderer/compiled-context.js';
 import { defineToolProp } from '../../renderer/tool-props.js';
-import { AgateError, InvalidElementError } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickToolCall } from '../../runtime/tick-result.js';
 import { sameItems } from '../../runtime/tool-index.js';
+import type { TickToolCall } from '../../state/tick-result.js';
 import { checkStepEvidence, describeEvidence } from './check-step-evidence.js';
 import { createLedger, type Ledger } from './evidence-ledger.js';
 import { formatTodoItems, formatTodoList } from './format-todos.js';

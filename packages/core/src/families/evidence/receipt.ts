@@ -1,5 +1,5 @@
+import { errorMessage } from '../../ground/thrown.js';
 import type { ToolCallOutcome } from '../../guard-seam/guard-family.js';
-import { errorMessage } from '../../runtime/runtime-errors.js';
 import type { ReceiptEvidence, ReceiptInput } from './evidence-ledger.js';
 import type { EvidenceSpec } from './evidence-spec.js';
 

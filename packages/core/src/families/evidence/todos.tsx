@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
+import { InvalidElementError } from '../../components/render-errors.js';
+import { DEFAULT_MAX_BLOCKS } from '../../guard-seam/exit-refusal-text.js';
 import { useSessionContext } from '../../runtime/session-context.js';
-import { DEFAULT_MAX_BLOCKS } from '../gates-and-knobs/gate-types.js';
-import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import { EVIDENCE_FAMILY, type TodosConfig } from './evidence-guard.js';
 import type { TodoItem } from './todo-types.js';
 

@@ -1,6 +1,6 @@
+import { SET_KNOB_TOOL } from '../../guard-seam/built-in-tool-names.js';
 import { refusalCount } from '../../guard-seam/exit-refusal-text.js';
 import type { GateInfo } from './gate-types.js';
-import { SET_KNOB_TOOL } from './set-knob-tool.js';
 
 /**
  * Where exit gets blocked. Called when the model replies without tool calls (an attempt to

@@ -1,3 +1,7 @@
+import { AgateError } from '../../ground/agate-error.js';
+import type { JsonValue } from '../../ground/json.js';
+import { SET_KNOB_TOOL } from '../../guard-seam/built-in-tool-names.js';
+import { DEFAULT_MAX_BLOCKS } from '../../guard-seam/exit-refusal-text.js';
 import type {
   ExitVerdict,
   Guard,
@@ -9,35 +13,23 @@ import type {
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
 import {
-  AgateError,
   GateDeadlockError,
   KnobDeclarationError,
   SessionStateError,
 } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
 import { sameItems } from '../../runtime/tool-index.js';
-import type { JsonValue } from '../../state/json.js';
 import { LastOf } from '../../state/last-of.js';
 import type { ChangedBy, GateStatus, SessionState } from '../../state/session-state.js';
+import type { TickResult, TickToolCall } from '../../state/tick-result.js';
 import { decideExit } from './decide-exit.js';
 import { describeMissingTools, findMissingTools } from './gate-deadlock.js';
 import { clearerOf } from './gate-descriptor.js';
 import { type GateTransition, gateTransitionsAtTickEnd } from './gate-transitions.js';
-import {
-  DEFAULT_MAX_BLOCKS,
-  type GateDeclaration,
-  type GateInfo,
-  type GatesState,
-} from './gate-types.js';
+import type { GateDeclaration, GateInfo, GatesState } from './gate-types.js';
 import type { KnobInfo } from './knob-types.js';
 import { checkGateValueFromModel, checkKnobValue, isGateStatus } from './knob-values.js';
-import {
-  createSetKnobTool,
-  describeSetKnob,
-  SET_KNOB_TOOL,
-  type SetKnobInput,
-} from './set-knob-tool.js';
+import { createSetKnobTool, describeSetKnob, type SetKnobInput } from './set-knob-tool.js';
 
 /** A gate that counts now: rendered, or engaged and unmounted. */
 type CountedGate = GateDeclaration & { rendered: boolean };

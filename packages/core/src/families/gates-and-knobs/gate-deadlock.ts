@@ -1,5 +1,5 @@
+import { SET_KNOB_TOOL } from '../../guard-seam/built-in-tool-names.js';
 import type { GateDescriptor } from './gate-types.js';
-import { SET_KNOB_TOOL } from './set-knob-tool.js';
 
 export interface MissingTools {
   gate: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { TickResult, TickToolCall } from '../../runtime/tick-result.js';
 import type { GateStatus } from '../../state/session-state.js';
+import type { TickResult, TickToolCall } from '../../state/tick-result.js';
 import {
   GatePredicateError,
   gateTransitionsAtTickEnd,

@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
-import type { TickResult } from '../../runtime/tick-result.js';
-import type { JsonValue } from '../../state/json.js';
+import type { JsonValue } from '../../ground/json.js';
 import type { ChangedBy, GateStatus } from '../../state/session-state.js';
+import type { TickResult } from '../../state/tick-result.js';
 import type { KnobOptions } from './knob-types.js';
 
 /** Who may clear a gate. `set_knob` refuses to clear host and supervisor gates. */
@@ -34,8 +34,6 @@ export interface GateDescriptor {
   /** State the gate starts in the first time it is rendered. Default `'inactive'`. */
   initial?: GateStatus;
 }
-
-export const DEFAULT_MAX_BLOCKS = 5;
 
 /** A gate as the runtime sees it after render: descriptor plus its current state. */
 export interface GateInfo {

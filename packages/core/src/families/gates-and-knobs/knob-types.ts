@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import type { JsonPrimitive, JsonValue } from '../../state/json.js';
+import type { JsonPrimitive, JsonValue } from '../../ground/json.js';
 
 export interface KnobOptions<T extends JsonValue = JsonValue> {
   /** Shown to the model in `set_knob`'s description. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { JsonValue } from '../../ground/json.js';
 import { KnobDeclarationError } from '../../runtime/runtime-errors.js';
-import type { JsonValue } from '../../state/json.js';
 import type { GateStatus } from '../../state/session-state.js';
 import type { GateInfo } from './gate-types.js';
 import type { KnobInfo, KnobOptions } from './knob-types.js';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { JsonValue } from '../../state/json.js';
+import type { JsonValue } from '../../ground/json.js';
 import type { KnobOptions } from './knob-types.js';
 import { useKnob } from './use-knob.js';
 

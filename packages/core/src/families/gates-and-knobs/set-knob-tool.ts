@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { SET_KNOB_TOOL } from '../../guard-seam/built-in-tool-names.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
 import type { GateInfo } from './gate-types.js';
 import type { KnobInfo } from './knob-types.js';
-
-export const SET_KNOB_TOOL = 'set_knob';
 
 export const setKnobInput = z.object({
   name: z.string().describe('The knob or gate to change.'),

@@ -1,12 +1,12 @@
 import { type ReactElement, useCallback, useMemo, useRef } from 'react';
 import { Ephemeral } from '../../components/text.js';
+import { SET_KNOB_TOOL } from '../../guard-seam/built-in-tool-names.js';
 import { useSessionContext } from '../../runtime/session-context.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import { clearerOf, validateGateDescriptor } from './gate-descriptor.js';
 import type { GateDeclaration, GateDescriptor } from './gate-types.js';
 import type { KnobControls } from './knob-types.js';
 import { validateKnobName } from './knob-values.js';
-import { SET_KNOB_TOOL } from './set-knob-tool.js';
-import { useDeclaration } from './use-declaration.js';
 
 export interface GateState {
   active: boolean;

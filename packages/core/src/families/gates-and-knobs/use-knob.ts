@@ -1,9 +1,9 @@
 import { useCallback } from 'react';
+import type { JsonValue } from '../../ground/json.js';
 import { useSessionContext } from '../../runtime/session-context.js';
-import type { JsonValue } from '../../state/json.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import type { KnobControls, KnobOptions } from './knob-types.js';
 import { validateKnobOptions } from './knob-values.js';
-import { useDeclaration } from './use-declaration.js';
 
 /**
  * Model-controlled state: the model changes it through `set_knob`; the host through `set`.

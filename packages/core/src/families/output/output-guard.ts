@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import { InvalidElementError } from '../../components/render-errors.js';
 import { notAcceptedText } from '../../guard-seam/exit-refusal-text.js';
 import type {
   BeforeModelVerdict,
@@ -12,9 +13,8 @@ import type {
 } from '../../guard-seam/guard-family.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickResult } from '../../runtime/tick-result.js';
+import type { TickResult } from '../../state/tick-result.js';
 
 export const OUTPUT_FAMILY = 'output';
 export const FINAL_ANSWER_TOOL = 'final_answer';

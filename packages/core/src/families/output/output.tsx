@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import type { ZodType } from 'zod';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
-import { DEFAULT_MAX_BLOCKS } from '../gates-and-knobs/gate-types.js';
-import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
+import { InvalidElementError } from '../../components/render-errors.js';
+import { DEFAULT_MAX_BLOCKS } from '../../guard-seam/exit-refusal-text.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import { OUTPUT_FAMILY, type OutputConfig } from './output-guard.js';
 
 export interface OutputProps<S extends ZodType = ZodType> {

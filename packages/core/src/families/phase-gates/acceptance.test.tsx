@@ -191,7 +191,7 @@ describe('evaluatePhaseGates (issue 9 rules)', () => {
     ).toBe(false);
   });
 
-  it('a verification that did not run does not count; requirePassing needs exit code 0', () => {
+  it("a verification that did not run does not count; verification 'passed' needs exit code 0", () => {
     const base = [
       step(1, 'inspect', 'read', { path: 'a.py' }),
       step(2, 'rewrite', 'patch', { path: 'a.py' }),
@@ -203,7 +203,7 @@ describe('evaluatePhaseGates (issue 9 rules)', () => {
     expect(notRun.verification).toBe(false);
     const failing = [...base, step(3, 'prove', 'verify', {}, { exitCode: 1, output: '1 failed' })];
     expect(evaluatePhaseGates(failing).verification).toBe(true);
-    expect(evaluatePhaseGates(failing, { requirePassing: true }).verification).toBe(false);
+    expect(evaluatePhaseGates(failing, { verification: 'passed' }).verification).toBe(false);
   });
 
   it("category 'shell' and category arrays are classified per call", () => {
@@ -428,7 +428,7 @@ describe('a shell agent named "terminal" with a scripted shell', () => {
     expect(result.status).toBe('blocked');
   });
 
-  it('requirePassing: failing tests ran, but the run may not finish until they pass', async () => {
+  it("verification 'passed': failing tests ran, but the run may not finish until they pass", async () => {
     const turns = [
       sh('grep -rn "discount" billing'),
       sh('cat billing/invoice.py'),
@@ -441,7 +441,7 @@ describe('a shell agent named "terminal" with a scripted shell', () => {
       [/^go test/, { exitCode: 1, output: '--- FAIL: TestTotal' }],
     ];
     expect((await shellRun(turns, failing)).result.status).toBe('completed');
-    const strict = await shellRun(turns, failing, { requirePassing: true });
+    const strict = await shellRun(turns, failing, { verification: 'passed' });
     expect(strict.result.status).toBe('blocked');
     expect(strict.texts.find((x) => x.includes('EXIT REFUSED'))).toContain('not passed');
   });

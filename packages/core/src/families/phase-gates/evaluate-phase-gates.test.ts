@@ -105,12 +105,12 @@ describe('evaluatePhaseGates', () => {
     ).toBe(true);
   });
 
-  it('requirePassing: only a passing run (exit code 0) verifies', () => {
+  it("verification 'passed': only a passing run (exit code 0) verifies", () => {
     const failing = [patch('a.py'), verify({ exitCode: 1, output: '2 failed' })];
-    expect(evaluatePhaseGates(failing, { requirePassing: true }).verification).toBe(false);
+    expect(evaluatePhaseGates(failing, { verification: 'passed' }).verification).toBe(false);
     expect(
       evaluatePhaseGates([...failing, verify({ exitCode: 0, output: 'ok' })], {
-        requirePassing: true,
+        verification: 'passed',
       }).verification,
     ).toBe(true);
   });
@@ -406,9 +406,9 @@ describe('replayPhaseGates', () => {
       change: true,
       verification: true,
     });
-    expect(replayPhaseGates(steps, { tools, requirePassing: true }).exit.reasons.join()).toContain(
-      'have not passed',
-    );
+    expect(
+      replayPhaseGates(steps, { tools, verification: 'passed' }).exit.reasons.join(),
+    ).toContain('have not passed');
     // The same edit tool declared as a shell is read by its input's shape.
     expect(replayPhaseGates(steps, { tools: { ...tools, Edit: 'shell' } }).parts[2]).toEqual([
       { category: 'patch', op: 'edit', paths: ['src/math.ts'], program: 'Edit' },

@@ -1,4 +1,4 @@
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
+import { InvalidElementError } from '../../components/render-errors.js';
 import type { PhaseGateOptions } from './phase-types.js';
 
 export interface PhaseGatesProps extends PhaseGateOptions {
@@ -20,7 +20,6 @@ const VERIFICATION: readonly unknown[] = [
   'project-tests-once',
   'project-tests',
   'any',
-  'after-change',
 ];
 
 const COUNTS = ['maxNoProgressSteps', 'warnAfter', 'warnEvery', 'stallAfter', 'maxBlocks'] as const;

@@ -219,7 +219,7 @@ describe('<PhaseGates mode="block">', () => {
     );
   });
 
-  it('requirePassing: a failing test run is named as such', async () => {
+  it("verification 'passed': a failing test run is named as such", async () => {
     const model = scriptedModel([find, read, put, t('fail'), 'done', 'done']);
     const result = await run(
       <>
@@ -249,7 +249,7 @@ describe('<PhaseGates mode="block">', () => {
           category="verify"
           execute={() => ({ exitCode: 1, output: '1 failed' })}
         />
-        <PhaseGates mode="block" requirePassing />
+        <PhaseGates mode="block" verification="passed" />
       </>,
       { model },
     );

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { useSessionContext } from '../../runtime/session-context.js';
-import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import { checkPhaseGatesProps, type PhaseGatesProps } from './phase-gates-props.js';
 import { PHASE_FAMILY, statusOf } from './phase-guard.js';
 import { phaseStatus } from './phase-judge.js';

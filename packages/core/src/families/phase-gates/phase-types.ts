@@ -65,11 +65,8 @@ export interface PhaseGateOptions {
    *   those runs did not fail.
    *
    * `'any'`: any check that ran, anywhere in the run (the seed's looser rule).
-   * `'after-change'`: the old name of `'ran'`.
    */
-  verification?: VerificationLevel | 'any' | 'after-change';
-  /** @deprecated Use `verification: 'passed'` (what this means now). */
-  requirePassing?: boolean;
+  verification?: VerificationLevel | 'any';
   /**
    * The project's own test commands, when the runner is not one the phase gates know
    * (`['make check', /^\.\/ci\/test\b/]`): a shell command that is one of them (a string

@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
 import { commandOf } from './call-parts.js';
 import type { CheckRecord } from './phase-ledger.js';
 import { createPhaseLedger } from './phase-ledger.js';

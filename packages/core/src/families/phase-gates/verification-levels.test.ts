@@ -430,14 +430,12 @@ describe('the levels through evaluatePhaseGates, and the old names', () => {
     expect(evaluatePhaseGates(own, { verification: 'passed' }).verification).toBe(true);
   });
 
-  it("requirePassing is 'passed'; 'after-change' is 'ran'; 'any' is the seed's rule", () => {
+  it("'ran' is the default; 'any' is the seed's rule", () => {
     const failing = [
       ...base,
       step(3, 'run_tests', 'verify', {}, { output: fixture('jest-failing') }),
     ];
-    expect(evaluatePhaseGates(failing, { requirePassing: true }).verification).toBe(false);
     expect(evaluatePhaseGates(failing, { verification: 'passed' }).verification).toBe(false);
-    expect(evaluatePhaseGates(failing, { verification: 'after-change' }).verification).toBe(true);
     expect(evaluatePhaseGates(failing, { verification: 'ran' }).verification).toBe(true);
     expect(evaluatePhaseGates(failing).verification).toBe(true);
     const before = [

@@ -12,12 +12,9 @@ const ORDER: readonly VerificationLevelMet[] = [
   'project-tests',
 ];
 
-/** The level the options ask for (`requirePassing` and `'after-change'` are the old names). */
+/** The level the options ask for: `'ran'` unless they say otherwise. */
 export function requiredLevel(options: PhaseGateOptions): 'any' | VerificationLevel {
-  const asked = options.verification;
-  const level = asked === undefined || asked === 'after-change' ? 'ran' : asked;
-  if (options.requirePassing === true && (level === 'any' || level === 'ran')) return 'passed';
-  return level;
+  return options.verification ?? 'ran';
 }
 
 /** Whether a met level satisfies a required one. */

@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { ChildSession, GuardHost } from '../../guard-seam/guard-family.js';
-import { createSnapshot } from '../../persistence/snapshot.js';
-import { ToolSuspended } from '../../runtime/inflight.js';
-import type { RunResult, SessionOptions } from '../../runtime/session-options.js';
-import type { ToolExecuteContext } from '../../runtime/tool-context.js';
-import type { JsonValue } from '../../state/json.js';
-import type { SessionState, UsageTotals } from '../../state/session-state.js';
-import { awaitingReason } from '../checkpoints/checkpoint-instructions.js';
-import { childStore } from './child-store.js';
-import { SubAgentError } from './sub-agent-errors.js';
+import { awaitingReason } from '../../approvals/decision-text.js';
 import {
   formatPath,
   isSubAgentProgress,
   pendingPaths,
   type SubAgentProgress,
   segmentOf,
-} from './sub-agent-path.js';
+} from '../../approvals/sub-agent-path.js';
+import type { ToolExecuteContext } from '../../components/tool-context.js';
+import type { JsonValue } from '../../ground/json.js';
+import type { ChildSession, GuardHost } from '../../guard-seam/guard-family.js';
+import { createSnapshot } from '../../persistence/snapshot.js';
+import { ToolSuspended } from '../../runtime/inflight.js';
+import type { RunResult, SessionOptions } from '../../runtime/session-options.js';
+import type { SessionState, UsageTotals } from '../../state/session-state.js';
+import { childStore } from './child-store.js';
+import { SubAgentError } from './sub-agent-errors.js';
 import type { SubAgentConfig, SubAgentRun } from './sub-agent-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { z } from 'zod';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
+import { InvalidElementError } from '../../components/render-errors.js';
 import type { Session } from '../../runtime/session.js';
 import { SUBAGENT_FAMILY, type SubAgentConfig } from './sub-agent-types.js';
 

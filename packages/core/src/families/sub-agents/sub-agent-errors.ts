@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
 import type { RunStatus } from '../../state/session-state.js';
 
 /**

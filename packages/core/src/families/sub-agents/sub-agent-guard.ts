@@ -1,21 +1,21 @@
 import type { KeyObject } from 'node:crypto';
-import type { Guard, GuardContribution, GuardHost } from '../../guard-seam/guard-family.js';
-import type { CompiledTree } from '../../renderer/compile.js';
-import type { CompiledTool } from '../../renderer/compiled-context.js';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
-import type { RunReport } from '../../runtime/session-options.js';
-import type { ToolExecuteContext } from '../../runtime/tool-context.js';
-import type { SessionState } from '../../state/session-state.js';
+import { UnknownCheckpointError } from '../../approvals/approval-errors.js';
 import {
   resolveApprovalKey,
   resolveApprovalPublicKey,
   toPrivateKey,
-} from '../checkpoints/approval-signing.js';
-import { UnknownCheckpointError } from '../checkpoints/checkpoint-errors.js';
-import { type Decision, decide } from '../checkpoints/checkpoint-ledger.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
+} from '../../approvals/approval-signing.js';
+import { type Decision, decide } from '../../approvals/decision-ledger.js';
+import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
+import { childStateAt, parsePath } from '../../approvals/sub-agent-path.js';
+import { InvalidElementError } from '../../components/render-errors.js';
+import type { ToolExecuteContext } from '../../components/tool-context.js';
+import type { Guard, GuardContribution, GuardHost } from '../../guard-seam/guard-family.js';
+import type { CompiledTree } from '../../renderer/compile.js';
+import type { CompiledTool } from '../../renderer/compiled-context.js';
+import type { RunReport } from '../../runtime/session-options.js';
+import type { SessionState } from '../../state/session-state.js';
 import { runSubAgent } from './run-sub-agent.js';
-import { childStateAt, parsePath } from './sub-agent-path.js';
 import { SUBAGENT_FAMILY, type SubAgentConfig, type SubAgentRun } from './sub-agent-types.js';
 
 /**

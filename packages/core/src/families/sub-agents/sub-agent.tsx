@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ZodType } from 'zod';
-import { InvalidElementError } from '../../runtime/runtime-errors.js';
-import { useDeclaration } from '../gates-and-knobs/use-declaration.js';
+import { InvalidElementError } from '../../components/render-errors.js';
+import { useDeclaration } from '../../runtime/use-declaration.js';
 import {
   DEFAULT_SUBAGENT_CONCURRENCY,
   DEFAULT_SUBAGENT_MAX_TICKS,

@@ -1,4 +1,18 @@
 import type { KeyObject } from 'node:crypto';
+import {
+  resolveApprovalKey,
+  resolveApprovalPublicKey,
+  toPrivateKey,
+} from '../../approvals/approval-signing.js';
+import {
+  ledgerOf,
+  requireVerifier,
+  type SigningContext,
+  sessionSigning,
+} from '../../approvals/decision-ledger.js';
+import type { ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
+import { InvalidElementError } from '../../components/render-errors.js';
+import { errorMessage } from '../../ground/thrown.js';
 import type {
   BeforeModelVerdict,
   Guard,
@@ -12,22 +26,9 @@ import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
 import { defineToolProp } from '../../renderer/tool-props.js';
 import { untilAborted } from '../../runtime/abort.js';
-import { errorMessage, InvalidElementError } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
-import type { TickToolCall } from '../../runtime/tick-result.js';
 import { validateInput } from '../../runtime/tool-execution.js';
-import {
-  resolveApprovalKey,
-  resolveApprovalPublicKey,
-  toPrivateKey,
-} from '../checkpoints/approval-signing.js';
-import {
-  ledgerOf,
-  requireVerifier,
-  type SigningContext,
-  sessionSigning,
-} from '../checkpoints/checkpoint-ledger.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
+import type { TickToolCall } from '../../state/tick-result.js';
 import { awaitingApprovalReason, deniedResult, spentResult } from './approval-instructions.js';
 import {
   applyApprovalCorrections,
@@ -88,7 +89,7 @@ export class ApprovalGuard implements Guard {
 
   // ---- the person's API (session.approveToolCall / session.denyToolCall) -------------------
 
-  approveToolCall(id: string, input: Omit<ToolApprovalInput, 'key'>): CheckpointLedgerEntry {
+  approveToolCall(id: string, input: Omit<ToolApprovalInput, 'key'>): ToolCallLedgerEntry {
     const reason = input?.reason;
     const entry = this.decideLive(
       id,
@@ -105,7 +106,7 @@ export class ApprovalGuard implements Guard {
     return entry;
   }
 
-  denyToolCall(id: string, input: Omit<ToolDenialInput, 'key'>): CheckpointLedgerEntry {
+  denyToolCall(id: string, input: Omit<ToolDenialInput, 'key'>): ToolCallLedgerEntry {
     const entry = this.decideLive(
       id,
       { approved: false, by: input?.by, reason: input?.reason },
@@ -279,13 +280,13 @@ export class ApprovalGuard implements Guard {
     id: string,
     decision: ToolCallDecision,
     privateKey: ToolApprovalInput['privateKey'],
-  ): CheckpointLedgerEntry {
+  ): ToolCallLedgerEntry {
     this.verify();
     const signing = this.signing();
     // In the key-pair mode the session holds no private key: a decision must bring one.
     const key = privateKey === undefined ? undefined : toPrivateKey(privateKey);
     const context = key === undefined ? signing : { ...signing, key: undefined, privateKey: key };
-    let entry: CheckpointLedgerEntry | undefined;
+    let entry: ToolCallLedgerEntry | undefined;
     this.host.update((draft) => {
       entry = decideToolCall(draft, id, decision, context);
     });

@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { GuardStates, SessionState } from '../../state/session-state.js';
-import { canonicalJson } from '../../state/update.js';
 import {
   type ApprovalVerifier,
   newNonce,
   verifies,
   verifyWith,
-} from '../checkpoints/approval-signing.js';
+} from '../../approvals/approval-signing.js';
 import {
   appendEntry,
   checkKey,
@@ -15,9 +13,11 @@ import {
   namesRequest,
   type SigningContext,
   TOOL_DECISIONS,
-} from '../checkpoints/checkpoint-ledger.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
-import { decisionTextProblem } from '../checkpoints/decision-text.js';
+} from '../../approvals/decision-ledger.js';
+import { decisionTextProblem } from '../../approvals/decision-text.js';
+import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
+import type { GuardStates, SessionState } from '../../state/session-state.js';
+import { canonicalJson } from '../../state/update.js';
 import {
   ToolApprovalDecisionError,
   ToolCallNotPendingError,
@@ -242,7 +242,7 @@ export function decideToolCall(
   id: string,
   decision: ToolCallDecision,
   signing: SigningContext,
-): CheckpointLedgerEntry {
+): ToolCallLedgerEntry {
   const verb = decision.approved ? 'approves' : 'denies';
   const by = typeof decision.by === 'string' ? decision.by.trim() : '';
   if (by === '') {
@@ -331,7 +331,8 @@ export function decideToolCall(
     state.status = 'idle';
     state.reason = `Tool call "${id}" was ${decision.approved ? 'approved' : 'denied'} by ${by}; run() goes on.`;
   }
-  return entry;
+  // Its kind was set to a tool decision above.
+  return entry as ToolCallLedgerEntry;
 }
 
 export interface ApprovalCorrection {

@@ -1,13 +1,13 @@
 import { produce } from 'immer';
+import { UnknownSessionError } from '../../approvals/approval-errors.js';
+import { resolveDecisionKeys } from '../../approvals/approval-signing.js';
+import type { ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
 import { withInitialState } from '../../guard-seam/initial-state.js';
 import { restoreSnapshotState } from '../../persistence/restore.js';
 import type { SessionStore } from '../../persistence/session-store.js';
 import { createSnapshot } from '../../persistence/snapshot.js';
 import { updateSession } from '../../persistence/update-session.js';
 import type { GuardStates, SessionState } from '../../state/session-state.js';
-import { resolveDecisionKeys } from '../checkpoints/approval-signing.js';
-import { UnknownSessionError } from '../checkpoints/checkpoint-errors.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
 import {
   applyApprovalCorrections,
   decideToolCall,
@@ -30,7 +30,7 @@ export async function approveToolCall(
   sessionId: string,
   toolCallId: string,
   input: ToolApprovalInput,
-): Promise<CheckpointLedgerEntry> {
+): Promise<ToolCallLedgerEntry> {
   const decision: ToolCallDecision = {
     approved: true,
     by: input?.by,
@@ -45,7 +45,7 @@ export async function denyToolCall(
   sessionId: string,
   toolCallId: string,
   input: ToolDenialInput,
-): Promise<CheckpointLedgerEntry> {
+): Promise<ToolCallLedgerEntry> {
   const decision: ToolCallDecision = { approved: false, by: input?.by, reason: input?.reason };
   return decideStored(store, sessionId, toolCallId, decision, input);
 }
@@ -73,7 +73,7 @@ async function decideStored(
   toolCallId: string,
   decision: ToolCallDecision,
   keys: Pick<ToolApprovalInput, 'key' | 'privateKey'> | undefined,
-): Promise<CheckpointLedgerEntry> {
+): Promise<ToolCallLedgerEntry> {
   // The private key (key-pair mode) wins; the shared secret is the version-1 mode.
   const { key, privateKey, verifier } = resolveDecisionKeys(keys);
   const verb = decision.approved ? 'approved' : 'denied';
@@ -86,7 +86,7 @@ async function decideStored(
       if (snapshot === undefined) throw new UnknownSessionError(sessionId);
       const restored = restoreSnapshotState<SessionState>(snapshot);
       const state: SessionState = withInitialState(restored);
-      let entry: CheckpointLedgerEntry | undefined;
+      let entry: ToolCallLedgerEntry | undefined;
       const next = produce(state, (draft) => {
         // A held call whose record was removed from the file is pending again (as the session sees it).
         draft.guards.approvals.calls.push(

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVAL_KEY_ENV } from '../../approvals/approval-signing.js';
+import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
 import type { RunResult } from '../../runtime/session.js';
-import { APPROVAL_KEY_ENV } from '../checkpoints/approval-signing.js';
-import type { CheckpointLedgerEntry } from '../checkpoints/checkpoint-types.js';
 
 const SCRIPT = fileURLToPath(new URL('./__fixtures__/approval-process.tsx', import.meta.url));
 /** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */

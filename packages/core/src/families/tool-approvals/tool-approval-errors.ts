@@ -1,4 +1,4 @@
-import { AgateError, nameErrorClass } from '../../runtime/runtime-errors.js';
+import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
 
 /** The session holds no tool call with that id waiting for (or given) a decision. */
 export class UnknownToolCallError extends AgateError {

@@ -1,7 +1,8 @@
 /**
  * The agent of the version-1 fixture snapshots: a gate, a knob, `<Todos requireComplete>`,
  * `<PhaseGates mode="block">`, a `<ContinueGate>` and a `<Checkpoint>`. The snapshots in this
- * folder were written by `make-v1-snapshots.tsx` with the code of that time (snapshot version 1);
+ * folder were written once with the code of that time (snapshot version 1; the one-off script
+ * that did it is in commit dcf0b23, `git show dcf0b23:packages/core/src/persistence/__fixtures__/make-v1-snapshots.tsx`);
  * `../v1-snapshot.test.tsx` restores them with today's code and goes on.
  */
 import type { ScriptedTurn } from '@agate/testing';

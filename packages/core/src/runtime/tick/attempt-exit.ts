@@ -1,11 +1,11 @@
+import type { MaybePromise } from '../../ground/thenable.js';
+import { isThenable } from '../../ground/thenable.js';
 import type { ExitVerdict, GuardTick } from '../../guard-seam/guard-family.js';
-import type { MaybePromise } from '../../guard-seam/guard-set.js';
 import type { RunStatus } from '../../state/session-state.js';
+import type { TickResult } from '../../state/tick-result.js';
 import { judgeReply } from '../endings.js';
 import type { SessionCore } from '../session-core.js';
 import type { TickOutcome } from '../session-options.js';
-import { isThenable } from '../thenable.js';
-import type { TickResult } from '../tick-result.js';
 
 /**
  * The tick's last stage: what its reply means. Tool calls: the loop goes on (unless one asks to

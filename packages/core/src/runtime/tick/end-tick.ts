@@ -1,10 +1,10 @@
+import type { MaybePromise } from '../../ground/thenable.js';
 import type { BeforeModelVerdict, GuardTick } from '../../guard-seam/guard-family.js';
-import type { MaybePromise } from '../../guard-seam/guard-set.js';
+import type { TickResult, TickToolResult } from '../../state/tick-result.js';
 import { callSignature, commitTick, tickMessages } from '../../state/update.js';
 import { isCutOff } from '../endings.js';
 import type { ModelTurn } from '../model-call.js';
 import type { SessionCore } from '../session-core.js';
-import type { TickResult, TickToolResult } from '../tick-result.js';
 
 const RECENT_TICKS_CAP = 50;
 

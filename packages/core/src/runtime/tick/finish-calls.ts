@@ -1,12 +1,12 @@
+import { isThenable, type MaybePromise } from '../../ground/thenable.js';
+import { errorMessage } from '../../ground/thrown.js';
 import { notAcceptedText } from '../../guard-seam/exit-refusal-text.js';
 import type { BeforeModelVerdict, GuardTick } from '../../guard-seam/guard-family.js';
-import { isThenable, type MaybePromise } from '../../guard-seam/guard-set.js';
+import type { TickResult, TickToolResult } from '../../state/tick-result.js';
 import { withReplacedToolResults } from '../../state/update.js';
 import type { RuntimeEvent } from '../events.js';
-import { errorMessage } from '../runtime-errors.js';
 import type { SessionCore } from '../session-core.js';
 import type { TickOutcome } from '../session-options.js';
-import type { TickResult, TickToolResult } from '../tick-result.js';
 import { exitOutcome, judgeExit } from './attempt-exit.js';
 
 export type ToolResultEvent = Extract<RuntimeEvent, { type: 'tool:result' }>;

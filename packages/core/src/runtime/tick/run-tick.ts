@@ -1,5 +1,5 @@
+import { isThenable } from '../../ground/thenable.js';
 import type { GuardTick } from '../../guard-seam/guard-family.js';
-import { isThenable } from '../../guard-seam/guard-set.js';
 import { atTick } from '../fault.js';
 import { inflightOf } from '../inflight.js';
 import type { ModelTurn } from '../model-call.js';

@@ -1,14 +1,14 @@
+import type { ToolExecuteContext } from '../../components/tool-context.js';
+import { isThenable } from '../../ground/thenable.js';
 import type { GuardTick, ReleasedCall, ToolCallOutcome } from '../../guard-seam/guard-family.js';
-import { isThenable } from '../../guard-seam/guard-set.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
+import type { TickToolCall, TickToolResult } from '../../state/tick-result.js';
 import { withToolResults } from '../../state/update.js';
 import { toolStep } from '../durable-steps.js';
 import { InflightRecorder, type InflightTick, ToolSuspended } from '../inflight.js';
 import type { ModelTurn } from '../model-call.js';
 import type { SessionCore } from '../session-core.js';
-import type { TickToolCall, TickToolResult } from '../tick-result.js';
 import { runToolBatch } from '../tool-batch.js';
-import type { ToolExecuteContext } from '../tool-context.js';
 import { toolIndexOf } from '../tool-index.js';
 import { runLimitedToolCall, truncationOf } from '../tool-limits.js';
 import {

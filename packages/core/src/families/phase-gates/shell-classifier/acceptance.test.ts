@@ -439,19 +439,19 @@ describe('replayPhaseGates on whole short runs of other agents', () => {
     expect(replay.exit.reasons.join('\n')).toMatch(/did not run|not found/);
   });
 
-  it('failing tests still ran; requirePassing asks for a passing run', () => {
+  it("failing tests still ran; verification 'passed' asks for a passing run", () => {
     const steps: ReplayStep[] = [
       sh('cat src/lib.rs'),
       sh("sed -i 's/a - b/a + b/' src/lib.rs"),
       sh('cargo test -q', { exitCode: 101, output: 'test result: FAILED. 1 passed; 1 failed' }),
     ];
     expect(replayPhaseGates(steps, shell).exit.refused).toBe(false);
-    const strict = replayPhaseGates(steps, { ...shell, requirePassing: true });
+    const strict = replayPhaseGates(steps, { ...shell, verification: 'passed' });
     expect(strict.exit.refused).toBe(true);
     expect(strict.exit.missing).toEqual(['verification']);
     const passing = replayPhaseGates([...steps, sh('cargo test -q', ok('test result: ok'))], {
       ...shell,
-      requirePassing: true,
+      verification: 'passed',
     });
     expect(passing.exit.refused).toBe(false);
   });

@@ -11,8 +11,8 @@ import {
   verify,
 } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ApprovalKeyError } from './checkpoint-errors.js';
-import { type CheckpointLedgerEntry, isToolApprovalKind } from './checkpoint-types.js';
+import { ApprovalKeyError } from './approval-errors.js';
+import { type CheckpointLedgerEntry, isToolApprovalKind } from './ledger-types.js';
 
 /** A request's nonce: 128 random bits, so no two requests are ever named alike. */
 export function newNonce(): string {

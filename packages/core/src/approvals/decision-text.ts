@@ -32,3 +32,13 @@ export function decisionTextProblem(what: string, text: string): string | undefi
   }
   return undefined;
 }
+
+/** The run's reason when it ends `awaiting-approval`: which checkpoint, why, and how to decide. */
+export function awaitingReason(sessionId: string, id: string, why: string | undefined): string {
+  return (
+    `Checkpoint "${id}" is awaiting supervisor approval${why === undefined ? '' : ` (${why})`}. ` +
+    `Approve it with session.approve("${id}", { by }), approveCheckpoint(store, "${sessionId}", "${id}", { by }) ` +
+    `or \`agate approve ${sessionId} ${id} --by NAME\`; reject it with session.reject("${id}", { by, feedback }), ` +
+    `rejectCheckpoint(...) or \`agate reject ${sessionId} ${id} --by NAME --feedback TEXT\`. Then call run() again.`
+  );
+}

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../state/json.js';
+import type { JsonValue } from '../ground/json.js';
 import type { UsageTotals } from '../state/session-state.js';
 
 export interface TickToolCall {

@@ -1,6 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { ModelMessage } from 'ai';
-import type { JsonValue } from '../state/json.js';
+import type { JsonValue } from '../ground/json.js';
 
 /** The second argument of every tool's `execute`. */
 export interface ToolExecuteContext {

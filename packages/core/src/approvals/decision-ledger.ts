@@ -1,6 +1,13 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { GuardHost } from '../../guard-seam/guard-family.js';
-import type { GuardStates, SessionState } from '../../state/session-state.js';
+import type { GuardHost } from '../guard-seam/guard-family.js';
+import type { GuardStates, SessionState } from '../state/session-state.js';
+import {
+  ApprovalKeyError,
+  CheckpointDecisionError,
+  CheckpointNotPendingError,
+  MissingApprovalKeyError,
+  UnknownCheckpointError,
+} from './approval-errors.js';
 import {
   type ApprovalVerifier,
   keyIdOf,
@@ -12,13 +19,7 @@ import {
   verifies,
   verifyWith,
 } from './approval-signing.js';
-import {
-  ApprovalKeyError,
-  CheckpointDecisionError,
-  CheckpointNotPendingError,
-  MissingApprovalKeyError,
-  UnknownCheckpointError,
-} from './checkpoint-errors.js';
+import { decisionTextProblem } from './decision-text.js';
 import {
   type CheckpointCause,
   type CheckpointLedgerEntry,
@@ -27,8 +28,7 @@ import {
   type CheckpointStatus,
   isPendingCause,
   isToolApprovalKind,
-} from './checkpoint-types.js';
-import { decisionTextProblem } from './decision-text.js';
+} from './ledger-types.js';
 
 /**
  * The checkpoint state machine over plain session state: pure functions that immer drafts (or

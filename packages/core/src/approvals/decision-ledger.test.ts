@@ -1,21 +1,21 @@
 import { produce } from 'immer';
 import { describe, expect, it } from 'vitest';
-import { createInitialState } from '../../guard-seam/initial-state.js';
-import type { SessionState } from '../../state/session-state.js';
-import { keyIdOf, verifyEntry } from './approval-signing.js';
+import { createInitialState } from '../guard-seam/initial-state.js';
+import type { SessionState } from '../state/session-state.js';
 import {
   ApprovalKeyError,
   CheckpointDecisionError,
   CheckpointNotPendingError,
   UnknownCheckpointError,
-} from './checkpoint-errors.js';
+} from './approval-errors.js';
+import { keyIdOf, verifyEntry } from './approval-signing.js';
 import {
   decide,
   findCorrections,
   latestRequest,
   ledgerStatus,
   markPending,
-} from './checkpoint-ledger.js';
+} from './decision-ledger.js';
 
 const KEY = 'ledger-test-key';
 

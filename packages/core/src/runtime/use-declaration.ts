@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef } from 'react';
-import type { Declaration } from '../../runtime/declarations.js';
-import { type SessionHandles, useSessionHandles } from '../../runtime/session-context.js';
+import type { Declaration } from './declarations.js';
+import { type SessionHandles, useSessionHandles } from './session-context.js';
 
 /**
  * Registers a declaration for as long as the calling component is mounted. Layout effects
