@@ -36,8 +36,13 @@ export default defineConfig({
   },
   test: {
     environment: 'node',
-    // Once per run, before any project: the skip summary and the run's one PostgreSQL.
-    globalSetup: ['./vitest.global-setup.ts', './vitest.setup-postgres.ts'],
+    // Once per run, before any project: the skip summary, the run's one PostgreSQL, and the
+    // CLI the tests start as a child process, built (or found built) once.
+    globalSetup: [
+      './vitest.global-setup.ts',
+      './vitest.setup-postgres.ts',
+      './vitest.setup-built-cli.ts',
+    ],
     testTimeout: 20_000,
     // DBOS.migrate() (createClient, on each test's fresh database) says this through the
     // console, and takes no logger to say it through; everything else is printed.

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -71,6 +71,25 @@ export function packAll({ out, keepDist = false }: PackAllOptions): PackedPackag
   );
   writeFileSync(join(folder, MANIFEST), `${JSON.stringify(packed, null, 2)}\n`);
   return packed;
+}
+
+/**
+ * The tarballs in `given` (a folder `pnpm pack:all` wrote, read from its manifest), or, without
+ * one, every package built and packed into `scratch/packed`.
+ */
+export function packedIn(
+  given: string | undefined,
+  scratch: string,
+): { dir: string; packed: PackedPackage[] } {
+  if (given === undefined) {
+    const dir = join(scratch, 'packed');
+    return { dir, packed: packAll({ out: dir }) };
+  }
+  const dir = resolve(given);
+  return {
+    dir,
+    packed: JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as PackedPackage[],
+  };
 }
 
 /** Removes the published packages' `dist/` folders. */

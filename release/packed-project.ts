@@ -4,6 +4,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type InstallFacts, measureNodeModules } from './node-modules.js';
 import type { PackedPackage } from './pack-all.js';
+import {
+  fromTemplate,
+  type LockedProject,
+  type Lockfile,
+  parseLock,
+  RELOCK_COMMAND,
+  readCommittedLock,
+  StaleLockError,
+  toTemplate,
+} from './packed-lock.js';
 import { cleanEnv } from './workspace.js';
 
 const exec = promisify(execFile);
@@ -17,6 +27,8 @@ export const RUNTIME_LIMITS = { packages: 70, bytes: 60e6 };
 /** The project `create-agate --from` wrote from the tarballs, installed; and its runtime alone. */
 export interface PackedProject {
   dir: string;
+  /** Each project's lock after the install, in the committed form (release/packed-lock.ts). */
+  locks: Record<LockedProject, Lockfile>;
   /**
    * A project holding the starter's dependencies only (core, cli, ai, react, zod), installed:
    * what running an agent needs. (Not `npm install --omit=dev` of the starter: the CLI's
@@ -40,26 +52,60 @@ export function run(command: string, args: string[], cwd: string, timeout = 300_
 
 const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline'];
 
-/** `npm install` in `cwd`; rejects with npm's output when it fails. */
-async function npmInstall(cwd: string): Promise<void> {
+/**
+ * How the projects get their versions:
+ * - `committed` (the packed tests): `npm ci` from release/packed-lock/, exactly those versions;
+ *   the registry's news cannot change the result.
+ * - `update` (`pnpm packed:lock`): `npm install` starting from the committed lock, so npm keeps
+ *   every locked version that still fits and resolves only what changed.
+ * - `fresh` (`pnpm check:registry`): `npm install` with no lock, what a new user gets today.
+ */
+export type LockMode = 'committed' | 'update' | 'fresh';
+
+/** Installs `project` in `cwd` as `mode` says; rejects with npm's output when it fails. */
+async function npmInstall(
+  cwd: string,
+  project: LockedProject,
+  packedDir: string,
+  mode: LockMode,
+): Promise<Lockfile> {
+  const committed = mode === 'fresh' ? undefined : readCommittedLock(project);
+  if (mode === 'committed' && committed === undefined) {
+    throw new StaleLockError(project, ['there is no committed lock']);
+  }
+  if (committed !== undefined) {
+    writeFileSync(
+      join(cwd, 'package-lock.json'),
+      `${JSON.stringify(fromTemplate(committed, packedDir, cwd), null, 2)}\n`,
+    );
+  }
+  const command = mode === 'committed' ? 'ci' : 'install';
   try {
-    await exec('npm', ['install', ...NPM_QUIET], { cwd, env: cleanEnv(), timeout: 300_000 });
+    await exec('npm', [command, ...NPM_QUIET], { cwd, env: cleanEnv(), timeout: 300_000 });
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`npm install in ${cwd} failed:\n${stdout}\n${stderr}`);
+    const hint =
+      mode === 'committed'
+        ? ` (from release/packed-lock/${project}/package-lock.json; if package.json and the lock are out of sync, run \`${RELOCK_COMMAND}\`)`
+        : '';
+    throw new Error(`npm ${command} in ${cwd} failed${hint}:\n${stdout}\n${stderr}`);
   }
+  // npm ci leaves the lock as it was given; install writes what it resolved.
+  const lock = parseLock(readFileSync(join(cwd, 'package-lock.json'), 'utf8'), cwd);
+  return toTemplate(lock, packedDir, cwd);
 }
 
 /**
  * What a new user does with a clone's tarballs: `create-agate --from <folder>` (the packed
  * create-agate, run the way `npm create` runs it: `npm exec` of the package), then
- * `npm install` in the project. npm, not pnpm: npm is what every user has, and its flat
+ * `npm install` in the project (`npm ci` from the committed lock, see LockMode). npm, not pnpm: npm is what every user has, and its flat
  * `node_modules` is what the package counts mean.
  */
 export async function createPackedProject(
   packedDir: string,
   packed: PackedPackage[],
   root: string,
+  mode: LockMode = 'committed',
 ): Promise<PackedProject> {
   const creator = packed.find((p) => p.name === 'create-agate');
   if (creator === undefined) throw new Error(`no create-agate tarball in ${packedDir}`);
@@ -98,8 +144,11 @@ export async function createPackedProject(
     }),
   );
   // Side by side: two folders, one npm cache (safe for concurrent use).
-  await Promise.all([npmInstall(runtimeDir), npmInstall(dir)]);
+  const [runtimeLock, fullLock] = await Promise.all([
+    npmInstall(runtimeDir, 'runtime-only', packedDir, mode),
+    npmInstall(dir, 'my-agent', packedDir, mode),
+  ]);
   const runtime = measureNodeModules(join(runtimeDir, 'node_modules'));
   const full = measureNodeModules(join(dir, 'node_modules'));
-  return { dir, runtime, full };
+  return { dir, locks: { 'my-agent': fullLock, 'runtime-only': runtimeLock }, runtime, full };
 }

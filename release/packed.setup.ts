@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { MANIFEST, type PackedPackage, packAll } from './pack-all.js';
+import { type PackedPackage, packedIn } from './pack-all.js';
 import { createPackedProject, type PackedProject } from './packed-project.js';
 
 /** What the packed tests share: the tarballs and the project installed from them. */
@@ -29,12 +29,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => void> {
   const scratch = mkdtempSync(join(tmpdir(), 'agate-packed-'));
   try {
-    const given = process.env.AGATE_PACKED_DIR || undefined;
-    const dir = given === undefined ? join(scratch, 'packed') : resolve(given);
-    const packed =
-      given === undefined
-        ? packAll({ out: dir })
-        : (JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as PackedPackage[]);
+    const { dir, packed } = packedIn(process.env.AGATE_PACKED_DIR || undefined, scratch);
+    // From the committed locks (release/packed-lock/): what the registry serves today cannot
+    // change the result.
     const installed = await createPackedProject(dir, packed, scratch);
     project.provide('packedRun', { dir, packed, project: installed, scratch });
   } catch (error) {

@@ -8,6 +8,7 @@ import { requirePostgres, scriptedModel, startPostgres, type TestPostgres } from
 import { createElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ApprovalAgent from '../../packages/cli/src/__fixtures__/approval-agent.js';
+import { builtCliBin } from '../../packages/cli/src/__fixtures__/built-cli.js';
 import CheckpointAgent from '../../packages/cli/src/__fixtures__/checkpoint-agent.js';
 import { fixture } from '../../packages/cli/src/__fixtures__/store-fixture.js';
 import { loadScriptedModel } from '../../packages/cli/src/run/scripted-file.js';
@@ -23,7 +24,8 @@ import { loadScriptedModel } from '../../packages/cli/src/run/scripted-file.js';
  * here); without PostgreSQL those examples are skipped, saying so in the run's skip line.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(root, 'packages', 'cli', 'bin', 'agate.js');
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 
 interface Example {
   /** The page's line of the command. */

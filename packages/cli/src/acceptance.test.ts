@@ -23,8 +23,10 @@ import { type ScriptedTurn, scriptedModel } from '@agate/testing';
 import { createElement, Fragment } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const KEY = 'acceptance-supervisor-key';
 
 function agent() {

@@ -18,9 +18,11 @@ import { scriptedModel } from '@agate/testing';
 import { createElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ApprovalAgent, { dropped } from './__fixtures__/approval-agent.js';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 import { ExitCode } from './errors.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const KEY = 'cli-approvals-key';
 
 let dir: string;

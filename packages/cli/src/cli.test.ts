@@ -8,13 +8,14 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createFileStore, type SessionState } from '@agate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 import { buildFixtureStore, fixture } from './__fixtures__/store-fixture.js';
 import { ExitCode } from './errors.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const NOTES_AGENT = fixture('notes-agent.tsx');
 const CHECKPOINT_AGENT = fixture('checkpoint-agent.tsx');
 

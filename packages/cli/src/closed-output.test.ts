@@ -5,8 +5,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const DEMO_DIR = fileURLToPath(new URL('../../../examples/file-agent', import.meta.url));
 
 it('a reader that closes the pipe early does not crash the run', async () => {

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const RECORDER = fileURLToPath(new URL('./__fixtures__/record-modules.mjs', import.meta.url));
 const DEMO_DIR = fileURLToPath(new URL('../../../examples/file-agent', import.meta.url));
 

@@ -11,8 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { createFileStore } from '@agate/core';
 import { startOpenAICompatibleServer } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const AGENT = fileURLToPath(new URL('./__fixtures__/notes-agent.tsx', import.meta.url));
 
 let work: string;

@@ -13,10 +13,12 @@ import { createClient } from '@agate/dbos';
 import { requirePostgres, startPostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgateOutcome, childEnv, runAgate } from './__fixtures__/agate-process.js';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 import { jsonSpans, type OtlpReceiver, startOtlpReceiver } from './__fixtures__/otlp-receiver.js';
 import { DEFAULT_SERVICE_NAME, tracingVariables } from './run/tracing.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
 const TWICE = fixture('twice-agent.tsx');
 const TWICE_SCRIPT = JSON.stringify(['First answer.', 'Second answer.']);

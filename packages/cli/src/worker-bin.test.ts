@@ -12,9 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@agate/dbos';
 import { postgresBinDir, requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCliBin } from './__fixtures__/built-cli.js';
 import { SLOW_CALLS } from './__fixtures__/worker-agents.js';
 
-const BIN = fileURLToPath(new URL('../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const AGENTS = fileURLToPath(new URL('./__fixtures__/worker-agents.tsx', import.meta.url));
 const NOT_AGENTS = fileURLToPath(new URL('./__fixtures__/not-an-agent.ts', import.meta.url));
 

@@ -11,17 +11,18 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createFileStore, createSession, type SessionState, type SessionStore } from '@agate/core';
 import { scriptedModel } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ApprovalAgent from '../__fixtures__/approval-agent.js';
+import { builtCliBin } from '../__fixtures__/built-cli.js';
 import { ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { main } from '../program.js';
 import { startStudio } from './server.js';
 
-const BIN = fileURLToPath(new URL('../../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const TOKEN_HEADER = 'x-agate-studio-token';
 
 let dir: string;
