@@ -1,6 +1,7 @@
 import { AgateError, errorMessage, nameErrorClass } from '../../runtime/runtime-errors.js';
 import type { TickResult } from '../../runtime/tick-result.js';
 import type { GateStatus } from '../../state/session-state.js';
+import { gateTick } from './gate-tick.js';
 import type { GateDescriptor, GateHistory } from './gate-types.js';
 import { SET_KNOB_TOOL } from './set-knob-tool.js';
 
@@ -39,7 +40,9 @@ export function gateTransitionsAtTickEnd(
     given ??= (history as () => GateHistory)();
     return given;
   };
-  const workTick = withoutSetKnob(tick);
+  // Built once per tick, for every gate's predicates (with `resultsOf` beside the data).
+  const workTick = gateTick(withoutSetKnob(tick));
+  const fullTick = gateTick(tick);
   const transitions: GateTransition[] = [];
   for (const gate of gates) {
     let state = gate.state;
@@ -61,7 +64,7 @@ export function gateTransitionsAtTickEnd(
     if (
       state !== 'inactive' &&
       clearWhen !== undefined &&
-      ask(gate.name, 'clearWhen', () => clearWhen(tick, historyNow()))
+      ask(gate.name, 'clearWhen', () => clearWhen(fullTick, historyNow()))
     ) {
       transitions.push({
         gate: gate.name,
