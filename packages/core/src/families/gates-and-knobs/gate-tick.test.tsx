@@ -94,26 +94,26 @@ describe('defineTool', () => {
   });
 });
 
-describe('a gate cleared from typed results, in a run', () => {
-  const testsPass = gate({
-    description: 'The tests pass',
-    instructions: 'TESTS NOT RUN: run the tests and make them pass.',
-    initial: 'active',
-    clearWhen: (tick) => tick.resultsOf(runTests).some((r) => r.exitCode === 0),
-  });
-  function Agent() {
-    const g = useGate('tests', testsPass);
-    return (
-      <>
-        <System>Run the tests.</System>
-        <User>Make the tests pass.</User>
-        <Timeline />
-        <Tool {...runTests} />
-        {g.element}
-      </>
-    );
-  }
+const testsPass = gate({
+  description: 'The tests pass',
+  instructions: 'TESTS NOT RUN: run the tests and make them pass.',
+  initial: 'active',
+  clearWhen: (tick) => tick.resultsOf(runTests).some((r) => r.exitCode === 0),
+});
+function Agent() {
+  const g = useGate('tests', testsPass);
+  return (
+    <>
+      <System>Run the tests.</System>
+      <User>Make the tests pass.</User>
+      <Timeline />
+      <Tool {...runTests} />
+      {g.element}
+    </>
+  );
+}
 
+describe('a gate cleared from typed results, in a run', () => {
   it('stays engaged on a failing run and clears on a passing one', async () => {
     const session = createSession(<Agent />, {
       model: scriptedModel([

@@ -93,10 +93,10 @@ describe('tick.resultsOf(tool)', () => {
 
   it('the defined tool renders as <Tool> props', () => {
     <Tool {...runTests} />;
-    // @ts-expect-error: the schema has no `missing`
     defineTool({
       name: 'x',
       input: z.object({ a: z.string() }),
+      // @ts-expect-error: the schema has no `missing`
       execute: (input) => input.missing,
     });
   });
