@@ -34,8 +34,10 @@ describe('the Agate JSX namespace', () => {
   it('refuses DOM tags: an agent tree is model context, not a page', () => {
     // @ts-expect-error: no intrinsic elements in an agent tree
     <div>hello</div>;
-    // @ts-expect-error: not inside a fragment either
-    <>{<span />}</>;
+    <User>
+      {/* @ts-expect-error: not inside a component's children either */}
+      <span />
+    </User>;
     expectTypeOf<keyof JSX.IntrinsicElements>().toEqualTypeOf<never>();
   });
 
