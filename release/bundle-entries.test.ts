@@ -5,7 +5,7 @@ import { entriesOf } from './bundle-entries.js';
 import { ROOT } from './workspace.js';
 
 describe('bundle-entries: the entries to bundle come from the exports map', () => {
-  it("gives @agate/core's four entries, each source to its dist file", () => {
+  it("gives @agate/core's six entries, each source to its dist file", () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'packages/core/package.json'), 'utf8')) as {
       exports: Parameters<typeof entriesOf>[0];
     };
@@ -13,6 +13,8 @@ describe('bundle-entries: the entries to bundle come from the exports map', () =
       { in: './src/index.ts', out: 'index' },
       { in: './src/entries/guards.ts', out: 'entries/guards' },
       { in: './src/entries/stores.ts', out: 'entries/stores' },
+      { in: './src/entries/jsx-runtime.ts', out: 'entries/jsx-runtime' },
+      { in: './src/entries/jsx-dev-runtime.ts', out: 'entries/jsx-dev-runtime' },
       { in: './src/entries/internal.ts', out: 'entries/internal' },
     ]);
   });

@@ -21,8 +21,12 @@ async function readmeGate(): Promise<GateDescriptor> {
   const end = first.indexOf('\n});', start);
   expect(start, "the README's first example declares its gate with gate({ … })").toBeGreaterThan(0);
   const literal = first.slice(start + 'gate('.length, end + 2);
-  // The literal is plain JavaScript (no type annotations), so it evaluates as written.
-  return new Function(`return (${literal});`)() as GateDescriptor;
+  // The literal is plain JavaScript (no type annotations), so it evaluates as written; the
+  // tool it reads results of (`runTests`) is this test's run_tests.
+  return new Function('runTests', `return (${literal});`)({
+    name: 'run_tests',
+    execute: () => undefined,
+  }) as GateDescriptor;
 }
 
 function CodingAgent(props: { descriptor: GateDescriptor; testsPass: boolean }) {

@@ -35,7 +35,8 @@ describe('importOptional', () => {
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(ExitCode.usage);
     expect((error as CliError).message).toBe(
-      'Install @agate/not-installed to use a postgres:// store: npm install @agate/not-installed (an optional peer of @agate/cli, not installed with it).',
+      'Install @agate/not-installed to use a postgres:// store: npm install @agate/not-installed (an optional peer of @agate/cli, not installed with it). ' +
+        "Before Agate's first release: `pnpm pack:all` in a clone of Agate, then npm install <clone>/packed/agate-not-installed-<version>.tgz.",
     );
   });
 

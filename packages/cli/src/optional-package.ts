@@ -18,11 +18,18 @@ export async function importOptional<T>(
   } catch (error) {
     if (!isMissingPackage(error, name)) throw error;
     throw new CliError(
-      `Install ${name} to ${purpose}: npm install ${name} (an optional peer of @agate/cli, not installed with it).`,
+      `Install ${name} to ${purpose}: npm install ${name} (an optional peer of @agate/cli, not installed with it). ` +
+        // Until the first release the registry answers 404: the tarball route works meanwhile.
+        `Before Agate's first release: \`pnpm pack:all\` in a clone of Agate, then npm install <clone>/packed/${tarballFile(name)}.`,
       ExitCode.usage,
       { cause: error },
     );
   }
+}
+
+/** The file `pnpm pack:all` writes for a package: `@agate/postgres` → `agate-postgres-<version>.tgz`. */
+function tarballFile(name: string): string {
+  return `${name.replace(/^@/, '').replace('/', '-')}-<version>.tgz`;
 }
 
 /** Node's "Cannot find package 'NAME' imported from …", for NAME itself (not one of its dependencies). */

@@ -26,7 +26,12 @@ export {
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export type { ToolGuardProps } from './components/tool.js';
-export { Tool, type ToolProps } from './components/tool.js';
+export {
+  defineTool,
+  Tool,
+  type ToolDefinition,
+  type ToolProps,
+} from './components/tool.js';
 export type { ToolExecuteContext } from './components/tool-context.js';
 export { type ToolOptions, ToolResultError, Tools, type ToolsProps } from './components/tools.js';
 export {
@@ -113,6 +118,7 @@ export type { TodoEvidence, TodoItem, TodoStatus } from './families/evidence/tod
 export { TODO_STATUSES } from './families/evidence/todo-types.js';
 export { Gate, type GateProps } from './families/gates-and-knobs/gate.js';
 export { gate } from './families/gates-and-knobs/gate-descriptor.js';
+export type { GateTick, TypedTool } from './families/gates-and-knobs/gate-tick.js';
 export { GatePredicateError } from './families/gates-and-knobs/gate-transitions.js';
 export type {
   GateClearer,

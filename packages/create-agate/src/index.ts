@@ -6,6 +6,13 @@ export {
   type ScaffoldOptions,
   type ScaffoldResult,
   scaffold,
+  templateNamed,
 } from './scaffold.js';
-export { projectFiles, type TemplateOptions, THIRD_PARTY } from './templates.js';
+export {
+  projectFiles,
+  TEMPLATE_NAMES,
+  type TemplateName,
+  type TemplateOptions,
+  THIRD_PARTY,
+} from './templates.js';
 export { VERSION } from './version.js';

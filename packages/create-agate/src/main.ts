@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { nextSteps, ScaffoldError, scaffold } from './scaffold.js';
+import { TEMPLATE_NAMES } from './templates.js';
 import { VERSION } from './version.js';
 
 export interface Output {
@@ -8,11 +9,12 @@ export interface Output {
 }
 
 const USAGE = `Usage: npm create agate@latest <directory>
-       create-agate <directory> [--name <package-name>] [--from <tarball-folder>]
+       create-agate <directory> [--template <name>] [--name <package-name>] [--from <tarball-folder>]
 
 Writes a new Agate agent project: package.json, tsconfig.json, agent.tsx (an agent with a
 gate), agent.test.tsx (a scripted-model test), script.json and a README.
 
+  --template <name>        which project: ${TEMPLATE_NAMES.join(', ')} (default: default)
   --name <package-name>    package.json's name (default: the directory's name)
   --from <tarball-folder>  install @agate/core, @agate/cli and @agate/testing from the
                            tarballs in this folder (\`pnpm pack:all\` in a clone of Agate
@@ -22,6 +24,7 @@ gate), agent.test.tsx (a scripted-model test), script.json and a README.
 `;
 
 const OPTIONS = {
+  template: { type: 'string', short: 't' },
   name: { type: 'string' },
   from: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -30,6 +33,7 @@ const OPTIONS = {
 
 /** What each option's value is, for "needs a value" messages. */
 const VALUE_EXAMPLES: Record<string, string> = {
+  template: `a template name: ${TEMPLATE_NAMES.join(', ')}`,
   name: 'a package name, e.g. --name my-agent',
   from: 'a folder of tarballs, e.g. --from ../agate/packed',
 };
@@ -52,7 +56,7 @@ export async function main(argv: readonly string[], io: Output): Promise<number>
     io.out(`${VERSION}\n`);
     return 0;
   }
-  for (const option of ['name', 'from'] as const) {
+  for (const option of ['template', 'name', 'from'] as const) {
     if (values[option]?.trim() === '') {
       io.err(`create-agate: --${option} needs ${VALUE_EXAMPLES[option]}\n`);
       return 2;
@@ -62,7 +66,7 @@ export async function main(argv: readonly string[], io: Output): Promise<number>
   if (dir === undefined || extra.length > 0) {
     io.err(
       dir === undefined
-        ? 'create-agate: give the directory to create the project in, e.g. npm create agate@latest my-agent\n'
+        ? `create-agate: give the directory to create the project in, e.g. ${START_EXAMPLE}\n`
         : `create-agate: give one directory, not ${positionals.length} (${positionals.join(', ')}). Run \`create-agate --help\` for the options.\n`,
     );
     return 2;
@@ -71,6 +75,7 @@ export async function main(argv: readonly string[], io: Output): Promise<number>
     const result = await scaffold(dir, {
       ...(values.name !== undefined ? { name: values.name } : {}),
       ...(values.from !== undefined ? { from: values.from } : {}),
+      ...(values.template !== undefined ? { template: values.template } : {}),
     });
     io.out(nextSteps(result));
     return 0;
@@ -85,6 +90,13 @@ export async function main(argv: readonly string[], io: Output): Promise<number>
     return 1;
   }
 }
+
+/**
+ * How to start a project, for hints. Until the first release the registry answers 404 for
+ * `npm create agate`, so the hint names the tarball route beside it.
+ */
+export const START_EXAMPLE =
+  'npm create agate@latest my-agent (before the first release, in a clone of Agate: pnpm pack:all && pnpm create-agate ../my-agent --from packed)';
 
 /** parseArgs' errors, in this command's words (they say what to type instead). */
 function usageMessage(error: unknown): string {

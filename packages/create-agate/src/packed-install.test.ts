@@ -1,6 +1,6 @@
 import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { megabytes } from '../../../release/node-modules.js';
@@ -103,8 +103,11 @@ describe('create-agate --from <tarballs>', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     expect(pkg.type).toBe('module');
     const tsconfig = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8'));
-    expect(tsconfig.compilerOptions.jsx).toBe('react-jsx');
-    for (const f of ['agent.tsx', 'agent.test.tsx', 'script.json', 'README.md']) {
+    expect(tsconfig.compilerOptions).toMatchObject({
+      jsx: 'react-jsx',
+      jsxImportSource: '@agate/core',
+    });
+    for (const f of ['agent.tsx', 'agent.test.tsx', 'script.json', 'README.md', '.env.example']) {
       expect(statSync(join(project, f)).isFile(), f).toBe(true);
     }
   });
@@ -125,11 +128,11 @@ describe('create-agate --from <tarballs>', () => {
     }
   });
 
-  it('depends on core and cli (and their peers), installed from the tarballs; for tests, only its test runner', () => {
+  it('depends on core and cli (and their peers), installed from the tarballs by relative paths; for development, its test runner and TypeScript 5', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     const tarball = (name: string) => {
       const found = packed.find((p) => p.name === name);
-      return found && `file:${join(packedDir, found.file)}`;
+      return found && `file:${relative(project, join(packedDir, found.file))}`;
     };
     expect(pkg.dependencies).toEqual({
       '@agate/core': tarball('@agate/core'),
@@ -140,6 +143,9 @@ describe('create-agate --from <tarballs>', () => {
     });
     expect(pkg.devDependencies).toEqual({
       '@agate/testing': tarball('@agate/testing'),
+      '@types/node': expect.any(String),
+      '@types/react': expect.any(String),
+      typescript: expect.stringMatching(/^\^5\./),
       vitest: expect.any(String),
     });
   });
@@ -168,9 +174,15 @@ describe('a project that runs agents: core and cli (and ai, react, zod)', () => 
     expect(names).toEqual(expect.arrayContaining(['@agate/core', '@agate/cli']));
   });
 
-  it('the starter adds its test runner to it, and nothing else', () => {
+  it('the starter adds its test runner and TypeScript to it, and nothing else', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
-    expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@agate/testing', 'vitest']);
+    expect(Object.keys(pkg.devDependencies).sort()).toEqual([
+      '@agate/testing',
+      '@types/node',
+      '@types/react',
+      'typescript',
+      'vitest',
+    ]);
     // Every package of the runtime install is in the starter's too: the test runner only adds.
     const fullNames = new Set(full.sizes.map((p) => p.name));
     expect(runtime.sizes.filter((p) => !fullNames.has(p.name))).toEqual([]);
@@ -202,6 +214,22 @@ describe('the project, installed from the tarballs', () => {
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
     expect(test.stdout).toMatch(/2 passed/);
   }, 90_000);
+
+  it('npm run typecheck passes, and refuses a DOM tag in an agent tree (jsxImportSource @agate/core through the packed exports map)', () => {
+    const check = run('npm', ['run', 'typecheck'], { cwd: project });
+    expect(check.status, `${check.stdout}\n${check.stderr}`).toBe(0);
+    const bad = join(project, 'dom-tag.tsx');
+    writeFileSync(bad, 'export const Agent = () => <div>hello</div>;\n');
+    try {
+      const refused = run('npm', ['run', 'typecheck'], { cwd: project });
+      expect(refused.status).not.toBe(0);
+      expect(refused.stdout).toMatch(
+        /dom-tag\.tsx.*Property 'div' does not exist on type 'JSX\.IntrinsicElements'/,
+      );
+    } finally {
+      rmSync(bad);
+    }
+  }, 120_000);
 
   it('npm run demo (what the README runs inside npx -c): refused once, then completed', () => {
     const demo = run('npm', ['run', 'demo'], { cwd: project });

@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
 import { main } from './main.js';
 import { packageName, ScaffoldError, scaffold, tarballName } from './scaffold.js';
+import { TEMPLATE_NAMES } from './templates.js';
 import { VERSION } from './version.js';
 
 const dirs: string[] = [];
@@ -30,6 +31,7 @@ describe('scaffold', () => {
     expect(result.name).toBe('my-agent');
     expect(result.files.sort()).toEqual(
       [
+        '.env.example',
         '.gitignore',
         'README.md',
         'agent.test.tsx',
@@ -43,20 +45,25 @@ describe('scaffold', () => {
     expect(written).toMatchObject({
       name: 'my-agent',
       type: 'module',
-      scripts: { test: 'vitest run' },
+      scripts: { test: 'vitest run', typecheck: 'tsc --noEmit' },
       dependencies: { '@agate/core': `^${VERSION}`, '@agate/cli': `^${VERSION}` },
       devDependencies: { '@agate/testing': `^${VERSION}` },
     });
-    expect(JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8')).compilerOptions.jsx).toBe(
-      'react-jsx',
-    );
+    // TypeScript 5 pinned: an unpinned install brings the native 7.x, which has no JS API.
+    expect(written.devDependencies.typescript).toMatch(/^\^5\./);
+    const { compilerOptions } = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'));
+    expect(compilerOptions).toMatchObject({ jsx: 'react-jsx', jsxImportSource: '@agate/core' });
+    const env = readFileSync(join(dir, '.env.example'), 'utf8');
+    expect(env).toMatch(/AGATE_BASE_URL=.*\n.*AGATE_MODEL=/);
+    expect(env).toContain('OPENAI_API_KEY=');
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toContain('.env');
   });
 
   it('refuses a directory with files in it, and overwrites nothing', async () => {
     const dir = temp();
     writeFileSync(join(dir, 'agent.tsx'), 'mine');
     await expect(scaffold(dir)).rejects.toThrow(ScaffoldError);
-    await expect(scaffold(dir)).rejects.toThrow(/is not empty .*npm create agate@latest my-agent/);
+    await expect(scaffold(dir)).rejects.toThrow(/is not empty .*create-agate my-agent/);
     expect(readFileSync(join(dir, 'agent.tsx'), 'utf8')).toBe('mine');
   });
 
@@ -110,14 +117,13 @@ describe('create-agate --from <tarballs>', () => {
     expect(await main([dir, '--from', packed], io)).toBe(0);
     expect(out.join('')).toContain('npm install');
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    expect(pkg.dependencies['@agate/core']).toBe(
-      `file:${join(packed, `agate-core-${VERSION}.tgz`)}`,
-    );
-    expect(pkg.dependencies['@agate/cli']).toBe(`file:${join(packed, `agate-cli-${VERSION}.tgz`)}`);
-    expect(pkg.devDependencies).toEqual({
-      '@agate/testing': `file:${join(packed, `agate-testing-${VERSION}.tgz`)}`,
-      vitest: expect.any(String),
-    });
+    // Relative to the project (both are under one temporary folder here): no absolute path.
+    const from = relative(dir, packed);
+    expect(from.startsWith('..')).toBe(true);
+    expect(pkg.dependencies['@agate/core']).toBe(`file:${from}/agate-core-${VERSION}.tgz`);
+    expect(pkg.dependencies['@agate/cli']).toBe(`file:${from}/agate-cli-${VERSION}.tgz`);
+    expect(pkg.devDependencies['@agate/testing']).toBe(`file:${from}/agate-testing-${VERSION}.tgz`);
+    expect(JSON.stringify(pkg)).not.toContain(tmpdir());
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('installed from the tarballs');
   });
 
@@ -131,6 +137,38 @@ describe('create-agate --from <tarballs>', () => {
     expect(existsSync(dir)).toBe(false);
     expect(await main([dir, '--from', join(packed, 'nowhere')], io)).toBe(1);
     expect(err.join('')).toContain('there is no folder');
+  });
+});
+
+describe('create-agate --template <name>', () => {
+  it('writes the default project for --template default, as without the option', async () => {
+    const cwd = temp();
+    const { io } = capture();
+    expect(await main([join(cwd, 'a'), '--template', 'default', '--name', 'x'], io)).toBe(0);
+    expect(await main([join(cwd, 'b'), '--name', 'x'], io)).toBe(0);
+    for (const file of ['package.json', 'agent.tsx', 'README.md', '.env.example']) {
+      expect(readFileSync(join(cwd, 'a', file), 'utf8'), file).toBe(
+        readFileSync(join(cwd, 'b', file), 'utf8'),
+      );
+    }
+  });
+
+  it('refuses an unknown template, listing the names, before writing anything (exit 1)', async () => {
+    const dir = join(temp(), 'bot');
+    const { io, err } = capture();
+    expect(await main([dir, '--template', 'chatbot'], io)).toBe(1);
+    expect(err.join('')).toContain(
+      `there is no template "chatbot". The templates are: ${TEMPLATE_NAMES.join(', ')}`,
+    );
+    expect(existsSync(dir)).toBe(false);
+    expect(await main([dir, '--template='], io)).toBe(2);
+    expect(err.join('')).toContain('--template needs a template name: default');
+  });
+
+  it('names the tarball route beside the registry in its hints (404 until the first release)', async () => {
+    const { io, err } = capture();
+    expect(await main([], io)).toBe(2);
+    expect(err.join('')).toContain('pnpm create-agate ../my-agent --from packed');
   });
 });
 

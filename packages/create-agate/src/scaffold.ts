@@ -1,6 +1,13 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import { AGATE_PACKAGES, type AgatePackage, projectFiles } from './templates.js';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import {
+  AGATE_PACKAGES,
+  type AgatePackage,
+  isTemplateName,
+  projectFiles,
+  TEMPLATE_NAMES,
+  type TemplateName,
+} from './templates.js';
 import { VERSION } from './version.js';
 
 /** Why a project could not be written, in terms of what to do instead. */
@@ -19,6 +26,8 @@ export interface ScaffoldOptions {
    * there instead of the registry.
    */
   from?: string;
+  /** Which project to write (`TEMPLATE_NAMES`); default `default`. */
+  template?: string;
 }
 
 export interface ScaffoldResult {
@@ -38,14 +47,17 @@ export async function scaffold(
   options: ScaffoldOptions = {},
 ): Promise<ScaffoldResult> {
   const target = resolve(dir);
-  // Checked before anything is written: a wrong folder leaves no half-made project behind.
-  const tarballs = options.from === undefined ? undefined : await tarballsIn(options.from);
+  // Checked before anything is written: a wrong template or folder leaves no half-made project.
+  templateNamed(options.template ?? 'default');
+  const found = options.from === undefined ? undefined : await tarballsIn(options.from);
+  // Relative to the project, so it moves with the clone and names no home directory.
+  const tarballs = found === undefined ? undefined : relativeTo(target, found);
   await mkdir(target, { recursive: true });
   const present = (await readdir(target)).filter((entry) => !entry.startsWith('.'));
   if (present.length > 0) {
     throw new ScaffoldError(
       `${target} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}). ` +
-        'Choose a new directory name, for example: npm create agate@latest my-agent',
+        'Choose a new directory name, for example: create-agate my-agent',
     );
   }
   const name = options.name ?? packageName(basename(target));
@@ -59,6 +71,27 @@ export async function scaffold(
     await writeFile(join(target, path), text, { flag: 'wx' });
   }
   return { dir: target, name, files: Object.keys(files) };
+}
+
+/** The template of that name, or a ScaffoldError listing the names there are. */
+export function templateNamed(name: string): TemplateName {
+  if (isTemplateName(name)) return name;
+  throw new ScaffoldError(
+    `there is no template ${JSON.stringify(name)}. The templates are: ${TEMPLATE_NAMES.join(', ')} (e.g. --template default).`,
+  );
+}
+
+/** Each tarball's path as `file:` takes it from the project: `../agate/packed/x.tgz`. */
+function relativeTo(
+  project: string,
+  tarballs: Record<AgatePackage, string>,
+): Record<AgatePackage, string> {
+  const out = {} as Record<AgatePackage, string>;
+  for (const pkg of AGATE_PACKAGES) {
+    const path = relative(project, tarballs[pkg]).split(sep).join('/');
+    out[pkg] = path.startsWith('.') ? path : `./${path}`;
+  }
+  return out;
 }
 
 /** The file name `npm pack` and `pnpm pack` give a package's tarball: `@agate/core` → `agate-core-0.1.0.tgz`. */

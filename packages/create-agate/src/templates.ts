@@ -7,6 +7,18 @@
 export const AGATE_PACKAGES = ['@agate/core', '@agate/cli', '@agate/testing'] as const;
 export type AgatePackage = (typeof AGATE_PACKAGES)[number];
 
+/**
+ * The templates `create-agate --template <name>` knows. `default` is the calculator with a
+ * gate. (Issue 50 asks for `chat`, `coding` and `durable` too; each is added here when its
+ * project installs, type-checks, tests and runs offline in the packed tests.)
+ */
+export const TEMPLATE_NAMES = ['default'] as const;
+export type TemplateName = (typeof TEMPLATE_NAMES)[number];
+
+export function isTemplateName(name: string): name is TemplateName {
+  return (TEMPLATE_NAMES as readonly string[]).includes(name);
+}
+
 export interface TemplateOptions {
   /** The package name (package.json `name`). */
   name: string;
@@ -14,16 +26,18 @@ export interface TemplateOptions {
   agateVersion: string;
   /**
    * Packed tarballs to install instead of the registry's packages (`create-agate --from DIR`):
-   * absolute paths, written as `file:` dependencies.
+   * paths relative to the project (`../agate/packed/agate-core-0.1.0.tgz`), written as `file:`
+   * dependencies, so the project can move with the clone.
    */
   tarballs?: Partial<Record<AgatePackage, string>>;
 }
 
 /**
  * Versions of the third-party packages a new project uses (those Agate is built against). A
- * new project holds what runs an agent (Agate, `ai`, `react`, `zod`) and its test runner,
- * nothing else: TypeScript and the `@types` packages are the editor's business (the README
- * says what to add for `tsc`).
+ * new project holds what runs an agent (Agate, `ai`, `react`, `zod`) and, for development, its
+ * test runner and TypeScript 5 with the `@types` it needs for `npm run typecheck`.
+ * `typescript@5`, not a range that lets npm pick 7.x: the native 7.x ships no JavaScript API in
+ * `lib/`, which tools that load TypeScript (vitest's type tests, API Extractor) need.
  *
  * `ai` is exact, as in @agate/cli: `@ai-sdk/mcp` (under @agate/core) pins `@ai-sdk/provider`
  * and `-utils` exactly, and a newer `ai` pins newer ones, so a range would install two copies.
@@ -33,6 +47,9 @@ export const THIRD_PARTY = {
   react: '^19.3.1',
   zod: '^4.6.7',
   vitest: '^5.1.1',
+  typescript: '^5.9.3',
+  '@types/react': '^19.3.0',
+  '@types/node': '^24.0.0',
 } as const;
 
 export function packageJson({ name, agateVersion, tarballs = {} }: TemplateOptions): string {
@@ -48,6 +65,7 @@ export function packageJson({ name, agateVersion, tarballs = {} }: TemplateOptio
     type: 'module',
     scripts: {
       test: 'vitest run',
+      typecheck: 'tsc --noEmit',
       start: 'agate run agent.tsx',
       demo: 'agate run agent.tsx --scripted script.json',
     },
@@ -60,6 +78,9 @@ export function packageJson({ name, agateVersion, tarballs = {} }: TemplateOptio
     },
     devDependencies: {
       '@agate/testing': agate('@agate/testing'),
+      '@types/node': THIRD_PARTY['@types/node'],
+      '@types/react': THIRD_PARTY['@types/react'],
+      typescript: THIRD_PARTY.typescript,
       vitest: THIRD_PARTY.vitest,
     },
     // npm 11 blocks install scripts nobody approved, and warns about each. esbuild's (tsx's
@@ -76,8 +97,10 @@ export function tsconfigJson(): string {
       target: 'ES2023',
       module: 'NodeNext',
       moduleResolution: 'NodeNext',
-      // JSX through React's automatic runtime: no `import React` in agent files.
+      // JSX through React's automatic runtime (no `import React` in agent files), with Agate's
+      // JSX namespace: a DOM tag such as <div> in an agent tree is a type error.
       jsx: 'react-jsx',
+      jsxImportSource: '@agate/core',
       strict: true,
       noEmit: true,
       skipLibCheck: true,
@@ -192,8 +215,11 @@ npx agate run agent.tsx --scripted script.json  # a run offline, on the turns in
 In the scripted run the model tries to finish before checking: the gate refuses and says why,
 the model checks, and the run completes.
 
-To run it on a real model, set \`OPENAI_API_KEY\` (or \`AGATE_BASE_URL\` and \`AGATE_MODEL\` for an
-OpenAI-compatible server such as Ollama) and run \`npx agate run agent.tsx\`.
+To run it on a real model, copy \`.env.example\` to \`.env\`, fill in one of its two routes
+(an OpenAI-compatible server such as Ollama, vLLM or LM Studio: \`AGATE_BASE_URL\` and
+\`AGATE_MODEL\`; or OpenAI: \`OPENAI_API_KEY\`), and run
+\`node --env-file=.env node_modules/@agate/cli/bin/agate.js run agent.tsx\` (or export the
+variables in your shell and run \`npx agate run agent.tsx\`).
 
 ## What the project needs
 
@@ -207,14 +233,31 @@ OpenAI-compatible server such as Ollama) and run \`npx agate run agent.tsx\`.
   version ranges.`
       : ''
   }
-- \`tsconfig.json\` sets \`"jsx": "react-jsx"\` (React's automatic runtime) for your editor and
-  \`tsc\`; \`agate run\` compiles agent files that way whatever it says. To type-check:
-  \`npm install --save-dev typescript @types/react @types/node\`, then \`npx tsc --noEmit\`.
+- \`tsconfig.json\` sets \`"jsx": "react-jsx"\` (React's automatic runtime) with
+  \`"jsxImportSource": "@agate/core"\`: Agate's JSX namespace, so a DOM tag such as \`<div>\` in
+  an agent tree is a type error. \`agate run\` compiles agent files with React's runtime
+  whatever it says. \`npm run typecheck\` runs \`tsc --noEmit\` (TypeScript 5, a dev dependency).
 `;
 }
 
 export function gitignore(): string {
-  return 'node_modules\n.agate\n';
+  return 'node_modules\n.agate\n.env\n';
+}
+
+/** The variables `agate run` reads to pick a real model; copied to `.env`, which git ignores. */
+export function envExample(): string {
+  return `# A real model for \`agate run\` (without these, run offline: --scripted script.json).
+# Copy to .env and fill in ONE route; .env is in .gitignore.
+
+# An OpenAI-compatible server (Ollama, vLLM, LM Studio, a hosted gateway):
+# AGATE_BASE_URL=http://localhost:11434/v1
+# AGATE_MODEL=qwen3:8b
+# AGATE_API_KEY=            # if the server needs one
+
+# Or OpenAI itself (AGATE_MODEL picks the model; OPENAI_BASE_URL replaces the endpoint):
+# OPENAI_API_KEY=sk-...
+# AGATE_MODEL=gpt-5-mini
+`;
 }
 
 /** Every file of a new project, by path relative to its directory. */
@@ -227,5 +270,6 @@ export function projectFiles(options: TemplateOptions): Record<string, string> {
     'script.json': scriptJson(),
     'README.md': readme(options),
     '.gitignore': gitignore(),
+    '.env.example': envExample(),
   };
 }

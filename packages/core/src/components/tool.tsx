@@ -1,6 +1,7 @@
 import type { Tool as SdkTool } from 'ai';
 import { createElement, type ReactNode } from 'react';
 import type { ZodType, z } from 'zod';
+import { InvalidElementError } from './render-errors.js';
 import type { ToolExecuteContext } from './tool-context.js';
 
 /**
@@ -50,3 +51,38 @@ export type ToolProps<S extends ZodType = ZodType, O = unknown> =
 export function Tool<S extends ZodType, O = unknown>(props: ToolProps<S, O>): ReactNode {
   return createElement('agate-tool', props as unknown as Record<string, unknown>);
 }
+
+/** `<Tool>` props written once, outside the tree: what `defineTool` takes and gives back. */
+export type ToolDefinition<S extends ZodType = ZodType, O = unknown> = {
+  name: string;
+  description?: string;
+  /** zod schema for the arguments; the runtime validates every call against it. */
+  input: S;
+  execute: (input: z.output<S>, context: ToolExecuteContext) => O | Promise<O>;
+} & ToolGuardProps<z.output<S>, O>;
+
+/**
+ * A tool's props as one value: rendered with `<Tool {...runTests} />`, and read by a gate's
+ * predicate with `tick.resultsOf(runTests)`, typed by what `execute` returns. `execute`'s input
+ * is typed by the schema, as inside `<Tool>`. The name is checked here, so a bad one fails
+ * where it was written; the rest is checked when the tool renders.
+ */
+export function defineTool<S extends ZodType, O>(
+  definition: ToolDefinition<S, O>,
+): ToolDefinition<S, O> {
+  const { name, execute } = (definition ?? {}) as { name?: unknown; execute?: unknown };
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    throw new InvalidElementError(
+      `defineTool({ name: ${JSON.stringify(name) ?? String(name)} }) needs a name of 1-64 letters, digits, "_" or "-" (the limit most providers enforce).`,
+    );
+  }
+  if (typeof execute !== 'function') {
+    throw new InvalidElementError(
+      `defineTool({ name: "${name}" }) needs an \`execute\` function (for an AI SDK tool(), use <Tool tool={...}>).`,
+    );
+  }
+  return definition;
+}
+
+/** What providers accept as a tool name (compile-tool.ts checks the same at render). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

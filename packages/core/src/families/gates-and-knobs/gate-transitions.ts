@@ -3,6 +3,7 @@ import { errorMessage } from '../../ground/thrown.js';
 import { SET_KNOB_TOOL } from '../../guard-seam/built-in-tool-names.js';
 import type { GateStatus } from '../../state/session-state.js';
 import type { TickResult } from '../../state/tick-result.js';
+import { gateTick } from './gate-tick.js';
 import type { GateDescriptor, GateHistory } from './gate-types.js';
 
 export interface GateAtTickEnd {
@@ -40,7 +41,9 @@ export function gateTransitionsAtTickEnd(
     given ??= (history as () => GateHistory)();
     return given;
   };
-  const workTick = withoutSetKnob(tick);
+  // Built once per tick, for every gate's predicates (with `resultsOf` beside the data).
+  const workTick = gateTick(withoutSetKnob(tick));
+  const fullTick = gateTick(tick);
   const transitions: GateTransition[] = [];
   for (const gate of gates) {
     let state = gate.state;
@@ -62,7 +65,7 @@ export function gateTransitionsAtTickEnd(
     if (
       state !== 'inactive' &&
       clearWhen !== undefined &&
-      ask(gate.name, 'clearWhen', () => clearWhen(tick, historyNow()))
+      ask(gate.name, 'clearWhen', () => clearWhen(fullTick, historyNow()))
     ) {
       transitions.push({
         gate: gate.name,

@@ -2,6 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { JsonValue } from '../../ground/json.js';
 import type { ChangedBy, GateStatus } from '../../state/session-state.js';
 import type { TickResult } from '../../state/tick-result.js';
+import type { GateTick } from './gate-tick.js';
 import type { KnobOptions } from './knob-types.js';
 
 /** Who may clear a gate. `set_knob` refuses to clear host and supervisor gates. */
@@ -19,9 +20,12 @@ export interface GateDescriptor {
   /** What the model must do. Rendered as ephemeral content while the gate is active. */
   instructions: string;
   /** Fires only from `inactive`, at tick end, over the tick's calls except `set_knob` and calls a guard refused. */
-  activateWhen?: (tick: TickResult) => boolean;
-  /** Host-verified clear: evaluated at tick end while the gate is engaged. */
-  clearWhen?: (tick: TickResult, history: GateHistory) => boolean;
+  activateWhen?: (tick: GateTick) => boolean;
+  /**
+   * Host-verified clear: evaluated at tick end while the gate is engaged. `tick.resultsOf(tool)`
+   * gives a tool's results typed by its `execute`.
+   */
+  clearWhen?: (tick: GateTick, history: GateHistory) => boolean;
   /**
    * Who may clear the gate. Default: `'host'` when `clearWhen` is given (the evidence decides,
    * so the model cannot talk its way past it), else `'model'`.

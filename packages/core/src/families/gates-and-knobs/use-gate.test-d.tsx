@@ -4,10 +4,13 @@
  * is the union of its options (or its schema's type), never widened to `string`.
  */
 import {
+  defineTool,
   type GateDescriptor,
   type GateState,
+  type GateTick,
   gate,
   type TickResult,
+  Tool,
   useGate,
   useKnob,
 } from '@agate/core';
@@ -20,7 +23,8 @@ const testsPass = gate({
   description: 'The tests pass',
   instructions: 'Run the tests and fix what fails before you finish.',
   activateWhen: (tick) => {
-    expectTypeOf(tick).toEqualTypeOf<TickResult>();
+    expectTypeOf(tick).toEqualTypeOf<GateTick>();
+    expectTypeOf(tick).toMatchTypeOf<TickResult>();
     return tick.toolCalls.some((call) => call.toolName === 'write_file');
   },
   clearWhen: (tick, history) => {
@@ -45,6 +49,56 @@ describe('gate()', () => {
     gate({ description: 'd', instructions: 'i', activateWhen: () => 'yes' });
     // @ts-expect-error: a gate starts inactive, active or deferred
     gate({ description: 'd', instructions: 'i', initial: 'cleared' });
+  });
+});
+
+const runTests = defineTool({
+  name: 'run_tests',
+  input: z.object({ filter: z.string().optional() }),
+  execute: async ({ filter }) => {
+    expectTypeOf(filter).toEqualTypeOf<string | undefined>();
+    return { exitCode: 0, failed: [] as string[] };
+  },
+});
+
+describe('tick.resultsOf(tool)', () => {
+  it("types a tool's results by what its execute returns (awaited), in both predicates", () => {
+    gate({
+      description: 'The tests pass',
+      instructions: 'Run the tests.',
+      activateWhen: (tick) => {
+        expectTypeOf(tick.resultsOf(runTests)).toEqualTypeOf<
+          { exitCode: number; failed: string[] }[]
+        >();
+        return false;
+      },
+      clearWhen: (tick) => tick.resultsOf(runTests).some((r) => r.exitCode === 0),
+    });
+  });
+
+  it('reads any object with a name and an execute, and refuses what has no execute', () => {
+    const count = { name: 'count', execute: (input: { text: string }) => input.text.length };
+    gate({
+      description: 'd',
+      instructions: 'i',
+      clearWhen: (tick) => {
+        expectTypeOf(tick.resultsOf(count)).toEqualTypeOf<number[]>();
+        // @ts-expect-error: a bare name carries no type; pass the tool
+        tick.resultsOf('run_tests');
+        // @ts-expect-error: the results are objects, not strings
+        return tick.resultsOf(runTests).some((r) => r.includes('ok'));
+      },
+    });
+  });
+
+  it('the defined tool renders as <Tool> props', () => {
+    <Tool {...runTests} />;
+    defineTool({
+      name: 'x',
+      input: z.object({ a: z.string() }),
+      // @ts-expect-error: the schema has no `missing`
+      execute: (input) => input.missing,
+    });
   });
 });
 
