@@ -15,7 +15,9 @@ function titleOf(file: string): string {
 function guides() {
   const files = readdirSync(DOCS)
     .filter((f) => f.endsWith('.md') && f !== 'index.md')
-    .sort((a, b) => (a === 'getting-started.md' ? -1 : b === 'getting-started.md' ? 1 : a.localeCompare(b)));
+    .sort((a, b) =>
+      a === 'getting-started.md' ? -1 : b === 'getting-started.md' ? 1 : a.localeCompare(b),
+    );
   return files.map((f) => ({ text: titleOf(f), link: `/${f.replace(/\.md$/, '')}` }));
 }
 

@@ -39,7 +39,17 @@ export function entryPagePath(importPath: string): string {
 }
 
 /** The group an exported name is listed under, in page order. */
-const GROUPS = ['Components', 'Hooks', 'Functions', 'Classes', 'Interfaces', 'Types', 'Variables', 'Enums', 'Namespaces'] as const;
+const GROUPS = [
+  'Components',
+  'Hooks',
+  'Functions',
+  'Classes',
+  'Interfaces',
+  'Types',
+  'Variables',
+  'Enums',
+  'Namespaces',
+] as const;
 type Group = (typeof GROUPS)[number];
 
 /** Components are functions named in PascalCase that return something React renders. */
@@ -121,7 +131,9 @@ export function renderDoc(node: DocNode | undefined): string {
         const text = link.linkText ?? link.urlDestination;
         return `[${escapeMarkdown(text)}](${link.urlDestination})`;
       }
-      const target = link.codeDestination?.memberReferences.map((m) => m.memberIdentifier?.identifier ?? '').join('.');
+      const target = link.codeDestination?.memberReferences
+        .map((m) => m.memberIdentifier?.identifier ?? '')
+        .join('.');
       return code(link.linkText ?? target ?? '');
     }
     case DocNodeKind.Paragraph:
@@ -154,7 +166,8 @@ function signatureExcerpts(item: ApiItem): Excerpt[] {
     excerpts.push(...item.parameters.map((p) => p.parameterTypeExcerpt));
   if (ApiReturnTypeMixin.isBaseClassOf(item)) excerpts.push(item.returnTypeExcerpt);
   if (item instanceof ApiPropertyItem) excerpts.push(item.propertyTypeExcerpt);
-  if (item.kind === ApiItemKind.TypeAlias) excerpts.push((item as unknown as { typeExcerpt: Excerpt }).typeExcerpt);
+  if (item.kind === ApiItemKind.TypeAlias)
+    excerpts.push((item as unknown as { typeExcerpt: Excerpt }).typeExcerpt);
   return excerpts;
 }
 
@@ -180,7 +193,12 @@ function propsOf(item: ApiItem, entryPoint: ApiEntryPoint): string {
   if (!ApiParameterListMixin.isBaseClassOf(item)) return '';
   const [props] = item.parameters;
   if (props === undefined) return '';
-  const out: string[] = ['#### Props', '', code(`${props.name}: ${props.parameterTypeExcerpt.text}`), ''];
+  const out: string[] = [
+    '#### Props',
+    '',
+    code(`${props.name}: ${props.parameterTypeExcerpt.text}`),
+    '',
+  ];
   const seen = new Set<string>();
   const expand = (name: string): void => {
     if (seen.has(name)) return;
@@ -190,7 +208,8 @@ function propsOf(item: ApiItem, entryPoint: ApiEntryPoint): string {
         out.push(`From [${name}](#${anchorOf(name)}):`, '', memberList(target), '');
       } else if (target.kind === ApiItemKind.TypeAlias) {
         out.push(`${code(declaration(target))}`, '');
-        for (const inner of referencedNames(signatureExcerpts(target), entryPoint, name)) expand(inner);
+        for (const inner of referencedNames(signatureExcerpts(target), entryPoint, name))
+          expand(inner);
       }
     }
   };
@@ -203,16 +222,23 @@ function itemSection(item: ApiItem, entryPoint: ApiEntryPoint, anchor: string): 
   const out: string[] = [`### ${item.displayName} {#${anchor}}`, ''];
   out.push('```ts', declaration(item), '```', '');
   const comment = item instanceof ApiDocumentedItem ? item.tsdocComment : undefined;
-  if (comment?.deprecatedBlock) out.push(`> **Deprecated:** ${section(comment.deprecatedBlock)}`, '');
+  if (comment?.deprecatedBlock)
+    out.push(`> **Deprecated:** ${section(comment.deprecatedBlock)}`, '');
   const summary = section(comment?.summarySection);
   if (summary) out.push(summary, '');
   const remarks = section(comment?.remarksBlock);
   if (remarks) out.push(remarks, '');
-  if (ApiParameterListMixin.isBaseClassOf(item) && item.parameters.length > 0 && !isComponent(item)) {
+  if (
+    ApiParameterListMixin.isBaseClassOf(item) &&
+    item.parameters.length > 0 &&
+    !isComponent(item)
+  ) {
     out.push('#### Parameters', '');
     for (const p of item.parameters) {
       const doc = section(p.tsdocParamBlock).replace(/\n+/g, ' ');
-      out.push(`- ${code(`${p.name}${p.isOptional ? '?' : ''}: ${p.parameterTypeExcerpt.text}`)}${doc ? ` — ${doc}` : ''}`);
+      out.push(
+        `- ${code(`${p.name}${p.isOptional ? '?' : ''}: ${p.parameterTypeExcerpt.text}`)}${doc ? ` — ${doc}` : ''}`,
+      );
     }
     out.push('');
   }
@@ -223,11 +249,16 @@ function itemSection(item: ApiItem, entryPoint: ApiEntryPoint, anchor: string): 
     const tag = block.blockTag.tagName.replace(/^@/, '');
     out.push(`**${tag[0]?.toUpperCase()}${tag.slice(1)}:**`, '', section(block), '');
   }
-  if (item.kind === ApiItemKind.Interface || item.kind === ApiItemKind.Class || item.kind === ApiItemKind.Enum) {
+  if (
+    item.kind === ApiItemKind.Interface ||
+    item.kind === ApiItemKind.Class ||
+    item.kind === ApiItemKind.Enum
+  ) {
     if (item.members.length > 0) out.push('#### Members', '', memberList(item), '');
   }
   const uses = referencedNames(signatureExcerpts(item), entryPoint, item.displayName);
-  if (uses.length > 0) out.push(`Uses: ${uses.map((n) => `[${n}](#${anchorOf(n)})`).join(', ')}`, '');
+  if (uses.length > 0)
+    out.push(`Uses: ${uses.map((n) => `[${n}](#${anchorOf(n)})`).join(', ')}`, '');
   return out.join('\n');
 }
 
@@ -266,7 +297,9 @@ export function entryPage(model: EntryModel, all: EntryModel[]): string {
   // Headings are read by Vue inside v-pre, so `{{` in a signature prints as written.
   out.push('::: v-pre', '');
   for (const group of GROUPS) {
-    const items = (byGroup.get(group) ?? []).sort((a, b) => a.displayName.localeCompare(b.displayName));
+    const items = (byGroup.get(group) ?? []).sort((a, b) =>
+      a.displayName.localeCompare(b.displayName),
+    );
     if (items.length === 0) continue;
     out.push(`## ${group}`, '');
     for (const item of items) {
@@ -282,7 +315,12 @@ export function entryPage(model: EntryModel, all: EntryModel[]): string {
 
 /** The reference's index page: each package and its entry points. */
 export function indexPage(models: EntryModel[]): string {
-  const out = ['# API reference', '', 'One page per entry point, generated from the published declarations at build time.', ''];
+  const out = [
+    '# API reference',
+    '',
+    'One page per entry point, generated from the published declarations at build time.',
+    '',
+  ];
   for (const model of models) {
     const count = model.apiPackage.entryPoints[0]?.members.length ?? 0;
     out.push(`- [${model.importPath}](/${entryPagePath(model.importPath)}) — ${count} exports`);

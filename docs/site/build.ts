@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { publishedPackages, ROOT } from '../../release/workspace.js';
@@ -66,12 +74,17 @@ export function inputsHash(): string {
 }
 
 /** Builds the site into docs/.site; with `reuse`, keeps a site built from the same inputs. */
-export async function buildSite(options: { reuse?: boolean; base?: string } = {}): Promise<{ reused: boolean; ms: number }> {
+export async function buildSite(
+  options: { reuse?: boolean; base?: string } = {},
+): Promise<{ reused: boolean; ms: number }> {
   const started = Date.now();
   const inputs = `${inputsHash()} base=${options.base ?? '/'}`;
   if (options.reuse === true) {
     try {
-      if (readFileSync(join(SITE_DIR, STAMP), 'utf8') === inputs && statSync(join(SITE_DIR, 'index.html')).isFile())
+      if (
+        readFileSync(join(SITE_DIR, STAMP), 'utf8') === inputs &&
+        statSync(join(SITE_DIR, 'index.html')).isFile()
+      )
         return { reused: true, ms: Date.now() - started };
     } catch {
       // no site yet, or one from other inputs: built below
@@ -87,6 +100,12 @@ export async function buildSite(options: { reuse?: boolean; base?: string } = {}
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const base = process.env.AGATE_DOCS_BASE;
-  const { ms } = await buildSite(base === undefined ? {} : { base });
-  process.stdout.write(`docs site built into ${relative(process.cwd(), SITE_DIR)} in ${(ms / 1000).toFixed(1)} s\n`);
+  const reuse = process.argv.includes('--reuse');
+  const { ms, reused } = await buildSite(base === undefined ? { reuse } : { reuse, base });
+  const where = relative(process.cwd(), SITE_DIR);
+  process.stdout.write(
+    reused
+      ? `docs site in ${where} is current (same inputs): reused\n`
+      : `docs site built into ${where} in ${(ms / 1000).toFixed(1)} s\n`,
+  );
 }
