@@ -43,11 +43,11 @@ export function entryModels(packageDirs: string[], workDir: string): EntryModel[
     const entries = apiEntries(manifest);
     return entries.map((entry) => {
       const object = extractorConfigObject(packageDir, entry, entries, workDir);
-      const compilerOptions = object.compiler?.overrideTsconfig?.compilerOptions as Record<
-        string,
-        unknown
-      >;
-      compilerOptions.paths = paths;
+      // `overrideTsconfig` is a tsconfig.json as an object; the reports' always has compilerOptions.
+      const tsconfig = object.compiler?.overrideTsconfig as {
+        compilerOptions: Record<string, unknown>;
+      };
+      tsconfig.compilerOptions.paths = paths;
       const name = `${manifest.name.replace(/^@/, '').replace('/', '-')}.${entry.report.replace(/\.api\.md$/, '')}`;
       const config = ExtractorConfig.prepare({
         configObjectFullPath: undefined,
