@@ -22,6 +22,7 @@ const ISOLATED_CORE_TESTS = [
 const BROWSER_TESTS = [
   'packages/*/src/**/*.browser.test.{ts,tsx}',
   'examples/*/src/**/*.browser.test.{ts,tsx}',
+  'docs/check/**/*.browser.test.ts',
 ];
 
 export default defineConfig({

@@ -8,6 +8,7 @@ import {
   ExtractorConfig,
   ExtractorLogLevel,
   type ExtractorMessage,
+  type IConfigFile,
 } from '@microsoft/api-extractor';
 import { packAll } from './pack-all.js';
 import { type PackageManifest, publishedPackages, ROOT } from './workspace.js';
@@ -115,55 +116,68 @@ function extractorConfig(
   entries: ApiEntry[],
   reportFolder: string,
 ): ExtractorConfig {
-  const none = { logLevel: ExtractorLogLevel.None };
   return ExtractorConfig.prepare({
     // Made here, not read from an api-extractor.json: the project folder is given below.
     configObjectFullPath: undefined,
     packageJsonFullPath: resolve(packageDir, 'package.json'),
-    configObject: {
-      projectFolder: resolve(packageDir),
-      mainEntryPointFilePath: resolve(packageDir, entry.types),
-      bundledPackages: [],
-      newlineKind: 'lf',
-      compiler: {
-        overrideTsconfig: {
-          compilerOptions: {
-            target: 'ES2023',
-            lib: ['ES2023', 'DOM'],
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            jsx: 'react-jsx',
-            strict: true,
-            skipLibCheck: true,
-            types: ['node'],
-          },
-          files: entries.map((e) => resolve(packageDir, e.types)),
+    configObject: extractorConfigObject(packageDir, entry, entries, reportFolder),
+  });
+}
+
+/**
+ * The API Extractor settings the reports are made with; the docs site (docs/site/api-models.ts)
+ * makes its doc models with the same ones, so the reference shows what the reports check.
+ */
+export function extractorConfigObject(
+  packageDir: string,
+  entry: ApiEntry,
+  entries: ApiEntry[],
+  reportFolder: string,
+): IConfigFile {
+  const none = { logLevel: ExtractorLogLevel.None };
+  return {
+    projectFolder: resolve(packageDir),
+    mainEntryPointFilePath: resolve(packageDir, entry.types),
+    bundledPackages: [],
+    newlineKind: 'lf',
+    compiler: {
+      overrideTsconfig: {
+        compilerOptions: {
+          target: 'ES2023',
+          lib: ['ES2023', 'DOM'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          jsx: 'react-jsx',
+          strict: true,
+          skipLibCheck: true,
+          types: ['node'],
         },
-      },
-      apiReport: {
-        enabled: true,
-        reportFileName: entry.report,
-        reportFolder,
-        reportTempFolder: reportFolder,
-        includeForgottenExports: false,
-      },
-      docModel: { enabled: false },
-      dtsRollup: { enabled: false },
-      tsdocMetadata: { enabled: false },
-      messages: {
-        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Error } },
-        extractorMessageReporting: {
-          default: { logLevel: ExtractorLogLevel.Warning },
-          // Agate marks no release stages (@public, @beta): every exported name is public.
-          'ae-missing-release-tag': none,
-          // Types a signature uses that this entry does not export: kept in the report.
-          'ae-forgotten-export': { logLevel: ExtractorLogLevel.Warning, addToApiReportFile: true },
-        },
-        // The doc comments are for readers, not TSDoc: their syntax is not checked.
-        tsdocMessageReporting: { default: none },
+        files: entries.map((e) => resolve(packageDir, e.types)),
       },
     },
-  });
+    apiReport: {
+      enabled: true,
+      reportFileName: entry.report,
+      reportFolder,
+      reportTempFolder: reportFolder,
+      includeForgottenExports: false,
+    },
+    docModel: { enabled: false },
+    dtsRollup: { enabled: false },
+    tsdocMetadata: { enabled: false },
+    messages: {
+      compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Error } },
+      extractorMessageReporting: {
+        default: { logLevel: ExtractorLogLevel.Warning },
+        // Agate marks no release stages (@public, @beta): every exported name is public.
+        'ae-missing-release-tag': none,
+        // Types a signature uses that this entry does not export: kept in the report.
+        'ae-forgotten-export': { logLevel: ExtractorLogLevel.Warning, addToApiReportFile: true },
+      },
+      // The doc comments are for readers, not TSDoc: their syntax is not checked.
+      tsdocMessageReporting: { default: none },
+    },
+  };
 }
 
 /** The checked-in reports of a package folder, by file name. */
