@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { entriesOf } from './bundle-entries.js';
+import { BUNDLED_DEPENDENCIES, entriesOf, externalsOf } from './bundle-entries.js';
 import { ROOT } from './workspace.js';
 
 describe('bundle-entries: the entries to bundle come from the exports map', () => {
@@ -23,5 +23,26 @@ describe('bundle-entries: the entries to bundle come from the exports map', () =
     expect(() =>
       entriesOf({ './extra': { types: './dist/extra.d.ts', import: './dist/extra.js' } }),
     ).toThrow('exports["./extra"] needs an "@agate/source" and an "import" path');
+  });
+});
+
+describe('bundle-entries: what stays an import', () => {
+  it('keeps every named package and its subpaths external but the bundled ones', () => {
+    const external = externalsOf({
+      exports: {},
+      dependencies: { unbash: '^6.0.0', immer: '^11.0.0' },
+      peerDependencies: { react: '^19.0.0' },
+      devDependencies: { vitest: '^5.0.0' },
+    });
+    expect(external).toEqual(['immer', 'immer/*', 'react', 'react/*', 'vitest', 'vitest/*']);
+    expect(BUNDLED_DEPENDENCIES.has('unbash')).toBe(true);
+  });
+
+  it("leaves @agate/core's React, AI SDK and zod to the app", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'packages/core/package.json'), 'utf8'));
+    const external = externalsOf(manifest);
+    for (const name of ['react', 'react-reconciler', 'ai', 'zod', 'immer', '@ai-sdk/mcp'])
+      expect(external).toContain(name);
+    expect(external).not.toContain('unbash');
   });
 });

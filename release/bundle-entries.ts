@@ -5,8 +5,8 @@
  * Node resolves and compiles one file per entry (and the chunks they share) instead of one per
  * source module: for @agate/core that was 227 files, most of its import time.
  *
- * - Dependencies and peer dependencies stay imports (`packages: 'external'`): one copy of
- *   React, the AI SDK and zod, whatever the app installs.
+ * - Dependencies and peer dependencies stay imports (`externalsOf`): one copy of React, the AI
+ *   SDK and zod, whatever the app installs — but for BUNDLED_DEPENDENCIES.
  * - Code the entries share goes into shared chunks (`splitting`), so a class exported by two
  *   entries is one class (`instanceof` and `isInstance` agree across entries).
  * - Class names stay as written (error names and their `Symbol.for` markers come from
@@ -19,6 +19,34 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+
+/**
+ * Dependencies bundled into `dist/` instead of imported (issue 51 item 4): unbash is seventeen
+ * small modules that Node resolves and loads one by one; as part of a chunk it loads about twice
+ * as fast. It has no state or classes shared with the app, so one copy per bundle is harmless.
+ */
+export const BUNDLED_DEPENDENCIES: ReadonlySet<string> = new Set(['unbash']);
+
+interface Manifest {
+  exports: Record<string, ExportTarget>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+/** Every package the manifest names but BUNDLED_DEPENDENCIES, with its subpaths, for `external`. */
+export function externalsOf(manifest: Manifest): string[] {
+  const names = new Set([
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+    ...Object.keys(manifest.optionalDependencies ?? {}),
+    ...Object.keys(manifest.devDependencies ?? {}),
+  ]);
+  return [...names]
+    .filter((name) => !BUNDLED_DEPENDENCIES.has(name))
+    .flatMap((name) => [name, `${name}/*`]);
+}
 
 type ExportTarget = string | { [condition: string]: ExportTarget };
 
@@ -39,9 +67,7 @@ export function entriesOf(exportsMap: Record<string, ExportTarget>): { in: strin
 
 async function main(): Promise<void> {
   const dir = process.cwd();
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
-    exports: Record<string, ExportTarget>;
-  };
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
   const result = await build({
     absWorkingDir: dir,
     entryPoints: entriesOf(manifest.exports),
@@ -52,7 +78,7 @@ async function main(): Promise<void> {
     format: 'esm',
     platform: 'node',
     target: 'node22',
-    packages: 'external',
+    external: externalsOf(manifest),
     jsx: 'automatic',
     tsconfig: 'tsconfig.build.json',
     logLevel: 'warning',

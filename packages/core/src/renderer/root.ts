@@ -1,11 +1,17 @@
+import { createRequire } from 'node:module';
 import type { ReactNode } from 'react';
-import createReconciler from 'react-reconciler';
+import type createReconcilerType from 'react-reconciler';
 import { LegacyRoot } from 'react-reconciler/constants.js';
 import { InvalidElementError, RenderError } from '../components/render-errors.js';
 import { errorMessage } from '../ground/thrown.js';
 import { hostConfig } from './host-config.js';
 import type { HostContainer } from './host-tree.js';
 
+// Loaded with require, not `import`: Node's ESM wrapper for a CommonJS package reads and lexes
+// every file its `index.js` may re-export to find export names — for react-reconciler that is
+// its 800 KB development build too, read on every `import('@agate/core')` (issue 51 item 4).
+const requireCjs = createRequire(import.meta.url);
+const createReconciler = requireCjs('react-reconciler') as typeof createReconcilerType;
 const reconciler = createReconciler(hostConfig);
 
 export interface AgateRoot {

@@ -170,8 +170,13 @@ export class EventLog {
 
   emit(emitted: AgateEvent): void {
     // The session's own events say so: `path: []` (a sub-agent's arrive with theirs).
-    const event: AgateEvent =
-      emitted.path === undefined ? ({ ...emitted, path: ROOT_PATH } as AgateEvent) : emitted;
+    // Set on the object itself when it can be (every emitter builds a fresh one): a copy per
+    // event was a tenth of Agate's own work per tick (issue 51 item 2).
+    let event = emitted;
+    if (emitted.path === undefined) {
+      if (Object.isExtensible(emitted)) (emitted as { path?: string[] }).path = ROOT_PATH;
+      else event = { ...emitted, path: ROOT_PATH } as AgateEvent;
+    }
     this.buffer.push(event);
     // Amortized trim: drop a chunk at once instead of shifting on every event.
     if (this.buffer.length > this.capacity * 2) this.buffer = this.buffer.slice(-this.capacity);

@@ -19,7 +19,9 @@ export function tickMessages(result: TickResult, reasoning: string): ModelMessag
       input: replayableInput(call.input),
     });
   }
-  if (content.length > 0) messages.push({ role: 'assistant', content });
+  // `slice`: the timeline keeps the parts at their exact length, not the room `push` left (an
+  // idle session holds every message; issue 51 item 3).
+  if (content.length > 0) messages.push({ role: 'assistant', content: content.slice() });
   if (result.toolResults.length > 0) {
     messages.push({ role: 'tool', content: result.toolResults.map(toToolResultPart) });
   }

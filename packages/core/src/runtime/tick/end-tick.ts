@@ -14,10 +14,12 @@ export function tickResult(
   turn: ModelTurn,
   toolResults: TickToolResult[],
 ): TickResult {
+  // Copies at their exact length: arrays grown by `push` keep room for 17 entries, and a session
+  // keeps its recent ticks while idle (issue 51 item 3: ~170 bytes a tick).
   return {
     tick: tickNo,
-    toolCalls: turn.toolCalls,
-    toolResults,
+    toolCalls: turn.toolCalls.slice(),
+    toolResults: toolResults.slice(),
     text: turn.text,
     finishReason: turn.finishReason,
     usage: turn.usage,
