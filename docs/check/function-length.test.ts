@@ -73,7 +73,9 @@ describe(`functions in packages/*/src are at most ${MAX_LINES} lines`, () => {
       return [];
     }
   });
-  const long = files.flatMap((file) => longFunctions(relative(ROOT, file), readFileSync(file, 'utf8')));
+  const long = files.flatMap((file) =>
+    longFunctions(relative(ROOT, file), readFileSync(file, 'utf8')),
+  );
 
   it('reads the sources', () => {
     expect(files.length).toBeGreaterThan(200);
@@ -102,9 +104,9 @@ describe(`functions in packages/*/src are at most ${MAX_LINES} lines`, () => {
       ...body(MAX_LINES - 2),
       '}',
     ].join('\n');
-    expect(longFunctions('sample.ts', text).map(({ where, lines }) => `${where} ${lines}`)).toEqual([
-      `sample.ts:1 outer ${MAX_LINES + 3}`,
-    ]);
+    expect(longFunctions('sample.ts', text).map(({ where, lines }) => `${where} ${lines}`)).toEqual(
+      [`sample.ts:1 outer ${MAX_LINES + 3}`],
+    );
     // One more line makes the nested arrow itself too long.
     const longer = text.replace('  };', '    const extra = 1;\n  };');
     expect(longFunctions('sample.ts', longer).map(({ where }) => where)).toEqual([
