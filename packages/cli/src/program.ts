@@ -20,7 +20,6 @@ import {
   addShowCommand,
   addStudioCommand,
   addWorkerCommand,
-  type SetExit,
 } from './program-commands.js';
 
 /** This package's version (package.json), printed by `agate --version`. */
@@ -32,7 +31,7 @@ export const CLI_VERSION: string = (
  * The `agate` command line. Every action resolves to an exit code; a `CliError` anywhere is
  * printed as one message on stderr with its code (see `ExitCode`).
  */
-export function createProgram(io: CliIo, setExit: SetExit): Command {
+export function createProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('agate')
     .description(
       'Run Agate agents, list and inspect stored sessions, approve or reject checkpoints and held tool calls.',
