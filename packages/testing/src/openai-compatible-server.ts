@@ -109,20 +109,6 @@ export async function startOpenAICompatibleServer(
   const requests: ChatCompletionRequest[] = [];
   let ids = 0;
 
-  const turnFor = (info: ServerRequestInfo): ServerReply | string => {
-    if (typeof script === 'function') return script(info);
-    const turn = script[info.index];
-    if (turn === undefined) {
-      throw new ScriptError(
-        500,
-        `openai-compatible test server: the script has ${script.length} turn${script.length === 1 ? '' : 's'} ` +
-          `but request #${info.index + 1} arrived. Add turns to the script.`,
-        'script_exhausted',
-      );
-    }
-    return typeof turn === 'function' ? turn(info) : turn;
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -161,7 +147,7 @@ export async function startOpenAICompatibleServer(
 
     let reply: ServerReply;
     try {
-      const turn = turnFor({ index, body });
+      const turn = scriptTurn(script, { index, body });
       reply = typeof turn === 'string' ? { text: turn } : turn;
     } catch (error) {
       if (error instanceof ScriptError) sendError(res, error.status, error.message, error.type);
@@ -230,6 +216,21 @@ export async function startOpenAICompatibleServer(
       return closed;
     },
   };
+}
+
+/** The script's answer to a request; a ScriptError when the script has no turn for it. */
+function scriptTurn(script: ServerScript, info: ServerRequestInfo): ServerReply | string {
+  if (typeof script === 'function') return script(info);
+  const turn = script[info.index];
+  if (turn === undefined) {
+    throw new ScriptError(
+      500,
+      `openai-compatible test server: the script has ${script.length} turn${script.length === 1 ? '' : 's'} ` +
+        `but request #${info.index + 1} arrived. Add turns to the script.`,
+      'script_exhausted',
+    );
+  }
+  return typeof turn === 'function' ? turn(info) : turn;
 }
 
 class ScriptError extends Error {

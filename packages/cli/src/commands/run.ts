@@ -21,6 +21,7 @@ import { chooseModel, type ScriptTurn } from '../run/choose-model.js';
 import { loadAgentFile } from '../run/load-agent.js';
 import { startTracing } from '../run/tracing.js';
 import { loadStoredSession, openStore, type StoreRef } from '../sessions/stored-session.js';
+import type { Studio } from '../studio/server.js';
 import { createPlainPrinter, resultLines } from '../view/plain.js';
 import type { LiveView } from '../view/start-live-view.js';
 
@@ -87,28 +88,8 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
   const ref =
     (await storeFor(options, agent.options.store)) ??
     (options.studio ? await openStore(DEFAULT_SESSIONS_DIR) : undefined);
-  let snapshot: SessionSnapshot | undefined;
-  let modelCallsSoFar = 0;
-  if (options.resume !== undefined) {
-    if (options.id !== undefined) {
-      throw new CliError(
-        '--id names a new session; it cannot be used with --resume.',
-        ExitCode.usage,
-      );
-    }
-    // Never undefined here: --resume always has a store (the default one at least).
-    const stored = await loadStoredSession(ref!, options.resume);
-    snapshot = stored.snapshot;
-    modelCallsSoFar = modelCallsOf(stored.state);
-  }
-  const chosen = await chooseModel({
-    ...(options.scripted !== undefined ? { scripted: options.scripted } : {}),
-    ...scriptTurnOf(options, modelCallsSoFar),
-    ...(options.model !== undefined ? { model: options.model } : {}),
-    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
-    env: io.env,
-    ...(agent.options.model !== undefined ? { fileModel: agent.options.model } : {}),
-  });
+  const { snapshot, modelCallsSoFar } = await resumed(options, ref);
+  const chosen = await chooseRunModel(io, options, agent.options.model, modelCallsSoFar);
   // The script's turn that follows those this run played: the printed resume command goes on
   // from there. Counted from the state, so a turn whose tick was cut off is played again.
   const firstTurn = options.scriptTurn ?? 1;
@@ -146,29 +127,16 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
   });
   // Printed once the session exists: a bad --id or snapshot fails before any output.
   if (mode !== 'json') write(`agent: ${file}\nmodel: ${chosen.description}\n`);
-  if (approvalKey !== undefined) {
-    io.err(
-      'warning: the approval key is a shared secret, and a tool in this run can read it (from ' +
-        '/proc/self/environ, or the agent file) and approve its own checkpoints. Use a key pair: ' +
-        '`agate keys new`, then give the run only AGATE_APPROVAL_PUBLIC_KEY (docs/security.md).\n',
-    );
-  }
+  if (approvalKey !== undefined) io.err(SHARED_SECRET_WARNING);
   // Ink (and its React renderer) is loaded only when the live view is drawn: --plain, --json
   // and piped output never pay for it.
   if (mode === 'live') live = (await import('../view/start-live-view.js')).startLiveView();
   let running = true;
+  const liveSession = () => (running ? session : undefined);
+  // `ref` is never undefined with --studio (see above).
   const studio = options.studio
-    ? await (await import('./studio.js')).startStudioFor({
-        // Never undefined with --studio (see ref above).
-        store: ref!.store,
-        live: () => (running ? session : undefined),
-        ...(options.studioPort !== undefined ? { port: options.studioPort } : {}),
-        // Never a private key here: the run must not hold one (docs/security.md). Decisions
-        // from the page are signed only with the run's shared secret, when it has one.
-        ...(approvalKey !== undefined ? { key: approvalKey } : {}),
-      })
+    ? await startRunStudio(io, ref!.store, liveSession, options, approvalKey)
     : undefined;
-  if (studio !== undefined) io.err(`agate studio: ${studio.url} (ticks appear as they happen)\n`);
   // A tick's record is complete when the next tick starts, or the run ends.
   const stopNotifying = studio
     ? session.subscribe(() => studio.notify(session.id), { types: ['tick:start', 'run:end'] })
@@ -228,16 +196,87 @@ async function runAgentFile(io: CliIo, file: string, options: RunCommandOptions)
       `session ${session.id} saved; continue it with: ${resumeCommand(saveRef, session.id)}\n`,
     );
   }
-  if (studio !== undefined) {
-    studio.notify(session.id);
-    if (interrupted === undefined) {
-      io.err(
-        `agate studio stays at ${studio.url} to inspect the run and decide checkpoints; Ctrl-C to leave.\n`,
-      );
-      await (await import('./studio.js')).untilInterrupted(io);
-    }
-    await studio.close();
+  if (studio !== undefined) await keepStudioOpen(io, studio, session.id, interrupted);
+  return exitCodeOf(result, interrupted);
+}
+
+/** The model flags, else the environment, else the agent file's model. */
+function chooseRunModel(
+  io: CliIo,
+  options: RunCommandOptions,
+  fileModel: Parameters<typeof chooseModel>[0]['fileModel'],
+  modelCallsSoFar: number,
+): ReturnType<typeof chooseModel> {
+  return chooseModel({
+    ...(options.scripted !== undefined ? { scripted: options.scripted } : {}),
+    ...scriptTurnOf(options, modelCallsSoFar),
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+    env: io.env,
+    ...(fileModel !== undefined ? { fileModel } : {}),
+  });
+}
+
+/** `--studio`: serves the store, with the running session live, while (and after) the run. */
+async function startRunStudio(
+  io: CliIo,
+  store: SessionStore,
+  live: () => Session | undefined,
+  options: RunCommandOptions,
+  approvalKey: string | undefined,
+): Promise<Studio> {
+  const studio = await (await import('./studio.js')).startStudioFor({
+    store,
+    live,
+    ...(options.studioPort !== undefined ? { port: options.studioPort } : {}),
+    // Never a private key here: the run must not hold one (docs/security.md). Decisions
+    // from the page are signed only with the run's shared secret, when it has one.
+    ...(approvalKey !== undefined ? { key: approvalKey } : {}),
+  });
+  io.err(`agate studio: ${studio.url} (ticks appear as they happen)\n`);
+  return studio;
+}
+
+/** With `--resume`: the stored session and how many model calls it has made so far. */
+async function resumed(
+  options: RunCommandOptions,
+  ref: StoreRef | undefined,
+): Promise<{ snapshot: SessionSnapshot | undefined; modelCallsSoFar: number }> {
+  if (options.resume === undefined) return { snapshot: undefined, modelCallsSoFar: 0 };
+  if (options.id !== undefined) {
+    throw new CliError(
+      '--id names a new session; it cannot be used with --resume.',
+      ExitCode.usage,
+    );
   }
+  // Never undefined here: --resume always has a store (the default one at least).
+  const stored = await loadStoredSession(ref!, options.resume);
+  return { snapshot: stored.snapshot, modelCallsSoFar: modelCallsOf(stored.state) };
+}
+
+const SHARED_SECRET_WARNING =
+  'warning: the approval key is a shared secret, and a tool in this run can read it (from ' +
+  '/proc/self/environ, or the agent file) and approve its own checkpoints. Use a key pair: ' +
+  '`agate keys new`, then give the run only AGATE_APPROVAL_PUBLIC_KEY (docs/security.md).\n';
+
+/** After the run: studio shows the final tick and, unless the run was interrupted, stays up. */
+async function keepStudioOpen(
+  io: CliIo,
+  studio: Studio,
+  sessionId: string,
+  interrupted: InterruptSignal | undefined,
+): Promise<void> {
+  studio.notify(sessionId);
+  if (interrupted === undefined) {
+    io.err(
+      `agate studio stays at ${studio.url} to inspect the run and decide checkpoints; Ctrl-C to leave.\n`,
+    );
+    await (await import('./studio.js')).untilInterrupted(io);
+  }
+  await studio.close();
+}
+
+function exitCodeOf(result: RunResult, interrupted: InterruptSignal | undefined): number {
   if (interrupted !== undefined && result.status === 'aborted') return SIGNAL_EXIT[interrupted];
   // A key the session needs and the run lacks (or cannot read) is the user's to give, as for
   // `agate approve`: the reason says which and how.

@@ -68,34 +68,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const token = newStudioToken();
   const listeners = new Set<ServerResponse>();
   const server: Server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      if (
-        error instanceof BadRequest ||
-        InvalidSessionIdError.isInstance(error) ||
-        ChatRequestError.isInstance(error)
-      ) {
-        return send(response, 400, { error: error.message });
-      }
-      if (error instanceof TooLarge) {
-        // The rest of the body is not read: the connection ends with the answer.
-        response.setHeader('connection', 'close');
-        return send(response, 413, { error: error.message });
-      }
-      if (StudioBusyError.isInstance(error)) {
-        return send(response, 409, {
-          error: error.message,
-          code: 'busy',
-          sessionId: error.sessionId,
-        });
-      }
-      if (ChatConflictError.isInstance(error)) {
-        return send(response, 409, { error: error.message, code: 'conflict' });
-      }
-      if (ChatOwnerError.isInstance(error)) return send(response, 403, { error: error.message });
-      if (UnknownSessionError.isInstance(error))
-        return send(response, 404, { error: error.message });
-      send(response, 500, { error: error instanceof Error ? error.message : String(error) });
-    });
+    handle(request, response).catch((error: unknown) => sendFailure(response, error));
   });
   const port = () => (server.address() as AddressInfo | null)?.port ?? 0;
 
@@ -122,30 +95,8 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     if (refused !== undefined) return send(response, refused.status, { error: refused.error });
 
     const path = url.pathname.split('/').filter(Boolean).map(decodeSegment);
-    if (trade) {
-      // 303 to the bare address: the browser replaces the entry, so no history holds the token.
-      response.writeHead(303, {
-        location: '/',
-        'set-cookie': tokenCookie(port(), token),
-        'referrer-policy': 'no-referrer',
-        'cache-control': 'no-store',
-      });
-      response.end();
-      return;
-    }
-    if (request.method === 'GET' && url.pathname === '/') {
-      const page = await studioPage();
-      response.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': page.csp,
-        // Nothing of the studio's address is sent on as a referrer.
-        'referrer-policy': 'no-referrer',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-      });
-      response.end(page.html);
-      return;
-    }
+    if (trade) return sendTokenTrade(response, tokenCookie(port(), token));
+    if (request.method === 'GET' && url.pathname === '/') return sendPage(response);
     if (request.method === 'GET' && url.pathname === '/api/events') {
       response.writeHead(200, {
         'content-type': 'text/event-stream',
@@ -165,25 +116,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       }
     }
     if (path[0] !== 'api' || path[1] !== 'sessions') return notFound(request, response, url);
-    if (request.method === 'GET') {
-      if (path.length === 2) return send(response, 200, await data.sessions());
-      const id = sessionId(path[2]);
-      if (path.length === 3) {
-        const view = await data.session(id);
-        return view === undefined
-          ? send(response, 404, { error: `No session "${id}" in the store.` })
-          : send(response, 200, view);
-      }
-      if (path.length === 4 && path[3] === 'ticks')
-        return send(response, 200, await data.summaries(id));
-      if (path.length === 5 && path[3] === 'ticks') {
-        const tick = tickNumber(path[4]);
-        const detail = await data.detail(id, tick);
-        return detail === undefined
-          ? send(response, 404, { error: `No tick ${tick} in the tick log of "${id}".` })
-          : send(response, 200, detail);
-      }
-    }
+    if (request.method === 'GET' && (await sendSessionData(response, data, path))) return;
     const record =
       request.method === 'POST' && path.length === 6
         ? decisions.at(path[3] as string, path[5] as string)
@@ -231,6 +164,90 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
       });
     },
   };
+}
+
+/** The answer to a request whose handling threw: the error's kind decides the status. */
+function sendFailure(response: ServerResponse, error: unknown): void {
+  if (
+    error instanceof BadRequest ||
+    InvalidSessionIdError.isInstance(error) ||
+    ChatRequestError.isInstance(error)
+  ) {
+    send(response, 400, { error: error.message });
+  } else if (error instanceof TooLarge) {
+    // The rest of the body is not read: the connection ends with the answer.
+    response.setHeader('connection', 'close');
+    send(response, 413, { error: error.message });
+  } else if (StudioBusyError.isInstance(error)) {
+    send(response, 409, { error: error.message, code: 'busy', sessionId: error.sessionId });
+  } else if (ChatConflictError.isInstance(error)) {
+    send(response, 409, { error: error.message, code: 'conflict' });
+  } else if (ChatOwnerError.isInstance(error)) {
+    send(response, 403, { error: error.message });
+  } else if (UnknownSessionError.isInstance(error)) {
+    send(response, 404, { error: error.message });
+  } else {
+    send(response, 500, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** 303 to the bare address: the browser replaces the entry, so no history holds the token. */
+function sendTokenTrade(response: ServerResponse, cookie: string): void {
+  response.writeHead(303, {
+    location: '/',
+    'set-cookie': cookie,
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+  });
+  response.end();
+}
+
+async function sendPage(response: ServerResponse): Promise<void> {
+  const page = await studioPage();
+  response.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': page.csp,
+    // Nothing of the studio's address is sent on as a referrer.
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(page.html);
+}
+
+/**
+ * `GET /api/sessions[/<id>[/ticks[/<n>]]]`: the list, a session, its tick summaries or one
+ * tick. False when the path is none of these (the caller answers 404).
+ */
+async function sendSessionData(
+  response: ServerResponse,
+  data: StudioData,
+  path: readonly string[],
+): Promise<boolean> {
+  if (path.length === 2) {
+    send(response, 200, await data.sessions());
+    return true;
+  }
+  const id = sessionId(path[2]);
+  if (path.length === 3) {
+    const view = await data.session(id);
+    if (view === undefined) send(response, 404, { error: `No session "${id}" in the store.` });
+    else send(response, 200, view);
+    return true;
+  }
+  if (path.length === 4 && path[3] === 'ticks') {
+    send(response, 200, await data.summaries(id));
+    return true;
+  }
+  if (path.length === 5 && path[3] === 'ticks') {
+    const tick = tickNumber(path[4]);
+    const detail = await data.detail(id, tick);
+    if (detail === undefined)
+      send(response, 404, { error: `No tick ${tick} in the tick log of "${id}".` });
+    else send(response, 200, detail);
+    return true;
+  }
+  return false;
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {

@@ -159,6 +159,73 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
         usage: addUsage(view.usage, action.usage),
       };
     case 'tool:call':
+    case 'tool:refused':
+    case 'tool:held':
+    case 'tool:result':
+      return reduceTool(view, action);
+    case 'gate:activated':
+    case 'gate:deferred':
+    case 'gate:cleared':
+    case 'knob:changed':
+    case 'exit:blocked':
+    case 'continue:evaluated':
+    case 'continue:throttled':
+      return reduceGate(view, action);
+    case 'checkpoint:saved':
+      return addNote(
+        view,
+        'checkpoint',
+        `restore point ${action.snapshotId} saved (step ${action.step})`,
+      );
+    case 'checkpoint:submitted':
+      return addNote(view, 'checkpoint', `checkpoint ${action.id} submitted: ${action.summary}`);
+    case 'checkpoint:pending':
+      return addNote(
+        withCheckpoint(view, action.id, { state: 'pending', reason: action.reason }),
+        'checkpoint',
+        `checkpoint ${action.id} pending (${action.cause}): ${action.reason}`,
+      );
+    case 'checkpoint:approved':
+      return addNote(
+        withCheckpoint(view, action.id, { state: 'approved' }),
+        'checkpoint',
+        `checkpoint ${action.id} approved by ${action.by}${action.note ? `: ${action.note}` : ''}`,
+      );
+    case 'checkpoint:rejected':
+      return addNote(
+        withCheckpoint(view, action.id, { state: 'unlocked' }),
+        'checkpoint',
+        `checkpoint ${action.id} rejected by ${action.by}: ${action.feedback}`,
+      );
+    case 'warning':
+      return addNote(view, 'warning', `warning (${action.code}): ${action.message}`);
+    case 'run:end': {
+      return {
+        ...view,
+        done: view.current ? [...view.done, view.current] : view.done,
+        current: undefined,
+        end: {
+          status: action.status,
+          ...(action.reason !== undefined ? { reason: action.reason } : {}),
+          ticks: action.ticks,
+          ...(action.output !== undefined ? { output: action.output } : {}),
+        },
+      };
+    }
+    default:
+      return view;
+  }
+}
+
+type ActionOf<T extends ViewAction['type']> = Extract<ViewAction, { type: T }>;
+
+/** A tool call's line: started, refused, held or answered. */
+function reduceTool(
+  view: RunViewState,
+  action: ActionOf<'tool:call' | 'tool:refused' | 'tool:held' | 'tool:result'>,
+): RunViewState {
+  switch (action.type) {
+    case 'tool:call':
       return withCurrent(view, (t) => ({
         ...t,
         entries: [
@@ -196,6 +263,23 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
               output: preview(asText(action.output), PREVIEW_LENGTH),
             },
       );
+  }
+}
+
+/** Gates, knobs, a refused exit and the ContinueGate's verdicts: state plus a note. */
+function reduceGate(
+  view: RunViewState,
+  action: ActionOf<
+    | 'gate:activated'
+    | 'gate:deferred'
+    | 'gate:cleared'
+    | 'knob:changed'
+    | 'exit:blocked'
+    | 'continue:evaluated'
+    | 'continue:throttled'
+  >,
+): RunViewState {
+  switch (action.type) {
     case 'gate:activated':
     case 'gate:deferred':
     case 'gate:cleared': {
@@ -257,49 +341,6 @@ export function reduceView(view: RunViewState, action: ViewAction): RunViewState
     }
     case 'continue:throttled':
       return addNote(view, 'continue', `ContinueGate: waiting ${action.cooldownMs} ms (throttle)`);
-    case 'checkpoint:saved':
-      return addNote(
-        view,
-        'checkpoint',
-        `restore point ${action.snapshotId} saved (step ${action.step})`,
-      );
-    case 'checkpoint:submitted':
-      return addNote(view, 'checkpoint', `checkpoint ${action.id} submitted: ${action.summary}`);
-    case 'checkpoint:pending':
-      return addNote(
-        withCheckpoint(view, action.id, { state: 'pending', reason: action.reason }),
-        'checkpoint',
-        `checkpoint ${action.id} pending (${action.cause}): ${action.reason}`,
-      );
-    case 'checkpoint:approved':
-      return addNote(
-        withCheckpoint(view, action.id, { state: 'approved' }),
-        'checkpoint',
-        `checkpoint ${action.id} approved by ${action.by}${action.note ? `: ${action.note}` : ''}`,
-      );
-    case 'checkpoint:rejected':
-      return addNote(
-        withCheckpoint(view, action.id, { state: 'unlocked' }),
-        'checkpoint',
-        `checkpoint ${action.id} rejected by ${action.by}: ${action.feedback}`,
-      );
-    case 'warning':
-      return addNote(view, 'warning', `warning (${action.code}): ${action.message}`);
-    case 'run:end': {
-      return {
-        ...view,
-        done: view.current ? [...view.done, view.current] : view.done,
-        current: undefined,
-        end: {
-          status: action.status,
-          ...(action.reason !== undefined ? { reason: action.reason } : {}),
-          ticks: action.ticks,
-          ...(action.output !== undefined ? { output: action.output } : {}),
-        },
-      };
-    }
-    default:
-      return view;
   }
 }
 

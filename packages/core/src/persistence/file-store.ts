@@ -75,23 +75,7 @@ export function createFileStore(dir?: string): SessionStore {
 
     async loadTicks(sessionId) {
       assertValidSessionId(sessionId);
-      let text: string;
-      try {
-        text = await readFile(ticksFile(sessionId), 'utf8');
-      } catch (error) {
-        if (hasCode(error, 'ENOENT')) return [];
-        throw error;
-      }
-      const records: TickRecord[] = [];
-      for (const line of text.split('\n')) {
-        if (line.trim() === '') continue;
-        try {
-          records.push(JSON.parse(line) as TickRecord);
-        } catch {
-          // A line cut by a crash mid-append: the records before and after it still count.
-        }
-      }
-      return records;
+      return readTickLog(ticksFile(sessionId));
     },
 
     async saveRestorePoint(sessionId, tick, snapshot) {
@@ -124,70 +108,11 @@ export function createFileStore(dir?: string): SessionStore {
     },
 
     async listRestorePoints(sessionId) {
-      let ids: string[];
-      try {
-        ids = sessionId === undefined ? await readdir(pointsRoot) : [sessionId];
-      } catch (error) {
-        if (hasCode(error, 'ENOENT')) return [];
-        throw error;
-      }
-      const found: RestorePointSummary[] = [];
-      for (const id of ids) {
-        if (!isValidSessionId(id)) continue;
-        let names: string[];
-        try {
-          names = await readdir(join(pointsRoot, id));
-        } catch {
-          continue;
-        }
-        for (const name of names) {
-          const match = /^tick-(\d+)\.json$/.exec(name);
-          if (match === null) continue;
-          const path = join(pointsRoot, id, name);
-          try {
-            const snapshot = checkedSnapshot(
-              parseSnapshot(await readFile(path, 'utf8'), path),
-              id,
-              path,
-            );
-            found.push(summarizeRestorePoint(snapshot, Number(match[1])));
-          } catch {
-            // Unreadable: loadRestorePoint says what is wrong with it.
-          }
-        }
-      }
-      return sortRestorePoints(found);
+      return listRestorePointsIn(pointsRoot, sessionId);
     },
 
     async save(snapshot, options) {
-      // Serialize first: a snapshot that cannot be written must not touch the disk at all.
-      serializeSnapshot(snapshot);
-      const target = fileFor(snapshot.id);
-      try {
-        await mkdir(root, { recursive: true });
-      } catch (error) {
-        throw new SnapshotError(
-          `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}.`,
-          { path: target, cause: error },
-        );
-      }
-      // The compare (which revision is stored) and the write happen under the session's lock
-      // file, so no other process can save between them.
-      await withLock(lockFor(snapshot.id), async () => {
-        const stored = await storedRevision(target);
-        checkRevision(snapshot.id, options, stored);
-        const text = serializeSnapshot(snapshot, stored + 1);
-        try {
-          await writeAtomically(target, text);
-        } catch (error) {
-          throw new SnapshotError(
-            `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}. ` +
-              'The previous save, if any, is untouched.',
-            { path: target, cause: error },
-          );
-        }
-      });
-      await syncDirectory(root);
+      await saveSessionFile(root, fileFor, lockFor, snapshot, options);
     },
 
     async delete(id) {
@@ -225,36 +150,142 @@ export function createFileStore(dir?: string): SessionStore {
       return snapshot.revision === undefined ? { ...snapshot, revision: 1 } : snapshot;
     },
 
-    /**
-     * Skips files it cannot read or parse (and stray temp files) instead of failing: one damaged
-     * file should not hide every other session. `load(id)` reports exactly what is wrong with it.
-     */
     async list(options) {
-      let names: string[];
-      try {
-        names = await readdir(root);
-      } catch (error) {
-        if (hasCode(error, 'ENOENT')) return [];
-        throw error;
-      }
-      const summaries: SessionSummary[] = [];
-      for (const name of names) {
-        // Temp files end in `.tmp`, so this suffix check also skips writes in progress.
-        if (!name.endsWith('.json')) continue;
-        const id = name.slice(0, -'.json'.length);
-        if (!isValidSessionId(id)) continue;
-        const path = join(root, name);
-        try {
-          summaries.push(
-            summarize(checkedSnapshot(parseSnapshot(await readFile(path, 'utf8'), path), id, path)),
-          );
-        } catch {
-          // Unreadable or corrupt: see the doc comment above.
-        }
-      }
-      return options === undefined ? sortSummaries(summaries) : pageSummaries(summaries, options);
+      return listSessionsIn(root, options);
     },
   };
+}
+
+/** Writes a session's file under its lock, after checking the revision the caller expects. */
+async function saveSessionFile(
+  root: string,
+  fileFor: (id: string) => string,
+  lockFor: (id: string) => string,
+  snapshot: Parameters<SessionStore['save']>[0],
+  options: Parameters<SessionStore['save']>[1],
+): Promise<void> {
+  // Serialize first: a snapshot that cannot be written must not touch the disk at all.
+  serializeSnapshot(snapshot);
+  const target = fileFor(snapshot.id);
+  try {
+    await mkdir(root, { recursive: true });
+  } catch (error) {
+    throw new SnapshotError(
+      `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}.`,
+      { path: target, cause: error },
+    );
+  }
+  // The compare (which revision is stored) and the write happen under the session's lock
+  // file, so no other process can save between them.
+  await withLock(lockFor(snapshot.id), async () => {
+    const stored = await storedRevision(target);
+    checkRevision(snapshot.id, options, stored);
+    const text = serializeSnapshot(snapshot, stored + 1);
+    try {
+      await writeAtomically(target, text);
+    } catch (error) {
+      throw new SnapshotError(
+        `Could not save session "${snapshot.id}" to ${target}: ${errorMessage(error)}. ` +
+          'The previous save, if any, is untouched.',
+        { path: target, cause: error },
+      );
+    }
+  });
+  await syncDirectory(root);
+}
+
+/** A session's tick log; a line cut by a crash mid-append is skipped. */
+async function readTickLog(file: string): Promise<TickRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  const records: TickRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      records.push(JSON.parse(line) as TickRecord);
+    } catch {
+      // A line cut by a crash mid-append: the records before and after it still count.
+    }
+  }
+  return records;
+}
+
+/** The readable restore points under `pointsRoot`, of one session or of all. */
+async function listRestorePointsIn(
+  pointsRoot: string,
+  sessionId: string | undefined,
+): Promise<RestorePointSummary[]> {
+  let ids: string[];
+  try {
+    ids = sessionId === undefined ? await readdir(pointsRoot) : [sessionId];
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  const found: RestorePointSummary[] = [];
+  for (const id of ids) {
+    if (!isValidSessionId(id)) continue;
+    let names: string[];
+    try {
+      names = await readdir(join(pointsRoot, id));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = /^tick-(\d+)\.json$/.exec(name);
+      if (match === null) continue;
+      const path = join(pointsRoot, id, name);
+      try {
+        const snapshot = checkedSnapshot(
+          parseSnapshot(await readFile(path, 'utf8'), path),
+          id,
+          path,
+        );
+        found.push(summarizeRestorePoint(snapshot, Number(match[1])));
+      } catch {
+        // Unreadable: loadRestorePoint says what is wrong with it.
+      }
+    }
+  }
+  return sortRestorePoints(found);
+}
+
+/**
+ * Skips files it cannot read or parse (and stray temp files) instead of failing: one damaged
+ * file should not hide every other session. `load(id)` reports exactly what is wrong with it.
+ */
+async function listSessionsIn(
+  root: string,
+  options: Parameters<SessionStore['list']>[0],
+): ReturnType<SessionStore['list']> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  const summaries: SessionSummary[] = [];
+  for (const name of names) {
+    // Temp files end in `.tmp`, so this suffix check also skips writes in progress.
+    if (!name.endsWith('.json')) continue;
+    const id = name.slice(0, -'.json'.length);
+    if (!isValidSessionId(id)) continue;
+    const path = join(root, name);
+    try {
+      summaries.push(
+        summarize(checkedSnapshot(parseSnapshot(await readFile(path, 'utf8'), path), id, path)),
+      );
+    } catch {
+      // Unreadable or corrupt: see the doc comment above.
+    }
+  }
+  return options === undefined ? sortSummaries(summaries) : pageSummaries(summaries, options);
 }
 
 /** The revision stored in `path`: 0 when there is no file, 1 for a file from before revisions. */

@@ -117,18 +117,9 @@ export function compileHostTree(container: HostContainer, record = false): Compi
       case 'agate-tool':
         addTool(compileTool(node));
         return;
-      case 'agate-ephemeral': {
-        const text = textOf(node.children, 2);
-        if (text !== '') {
-          const source = node.props.source;
-          const priority = priorityOf(node);
-          const block: EphemeralBlock = typeof source === 'string' ? { text, source } : { text };
-          if (priority !== undefined) block.priority = priority;
-          out.ephemeral.push(block);
-          layout?.ephemeral.push(priority !== undefined ? { key: node, priority } : { key: node });
-        }
+      case 'agate-ephemeral':
+        addEphemeral(node, out, layout);
         return;
-      }
     }
   };
 
@@ -160,30 +151,7 @@ export function compileHostTree(container: HostContainer, record = false): Compi
     }
   };
 
-  const addTool = (tool: CompiledTool): void => {
-    if (toolNames.has(tool.name)) {
-      // A server's tool gives way to any other (the first server's to a later one's too).
-      const at = out.tools.findIndex((t) => t.name === tool.name);
-      const existing = out.tools[at]!;
-      if (tool.givesWay !== undefined || existing.givesWay !== undefined) {
-        const [kept, dropped] = tool.givesWay === undefined ? [tool, existing] : [existing, tool];
-        out.tools[at] = kept;
-        out.leftOut ??= [];
-        out.leftOut.push({
-          name: tool.name,
-          server: dropped.givesWay!,
-          takenBy: kept.givesWay === undefined ? 'a <Tool>' : `<McpServer name="${kept.givesWay}">`,
-        });
-        return;
-      }
-      throw new DuplicateToolError(
-        `Two <Tool> elements are named "${tool.name}". Tool names must be unique in a render; ` +
-          'rename one or render it conditionally.',
-      );
-    }
-    toolNames.add(tool.name);
-    out.tools.push(tool);
-  };
+  const addTool = (tool: CompiledTool): void => addCompiledTool(out, toolNames, tool);
 
   for (const child of container.children) visit(child);
   out.system = systemBlocks.join('\n\n');
@@ -193,6 +161,48 @@ export function compileHostTree(container: HostContainer, record = false): Compi
     lastCompiles.set(container, { shape, system, tools, ephemeral, leftOut, sources });
   }
   return out;
+}
+
+/** Adds a compiled tool, once per name (duplicates either give way or are an error). */
+function addCompiledTool(out: CompiledTree, toolNames: Set<string>, tool: CompiledTool): void {
+  if (toolNames.has(tool.name)) {
+    // A server's tool gives way to any other (the first server's to a later one's too).
+    const at = out.tools.findIndex((t) => t.name === tool.name);
+    const existing = out.tools[at]!;
+    if (tool.givesWay !== undefined || existing.givesWay !== undefined) {
+      const [kept, dropped] = tool.givesWay === undefined ? [tool, existing] : [existing, tool];
+      out.tools[at] = kept;
+      out.leftOut ??= [];
+      out.leftOut.push({
+        name: tool.name,
+        server: dropped.givesWay!,
+        takenBy: kept.givesWay === undefined ? 'a <Tool>' : `<McpServer name="${kept.givesWay}">`,
+      });
+      return;
+    }
+    throw new DuplicateToolError(
+      `Two <Tool> elements are named "${tool.name}". Tool names must be unique in a render; ` +
+        'rename one or render it conditionally.',
+    );
+  }
+  toolNames.add(tool.name);
+  out.tools.push(tool);
+}
+
+/** An <Ephemeral> with text becomes a block (and, when recording, a budget unit). */
+function addEphemeral(
+  node: HostElement,
+  out: CompiledTree,
+  layout: ContextLayout | undefined,
+): void {
+  const text = textOf(node.children, 2);
+  if (text === '') return;
+  const source = node.props.source;
+  const priority = priorityOf(node);
+  const block: EphemeralBlock = typeof source === 'string' ? { text, source } : { text };
+  if (priority !== undefined) block.priority = priority;
+  out.ephemeral.push(block);
+  layout?.ephemeral.push(priority !== undefined ? { key: node, priority } : { key: node });
 }
 
 /**

@@ -10,6 +10,14 @@ type AgateDataTypesCheckpoint = AgateDataTypes['agate-checkpoint'];
 
 type Open = { kind: 'text' | 'reasoning'; id: string };
 
+type EventOf<T extends AgateEvent['type']> = Extract<AgateEvent, { type: T }>;
+type ToolEventType = 'tool:call' | 'tool:result' | 'tool:held' | 'tool:refused';
+type CheckpointEventType =
+  | 'checkpoint:submitted'
+  | 'checkpoint:pending'
+  | 'checkpoint:approved'
+  | 'checkpoint:rejected';
+
 /**
  * Turns a run's events into UI message chunks, in order: one step per tick, text and reasoning
  * deltas as parts that open and close, tool input and output parts for every call, and Agate's
@@ -55,6 +63,45 @@ export class UIChunkMapper {
         }
         this.closePart(out);
         break;
+      case 'tool:call':
+      case 'tool:result':
+      case 'tool:held':
+      case 'tool:refused':
+        this.mapTool(event, out);
+        break;
+      case 'tick:end':
+        this.closeStep(out);
+        break;
+      case 'exit:blocked':
+        out.push({
+          type: 'data-agate-gate',
+          id: `gate-exit-${event.tick}`,
+          data: {
+            tick: event.tick,
+            refused: 'exit',
+            gates: event.gates,
+            reasons: event.reasons,
+            final: event.final,
+          },
+        });
+        break;
+      case 'checkpoint:submitted':
+      case 'checkpoint:pending':
+      case 'checkpoint:approved':
+      case 'checkpoint:rejected':
+        this.mapCheckpoint(event, out);
+        break;
+      case 'run:end':
+        this.mapRunEnd(event, out);
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  private mapTool(event: EventOf<ToolEventType>, out: AgateUIMessageChunk[]): void {
+    switch (event.type) {
       case 'tool:call':
         this.closePart(out);
         out.push({
@@ -109,22 +156,11 @@ export class UIChunkMapper {
           },
         });
         break;
-      case 'tick:end':
-        this.closeStep(out);
-        break;
-      case 'exit:blocked':
-        out.push({
-          type: 'data-agate-gate',
-          id: `gate-exit-${event.tick}`,
-          data: {
-            tick: event.tick,
-            refused: 'exit',
-            gates: event.gates,
-            reasons: event.reasons,
-            final: event.final,
-          },
-        });
-        break;
+    }
+  }
+
+  private mapCheckpoint(event: EventOf<CheckpointEventType>, out: AgateUIMessageChunk[]): void {
+    switch (event.type) {
       case 'checkpoint:submitted':
         this.summaries.set(event.id, event.summary);
         out.push(
@@ -173,38 +209,36 @@ export class UIChunkMapper {
           }),
         );
         break;
-      case 'run:end':
-        this.closeStep(out);
-        if (event.status === 'awaiting-approval') {
-          for (const pending of this.pending.values()) {
-            out.push({
-              type: 'data-agate-approval',
-              id: `approval-${pending.id}`,
-              data: {
-                kind: 'checkpoint',
-                sessionId: this.sessionId,
-                checkpointId: pending.id,
-                ...(pending.cause !== undefined ? { cause: pending.cause } : {}),
-                ...(pending.reason !== undefined ? { reason: pending.reason } : {}),
-                ...(pending.summary !== undefined ? { summary: pending.summary } : {}),
-              },
-            });
-          }
-        }
+    }
+  }
+
+  private mapRunEnd(event: EventOf<'run:end'>, out: AgateUIMessageChunk[]): void {
+    this.closeStep(out);
+    if (event.status === 'awaiting-approval') {
+      for (const pending of this.pending.values()) {
         out.push({
-          type: 'data-agate-status',
-          id: 'status',
+          type: 'data-agate-approval',
+          id: `approval-${pending.id}`,
           data: {
-            status: event.status,
-            ...(event.reason !== undefined ? { reason: event.reason } : {}),
-            ticks: event.ticks,
+            kind: 'checkpoint',
+            sessionId: this.sessionId,
+            checkpointId: pending.id,
+            ...(pending.cause !== undefined ? { cause: pending.cause } : {}),
+            ...(pending.reason !== undefined ? { reason: pending.reason } : {}),
+            ...(pending.summary !== undefined ? { summary: pending.summary } : {}),
           },
         });
-        break;
-      default:
-        break;
+      }
     }
-    return out;
+    out.push({
+      type: 'data-agate-status',
+      id: 'status',
+      data: {
+        status: event.status,
+        ...(event.reason !== undefined ? { reason: event.reason } : {}),
+        ticks: event.ticks,
+      },
+    });
   }
 
   /** Held tool calls denied before the run began (the run answers them first). */

@@ -20,43 +20,17 @@ interface Opened {
  */
 export function App() {
   const [sessions, setSessions] = useState<StudioSession[]>([]);
-  const [opened, setOpened] = useState<Opened>();
-  const [tick, setTick] = useState<TickView>();
   const [status, setStatus] = useState('');
   const [connected, setConnected] = useState(false);
   // `agate studio --agent`: whom the chat pane talks to (null: no chat).
   const [chat, setChat] = useState<ChatInfo | null>(null);
-  // What the person asked for last: an answer for anything older is dropped.
-  const wanted = useRef<{ id?: string; tick?: number }>({});
 
   const fail = useCallback((error: unknown) => {
     setStatus(error instanceof Error ? error.message : String(error));
   }, []);
+  const { opened, tick, openSession, openTick, reopen, closeSession } = useOpenedSession();
 
   const loadSessions = useCallback(async () => setSessions(await api.sessions()), []);
-
-  /** Opens a session (and, after a change, the tick that was open). */
-  const openSession = useCallback(async (id: string, keepTick?: number) => {
-    measure.listStarts();
-    wanted.current = { id, ...(keepTick !== undefined ? { tick: keepTick } : {}) };
-    const [view, ticks, shown] = await Promise.all([
-      api.session(id),
-      api.ticks(id),
-      keepTick !== undefined ? api.tick(id, keepTick) : undefined,
-    ]);
-    if (wanted.current.id !== id || wanted.current.tick !== keepTick) return;
-    setOpened({ view, ticks });
-    setTick(shown);
-  }, []);
-
-  const openTick = useCallback(async (n: number) => {
-    const id = wanted.current.id;
-    if (id === undefined) return;
-    measure.tickStarts();
-    wanted.current = { id, tick: n };
-    const shown = await api.tick(id, n);
-    if (wanted.current.id === id && wanted.current.tick === n) setTick(shown);
-  }, []);
 
   const onOpenSession = useCallback(
     (id: string) => openSession(id).catch(fail),
@@ -70,10 +44,9 @@ export function App() {
   const refresh = useCallback(
     async (sessionId: string) => {
       await Promise.all([loadSessions(), loadChat()]);
-      const { id, tick: open } = wanted.current;
-      if (id === sessionId) await openSession(id, open);
+      await reopen(sessionId);
     },
-    [loadSessions, loadChat, openSession],
+    [loadSessions, loadChat, reopen],
   );
 
   useEffect(() => {
@@ -86,13 +59,6 @@ export function App() {
       },
     );
   }, [loadSessions, loadChat, refresh, fail]);
-
-  useLayoutEffect(() => {
-    if (opened !== undefined) measure.listShown(opened.ticks.length);
-  }, [opened]);
-  useLayoutEffect(() => {
-    if (tick !== undefined) measure.tickShown(tick.tick);
-  }, [tick]);
 
   const pending =
     opened === undefined ? null : (
@@ -127,11 +93,7 @@ export function App() {
               loadChat().catch(fail);
               openSession(id).catch(fail);
             }}
-            onNew={() => {
-              wanted.current = {};
-              setOpened(undefined);
-              setTick(undefined);
-            }}
+            onNew={closeSession}
             onError={fail}
           />
         )}
@@ -154,4 +116,62 @@ export function App() {
       </main>
     </>
   );
+}
+
+/**
+ * The open session and tick, and how to open them: only the answer to what the person asked
+ * for last is shown (an older one arriving late is dropped). Timed for the page's measures.
+ */
+function useOpenedSession() {
+  const [opened, setOpened] = useState<Opened>();
+  const [tick, setTick] = useState<TickView>();
+  // What the person asked for last: an answer for anything older is dropped.
+  const wanted = useRef<{ id?: string; tick?: number }>({});
+
+  /** Opens a session (and, after a change, the tick that was open). */
+  const openSession = useCallback(async (id: string, keepTick?: number) => {
+    measure.listStarts();
+    wanted.current = { id, ...(keepTick !== undefined ? { tick: keepTick } : {}) };
+    const [view, ticks, shown] = await Promise.all([
+      api.session(id),
+      api.ticks(id),
+      keepTick !== undefined ? api.tick(id, keepTick) : undefined,
+    ]);
+    if (wanted.current.id !== id || wanted.current.tick !== keepTick) return;
+    setOpened({ view, ticks });
+    setTick(shown);
+  }, []);
+
+  const openTick = useCallback(async (n: number) => {
+    const id = wanted.current.id;
+    if (id === undefined) return;
+    measure.tickStarts();
+    wanted.current = { id, tick: n };
+    const shown = await api.tick(id, n);
+    if (wanted.current.id === id && wanted.current.tick === n) setTick(shown);
+  }, []);
+
+  useLayoutEffect(() => {
+    if (opened !== undefined) measure.listShown(opened.ticks.length);
+  }, [opened]);
+  useLayoutEffect(() => {
+    if (tick !== undefined) measure.tickShown(tick.tick);
+  }, [tick]);
+
+  /** After a change to `sessionId`: shows it again if it is the one open. */
+  const reopen = useCallback(
+    async (sessionId: string) => {
+      const { id, tick: open } = wanted.current;
+      if (id === sessionId) await openSession(id, open);
+    },
+    [openSession],
+  );
+
+  const closeSession = useCallback(() => {
+    wanted.current = {};
+    setOpened(undefined);
+    setTick(undefined);
+  }, []);
+
+  return { opened, tick, openSession, openTick, reopen, closeSession };
 }

@@ -198,74 +198,18 @@ function saysMissing(result: CallResult | undefined, raw: string): boolean {
 }
 
 function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void {
-  const unknownChange = () => {
-    ledger.unknownEver = true;
-    if (!ledger.unknownDirty.includes(label) && ledger.unknownDirty.length < 50)
-      ledger.unknownDirty.push(label);
-    const untested = untestedUnknowns(ledger);
-    if (!untested.includes(label) && untested.length < 50)
-      ledger.unknownUntested = [...untested, label];
-  };
   if (
     (part.unknownTargets || part.paths.length === 0) &&
     part.op !== 'stash' &&
     part.op !== 'unstash' &&
     part.op !== 'restore'
   ) {
-    unknownChange();
+    recordUnknownChange(ledger, label);
     return;
   }
-  const touch = (raw: string, whole: boolean) => {
-    const path = keyOf(ledger, raw);
-    const known = ledger.files[path];
-    if (known === undefined) {
-      if (Object.keys(ledger.files).length >= FILES_CAP) return;
-      ledger.files[path] = {
-        created: whole,
-        exists: true,
-        changed: true,
-        dirty: true,
-        untested: true,
-      };
-      return;
-    }
-    if (!known.exists && whole) known.created = known.created || !known.changed;
-    known.exists = true;
-    known.changed = true;
-    known.dirty = true;
-    known.untested = true;
-  };
-  const remove = (raw: string) => {
-    const path = keyOf(ledger, raw);
-    const pattern = globPattern(path);
-    let matched = false;
-    for (const [p, record] of Object.entries(ledger.files)) {
-      if (p === path || p.startsWith(`${path}/`) || pattern?.test(p)) {
-        matched = true;
-        if (record.exists) {
-          if (!record.changed) record.readOnlyBefore = true;
-          record.exists = false;
-          record.changed = true;
-          record.dirty = true;
-          record.untested = true;
-        }
-      }
-    }
-    // A file the calls never showed before its deletion was made by a program the run ran
-    // (a database, an image, a log) or never existed: the run's own, like a scratch file.
-    if (!matched && pattern === undefined && Object.keys(ledger.files).length < FILES_CAP) {
-      ledger.files[path] = {
-        created: true,
-        exists: false,
-        changed: true,
-        dirty: true,
-        untested: true,
-      };
-    }
-  };
   switch (part.op) {
     case 'delete':
-      for (const p of part.paths) remove(p);
+      for (const p of part.paths) recordRemove(ledger, p);
       break;
     case 'move': {
       const half = part.paths.length / 2;
@@ -273,75 +217,148 @@ function recordChange(ledger: PhaseLedger, part: ShellPart, label: string): void
         part.paths.length === 2 ? part.paths.slice(0, 1) : part.paths.slice(0, Math.floor(half));
       const dests =
         part.paths.length === 2 ? part.paths.slice(1) : part.paths.slice(Math.floor(half));
-      for (const p of sources) remove(p);
-      for (const p of dests) touch(p, true);
+      for (const p of sources) recordRemove(ledger, p);
+      for (const p of dests) recordTouch(ledger, p, true);
       break;
     }
     case 'stash':
-      // The working tree goes back to the commit; `unstash` brings these changes back as they were.
-      ledger.stash.push({
-        dirty: Object.entries(ledger.files)
-          .filter(([, r]) => r.dirty && !r.created)
-          .map(([p]) => p),
-        unknown: [...ledger.unknownDirty],
-        untested: Object.entries(ledger.files)
-          .filter(([, r]) => isUntested(r) && !r.created)
-          .map(([p]) => p),
-      });
-      for (const record of Object.values(ledger.files)) {
-        if (record.created) continue;
-        record.dirty = false;
-        record.untested = false;
-      }
-      ledger.unknownDirty = [];
-      ledger.unknownUntested = [];
-      if (ledger.stash.length > 20) ledger.stash.shift();
+      recordStash(ledger);
       break;
-    case 'unstash': {
-      const saved = ledger.stash.pop();
-      if (saved === undefined) {
-        unknownChange();
-        break;
-      }
-      // Verifications while the changes were put away verified the commit, not them.
-      for (const p of saved.dirty) if (ledger.files[p]) ledger.files[p].dirty = true;
-      for (const p of saved.untested ?? saved.dirty)
-        if (ledger.files[p]) ledger.files[p].untested = true;
-      for (const label of saved.unknown)
-        if (!ledger.unknownDirty.includes(label)) ledger.unknownDirty.push(label);
-      ledger.unknownUntested = [...new Set([...untestedUnknowns(ledger), ...saved.unknown])];
+    case 'unstash':
+      recordUnstash(ledger, label);
       break;
-    }
     case 'restore':
-      // No paths: every tracked file (`git checkout .`, `git reset --hard`).
-      if (part.paths.length === 0) {
-        for (const record of Object.values(ledger.files)) {
-          if (!record.created)
-            Object.assign(record, { exists: true, changed: false, dirty: false, untested: false });
-        }
-        break;
-      }
-      // Back to the state the run started from (`git checkout -- f`): no longer a change.
-      for (const raw of part.paths) {
-        const p = keyOf(ledger, raw);
-        const known = ledger.files[p];
-        if (known === undefined)
-          ledger.files[p] = {
-            created: false,
-            exists: true,
-            changed: false,
-            dirty: false,
-            untested: false,
-          };
-        else Object.assign(known, { exists: true, changed: false, dirty: false, untested: false });
-      }
+      recordRestore(ledger, part.paths);
       break;
     case 'write':
     case 'copy':
-      for (const p of part.paths) touch(p, true);
+      for (const p of part.paths) recordTouch(ledger, p, true);
       break;
     default:
-      for (const p of part.paths) touch(p, false);
+      for (const p of part.paths) recordTouch(ledger, p, false);
+  }
+}
+
+/** A change whose targets the classifier could not name. */
+function recordUnknownChange(ledger: PhaseLedger, label: string): void {
+  ledger.unknownEver = true;
+  if (!ledger.unknownDirty.includes(label) && ledger.unknownDirty.length < 50)
+    ledger.unknownDirty.push(label);
+  const untested = untestedUnknowns(ledger);
+  if (!untested.includes(label) && untested.length < 50)
+    ledger.unknownUntested = [...untested, label];
+}
+
+/** A write to `raw`; `whole` when the file is written from scratch (write, copy, move target). */
+function recordTouch(ledger: PhaseLedger, raw: string, whole: boolean): void {
+  const path = keyOf(ledger, raw);
+  const known = ledger.files[path];
+  if (known === undefined) {
+    if (Object.keys(ledger.files).length >= FILES_CAP) return;
+    ledger.files[path] = {
+      created: whole,
+      exists: true,
+      changed: true,
+      dirty: true,
+      untested: true,
+    };
+    return;
+  }
+  if (!known.exists && whole) known.created = known.created || !known.changed;
+  known.exists = true;
+  known.changed = true;
+  known.dirty = true;
+  known.untested = true;
+}
+
+/** A deletion of `raw`: the file, everything under it, or what its glob matches. */
+function recordRemove(ledger: PhaseLedger, raw: string): void {
+  const path = keyOf(ledger, raw);
+  const pattern = globPattern(path);
+  let matched = false;
+  for (const [p, record] of Object.entries(ledger.files)) {
+    if (p === path || p.startsWith(`${path}/`) || pattern?.test(p)) {
+      matched = true;
+      if (record.exists) {
+        if (!record.changed) record.readOnlyBefore = true;
+        record.exists = false;
+        record.changed = true;
+        record.dirty = true;
+        record.untested = true;
+      }
+    }
+  }
+  // A file the calls never showed before its deletion was made by a program the run ran
+  // (a database, an image, a log) or never existed: the run's own, like a scratch file.
+  if (!matched && pattern === undefined && Object.keys(ledger.files).length < FILES_CAP) {
+    ledger.files[path] = {
+      created: true,
+      exists: false,
+      changed: true,
+      dirty: true,
+      untested: true,
+    };
+  }
+}
+
+/** The working tree goes back to the commit; `unstash` brings these changes back as they were. */
+function recordStash(ledger: PhaseLedger): void {
+  ledger.stash.push({
+    dirty: Object.entries(ledger.files)
+      .filter(([, r]) => r.dirty && !r.created)
+      .map(([p]) => p),
+    unknown: [...ledger.unknownDirty],
+    untested: Object.entries(ledger.files)
+      .filter(([, r]) => isUntested(r) && !r.created)
+      .map(([p]) => p),
+  });
+  for (const record of Object.values(ledger.files)) {
+    if (record.created) continue;
+    record.dirty = false;
+    record.untested = false;
+  }
+  ledger.unknownDirty = [];
+  ledger.unknownUntested = [];
+  if (ledger.stash.length > 20) ledger.stash.shift();
+}
+
+function recordUnstash(ledger: PhaseLedger, label: string): void {
+  const saved = ledger.stash.pop();
+  if (saved === undefined) {
+    recordUnknownChange(ledger, label);
+    return;
+  }
+  // Verifications while the changes were put away verified the commit, not them.
+  for (const p of saved.dirty) if (ledger.files[p]) ledger.files[p].dirty = true;
+  for (const p of saved.untested ?? saved.dirty)
+    if (ledger.files[p]) ledger.files[p].untested = true;
+  for (const unknown of saved.unknown)
+    if (!ledger.unknownDirty.includes(unknown)) ledger.unknownDirty.push(unknown);
+  ledger.unknownUntested = [...new Set([...untestedUnknowns(ledger), ...saved.unknown])];
+}
+
+function recordRestore(ledger: PhaseLedger, paths: readonly string[]): void {
+  // No paths: every tracked file (`git checkout .`, `git reset --hard`).
+  if (paths.length === 0) {
+    for (const record of Object.values(ledger.files)) {
+      if (!record.created)
+        Object.assign(record, { exists: true, changed: false, dirty: false, untested: false });
+    }
+    return;
+  }
+  // Back to the state the run started from (`git checkout -- f`): no longer a change.
+  for (const raw of paths) {
+    const p = keyOf(ledger, raw);
+    const known = ledger.files[p];
+    if (known === undefined)
+      ledger.files[p] = {
+        created: false,
+        exists: true,
+        changed: false,
+        dirty: false,
+        untested: false,
+      };
+    else Object.assign(known, { exists: true, changed: false, dirty: false, untested: false });
   }
 }
 
