@@ -32,6 +32,7 @@ const BELOW_FAMILIES = [
   'mcp',
   'shell',
   'workspace',
+  'checks',
 ];
 
 /**
@@ -81,6 +82,7 @@ const FLOORS: readonly Floor[] = [
       'mcp',
       'shell',
       'workspace',
+      'checks',
     ]),
     mayImport: BELOW_FAMILIES,
   },
@@ -109,18 +111,6 @@ const FAMILIES = [
   'tool-approvals',
 ];
 
-/**
- * The one import between families left: the command gate reads a check's outcome and whether
- * a verification ran with the phase gates' runner-outcome parsers and shell classifier (both
- * being reworked elsewhere; moving them below the families is the next step).
- */
-const FAMILY_EXCEPTIONS: Partial<Record<string, readonly string[]>> = {
-  'command-gate': [
-    `^${SRC}/families/phase-gates/outcome/check-outcome\\.ts$`,
-    `^${SRC}/families/phase-gates/shell-classifier/ran\\.ts$`,
-  ],
-};
-
 const FLOOR_RULES = [
   ...FLOORS.map((floor) => ({
     name: floor.name,
@@ -147,7 +137,7 @@ const FLOOR_RULES = [
     from: { path: inAny([`families/${family}`]) },
     to: {
       path: inAny(['families']),
-      pathNot: [inAny([`families/${family}`]), ...(FAMILY_EXCEPTIONS[family] ?? [])],
+      pathNot: [inAny([`families/${family}`])],
     },
   })),
 ];

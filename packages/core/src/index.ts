@@ -10,6 +10,9 @@ export type {
   ToolCallDecisionKind,
   ToolCallLedgerEntry,
 } from './approvals/ledger-types.js';
+// Phase gates
+export type { ToolCategory } from './checks/tool-category.js';
+export { TOOL_CATEGORIES } from './checks/tool-category.js';
 // Components
 export {
   Assistant,
@@ -140,9 +143,6 @@ export type {
   PhaseStatus,
   VerificationLevel,
 } from './families/phase-gates/phase-types.js';
-// Phase gates
-export type { ToolCategory } from './families/phase-gates/tool-category.js';
-export { TOOL_CATEGORIES } from './families/phase-gates/tool-category.js';
 export { SubAgent } from './families/sub-agents/sub-agent.js';
 // Sub-agents: a tool whose call runs a child agent
 export { SubAgentError } from './families/sub-agents/sub-agent-errors.js';

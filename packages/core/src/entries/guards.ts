@@ -4,6 +4,24 @@
 
 // Sub-agents
 export type { SubAgentProgress } from '../approvals/sub-agent-path.js';
+export {
+  type CheckOutcome,
+  type CheckReading,
+  readCheckOutcome,
+} from '../checks/outcome/check-outcome.js';
+export {
+  type ClassifyOptions,
+  classifyShellCommand,
+  type ShellOp,
+  type ShellPart,
+} from '../checks/shell-classifier/classify-shell-command.js';
+export { type CallResult, verificationRan } from '../checks/shell-classifier/ran.js';
+// Phase gates
+export {
+  isToolCategory,
+  TOOL_CATEGORIES,
+  type ToolCategoryProp,
+} from '../checks/tool-category.js';
 export type { ToolGuardProps } from '../components/tool.js';
 // The compiled context a family renders into and reads
 export type { BudgetHolding } from '../context-budget/context-budget-errors.js';
@@ -95,11 +113,6 @@ export type {
 export type { KnobInfo } from '../families/gates-and-knobs/knob-types.js';
 export { FINAL_ANSWER_TOOL } from '../families/output/output-guard.js';
 export { evaluatePhaseGates } from '../families/phase-gates/evaluate-phase-gates.js';
-export {
-  type CheckOutcome,
-  type CheckReading,
-  readCheckOutcome,
-} from '../families/phase-gates/outcome/check-outcome.js';
 export type { CheckKind } from '../families/phase-gates/phase-ledger-state.js';
 export { isSmallModel, phasePrompt } from '../families/phase-gates/phase-prompt.js';
 export type { PhaseSessionState } from '../families/phase-gates/phase-session-state.js';
@@ -123,19 +136,6 @@ export {
   replayPhaseGates,
   UnmappedToolsError,
 } from '../families/phase-gates/replay-phase-gates.js';
-export {
-  type ClassifyOptions,
-  classifyShellCommand,
-  type ShellOp,
-  type ShellPart,
-} from '../families/phase-gates/shell-classifier/classify-shell-command.js';
-export { type CallResult, verificationRan } from '../families/phase-gates/shell-classifier/ran.js';
-// Phase gates
-export {
-  isToolCategory,
-  TOOL_CATEGORIES,
-  type ToolCategoryProp,
-} from '../families/phase-gates/tool-category.js';
 export type { VerificationLevelMet } from '../families/phase-gates/verification-levels.js';
 export type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
 // Human approval of single tool calls

@@ -16,6 +16,7 @@ import type {
   CheckpointStatus,
   CheckpointsState,
 } from '../approvals/ledger-types.js';
+import type { ToolCategoryProp } from '../checks/tool-category.js';
 import type {
   CommandGateStatus,
   CommandGatesState,
@@ -38,7 +39,6 @@ import type {
 import type { KnobInfo } from '../families/gates-and-knobs/knob-types.js';
 import type { PhaseSessionState } from '../families/phase-gates/phase-session-state.js';
 import type { PhaseStatus, PhaseWarningKind } from '../families/phase-gates/phase-types.js';
-import type { ToolCategoryProp } from '../families/phase-gates/tool-category.js';
 import type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
 import type {
   ApprovalsState,

@@ -19,9 +19,11 @@ const PUBLIC_ENTRIES = ['index.ts', 'entries/guards.ts', 'entries/stores.ts'];
 /**
  * Where the families live: the built-in ones (sub-agents included), the one `defineGuard` guards
  * run in, the approvals they share (signing, the decision ledger: beside the families, held to
- * the same seam), and the file that declares what they add to the session's types.
+ * the same seam), the check readers they share (checks/: the shell classifier and a check's
+ * outcome, used by <PhaseGates> and <CommandGate>), and the file that declares what they add to
+ * the session's types.
  */
-const FAMILY_ROOTS = ['families/', 'approvals/', 'guard-seam/built-in-family-types.ts'];
+const FAMILY_ROOTS = ['families/', 'approvals/', 'checks/', 'guard-seam/built-in-family-types.ts'];
 const isFamilyFile = (file: string) => {
   const at = relative(SRC, file);
   return (

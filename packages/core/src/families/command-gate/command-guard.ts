@@ -1,3 +1,5 @@
+import { readCheckOutcome } from '../../checks/outcome/check-outcome.js';
+import { verificationRan, whyNotRun } from '../../checks/shell-classifier/ran.js';
 import { DEFAULT_MAX_BLOCKS, refusalCount } from '../../guard-seam/exit-refusal-text.js';
 import type {
   ExitVerdict,
@@ -12,8 +14,6 @@ import { commandEnvironment, resolvePolicy } from '../../shell/policy.js';
 import { runShellCommand, type ShellResult } from '../../shell/run-command.js';
 import { DEFAULT_SHELL_OUTPUT_CHARS, DEFAULT_SHELL_TIMEOUT_MS } from '../../shell/shell.js';
 import { SandboxUnavailableError } from '../../shell/shell-errors.js';
-import { readCheckOutcome } from '../phase-gates/outcome/check-outcome.js';
-import { verificationRan, whyNotRun } from '../phase-gates/shell-classifier/ran.js';
 import { type CommandGateProps, DEFAULT_TAIL_CHARS } from './command-gate-props.js';
 import type {
   CommandGateRecord,

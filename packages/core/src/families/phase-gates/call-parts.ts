@@ -5,8 +5,8 @@ import {
   type ShellOp,
   type ShellPart,
   scriptsWritten,
-} from './shell-classifier/classify-shell-command.js';
-import type { ToolCategory } from './tool-category.js';
+} from '../../checks/shell-classifier/classify-shell-command.js';
+import type { ToolCategory } from '../../checks/tool-category.js';
 
 const DEFAULT_OP: Record<ToolCategory, ShellOp> = {
   discovery: 'list',

@@ -1,7 +1,7 @@
+import { INTERPRETERS } from '../../checks/shell-classifier/programs.js';
+import type { ShellPart } from '../../checks/shell-classifier/shell-part.js';
 import { createdByRun } from './file-origin.js';
 import { type CheckKind, findFile, type PhaseLedger } from './phase-ledger-state.js';
-import { INTERPRETERS } from './shell-classifier/programs.js';
-import type { ShellPart } from './shell-classifier/shell-part.js';
 
 export type { CheckKind };
 

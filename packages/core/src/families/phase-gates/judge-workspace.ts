@@ -1,10 +1,10 @@
+import { isScratchPath } from '../../checks/scratch.js';
 import {
   changedFiles,
   type Fingerprint,
   fingerprintWorkspace,
 } from '../../workspace/fingerprint.js';
 import type { VerificationJudgement } from './phase-judge.js';
-import { isScratchPath } from './scratch.js';
 
 /**
  * The work product judged on the workspace itself: what differs from the start now, and which

@@ -1,4 +1,10 @@
 import { createDraft, finishDraft } from 'immer';
+import { type CallResult, verificationRan } from '../../checks/shell-classifier/ran.js';
+import {
+  checkCategoryProp,
+  isToolCategory,
+  type ToolCategory,
+} from '../../checks/tool-category.js';
 import type {
   ExitVerdict,
   Guard,
@@ -32,8 +38,6 @@ import {
   namedTools,
 } from './phase-tracker.js';
 import type { PhaseCall, PhaseStatus, PhaseTools } from './phase-types.js';
-import { type CallResult, verificationRan } from './shell-classifier/ran.js';
-import { checkCategoryProp, isToolCategory, type ToolCategory } from './tool-category.js';
 
 // The <Tool> props this family reads: what kind of work each call is.
 defineToolProp('category', checkCategoryProp);

@@ -1,3 +1,4 @@
+import { isScratchPath } from '../../checks/scratch.js';
 import { createdByRun } from './file-origin.js';
 import {
   type FileRecord,
@@ -6,7 +7,6 @@ import {
   untestedUnknowns,
 } from './phase-ledger-state.js';
 import type { PhaseGateOptions, PhaseStatus, VerificationJudgement } from './phase-types.js';
-import { isScratchPath } from './scratch.js';
 import { levelMet, meets, requiredLevel } from './verification-levels.js';
 
 export type { VerificationJudgement };

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { CheckOutcome } from './outcome/check-outcome.js';
+import type { CheckOutcome } from '../../checks/outcome/check-outcome.js';
 
 /**
  * Whose check a verification is. `'project-tests'`: the repository's test runner over tests

@@ -1,5 +1,7 @@
+import { readCheckOutcome } from '../../checks/outcome/check-outcome.js';
+import type { ShellPart } from '../../checks/shell-classifier/classify-shell-command.js';
+import type { CallResult } from '../../checks/shell-classifier/ran.js';
 import { checkKind } from './check-kind.js';
-import { readCheckOutcome } from './outcome/check-outcome.js';
 import {
   type CheckRecord,
   isUntested,
@@ -9,8 +11,6 @@ import {
   type VerifyAttempt,
 } from './phase-ledger-state.js';
 import type { PhaseCall, PhaseGateOptions } from './phase-types.js';
-import type { ShellPart } from './shell-classifier/classify-shell-command.js';
-import type { CallResult } from './shell-classifier/ran.js';
 import { requiredLevel } from './verification-levels.js';
 
 export {

@@ -1,3 +1,4 @@
+import type { ToolCategory } from '../../checks/tool-category.js';
 import type { CheckRecord, PhaseLedger } from './phase-ledger-state.js';
 import type {
   PhaseName,
@@ -6,7 +7,6 @@ import type {
   VerificationJudgement,
   VerificationLevel,
 } from './phase-types.js';
-import type { ToolCategory } from './tool-category.js';
 
 // What to type in a shell for each kind of work (shell tools get these as examples).
 const SHELL_EXAMPLES: Record<ToolCategory, string> = {

@@ -1,8 +1,8 @@
 import { createElement, type ReactNode } from 'react';
+import type { ToolCategory } from '../../checks/tool-category.js';
 import type { CompiledTool } from '../../renderer/compiled-context.js';
 import { toolsFor } from './phase-messages.js';
 import type { PhaseToolCategories, PhaseTools } from './phase-types.js';
-import type { ToolCategory } from './tool-category.js';
 
 // A size marker (`7b`, `1.5b`, `70b`, `8x7b`) decides; else the family does.
 const SIZE = /(?:^|[^\d.])(?:(\d+)x)?(\d+(?:\.\d+)?)b(?![a-z])/i;

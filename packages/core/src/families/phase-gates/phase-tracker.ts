@@ -1,3 +1,6 @@
+import type { ShellPart } from '../../checks/shell-classifier/classify-shell-command.js';
+import type { CallResult } from '../../checks/shell-classifier/ran.js';
+import type { ToolCategory } from '../../checks/tool-category.js';
 import { commandOf, partsForCategories, partsForShell, scriptsOf } from './call-parts.js';
 import { judgeFromCalls, phaseStatus, type VerificationJudgement } from './phase-judge.js';
 import { type PhaseLedger, recordStep, rememberScripts } from './phase-ledger.js';
@@ -18,9 +21,6 @@ import type {
   PhaseTools,
   PhaseWarning,
 } from './phase-types.js';
-import type { ShellPart } from './shell-classifier/classify-shell-command.js';
-import type { CallResult } from './shell-classifier/ran.js';
-import type { ToolCategory } from './tool-category.js';
 import { requiredLevel } from './verification-levels.js';
 
 export const PHASE_DEFAULTS = {

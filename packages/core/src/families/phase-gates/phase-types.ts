@@ -1,6 +1,6 @@
-import type { ShellPart } from './shell-classifier/classify-shell-command.js';
-import type { CallResult } from './shell-classifier/ran.js';
-import type { ToolCategory, ToolCategoryProp } from './tool-category.js';
+import type { ShellPart } from '../../checks/shell-classifier/classify-shell-command.js';
+import type { CallResult } from '../../checks/shell-classifier/ran.js';
+import type { ToolCategory, ToolCategoryProp } from '../../checks/tool-category.js';
 
 /**
  * How strictly the verification phase judges the checks after the last change; each level

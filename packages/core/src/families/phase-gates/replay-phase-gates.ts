@@ -1,12 +1,12 @@
+import type { ShellPart } from '../../checks/shell-classifier/classify-shell-command.js';
+import type { CallResult } from '../../checks/shell-classifier/ran.js';
+import type { ToolCategory } from '../../checks/tool-category.js';
 import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
 import { commandOf } from './call-parts.js';
 import type { CheckRecord } from './phase-ledger.js';
 import { createPhaseLedger } from './phase-ledger.js';
 import { advance, callToPhaseCall, decideExitAttempt, type StepOutcome } from './phase-tracker.js';
 import type { PhaseGateOptions, PhaseName, PhaseTools, PhaseWarningKind } from './phase-types.js';
-import type { ShellPart } from './shell-classifier/classify-shell-command.js';
-import type { CallResult } from './shell-classifier/ran.js';
-import type { ToolCategory } from './tool-category.js';
 import { levelMet, type VerificationLevelMet } from './verification-levels.js';
 
 /** One recorded tool call: `{ tool, input, result }`; `tool: 'none'` is a turn without a call. */

@@ -1,6 +1,6 @@
 /**
  * Issue 41: the verification levels, on recorded runs (`replayPhaseGates`) and step lists
- * (`evaluatePhaseGates`). Runner output is real (outcome/__fixtures__/README.md says how each
+ * (`evaluatePhaseGates`). Runner output is real (checks/outcome/__fixtures__/README.md says how each
  * was made).
  */
 import { readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import {
 import { checkPhaseGatesProps } from './phase-gates-props.js';
 
 const fixture = (name: string) =>
-  readFileSync(new URL(`./outcome/__fixtures__/${name}.txt`, import.meta.url), 'utf8');
+  readFileSync(new URL(`../../checks/outcome/__fixtures__/${name}.txt`, import.meta.url), 'utf8');
 
 const sh = (command: string, result?: { exitCode?: number; output?: string }): ReplayStep => ({
   tool: 'bash',

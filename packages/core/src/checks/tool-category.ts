@@ -1,4 +1,4 @@
-import { InvalidElementError } from '../../components/render-errors.js';
+import { InvalidElementError } from '../components/render-errors.js';
 
 /** What kind of work a tool call is. Discovery is not progress; search, read, patch and verify are. */
 export const TOOL_CATEGORIES = ['discovery', 'search', 'read', 'patch', 'verify', 'other'] as const;

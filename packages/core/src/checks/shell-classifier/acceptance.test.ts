@@ -10,7 +10,7 @@ import {
   type ReplayStep,
   replayPhaseGates,
   verificationRan,
-} from '../../../entries/guards.js';
+} from '../../entries/guards.js';
 
 /** `category:op[paths]` per part (`?` marks unknown targets). */
 const shape = (command: string) =>
