@@ -147,6 +147,9 @@ export function isPendingCause(kind: CheckpointLedgerKind): boolean {
   return kind === 'submitted' || kind === 'budget' || kind === 'file' || kind === 'finish';
 }
 
+/**
+ * A supervisor's approval of a pending checkpoint (`approveCheckpoint`), signed into the ledger.
+ */
 export interface ApproveInput {
   /** Who approves (recorded and signed). */
   by: string;
@@ -161,6 +164,10 @@ export interface ApproveInput {
   privateKey?: string | import('node:crypto').KeyObject;
 }
 
+/**
+ * A supervisor's rejection of a pending checkpoint (`rejectCheckpoint`): the feedback goes to the
+ * model.
+ */
 export interface RejectInput {
   by: string;
   /** What to change; shown to the model in its next request. Required. */

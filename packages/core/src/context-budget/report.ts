@@ -18,6 +18,7 @@ export interface ContextBudgetReport {
   recut: boolean;
 }
 
+/** What a context budget left out of one request, by kind. */
 export interface DroppedCounts {
   /** Messages left out (timeline and fixed), replaced by marker messages. */
   messages: number;

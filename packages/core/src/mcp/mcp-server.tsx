@@ -10,6 +10,10 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 /** How long a server has to start and answer the MCP handshake, by default. */
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 
+/**
+ * Props of `<McpServer>` shared by both transports: its name, which tools to mount and their
+ * limits.
+ */
 export interface McpServerCommon extends ToolSelection {
   /** Names the server in errors and events; the connection's key in the session. */
   name: string;
@@ -42,6 +46,7 @@ export interface McpHttpServerProps extends McpServerCommon {
   cwd?: never;
 }
 
+/** Props of `<McpServer>`: a server started as a process (stdio) or reached over HTTP. */
 export type McpServerProps = McpStdioServerProps | McpHttpServerProps;
 
 /**

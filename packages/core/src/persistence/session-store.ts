@@ -8,6 +8,7 @@ import {
   serializeSnapshot,
 } from './snapshot.js';
 
+/** One stored session as a store lists it, without its state. */
 export interface SessionSummary {
   id: string;
   savedAt: string;
@@ -18,6 +19,7 @@ export interface SessionSummary {
   revision?: number;
 }
 
+/** Options of `SessionStore.save`. */
 export interface SaveOptions {
   /**
    * Save only if the stored revision is this one (the `revision` of the snapshot `load`

@@ -3,6 +3,7 @@ import { continuationOf } from '../state/continuations.js';
 import { migrateState, SNAPSHOT_VERSION } from './migrate.js';
 import { InvalidSessionIdError, SnapshotError } from './persistence-errors.js';
 
+/** The `format` every snapshot carries, so a loader can tell a session file from other JSON. */
 export const SNAPSHOT_FORMAT = 'agate.session';
 /** Bumped whenever the snapshot layout changes incompatibly; older layouts are migrated on load. */
 export { SNAPSHOT_VERSION };

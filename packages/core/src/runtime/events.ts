@@ -124,6 +124,7 @@ export type RuntimeEvent =
       output?: unknown;
     };
 
+/** The `type` of every event a session emits: what `subscribe(listener, { types })` takes. */
 export type AgateEventType = AgateEvent['type'];
 
 /**
@@ -132,6 +133,7 @@ export type AgateEventType = AgateEvent['type'];
  */
 export type EventListener = (event: AgateEvent) => void;
 
+/** Which events one `session.subscribe` listener receives. */
 export interface SubscribeOptions {
   /**
    * Only these event types reach the listener. A subscription that names `model:delta` asks

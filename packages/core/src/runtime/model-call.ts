@@ -30,6 +30,10 @@ export interface ModelSettings {
   providerOptions?: Parameters<typeof streamText>[0]['providerOptions'];
 }
 
+/**
+ * One model call's answer, as the tick uses it: text, reasoning, tool calls, why it finished and
+ * what it cost.
+ */
 export interface ModelTurn {
   text: string;
   reasoning: string;

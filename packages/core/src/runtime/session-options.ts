@@ -12,6 +12,10 @@ import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
 import type { StreamingOption } from './streaming.js';
 
+/**
+ * Options of `createSession`: the model, limits, events, persistence, and the guard families'
+ * settings.
+ */
 export interface SessionOptions {
   /** Any AI SDK language model (a provider model, or `scriptedModel()` in tests). */
   model: LanguageModel;
@@ -92,6 +96,7 @@ export interface SessionOptions {
   steps?: DurableSteps;
 }
 
+/** Options of one `session.run()` call, over the session's own. */
 export interface RunOptions {
   maxTicks?: number;
   signal?: AbortSignal;
@@ -113,6 +118,10 @@ export interface RunOptions {
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
 export interface GuardRunReport {}
 
+/**
+ * How a `run()` ended: its status and reason, ticks, usage, events, and what each guard family
+ * reports.
+ */
 export interface RunResult<O = unknown> extends GuardRunReport {
   status: RunStatus;
   /** Why the run ended, when it is not a plain completion. */
@@ -151,4 +160,5 @@ export type RunReport = Partial<
   Omit<RunResult, 'status' | 'reason' | 'ticks' | 'events' | 'error' | 'finishReason'>
 >;
 
+/** What `session.tick()` returns: not done yet, or how the run ended. */
 export type TickOutcome = { done: false } | { done: true; status: RunStatus; reason?: string };

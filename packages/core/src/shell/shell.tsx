@@ -12,6 +12,7 @@ import { runShellCommand, type ShellResult } from './run-command.js';
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 export const DEFAULT_SHELL_OUTPUT_CHARS = 30_000;
 
+/** Props of `<Shell>`: a command tool, sandboxed by default, with its time and output limits. */
 export interface ShellProps {
   /** The tool's name. Default `bash`. */
   name?: string;

@@ -6,12 +6,14 @@ export type GateStatus = 'inactive' | 'active' | 'deferred';
 /** Who changed a knob or gate: the model (set_knob), the host program, a supervisor, or the runtime. */
 export type ChangedBy = 'model' | 'host' | 'supervisor' | 'runtime';
 
+/** Tokens used, summed over model calls. */
 export interface UsageTotals {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
 }
 
+/** How a run ended: `RunResult.status`, and `TickOutcome.status` once a tick ends it. */
 export type RunStatus =
   | 'completed'
   | 'blocked'

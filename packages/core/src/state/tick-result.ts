@@ -1,12 +1,14 @@
 import type { JsonValue } from '../ground/json.js';
 import type { UsageTotals } from '../state/session-state.js';
 
+/** A tool call the model asked for in a tick. */
 export interface TickToolCall {
   toolCallId: string;
   toolName: string;
   input: unknown;
 }
 
+/** The result of one tool call in a tick. */
 export interface TickToolResult {
   toolCallId: string;
   toolName: string;

@@ -36,6 +36,7 @@ export interface TickRequestDelta {
   ephemeral: string[];
 }
 
+/** One tool call in a tick record: its input, output, and who refused it if a guard did. */
 export interface TickRecordCall {
   toolCallId: string;
   toolName: string;

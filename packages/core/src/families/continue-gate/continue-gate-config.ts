@@ -19,6 +19,7 @@ export interface StepContext {
   stepTokens?: number[];
 }
 
+/** The thresholds `<ContinueGate>` judges each step against (every one has a default). */
 export interface ContinueGateConfig {
   /** Stop once this many steps have run without a person resuming the run. */
   maxConsecutiveSteps: number;
@@ -36,8 +37,10 @@ export interface ContinueGateConfig {
   cooldownMs: number;
 }
 
+/** What `<ContinueGate>` decided after a step, from `stop` (most severe) to `continue`. */
 export type ContinueDecision = 'stop' | 'pause' | 'throttle' | 'checkpoint' | 'continue';
 
+/** One evaluation of `<ContinueGate>`: its decision, why, and the metrics it was made from. */
 export interface ContinueEvaluation {
   decision: ContinueDecision;
   /** One sentence per rule that fired, in priority order; empty when the decision is `continue`. */

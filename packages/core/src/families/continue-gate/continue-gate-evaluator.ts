@@ -10,6 +10,7 @@ import { evaluateResolved } from './evaluate-continue.js';
 
 export const DEFAULT_MAX_HISTORY = 10_000;
 
+/** One evaluation in the `ContinueGateEvaluator`'s history. */
 export interface ContinueHistoryEntry {
   /** `Date.now()` when the evaluation ran. */
   at: number;
@@ -17,6 +18,7 @@ export interface ContinueHistoryEntry {
   evaluation: ContinueEvaluation;
 }
 
+/** Totals over the `ContinueGateEvaluator`'s evaluations, for monitoring. */
 export interface ContinueGateStats {
   /** Evaluations since construction or the last `reset()`, including ones dropped from history. */
   evaluations: number;

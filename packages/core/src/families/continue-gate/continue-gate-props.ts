@@ -27,6 +27,10 @@ export interface ReworkHistory {
   isRepeat(call: { toolName: string; input: unknown }): boolean;
 }
 
+/**
+ * Props of `<ContinueGate>`: its thresholds, budgets over the session's life, and the signals it
+ * scores steps with.
+ */
 export type ContinueGateProps = Partial<ContinueGateConfig> & {
   /**
    * Limits over the session's whole life (they carry over a resume, in this process or another).

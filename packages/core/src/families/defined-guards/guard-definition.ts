@@ -57,14 +57,17 @@ export interface GuardContext<P, S> {
 /** `render` sees the props and the state; it cannot change state or report (rendering must be pure). */
 export type GuardRenderContext<P, S> = Omit<GuardContext<P, S>, 'setState' | 'emit'>;
 
+/** What `onToolCall` receives: the guard's context and the call, before it runs. */
 export interface GuardToolCallContext<P, S> extends GuardContext<P, S> {
   readonly call: GuardToolCall;
 }
 
+/** What `onToolResult` receives: the call and its result. */
 export interface GuardToolResultContext<P, S> extends GuardToolCallContext<P, S> {
   readonly result: GuardToolResult;
 }
 
+/** What `onTickEnd` receives: the tick's text and tool results. */
 export interface GuardTickEndContext<P, S> extends GuardContext<P, S> {
   /** This tick's calls and their results, in the model's order. */
   readonly toolCalls: readonly GuardToolCall[];

@@ -5,6 +5,7 @@
  */
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'dropped'] as const;
 
+/** Where a todo item stands. */
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 
 /**
@@ -27,6 +28,7 @@ export interface TodoEvidence {
   tick: number;
 }
 
+/** One item of the `<Todos>` list the model keeps. */
 export interface TodoItem {
   /** What to do, imperative: "Run the tests". */
   content: string;

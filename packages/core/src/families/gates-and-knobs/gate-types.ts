@@ -14,6 +14,10 @@ export interface GateHistory {
   timeline: readonly ModelMessage[];
 }
 
+/**
+ * What a gate is (`useGate`, `<Gate>`): what it guards, what the model must do, and when it
+ * engages and clears.
+ */
 export interface GateDescriptor {
   /** One line: what the gate guards. Shown in `set_knob`'s description and in refusals. */
   description: string;

@@ -8,6 +8,10 @@ import type { GateDeclaration, GateDescriptor } from './gate-types.js';
 import type { KnobControls } from './knob-types.js';
 import { validateKnobName } from './knob-values.js';
 
+/**
+ * What `useGate` returns: the gate's state this render, the host's controls, and the element to
+ * render.
+ */
 export interface GateState {
   active: boolean;
   deferred: boolean;
