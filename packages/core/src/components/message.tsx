@@ -5,6 +5,7 @@ export type MessageRole = 'user' | 'assistant';
 
 /** Props of `<User>`, `<Assistant>` and `<Message>`: the text as children. */
 export interface MessageProps {
+  /** The message's text. */
   children?: ReactNode;
   /** With a context budget: may be dropped, lowest priority first. Without one it is never dropped. */
   priority?: number;

@@ -27,22 +27,33 @@ export interface McpServerCommon extends ToolSelection {
 
 /** A server started as a child process, spoken to over stdio. */
 export interface McpStdioServerProps extends McpServerCommon {
+  /** The program that starts the server (spoken to over stdio). */
   command: string;
+  /** Its arguments. */
   args?: readonly string[];
   /** Variables for the server, added to PATH, HOME, USER, SHELL, TERM, LOGNAME, TMPDIR, LANG. */
   env?: Readonly<Record<string, string>>;
+  /** Where it runs. */
   cwd?: string;
+  /** Not with `command`: for a server reached over HTTP. */
   url?: never;
+  /** Not with `command`: for a server reached over HTTP. */
   headers?: never;
 }
 
 /** A server reached over Streamable HTTP (the SSE transport when the server only has that). */
 export interface McpHttpServerProps extends McpServerCommon {
+  /** The server's Streamable HTTP endpoint. */
   url: string;
+  /** Sent with every request (an authorization header, say). */
   headers?: Readonly<Record<string, string>>;
+  /** Not with `url`: for a server started as a process. */
   command?: never;
+  /** Not with `url`: for a server started as a process. */
   args?: never;
+  /** Not with `url`: for a server started as a process. */
   env?: never;
+  /** Not with `url`: for a server started as a process. */
   cwd?: never;
 }
 

@@ -10,11 +10,15 @@ export { SNAPSHOT_VERSION };
 
 /** A session's state at one moment, in the form stores write and read. */
 export interface SessionSnapshot<S = unknown> {
+  /** Always `SNAPSHOT_FORMAT`. */
   format: typeof SNAPSHOT_FORMAT;
+  /** The layout's version (`SNAPSHOT_VERSION`); older ones are migrated on load. */
   version: number;
+  /** The session's id. */
   id: string;
   /** ISO 8601. */
   savedAt: string;
+  /** A label given when it was taken. */
   label?: string;
   /**
    * Set by a store's `load`: the stored revision, which grows by one on every save. Pass it
@@ -22,6 +26,7 @@ export interface SessionSnapshot<S = unknown> {
    * Stores written before revisions existed leave it unset (their saves: last write wins).
    */
   revision?: number;
+  /** The session's state. */
   state: S;
 }
 

@@ -33,6 +33,10 @@ export type GuardEvent = {
  * code emitting an event need not give it; every event a listener receives has one.)
  */
 export interface EventPath {
+  /**
+   * Sub-agent names from the root session down to the one that emitted the event; empty for the
+   * root's own.
+   */
   path?: string[];
 }
 

@@ -21,6 +21,7 @@ export interface SessionOptions {
   model: LanguageModel;
   /** Ticks one `run()` may take before it ends (`max-ticks`, or `blocked` if a gate is engaged). Default 25. */
   maxTicks?: number;
+  /** Aborts every run of the session (a run ends `aborted`). */
   signal?: AbortSignal;
   /** Receives every event. It does not make the model call stream (see `streaming`). */
   onEvent?: EventListener;
@@ -98,7 +99,9 @@ export interface SessionOptions {
 
 /** Options of one `session.run()` call, over the session's own. */
 export interface RunOptions {
+  /** Ticks this run may take, instead of the session's `maxTicks`. */
   maxTicks?: number;
+  /** Aborts this run (it ends `aborted`). */
   signal?: AbortSignal;
   /** This run's token budget, instead of the session's (for example a larger one to resume). */
   context?: ContextBudgetOptions;
@@ -123,6 +126,7 @@ export interface GuardRunReport {}
  * reports.
  */
 export interface RunResult<O = unknown> extends GuardRunReport {
+  /** How the run ended. */
   status: RunStatus;
   /** Why the run ended, when it is not a plain completion. */
   reason?: string;
@@ -137,9 +141,13 @@ export interface RunResult<O = unknown> extends GuardRunReport {
    * `content-filter`, ...), as the AI SDK reports it. Absent when no model call was made.
    */
   finishReason?: string;
+  /** The conversation at the end of the run. */
   timeline: SessionState['timeline'];
+  /** Each gate's state at the end of the run. */
   gates: Record<string, GateStatus>;
+  /** Each knob's value at the end of the run. */
   knobs: Record<string, JsonValue>;
+  /** Tokens used over the session's life. */
   usage: SessionState['usage'];
   /** This run's events, its last `maxEvents` (an earlier run's are in that run's result). */
   events: AgateEvent[];

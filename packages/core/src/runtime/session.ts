@@ -91,6 +91,7 @@ export class Session implements FamilyApi {
     return this.families.continueEvaluator;
   }
 
+  /** The session's state: immutable, replaced as the run goes (never change it in place). */
   get state(): SessionState {
     return this.core.state;
   }
@@ -110,6 +111,7 @@ export class Session implements FamilyApi {
     return this.core.lastContext;
   }
 
+  /** The model the session calls. */
   get model(): LanguageModel {
     return this.core.options.model;
   }

@@ -16,6 +16,7 @@ export const DEFAULT_SHELL_OUTPUT_CHARS = 30_000;
 export interface ShellProps {
   /** The tool's name. Default `bash`. */
   name?: string;
+  /** The tool's description, instead of the default one. */
   description?: string;
   /** Where commands run (and, by default, the only folder they may write). */
   cwd: string;

@@ -38,6 +38,7 @@ export class ChatOwnerError extends AgateError {
   static {
     nameErrorClass(ChatOwnerError, 'ChatOwnerError');
   }
+  /** The chat the request was refused for. */
   readonly chatId: string;
   constructor(chatId: string, message: string) {
     super(message);
@@ -56,6 +57,7 @@ export class ChatConflictError extends AgateError {
   static {
     nameErrorClass(ChatConflictError, 'ChatConflictError');
   }
+  /** The chat whose session another request changed first. */
   readonly chatId: string;
   constructor(chatId: string, why: string) {
     super(

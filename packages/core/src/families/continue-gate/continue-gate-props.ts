@@ -10,6 +10,7 @@ import {
 
 /** What the pluggable signal functions see before each model call. */
 export interface ContinueSignals {
+  /** The session's state before the model call. */
   state: SessionState;
   /** Recent finished ticks, oldest first. */
   recentTicks: readonly TickResult[];

@@ -34,6 +34,7 @@ export interface TodoItem {
   content: string;
   /** The same while it is being done: "Running the tests". */
   activeForm: string;
+  /** Where the item stands. */
   status: TodoStatus;
   /** With status `dropped`: why it is not done (required). */
   reason?: string;

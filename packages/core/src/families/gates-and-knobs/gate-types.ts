@@ -10,7 +10,9 @@ export type GateClearer = 'model' | 'host' | 'supervisor';
 
 /** What `clearWhen` sees besides the tick just finished: recent ticks (oldest first) and the timeline. */
 export interface GateHistory {
+  /** Recent finished ticks, oldest first. */
   ticks: readonly TickResult[];
+  /** The conversation so far. */
   timeline: readonly ModelMessage[];
 }
 

@@ -13,7 +13,9 @@ import { validateKnobName } from './knob-values.js';
  * render.
  */
 export interface GateState {
+  /** The model must do the gate's instructions before it may finish. */
   active: boolean;
+  /** Set aside by the host or a supervisor; still blocks finishing. */
   deferred: boolean;
   /** active || deferred: the gate blocks finishing. */
   engaged: boolean;
