@@ -11,7 +11,7 @@ export interface CompiledTool {
   description?: string;
   /** A zod schema or an AI SDK schema (`jsonSchema()`, `zodSchema()`). */
   inputSchema: SdkTool['inputSchema'];
-  /** Runs a call (absent for a tool the runtime answers itself). */
+  /** Runs a call. An AI SDK tool without one is offered, but a call of it is a tool error. */
   execute?: (input: never, context: ToolExecuteContext) => unknown;
   /** An AI SDK tool's `toModelOutput`: what the model sees of a result (an MCP image, say). */
   toModelOutput?: SdkTool['toModelOutput'];

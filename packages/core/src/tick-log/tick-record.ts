@@ -71,7 +71,7 @@ export interface TickRecord {
   calls: TickRecordCall[];
   /** Gate and knob states at the end of the tick. */
   gates: Record<string, GateStatus>;
-  /** The knobs' values when the request was made. */
+  /** The knobs' values at the end of the tick. */
   knobs: Record<string, JsonValue>;
   /** Guard decisions and everything else the tick reported, in order (no deltas, no tool events). */
   decisions: AgateEvent[];

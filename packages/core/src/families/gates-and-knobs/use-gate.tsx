@@ -15,7 +15,7 @@ import { validateKnobName } from './knob-values.js';
 export interface GateState {
   /** The model must do the gate's instructions before it may finish. */
   active: boolean;
-  /** Set aside by the host or a supervisor; still blocks finishing. */
+  /** Acknowledged and set aside for now (`deferred`); it still blocks finishing. */
   deferred: boolean;
   /** active || deferred: the gate blocks finishing. */
   engaged: boolean;

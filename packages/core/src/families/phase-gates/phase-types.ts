@@ -27,11 +27,11 @@ export interface PhaseEvidence {
 
 /** The phases of a run: looked, changed, verified; readiness is all three. */
 export interface PhaseStatus {
-  /** The agent looked before changing anything (read or searched). */
+  /** Files were read, and a search ran or something was changed. */
   understanding: boolean;
   /** Something was changed (a patch). */
   change: boolean;
-  /** A verification ran after the last change. */
+  /** A verification ran, at the level `verification` asks for. */
   verification: boolean;
   /** All three phases are done: the run may finish. */
   readiness: boolean;
