@@ -1,6 +1,6 @@
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiEntries, checkedInReports, REPORT_FOLDER } from './api-report.js';
+import { apiEntries, checkedInReports, REPORT_FOLDER, undocumentedIn } from './api-report.js';
 import { publishedPackages, ROOT } from './workspace.js';
 
 describe('apiEntries', () => {
@@ -38,5 +38,52 @@ describe.each(publishedPackages().map((pkg) => [pkg.name, pkg] as const))('%s', 
         .map((e) => e.report)
         .sort(),
     );
+  });
+});
+
+describe('undocumentedIn', () => {
+  it('names the declarations and members a report marks undocumented', () => {
+    const report = [
+      '// @public (undocumented)',
+      'export function User(props: MessageProps): ReactNode;',
+      '',
+      '// @public',
+      'export interface GateState {',
+      '    // (undocumented)',
+      '    active: boolean;',
+      '    deferred: boolean;',
+      '}',
+      '',
+      '// @public',
+      'export class Session {',
+      '    // (undocumented)',
+      '    get model(): LanguageModel;',
+      '}',
+      '// @public',
+      'export interface GuardComponent<P> {',
+      '    // (undocumented)',
+      '    (props: P): ReactNode;',
+      '}',
+    ].join('\n');
+    expect(undocumentedIn(report)).toEqual([
+      'User',
+      'GateState.active',
+      'Session.model',
+      'GuardComponent.(call)',
+    ]);
+  });
+});
+
+// Every name an agent author imports from `@agate/core` says what it is for: a new root export
+// (or a member of one) without a doc comment fails here, named.
+describe("@agate/core's root API", () => {
+  it('documents every declaration and member', () => {
+    const core = publishedPackages().find((pkg) => pkg.name === '@agate/core');
+    const report = core === undefined ? undefined : checkedInReports(core.dir).get('index.api.md');
+    expect(report, 'packages/core/api/index.api.md').toBeDefined();
+    expect(
+      undocumentedIn(report ?? ''),
+      'undocumented in packages/core/api/index.api.md: add a doc comment, then `pnpm api:update`',
+    ).toEqual([]);
   });
 });

@@ -180,6 +180,37 @@ export function extractorConfigObject(
   };
 }
 
+/**
+ * The declarations an API report marks `(undocumented)`: `Name` for a top-level one,
+ * `Name.member` for a member (the report puts the mark on the line above each). The packed
+ * tests keep the checked-in reports equal to what API Extractor makes, so reading them is
+ * reading what the published `.d.ts` documents.
+ */
+export function undocumentedIn(report: string): string[] {
+  const lines = report.split('\n');
+  const found: string[] = [];
+  let parent = '';
+  for (const [index, line] of lines.entries()) {
+    const top =
+      /^export (?:declare )?(?:abstract )?(?:interface|type|class|function|const|namespace|enum) (\w+)/.exec(
+        line,
+      );
+    if (top?.[1] !== undefined) parent = top[1];
+    if (!line.trimEnd().endsWith('(undocumented)')) continue;
+    const next = lines[index + 1] ?? '';
+    const own = /^export (?:declare )?(?:abstract )?\w+ (\w+)/.exec(next)?.[1];
+    if (own !== undefined) {
+      found.push(own);
+      continue;
+    }
+    const member = /^\s+(?:(?:readonly|static|get|set|protected|abstract) )*(\w+|\(|new)/.exec(
+      next,
+    )?.[1];
+    found.push(`${parent}.${member === '(' ? '(call)' : (member ?? '?')}`);
+  }
+  return found;
+}
+
 /** The checked-in reports of a package folder, by file name. */
 export function checkedInReports(packageDir: string): Map<string, string> {
   const folder = join(packageDir, REPORT_FOLDER);

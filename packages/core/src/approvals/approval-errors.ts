@@ -5,6 +5,7 @@ export class UnknownSessionError extends AgateError {
   static {
     nameErrorClass(UnknownSessionError, 'UnknownSessionError');
   }
+  /** The id no stored session has. */
   readonly sessionId: string;
   constructor(sessionId: string, where?: string) {
     super(
@@ -20,6 +21,7 @@ export class UnknownCheckpointError extends AgateError {
   static {
     nameErrorClass(UnknownCheckpointError, 'UnknownCheckpointError');
   }
+  /** The id no checkpoint has. */
   readonly checkpointId: string;
   constructor(checkpointId: string, sessionId: string, known: readonly string[]) {
     super(
@@ -37,7 +39,9 @@ export class CheckpointNotPendingError extends AgateError {
   static {
     nameErrorClass(CheckpointNotPendingError, 'CheckpointNotPendingError');
   }
+  /** The checkpoint that was decided on. */
   readonly checkpointId: string;
+  /** Its state instead of `pending`. */
   readonly state: string;
   /** Who made the latest decision on it (`approved` or `rejected`), when there was one. */
   readonly decidedBy?: string;

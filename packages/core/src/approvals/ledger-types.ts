@@ -80,6 +80,7 @@ export interface CheckpointLedgerEntry {
   seq: number;
   /** The checkpoint's id; for the `tool-*` kinds, the tool call's id. */
   checkpoint: string;
+  /** What happened: the checkpoint went pending (and why), or was approved or rejected. */
   kind: CheckpointLedgerKind;
   /** `model` (submissions), `runtime` (budget and file trips) or the supervisor's name. */
   by: string;
@@ -132,6 +133,7 @@ export type ToolCallDecisionKind = 'tool-approved' | 'tool-denied';
  * where `checkpoint` holds the tool call's id and `toolName` / `inputHash` repeat its request's.
  */
 export interface ToolCallLedgerEntry extends Omit<CheckpointLedgerEntry, 'kind'> {
+  /** What was decided. */
   kind: ToolCallDecisionKind;
 }
 
@@ -147,6 +149,9 @@ export function isPendingCause(kind: CheckpointLedgerKind): boolean {
   return kind === 'submitted' || kind === 'budget' || kind === 'file' || kind === 'finish';
 }
 
+/**
+ * A supervisor's approval of a pending checkpoint (`approveCheckpoint`), signed into the ledger.
+ */
 export interface ApproveInput {
   /** Who approves (recorded and signed). */
   by: string;
@@ -161,7 +166,12 @@ export interface ApproveInput {
   privateKey?: string | import('node:crypto').KeyObject;
 }
 
+/**
+ * A supervisor's rejection of a pending checkpoint (`rejectCheckpoint`): the feedback goes to the
+ * model.
+ */
 export interface RejectInput {
+  /** Who rejects (recorded and signed). */
   by: string;
   /** What to change; shown to the model in its next request. Required. */
   feedback: string;

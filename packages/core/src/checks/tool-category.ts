@@ -3,6 +3,7 @@ import { InvalidElementError } from '../components/render-errors.js';
 /** What kind of work a tool call is. Discovery is not progress; search, read, patch and verify are. */
 export const TOOL_CATEGORIES = ['discovery', 'search', 'read', 'patch', 'verify', 'other'] as const;
 
+/** What kind of work a tool call is, for `<PhaseGates>`. */
 export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
 
 /**

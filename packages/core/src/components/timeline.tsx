@@ -3,6 +3,10 @@ import { createElement, type ReactNode, useMemo } from 'react';
 import { useTimeline } from '../runtime/session-context.js';
 import { tailOfTimeline } from '../state/timeline.js';
 
+/**
+ * Props of `<Timeline>`: how much of the conversation's history to show, and how it yields to a
+ * budget.
+ */
 export interface TimelineProps {
   /** Show only the most recent messages (never starting on an orphaned tool result). */
   last?: number;

@@ -4,6 +4,7 @@ import type { JsonValue } from '../ground/json.js';
 
 /** The second argument of every tool's `execute`. */
 export interface ToolExecuteContext {
+  /** The id of the call being run. */
   toolCallId: string;
   /** Aborts when the run is aborted; pass it to anything slow. */
   abortSignal: AbortSignal;

@@ -26,6 +26,10 @@ export interface ToolGuardProps<I = never, O = never> {
   timeoutMs?: number;
 }
 
+/**
+ * Props of `<Tool>`: a tool written inline (name, input schema, execute) or an AI SDK `tool()`,
+ * with its guards.
+ */
 export type ToolProps<S extends ZodType = ZodType, O = unknown> =
   | ({
       name: string;

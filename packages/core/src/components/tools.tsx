@@ -10,6 +10,7 @@ export interface ToolOptions extends ToolGuardProps<unknown, unknown> {
   description?: string;
 }
 
+/** Props of `<Tools>`: an AI SDK tool set to mount, with options per tool. */
 export interface ToolsProps {
   /** An AI SDK `ToolSet`: what `tool()` makes, or what an MCP client's `tools()` returns. */
   tools: ToolSet;

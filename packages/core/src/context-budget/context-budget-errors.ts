@@ -11,6 +11,7 @@ export class InvalidContextBudgetError extends AgateError {
 export interface BudgetHolding {
   /** What it is: `system`, `tools (3)`, `ephemeral [gate:verification]`, `messages kept by keepLast (6)`, ... */
   what: string;
+  /** Its estimated tokens. */
   tokens: number;
 }
 
@@ -24,8 +25,11 @@ export class ContextBudgetError extends AgateError {
   static {
     nameErrorClass(ContextBudgetError, 'ContextBudgetError');
   }
+  /** The budget. */
   readonly maxTokens: number;
+  /** The estimated tokens of what could not be dropped (the holdings' sum). */
   readonly tokens: number;
+  /** What could not be dropped: where the tokens went. */
   readonly holdings: readonly BudgetHolding[];
 
   constructor(maxTokens: number, holdings: readonly BudgetHolding[]) {

@@ -9,10 +9,10 @@ import type { GuardInstances } from './built-in-families.js';
 import type { GuardSet } from './guard-set.js';
 
 /**
- * The guard families' methods on `Session` (`session.approve`, `session.setKnob`, ...). They
- * live here, beside the families' registration, so that neither the session
- * (runtime/session.ts) nor the tick loop names a family: a family with a public session method
- * adds it here.
+ * The guard families' methods on `Session` (`session.approve`, `session.setKnob`, ...).
+ * `Session` declares each one and calls the implementation here, beside the families'
+ * registration, so that neither the session (runtime/session.ts) nor the tick loop names a
+ * family: a family with a public session method adds it here and a one-line member there.
  */
 export interface FamilyApi {
   /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
@@ -47,9 +47,9 @@ export interface FamilyApi {
   readonly continueEvaluator: ContinueGateEvaluator | undefined;
 }
 
-/** Property descriptors for a session's instance: `Object.defineProperties(session, ...)`. */
-export function familyApi(families: GuardInstances): PropertyDescriptorMap {
-  const api: FamilyApi = {
+/** The families' methods over one session's instances; `Session`'s own members call them. */
+export function familyApi(families: GuardInstances): FamilyApi {
+  return {
     setKnob: (name, value, by = 'host') => families.gates.setKnob(name, value, by),
     clearGate: (name, by = 'host') => families.gates.clearGate(name, by),
     // A path (`reviewer#call_3 › T-1`) names a checkpoint inside a running sub-agent.
@@ -79,7 +79,6 @@ export function familyApi(families: GuardInstances): PropertyDescriptorMap {
       return families.continue.evaluator;
     },
   };
-  return Object.getOwnPropertyDescriptors(api);
 }
 
 /** What the families add to every `RunResult`. */

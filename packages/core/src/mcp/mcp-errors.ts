@@ -18,7 +18,9 @@ export class McpServerError extends AgateError {
     nameErrorClass(McpServerError, 'McpServerError');
   }
   constructor(
+    /** The `<McpServer>`'s name. */
     readonly server: string,
+    /** The command or URL the server was reached by. */
     readonly endpoint: string,
     what: string,
     /** The last lines the server wrote to stderr (stdio servers), '' when none. */

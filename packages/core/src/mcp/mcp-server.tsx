@@ -10,6 +10,10 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 /** How long a server has to start and answer the MCP handshake, by default. */
 export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
 
+/**
+ * Props of `<McpServer>` shared by both transports: its name, which tools to mount and their
+ * limits.
+ */
 export interface McpServerCommon extends ToolSelection {
   /** Names the server in errors and events; the connection's key in the session. */
   name: string;
@@ -23,25 +27,37 @@ export interface McpServerCommon extends ToolSelection {
 
 /** A server started as a child process, spoken to over stdio. */
 export interface McpStdioServerProps extends McpServerCommon {
+  /** The program that starts the server (spoken to over stdio). */
   command: string;
+  /** Its arguments. */
   args?: readonly string[];
   /** Variables for the server, added to PATH, HOME, USER, SHELL, TERM, LOGNAME, TMPDIR, LANG. */
   env?: Readonly<Record<string, string>>;
+  /** Where it runs. */
   cwd?: string;
+  /** Not with `command`: for a server reached over HTTP. */
   url?: never;
+  /** Not with `command`: for a server reached over HTTP. */
   headers?: never;
 }
 
 /** A server reached over Streamable HTTP (the SSE transport when the server only has that). */
 export interface McpHttpServerProps extends McpServerCommon {
+  /** The server's Streamable HTTP endpoint. */
   url: string;
+  /** Sent with every request (an authorization header, say). */
   headers?: Readonly<Record<string, string>>;
+  /** Not with `url`: for a server started as a process. */
   command?: never;
+  /** Not with `url`: for a server started as a process. */
   args?: never;
+  /** Not with `url`: for a server started as a process. */
   env?: never;
+  /** Not with `url`: for a server started as a process. */
   cwd?: never;
 }
 
+/** Props of `<McpServer>`: a server started as a process (stdio) or reached over HTTP. */
 export type McpServerProps = McpStdioServerProps | McpHttpServerProps;
 
 /**

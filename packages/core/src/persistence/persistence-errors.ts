@@ -5,6 +5,7 @@ export class SnapshotError extends AgateError {
   static {
     nameErrorClass(SnapshotError, 'SnapshotError');
   }
+  /** The class's name as a literal, so a minified bundle still reports it. */
   override name = 'SnapshotError';
   /** The file (or other source) the snapshot came from, when there is one. */
   readonly path?: string;
@@ -20,7 +21,9 @@ export class InvalidSessionIdError extends AgateError {
   static {
     nameErrorClass(InvalidSessionIdError, 'InvalidSessionIdError');
   }
+  /** The class's name as a literal, so a minified bundle still reports it. */
   override name = 'InvalidSessionIdError';
+  /** The id refused. */
   readonly id: unknown;
 
   constructor(id: unknown, maxLength = 128) {
@@ -42,8 +45,11 @@ export class StaleSessionError extends AgateError {
   static {
     nameErrorClass(StaleSessionError, 'StaleSessionError');
   }
+  /** The class's name as a literal, so a minified bundle still reports it. */
   override name = 'StaleSessionError';
+  /** The session saved in between. */
   readonly sessionId: string;
+  /** The revision the save expected to replace. */
   readonly expectedRevision: number;
   /** The revision stored now (0: the session is not stored at all). */
   readonly actualRevision: number;
@@ -66,7 +72,9 @@ export class SessionLockError extends AgateError {
   static {
     nameErrorClass(SessionLockError, 'SessionLockError');
   }
+  /** The class's name as a literal, so a minified bundle still reports it. */
   override name = 'SessionLockError';
+  /** The lock file. */
   readonly path: string;
   constructor(message: string, path: string) {
     super(message);

@@ -8,9 +8,13 @@ import {
   serializeSnapshot,
 } from './snapshot.js';
 
+/** One stored session as a store lists it, without its state. */
 export interface SessionSummary {
+  /** The session's id. */
   id: string;
+  /** When it was saved (ISO 8601). */
   savedAt: string;
+  /** The label it was saved with. */
   label?: string;
   /** The session's status when it was saved (`running`, `completed`, ...), where the store knows it. */
   status?: string;
@@ -18,6 +22,7 @@ export interface SessionSummary {
   revision?: number;
 }
 
+/** Options of `SessionStore.save`. */
 export interface SaveOptions {
   /**
    * Save only if the stored revision is this one (the `revision` of the snapshot `load`
@@ -48,11 +53,15 @@ export interface ListOptions {
 
 /** A restore point: a session as it was at the end of one tick (a ContinueGate checkpoint). */
 export interface RestorePointSummary {
+  /** The session it belongs to. */
   sessionId: string;
+  /** The tick it was saved at the end of. */
   tick: number;
   /** `<session>@tick-<n>`: how the CLI and docs name it; never a valid session id. */
   ref: string;
+  /** When it was saved (ISO 8601). */
   savedAt: string;
+  /** The label it was saved with. */
   label?: string;
 }
 
@@ -66,6 +75,7 @@ export interface RestorePointSummary {
  * every save then simply replaces what is stored (last write wins).
  */
 export interface SessionStore {
+  /** Stores the snapshot under its id, replacing what was there (see revisions above). */
   save(snapshot: SessionSnapshot, options?: SaveOptions): Promise<void>;
   /** `undefined` when no session has that id. */
   load(id: string): Promise<SessionSnapshot | undefined>;
@@ -85,6 +95,7 @@ export interface SessionStore {
    * existed: a session on such a store saves no restore points and says so once (a warning).
    */
   saveRestorePoint?(sessionId: string, tick: number, snapshot: SessionSnapshot): Promise<void>;
+  /** The session as it was at the end of `tick`, if the store kept a restore point there. */
   loadRestorePoint?(sessionId: string, tick: number): Promise<SessionSnapshot | undefined>;
   /** Oldest save first; only `sessionId`'s when given. */
   listRestorePoints?(sessionId?: string): Promise<RestorePointSummary[]>;

@@ -3,17 +3,22 @@ import { continuationOf } from '../state/continuations.js';
 import { migrateState, SNAPSHOT_VERSION } from './migrate.js';
 import { InvalidSessionIdError, SnapshotError } from './persistence-errors.js';
 
+/** The `format` every snapshot carries, so a loader can tell a session file from other JSON. */
 export const SNAPSHOT_FORMAT = 'agate.session';
 /** Bumped whenever the snapshot layout changes incompatibly; older layouts are migrated on load. */
 export { SNAPSHOT_VERSION };
 
 /** A session's state at one moment, in the form stores write and read. */
 export interface SessionSnapshot<S = unknown> {
+  /** Always `SNAPSHOT_FORMAT`. */
   format: typeof SNAPSHOT_FORMAT;
+  /** The layout's version (`SNAPSHOT_VERSION`); older ones are migrated on load. */
   version: number;
+  /** The session's id. */
   id: string;
   /** ISO 8601. */
   savedAt: string;
+  /** A label given when it was taken. */
   label?: string;
   /**
    * Set by a store's `load`: the stored revision, which grows by one on every save. Pass it
@@ -21,6 +26,7 @@ export interface SessionSnapshot<S = unknown> {
    * Stores written before revisions existed leave it unset (their saves: last write wins).
    */
   revision?: number;
+  /** The session's state. */
   state: S;
 }
 

@@ -5,10 +5,13 @@ import type { ContextBudgetReport } from '../context-budget/report.js';
 
 /** A tool as the runtime will offer it to the model and execute it. */
 export interface CompiledTool {
+  /** What the model calls it by; unique in the request. */
   name: string;
+  /** What the model reads about the tool. */
   description?: string;
   /** A zod schema or an AI SDK schema (`jsonSchema()`, `zodSchema()`). */
   inputSchema: SdkTool['inputSchema'];
+  /** Runs a call. An AI SDK tool without one is offered, but a call of it is a tool error. */
   execute?: (input: never, context: ToolExecuteContext) => unknown;
   /** An AI SDK tool's `toModelOutput`: what the model sees of a result (an MCP image, say). */
   toModelOutput?: SdkTool['toModelOutput'];
@@ -31,6 +34,7 @@ export interface CompiledTool {
 
 /** Content the model sees this tick only; never stored in the timeline. */
 export interface EphemeralBlock {
+  /** The content, as rendered. */
   text: string;
   /** Where it came from, for readers of snapshots (for example `gate:verification`). */
   source?: string;
@@ -54,9 +58,13 @@ export interface ContextReports {}
  * the request prefix stays byte-identical between ticks and provider prompt caches hit.
  */
 export interface CompiledContext extends ContextReports {
+  /** The system text, from `<System>` and `<Section>` elements in tree order. */
   system: string;
+  /** The messages of the request, in tree order. */
   messages: ModelMessage[];
+  /** The tools the model may call in this request. */
   tools: CompiledTool[];
+  /** Content for this request only (gate instructions, notices), placed after the messages. */
   ephemeral: EphemeralBlock[];
   /** How the request fits its token budget; only with `context: { maxTokens }`. */
   budget?: ContextBudgetReport;

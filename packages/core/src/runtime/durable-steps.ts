@@ -13,6 +13,7 @@ import type { ToolCallOutcome } from './tool-outcome.js';
  * back after a crash instead of running the tool again.
  */
 export interface ToolStepRecord {
+  /** The call's result. */
   result: TickToolResult;
   /** True when `execute` was called. */
   executed: boolean;
@@ -32,7 +33,9 @@ export interface ToolStepRecord {
  * Agate's own runtime tools (they only change the session's state) run in every attempt.
  */
 export interface DurableSteps {
+  /** Runs one tick's model call (`run`) as a durable step, or returns its recorded result. */
   model?(run: () => Promise<ModelTurn>, info: { tick: number }): Promise<ModelTurn>;
+  /** Runs one tool call (`run`) as a durable step, or returns its recorded result. */
   tool?(
     run: () => Promise<ToolStepRecord>,
     info: { tick: number; toolCallId: string; toolName: string },

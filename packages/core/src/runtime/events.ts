@@ -33,6 +33,10 @@ export type GuardEvent = {
  * code emitting an event need not give it; every event a listener receives has one.)
  */
 export interface EventPath {
+  /**
+   * Sub-agent names from the root session down to the one that emitted the event; empty for the
+   * root's own.
+   */
   path?: string[];
 }
 
@@ -124,6 +128,7 @@ export type RuntimeEvent =
       output?: unknown;
     };
 
+/** The `type` of every event a session emits: what `subscribe(listener, { types })` takes. */
 export type AgateEventType = AgateEvent['type'];
 
 /**
@@ -132,6 +137,7 @@ export type AgateEventType = AgateEvent['type'];
  */
 export type EventListener = (event: AgateEvent) => void;
 
+/** Which events one `session.subscribe` listener receives. */
 export interface SubscribeOptions {
   /**
    * Only these event types reach the listener. A subscription that names `model:delta` asks

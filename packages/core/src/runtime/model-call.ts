@@ -21,23 +21,40 @@ import { PerToolList } from './tool-index.js';
 
 /** Settings passed through to every AI SDK call. */
 export interface ModelSettings {
+  /** Sampling temperature, as the AI SDK takes it. */
   temperature?: number;
+  /** The most tokens one reply may have. */
   maxOutputTokens?: number;
+  /** Nucleus sampling, as the AI SDK takes it. */
   topP?: number;
+  /** Seed for providers that sample deterministically with one. */
   seed?: number;
+  /** Retries of a failed model call, as the AI SDK makes them. */
   maxRetries?: number;
+  /** Extra HTTP headers for the provider. */
   headers?: Record<string, string>;
+  /** Options for the provider, passed through to the AI SDK as they are. */
   providerOptions?: Parameters<typeof streamText>[0]['providerOptions'];
 }
 
+/**
+ * One model call's answer, as the tick uses it: text, reasoning, tool calls, why it finished and
+ * what it cost.
+ */
 export interface ModelTurn {
+  /** The reply's text. */
   text: string;
+  /** Its reasoning text, where the provider returns it. */
   reasoning: string;
+  /** The tool calls it asked for, in order. */
   toolCalls: TickToolCall[];
+  /** Why the model stopped (`stop`, `tool-calls`, `length`, ...). */
   finishReason: string;
+  /** Tokens this call used. */
   usage: UsageTotals;
   /** The provider's id of this answer and the model that gave it, when the provider said. */
   responseId?: string;
+  /** The model that answered, when the provider said. */
   responseModel?: string;
 }
 

@@ -53,6 +53,7 @@ export class SessionRunningElsewhereError extends AgateError {
   static {
     nameErrorClass(SessionRunningElsewhereError, 'SessionRunningElsewhereError');
   }
+  /** The session another process claimed. */
   readonly sessionId: string;
   constructor(sessionId: string, why: string) {
     super(

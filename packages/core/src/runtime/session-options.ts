@@ -12,11 +12,16 @@ import type { AgateEvent, EventListener } from './events.js';
 import type { ModelSettings } from './model-call.js';
 import type { StreamingOption } from './streaming.js';
 
+/**
+ * Options of `createSession`: the model, limits, events, persistence, and the guard families'
+ * settings.
+ */
 export interface SessionOptions {
   /** Any AI SDK language model (a provider model, or `scriptedModel()` in tests). */
   model: LanguageModel;
   /** Ticks one `run()` may take before it ends (`max-ticks`, or `blocked` if a gate is engaged). Default 25. */
   maxTicks?: number;
+  /** Aborts every run of the session (a run ends `aborted`). */
   signal?: AbortSignal;
   /** Receives every event. It does not make the model call stream (see `streaming`). */
   onEvent?: EventListener;
@@ -92,8 +97,11 @@ export interface SessionOptions {
   steps?: DurableSteps;
 }
 
+/** Options of one `session.run()` call, over the session's own. */
 export interface RunOptions {
+  /** Ticks this run may take, instead of the session's `maxTicks`. */
   maxTicks?: number;
+  /** Aborts this run (it ends `aborted`). */
   signal?: AbortSignal;
   /** This run's token budget, instead of the session's (for example a larger one to resume). */
   context?: ContextBudgetOptions;
@@ -113,7 +121,12 @@ export interface RunOptions {
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the families' declarations (declaration merging).
 export interface GuardRunReport {}
 
+/**
+ * How a `run()` ended: its status and reason, ticks, usage, events, and what each guard family
+ * reports.
+ */
 export interface RunResult<O = unknown> extends GuardRunReport {
+  /** How the run ended. */
   status: RunStatus;
   /** Why the run ended, when it is not a plain completion. */
   reason?: string;
@@ -128,9 +141,13 @@ export interface RunResult<O = unknown> extends GuardRunReport {
    * `content-filter`, ...), as the AI SDK reports it. Absent when no model call was made.
    */
   finishReason?: string;
+  /** The conversation at the end of the run. */
   timeline: SessionState['timeline'];
+  /** Each gate's state at the end of the run. */
   gates: Record<string, GateStatus>;
+  /** Each knob's value at the end of the run. */
   knobs: Record<string, JsonValue>;
+  /** Tokens used over the session's life. */
   usage: SessionState['usage'];
   /** This run's events, its last `maxEvents` (an earlier run's are in that run's result). */
   events: AgateEvent[];
@@ -151,4 +168,5 @@ export type RunReport = Partial<
   Omit<RunResult, 'status' | 'reason' | 'ticks' | 'events' | 'error' | 'finishReason'>
 >;
 
+/** What `session.tick()` returns: not done yet, or how the run ended. */
 export type TickOutcome = { done: false } | { done: true; status: RunStatus; reason?: string };

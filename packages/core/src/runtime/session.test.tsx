@@ -1,7 +1,7 @@
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { System, Timeline, Tool, User } from '../index.js';
+import { createSession, Knob, Session, System, Timeline, Tool, User } from '../index.js';
 import { run } from './run.js';
 
 function Agent() {
@@ -32,5 +32,29 @@ describe('run', () => {
     expect(result.ticks).toBe(2);
     expect(result.timeline).toHaveLength(3);
     expect(model.calls).toHaveLength(2);
+  });
+});
+
+describe("the families' methods on Session", () => {
+  it('are members of Session itself, and work detached from the instance', async () => {
+    const session = createSession(
+      <>
+        <Knob name="mode" description="Plan or build" options={['plan', 'build']} initial="plan" />
+        <User>Go.</User>
+        <Timeline />
+      </>,
+      { model: scriptedModel(['Done.']) },
+    );
+    session.render();
+    // Declared by the class, not attached by a merge: one definition for every instance.
+    expect(Object.getOwnPropertyDescriptor(Session.prototype, 'continueEvaluator')?.get).toBeTypeOf(
+      'function',
+    );
+    const { setKnob, approveToolCall } = session;
+    setKnob('mode', 'build');
+    expect(session.state.guards.gates.knobs.mode).toBe('build');
+    expect(() => approveToolCall('call_unknown', { by: 'ana' })).toThrow('call_unknown');
+    expect(session.continueEvaluator).toBeUndefined();
+    await expect(session.run()).resolves.toMatchObject({ status: 'completed' });
   });
 });

@@ -1,12 +1,16 @@
+import type { KeyObject } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { ReactNode } from 'react';
+import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../approvals/ledger-types.js';
+import type { ContinueGateEvaluator } from '../families/continue-gate/continue-gate-evaluator.js';
+import type { JsonValue } from '../ground/json.js';
 import { type FamilyApi, familyApi } from '../guard-seam/built-in-family-api.js';
 // The built-in families' fields of SessionOptions, SessionState, RunResult, events and <Tool>
 // props: imported here, where every program that runs a session (and its .d.ts) passes.
 import '../guard-seam/built-in-family-types.js';
 import { createSnapshot, type SessionSnapshot } from '../persistence/snapshot.js';
 import type { CompiledContext } from '../renderer/compiled-context.js';
-import type { SessionState } from '../state/session-state.js';
+import type { ChangedBy, SessionState } from '../state/session-state.js';
 import type { TickRecord } from '../tick-log/tick-record.js';
 import type { DeclarationRegistry } from './declarations.js';
 import type { EventListener, SubscribeOptions } from './events.js';
@@ -20,9 +24,6 @@ import { runAtomicTick } from './tick/run-tick.js';
 
 export type { RunOptions, RunResult, SessionOptions, TickOutcome } from './session-options.js';
 
-/** The guard families' public methods (`approve`, `setKnob`, ...): see guard-seam/built-in-family-api.ts. */
-export interface Session extends FamilyApi {}
-
 /**
  * A live agent: one React root re-rendered every tick, the immutable session state, and the
  * tick loop. `run()` drives ticks until the model finishes (and every guard lets it). The class
@@ -31,18 +32,66 @@ export interface Session extends FamilyApi {}
  * exit attempt), a run is runtime/run-session.ts. Guards plug in through the guard seam
  * (guard-seam/), and no part here names a guard family.
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor defines FamilyApi's members on every instance.
-export class Session {
+export class Session implements FamilyApi {
+  /** The session's id: its snapshots' and store records' key. */
   readonly id: string;
   private readonly core: SessionCore;
+  /** The families' implementations of the methods below (guard-seam/built-in-family-api.ts). */
+  private readonly families: FamilyApi;
 
   constructor(element: ReactNode, options: SessionOptions) {
     this.core = new SessionCore(element, options, this, createSession);
     this.id = this.core.id;
-    // The families' public methods (`approve`, `setKnob`, ...): see guard-seam/built-in-family-api.ts.
-    Object.defineProperties(this, familyApi(this.core.families));
+    this.families = familyApi(this.core.families);
   }
 
+  // The families' methods are arrow-function fields, as the instance's own properties were
+  // before: `const { approve } = session` still works, with no `this` to lose.
+
+  /** Host or supervisor changes a knob (validated like the model's set_knob, minus permissions). */
+  readonly setKnob = (name: string, value: JsonValue, by?: Exclude<ChangedBy, 'model'>): void =>
+    this.families.setKnob(name, value, by);
+
+  /** Clears a gate as the host (evidence checked outside the model) or a supervisor. */
+  readonly clearGate = (name: string, by?: 'host' | 'supervisor'): void =>
+    this.families.clearGate(name, by);
+
+  /**
+   * A supervisor approves a pending `<Checkpoint>` (or, by path, one inside a running
+   * sub-agent); the next `run()` goes on past it.
+   */
+  readonly approve = (
+    id: string,
+    decision: { by: string; note?: string; privateKey?: string | KeyObject },
+  ): CheckpointLedgerEntry => this.families.approve(id, decision);
+
+  /** A supervisor rejects a pending `<Checkpoint>`: unlocked again, the feedback shown to the model. */
+  readonly reject = (
+    id: string,
+    decision: { by: string; feedback: string; privateKey?: string | KeyObject },
+  ): CheckpointLedgerEntry => this.families.reject(id, decision);
+
+  /**
+   * A person approves a tool call held for approval (`needsApproval`; its id is the tool call's
+   * id): the next `run()` executes it before calling the model.
+   */
+  readonly approveToolCall = (
+    id: string,
+    decision: { by: string; reason?: string; privateKey?: string | KeyObject },
+  ): ToolCallLedgerEntry => this.families.approveToolCall(id, decision);
+
+  /** A person denies a held tool call: the next `run()` answers it with the denial (who, why). */
+  readonly denyToolCall = (
+    id: string,
+    decision: { by: string; reason: string; privateKey?: string | KeyObject },
+  ): ToolCallLedgerEntry => this.families.denyToolCall(id, decision);
+
+  /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
+  get continueEvaluator(): ContinueGateEvaluator | undefined {
+    return this.families.continueEvaluator;
+  }
+
+  /** The session's state: immutable, replaced as the run goes (never change it in place). */
   get state(): SessionState {
     return this.core.state;
   }
@@ -62,6 +111,7 @@ export class Session {
     return this.core.lastContext;
   }
 
+  /** The model the session calls. */
   get model(): LanguageModel {
     return this.core.options.model;
   }

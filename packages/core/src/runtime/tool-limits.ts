@@ -27,7 +27,9 @@ export class ToolTimeoutError extends AgateError {
     nameErrorClass(ToolTimeoutError, 'ToolTimeoutError');
   }
   constructor(
+    /** The tool that ran too long. */
     readonly toolName: string,
+    /** The time limit it ran past. */
     readonly timeoutMs: number,
   ) {
     super(

@@ -25,9 +25,13 @@ import { capTmpfsInodes } from './tmpfs-inodes.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {
+  /** The command's exit code; null when it was killed. */
   exitCode: number | null;
+  /** Its standard output, cut to the output limit. */
   stdout: string;
+  /** Its standard error, cut to the output limit. */
   stderr: string;
+  /** It was killed at its time limit. */
   timedOut: boolean;
 }
 

@@ -12,9 +12,11 @@ import { runShellCommand, type ShellResult } from './run-command.js';
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 export const DEFAULT_SHELL_OUTPUT_CHARS = 30_000;
 
+/** Props of `<Shell>`: a command tool, sandboxed by default, with its time and output limits. */
 export interface ShellProps {
   /** The tool's name. Default `bash`. */
   name?: string;
+  /** The tool's description, instead of the default one. */
   description?: string;
   /** Where commands run (and, by default, the only folder they may write). */
   cwd: string;

@@ -6,12 +6,17 @@ export type GateStatus = 'inactive' | 'active' | 'deferred';
 /** Who changed a knob or gate: the model (set_knob), the host program, a supervisor, or the runtime. */
 export type ChangedBy = 'model' | 'host' | 'supervisor' | 'runtime';
 
+/** Tokens used, summed over model calls. */
 export interface UsageTotals {
+  /** Tokens sent to the model. */
   inputTokens: number;
+  /** Tokens the model produced. */
   outputTokens: number;
+  /** Both, as the provider counted them. */
   totalTokens: number;
 }
 
+/** How a run ended: `RunResult.status`, and `TickOutcome.status` once a tick ends it. */
 export type RunStatus =
   | 'completed'
   | 'blocked'
@@ -50,17 +55,23 @@ export type SeedState = Partial<Omit<SessionState, 'guards'>> & {
  * families' fields at the top and is migrated on load, see `persistence/migrate.ts`).
  */
 export interface SessionState {
+  /** The session's id. */
   id: string;
   /** Completed ticks over the session's whole life (all runs). */
   tick: number;
+  /** The conversation: user messages, the model's replies and tool results. */
   timeline: ModelMessage[];
+  /** Tokens used over the session's life. */
   usage: UsageTotals;
+  /** Tool calls over the session's life. */
   toolCalls: number;
   /** Runtime notices shown as ephemeral content on the next tick only (for example exit refusals). */
   notices: string[];
   /** The last assistant text. */
   text: string;
+  /** `idle` before the first run, `running` during one, then how the last ended. */
   status: RunStatus | 'idle' | 'running';
+  /** Why the last run ended, when it was not a plain completion. */
   reason?: string;
   /**
    * Who the session belongs to: a web chat's owner (`openChatSession`'s `owner`), recorded

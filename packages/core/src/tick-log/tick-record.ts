@@ -20,7 +20,9 @@ export const DEFAULT_TICK_LOG_FIELD_CHARS = 10_000;
  * are absent when unchanged. `materializeTicks` rebuilds whole requests.
  */
 export interface TickRequestDelta {
+  /** The system text, when it changed. */
   system?: string;
+  /** The tools offered, when they changed. */
   tools?: Array<{ name: string; description?: string }>;
   /** Leading messages identical to the previous tick's request. */
   keep: number;
@@ -29,6 +31,7 @@ export interface TickRequestDelta {
    * left out and the next `keepAfter` are shared again. Absent otherwise.
    */
   drop?: number;
+  /** Messages shared again after the dropped ones. */
   keepAfter?: number;
   /** The request's messages after those. */
   added: ModelMessage[];
@@ -36,12 +39,17 @@ export interface TickRequestDelta {
   ephemeral: string[];
 }
 
+/** One tool call in a tick record: its input, output, and who refused it if a guard did. */
 export interface TickRecordCall {
+  /** The call's id. */
   toolCallId: string;
+  /** The tool called. */
   toolName: string;
+  /** The call's arguments. */
   input: JsonValue;
   /** Absent while the call had no result (the tick ended first). */
   output?: JsonValue;
+  /** The call failed or was refused. */
   isError?: boolean;
   /** The guard family that refused the call before it ran. */
   refusedBy?: string;
@@ -49,16 +57,21 @@ export interface TickRecordCall {
 
 /** One tick: what the model saw and said, what ran, and every guard decision. */
 export interface TickRecord {
+  /** The tick's number in the session. */
   tick: number;
   /** ISO 8601, when the tick started. */
   startedAt: string;
+  /** Wall time the tick took. */
   durationMs: number;
   /** Absent when a guard ended the run before the model call. */
   request?: TickRequestDelta;
+  /** The model's reply. */
   reply: { text: string; reasoning?: string; finishReason?: string; usage?: UsageTotals };
+  /** The tick's tool calls and their results. */
   calls: TickRecordCall[];
   /** Gate and knob states at the end of the tick. */
   gates: Record<string, GateStatus>;
+  /** The knobs' values at the end of the tick. */
   knobs: Record<string, JsonValue>;
   /** Guard decisions and everything else the tick reported, in order (no deltas, no tool events). */
   decisions: AgateEvent[];

@@ -38,6 +38,7 @@ export class ChatOwnerError extends AgateError {
   static {
     nameErrorClass(ChatOwnerError, 'ChatOwnerError');
   }
+  /** The chat the request was refused for. */
   readonly chatId: string;
   constructor(chatId: string, message: string) {
     super(message);
@@ -56,6 +57,7 @@ export class ChatConflictError extends AgateError {
   static {
     nameErrorClass(ChatConflictError, 'ChatConflictError');
   }
+  /** The chat whose session another request changed first. */
   readonly chatId: string;
   constructor(chatId: string, why: string) {
     super(
@@ -66,6 +68,10 @@ export class ChatConflictError extends AgateError {
   }
 }
 
+/**
+ * How `openChatSession` makes a session per chat: the session's options, minus what the chat decides
+ * (its id, snapshot, store), plus the request's limits.
+ */
 export interface ChatSessionOptions
   extends Omit<SessionOptions, 'id' | 'snapshot' | 'state' | 'store'> {
   /** Where each chat's session is kept, keyed by the chat id. */
@@ -105,6 +111,7 @@ export interface ChatApprovalResponse {
 /** At most this many approval responses are read from one request. */
 const MAX_APPROVAL_RESPONSES = 100;
 
+/** One `useChat` request turned into a session ready to run, and how to save it afterwards. */
 export interface ChatTurn {
   /** The chat's session: loaded from the store (or new), with the user's message appended. */
   session: Session;

@@ -4,6 +4,10 @@ import type { AgateEvent } from '../runtime/events.js';
 import type { SessionState } from '../state/session-state.js';
 import type { AgateDataTypes, AgateUIMessage } from './data-parts.js';
 
+/**
+ * One chunk of the AI SDK UI message stream `toUIMessageStream` writes, with Agate's `data-
+ * agate-*` parts.
+ */
 export type AgateUIMessageChunk = InferUIMessageChunk<AgateUIMessage>;
 
 type AgateDataTypesCheckpoint = AgateDataTypes['agate-checkpoint'];

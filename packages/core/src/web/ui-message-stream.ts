@@ -2,6 +2,10 @@ import type { AgateEventType } from '../runtime/events.js';
 import type { RunOptions, RunResult, Session } from '../runtime/session.js';
 import { type AgateUIMessageChunk, UIChunkMapper } from './ui-chunks.js';
 
+/**
+ * Options of `toUIMessageStream`: the run's options, the response message's id and what to do when
+ * it ends.
+ */
 export interface UIMessageStreamRunOptions extends RunOptions {
   /** The response message's id (the `start` chunk's `messageId`); the AI SDK makes one otherwise. */
   messageId?: string;

@@ -4,6 +4,10 @@ export interface CheckpointTrigger {
   fileWritten: string;
 }
 
+/**
+ * Props of `<Checkpoint>`: a point the agent reaches, then waits at until a supervisor approves
+ * it.
+ */
 export interface CheckpointProps {
   /** Unique among the checkpoints; the model submits it by this id (`submit_checkpoint`). */
   id: string;

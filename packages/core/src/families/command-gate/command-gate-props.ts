@@ -2,6 +2,10 @@ import { isAbsolute } from 'node:path';
 import { InvalidElementError } from '../../components/render-errors.js';
 import type { SandboxOptions } from '../../shell/policy.js';
 
+/**
+ * Props of `<CommandGate>`: a check the host runs itself, which must pass before the run may
+ * finish.
+ */
 export interface CommandGateProps {
   /** The gate's name, in refusals, events and `RunResult.commandGates`. */
   name: string;

@@ -4,12 +4,15 @@ export interface HostCheck {
   tick: number;
   /** The `<CommandGate>` that ran it. */
   gate: string;
+  /** The command line that ran. */
   command: string;
   /** `null`: killed (a timeout) or it never started. */
   exitCode: number | null;
+  /** It was killed at its time limit. */
   timedOut: boolean;
   /** False: it never started (the sandbox could not start, the command was not found). */
   ran: boolean;
+  /** It exited 0 within its time limit. */
   passed: boolean;
   /** The output's tail (stdout then stderr), bounded. */
   output: string;

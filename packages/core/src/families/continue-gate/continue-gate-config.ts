@@ -4,7 +4,9 @@ import { AgateError, nameErrorClass } from '../../ground/agate-error.js';
 export interface StepContext {
   /** Steps since the run started or was last resumed by a person. */
   stepNumber: number;
+  /** Tokens used so far. */
   totalTokensUsed: number;
+  /** Tool calls so far. */
   totalToolCalls: number;
   /** Steps that redo earlier work. */
   reworkCount: number;
@@ -14,11 +16,13 @@ export interface StepContext {
   uncertaintyScore: number;
   /** Only the dimensions given are checked; an absent one is unlimited. */
   budgetRemaining: { tokens?: number; toolCalls?: number; timeMs?: number };
+  /** The step of the latest checkpoint (0 before any). */
   lastCheckpointStep: number;
   /** Tokens used by each step, oldest first. */
   stepTokens?: number[];
 }
 
+/** The thresholds `<ContinueGate>` judges each step against (every one has a default). */
 export interface ContinueGateConfig {
   /** Stop once this many steps have run without a person resuming the run. */
   maxConsecutiveSteps: number;
@@ -36,12 +40,16 @@ export interface ContinueGateConfig {
   cooldownMs: number;
 }
 
+/** What `<ContinueGate>` decided after a step, from `stop` (most severe) to `continue`. */
 export type ContinueDecision = 'stop' | 'pause' | 'throttle' | 'checkpoint' | 'continue';
 
+/** One evaluation of `<ContinueGate>`: its decision, why, and the metrics it was made from. */
 export interface ContinueEvaluation {
+  /** What the run should do next. */
   decision: ContinueDecision;
   /** One sentence per rule that fired, in priority order; empty when the decision is `continue`. */
   reasons: string[];
+  /** The numbers the decision was made from. */
   metrics: {
     budgetSlope: number;
     reworkRatio: number;
@@ -66,8 +74,11 @@ export class InvalidContinueConfigError extends AgateError {
   static {
     nameErrorClass(InvalidContinueConfigError, 'InvalidContinueConfigError');
   }
+  /** The class's name as a literal, so a minified bundle still reports it. */
   override name = 'InvalidContinueConfigError';
+  /** The setting that is out of range. */
   readonly field: string;
+  /** The value given for it. */
   readonly value: unknown;
 
   constructor(field: string, value: unknown, expected = 'a finite number >= 0') {

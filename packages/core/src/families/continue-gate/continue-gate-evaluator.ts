@@ -10,17 +10,23 @@ import { evaluateResolved } from './evaluate-continue.js';
 
 export const DEFAULT_MAX_HISTORY = 10_000;
 
+/** One evaluation in the `ContinueGateEvaluator`'s history. */
 export interface ContinueHistoryEntry {
   /** `Date.now()` when the evaluation ran. */
   at: number;
+  /** The step it evaluated. */
   stepNumber: number;
+  /** What the evaluation decided, and from which metrics. */
   evaluation: ContinueEvaluation;
 }
 
+/** Totals over the `ContinueGateEvaluator`'s evaluations, for monitoring. */
 export interface ContinueGateStats {
   /** Evaluations since construction or the last `reset()`, including ones dropped from history. */
   evaluations: number;
+  /** Evaluations by decision. */
   counts: Record<ContinueDecision, number>;
+  /** The latest evaluation's metrics, once there is one. */
   latest?: ContinueEvaluation['metrics'];
   /** Mean budget slope over the retained history (0 when it is empty). */
   meanBudgetSlope: number;
@@ -31,7 +37,9 @@ export interface ContinueGateStats {
  * History is a ring buffer so a long run keeps flat memory and O(1) work per evaluation.
  */
 export class ContinueGateEvaluator {
+  /** The thresholds it evaluates against, defaults filled in. */
   readonly config: Readonly<ContinueGateConfig>;
+  /** Entries the history keeps; older ones are dropped (the stats still count them). */
   readonly maxHistory: number;
   private ring: ContinueHistoryEntry[] = [];
   /** Where the next entry goes once the ring is full (it is also the oldest entry). */
@@ -53,6 +61,7 @@ export class ContinueGateEvaluator {
     this.maxHistory = maxHistory;
   }
 
+  /** Evaluates one step and records it in the history and the stats. */
   evaluate(ctx: StepContext): ContinueEvaluation {
     // Resolved and checked once, in the constructor.
     const evaluation = evaluateResolved(ctx, this.config);
@@ -84,6 +93,7 @@ export class ContinueGateEvaluator {
     return this.view;
   }
 
+  /** Totals over the evaluations since construction or the last `reset()`. */
   stats(): ContinueGateStats {
     const size = this.ring.length;
     return {
@@ -94,6 +104,7 @@ export class ContinueGateEvaluator {
     };
   }
 
+  /** Forgets the history and the stats. */
   reset(): void {
     this.ring = [];
     this.next = 0;

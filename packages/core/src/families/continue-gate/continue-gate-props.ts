@@ -10,6 +10,7 @@ import {
 
 /** What the pluggable signal functions see before each model call. */
 export interface ContinueSignals {
+  /** The session's state before the model call. */
   state: SessionState;
   /** Recent finished ticks, oldest first. */
   recentTicks: readonly TickResult[];
@@ -27,6 +28,10 @@ export interface ReworkHistory {
   isRepeat(call: { toolName: string; input: unknown }): boolean;
 }
 
+/**
+ * Props of `<ContinueGate>`: its thresholds, budgets over the session's life, and the signals it
+ * scores steps with.
+ */
 export type ContinueGateProps = Partial<ContinueGateConfig> & {
   /**
    * Limits over the session's whole life (they carry over a resume, in this process or another).

@@ -14,7 +14,9 @@ export class GuardHookError extends AgateError {
     nameErrorClass(GuardHookError, 'GuardHookError');
   }
   constructor(
+    /** The guard whose hook threw. */
     readonly guard: string,
+    /** The hook that threw (`onToolCall`, `onTickEnd`, ...). */
     readonly hook: string,
     cause: unknown,
   ) {
@@ -31,6 +33,7 @@ export class GuardStateError extends AgateError {
     nameErrorClass(GuardStateError, 'GuardStateError');
   }
   constructor(
+    /** The guard whose state was not JSON. */
     readonly guard: string,
     /** Where, from the session state: `state.guards.<name>.<path>`. */
     readonly path: string,

@@ -10,6 +10,7 @@ import type { UsageTotals } from '../../state/session-state.js';
 export interface GuardToolCall {
   /** The provider's tool-call id. */
   readonly id: string;
+  /** The tool called. */
   readonly toolName: string;
   /** The model's arguments, not yet validated against the tool's schema (untrusted). */
   readonly input: unknown;
@@ -17,7 +18,9 @@ export interface GuardToolCall {
 
 /** What a tool call returned, as the model will see it. */
 export interface GuardToolResult {
+  /** What the model sees as the result. */
   readonly output: JsonValue;
+  /** The call failed, or a guard refused it. */
   readonly isError: boolean;
   /** False when the call never ran: unknown tool, invalid arguments, or refused by a guard. */
   readonly executed: boolean;
@@ -42,6 +45,7 @@ export interface GuardContext<P, S> {
   readonly tick: number;
   /** Tokens used by the session so far (every finished tick; all runs). */
   readonly usage: Readonly<UsageTotals>;
+  /** The session the guard runs in. */
   readonly sessionId: string;
   /** The model's id (`gpt-4.1-mini`, ...) as its provider reports it; `undefined` if unknown. */
   readonly modelId: string | undefined;
@@ -57,17 +61,23 @@ export interface GuardContext<P, S> {
 /** `render` sees the props and the state; it cannot change state or report (rendering must be pure). */
 export type GuardRenderContext<P, S> = Omit<GuardContext<P, S>, 'setState' | 'emit'>;
 
+/** What `onToolCall` receives: the guard's context and the call, before it runs. */
 export interface GuardToolCallContext<P, S> extends GuardContext<P, S> {
+  /** The call, before it runs. */
   readonly call: GuardToolCall;
 }
 
+/** What `onToolResult` receives: the call and its result. */
 export interface GuardToolResultContext<P, S> extends GuardToolCallContext<P, S> {
+  /** The call's result. */
   readonly result: GuardToolResult;
 }
 
+/** What `onTickEnd` receives: the tick's text and tool results. */
 export interface GuardTickEndContext<P, S> extends GuardContext<P, S> {
   /** This tick's calls and their results, in the model's order. */
   readonly toolCalls: readonly GuardToolCall[];
+  /** The tick's tool results, in call order. */
   readonly toolResults: readonly GuardToolResult[];
   /** The model's text of this tick. */
   readonly text: string;
@@ -77,16 +87,19 @@ export interface GuardTickEndContext<P, S> extends GuardContext<P, S> {
 
 /** Ends the run: `stopped` (a limit was reached) or `paused` (a person should look). */
 export interface GuardEnd {
+  /** How the run ends, and why. */
   end: { status: 'stopped' | 'paused'; reason: string };
 }
 
 /** Refuses: the tool call does not run, or the run may not finish yet. The model reads the text. */
 export interface GuardRefusal {
+  /** Why, for the model. */
   refuse: string;
 }
 
 /** Replaces what the model sees as a tool call's result (JSON). */
 export interface GuardResultReplacement {
+  /** The result the model sees instead. */
   result: JsonValue;
 }
 
@@ -132,8 +145,10 @@ export interface GuardDefinition<P, S> {
 
 /** The component `defineGuard` returns: mounting it installs the guard for the session. */
 export interface GuardComponent<P> {
+  /** Renders the guard: declares it with these props and renders what its `render` returns. */
   (props: P): ReactNode;
   /** The guard's name. */
   readonly guardName: string;
+  /** The guard's name, as React devtools and errors show it. */
   displayName?: string;
 }

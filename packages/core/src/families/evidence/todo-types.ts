@@ -5,6 +5,7 @@
  */
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'dropped'] as const;
 
+/** Where a todo item stands. */
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 
 /**
@@ -27,11 +28,13 @@ export interface TodoEvidence {
   tick: number;
 }
 
+/** One item of the `<Todos>` list the model keeps. */
 export interface TodoItem {
   /** What to do, imperative: "Run the tests". */
   content: string;
   /** The same while it is being done: "Running the tests". */
   activeForm: string;
+  /** Where the item stands. */
   status: TodoStatus;
   /** With status `dropped`: why it is not done (required). */
   reason?: string;

@@ -6,6 +6,7 @@ import { useDeclaration } from '../../runtime/use-declaration.js';
 import { EVIDENCE_FAMILY, type TodosConfig } from './evidence-guard.js';
 import type { TodoItem } from './todo-types.js';
 
+/** Props of `<Todos>`: whether unfinished items block finishing. */
 export interface TodosProps {
   /** Block finishing, like a gate, while any item is not completed. Default false. */
   requireComplete?: boolean;

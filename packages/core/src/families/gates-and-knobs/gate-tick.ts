@@ -5,8 +5,10 @@ import type { TickResult } from '../../state/tick-result.js';
  * its results. `<Tool>` props written once (`defineTool`) are one; so is any object with both.
  */
 export interface TypedTool<O = unknown> {
+  /** The tool's name, which results are matched by. */
   readonly name: string;
   // `never` parameters: any execute fits, whatever its input; only its result type is read.
+  /** Its execute; only its result type is read. */
   readonly execute: (input: never, context: never) => O;
 }
 

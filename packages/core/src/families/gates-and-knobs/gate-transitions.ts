@@ -85,7 +85,9 @@ export class GatePredicateError extends AgateError {
     nameErrorClass(GatePredicateError, 'GatePredicateError');
   }
   constructor(
+    /** The gate whose predicate threw. */
     readonly gate: string,
+    /** Which of its predicates threw. */
     readonly predicate: 'activateWhen' | 'clearWhen',
     cause: unknown,
   ) {

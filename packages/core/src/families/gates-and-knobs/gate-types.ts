@@ -10,10 +10,16 @@ export type GateClearer = 'model' | 'host' | 'supervisor';
 
 /** What `clearWhen` sees besides the tick just finished: recent ticks (oldest first) and the timeline. */
 export interface GateHistory {
+  /** Recent finished ticks, oldest first. */
   ticks: readonly TickResult[];
+  /** The conversation so far. */
   timeline: readonly ModelMessage[];
 }
 
+/**
+ * What a gate is (`useGate`, `<Gate>`): what it guards, what the model must do, and when it
+ * engages and clears.
+ */
 export interface GateDescriptor {
   /** One line: what the gate guards. Shown in `set_knob`'s description and in refusals. */
   description: string;

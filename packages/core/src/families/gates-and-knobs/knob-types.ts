@@ -1,6 +1,10 @@
 import type { ZodType } from 'zod';
 import type { JsonPrimitive, JsonValue } from '../../ground/json.js';
 
+/**
+ * What a knob is (`useKnob`, `<Knob>`): a value the model may set with `set_knob`, from a closed
+ * set or a schema.
+ */
 export interface KnobOptions<T extends JsonValue = JsonValue> {
   /** Shown to the model in `set_knob`'s description. */
   description: string;

@@ -3,6 +3,7 @@ import type { JsonValue } from '../../ground/json.js';
 import type { KnobOptions } from './knob-types.js';
 import { useKnob } from './use-knob.js';
 
+/** Props of `<Knob>`: its name, its options, and what to render for its value. */
 export type KnobProps<T extends JsonValue> = KnobOptions<T> & {
   name: string;
   /** Render prop: what to render for the current value (for example mode-specific instructions). */

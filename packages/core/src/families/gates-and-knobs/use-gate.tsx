@@ -8,8 +8,14 @@ import type { GateDeclaration, GateDescriptor } from './gate-types.js';
 import type { KnobControls } from './knob-types.js';
 import { validateKnobName } from './knob-values.js';
 
+/**
+ * What `useGate` returns: the gate's state this render, the host's controls, and the element to
+ * render.
+ */
 export interface GateState {
+  /** The model must do the gate's instructions before it may finish. */
   active: boolean;
+  /** Acknowledged and set aside for now (`deferred`); it still blocks finishing. */
   deferred: boolean;
   /** active || deferred: the gate blocks finishing. */
   engaged: boolean;

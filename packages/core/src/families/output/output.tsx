@@ -5,6 +5,7 @@ import { DEFAULT_MAX_BLOCKS } from '../../guard-seam/exit-refusal-text.js';
 import { useDeclaration } from '../../runtime/use-declaration.js';
 import { OUTPUT_FAMILY, type OutputConfig } from './output-guard.js';
 
+/** Props of `<Output>`: the schema the run's answer must match. */
 export interface OutputProps<S extends ZodType = ZodType> {
   /** The shape of the run's answer: `final_answer`'s input, and `RunResult.output`. */
   schema: S;

@@ -1,6 +1,10 @@
 import { InvalidElementError } from '../../components/render-errors.js';
 import type { PhaseGateOptions } from './phase-types.js';
 
+/**
+ * Props of `<PhaseGates>`: warn about, or refuse, finishing before the work went through its
+ * phases.
+ */
 export interface PhaseGatesProps extends PhaseGateOptions {
   /** `warn`: warnings only (Path A). `block`: warnings, and finishing is refused until ready (Path B). */
   mode: 'warn' | 'block';

@@ -13,6 +13,7 @@ export type VerificationLevel = 'ran' | 'passed' | 'project-tests-once' | 'proje
 export interface PhaseEvidence {
   /** Distinct paths read (a read without a path counts once per call). */
   filesRead: number;
+  /** A search tool was called. */
   searchUsed: boolean;
   /** Calls that changed something. */
   patchesProposed: number;
@@ -26,10 +27,15 @@ export interface PhaseEvidence {
 
 /** The phases of a run: looked, changed, verified; readiness is all three. */
 export interface PhaseStatus {
+  /** Files were read, and a search ran or something was changed. */
   understanding: boolean;
+  /** Something was changed (a patch). */
   change: boolean;
+  /** A verification ran, at the level `verification` asks for. */
   verification: boolean;
+  /** All three phases are done: the run may finish. */
   readiness: boolean;
+  /** What the phases were judged on. */
   evidence: PhaseEvidence;
 }
 

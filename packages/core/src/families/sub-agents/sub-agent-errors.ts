@@ -11,8 +11,11 @@ export class SubAgentError extends AgateError {
     nameErrorClass(SubAgentError, 'SubAgentError');
   }
   constructor(
+    /** The `<SubAgent>`'s name. */
     readonly subAgent: string,
+    /** How the child run ended. */
     readonly status: RunStatus,
+    /** Why the child run ended. */
     readonly reason: string,
   ) {
     super(`Sub-agent "${subAgent}" ended ${status}, without an answer: ${reason}`);

@@ -10,6 +10,10 @@ export const DEFAULT_SUBAGENT_MAX_TICKS = 25;
 /** Calls of one `<SubAgent>` running at once unless `maxConcurrency` says otherwise. */
 export const DEFAULT_SUBAGENT_CONCURRENCY = 4;
 
+/**
+ * Props of `<SubAgent>`: a tool the model calls to hand work to a child agent, run as a session of
+ * its own.
+ */
 export interface SubAgentProps<S extends ZodType = ZodType> {
   /** The tool's name (what the model calls) and the sub-agent's name in paths and spans. */
   name: string;

@@ -5,6 +5,7 @@ export class UnknownToolCallError extends AgateError {
   static {
     nameErrorClass(UnknownToolCallError, 'UnknownToolCallError');
   }
+  /** The id no held tool call has. */
   readonly toolCallId: string;
   constructor(toolCallId: string, sessionId: string, pending: readonly string[]) {
     super(
@@ -22,7 +23,9 @@ export class ToolCallNotPendingError extends AgateError {
   static {
     nameErrorClass(ToolCallNotPendingError, 'ToolCallNotPendingError');
   }
+  /** The tool call that was decided on. */
   readonly toolCallId: string;
+  /** Its state instead of held. */
   readonly state: string;
   /** Who decided it (`approved` or `denied`), when it was decided. */
   readonly decidedBy?: string;

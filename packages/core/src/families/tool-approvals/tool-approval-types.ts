@@ -6,6 +6,7 @@ export const APPROVALS_FAMILY = 'approvals';
 
 /** What a `needsApproval` function is given besides the call's validated input. */
 export interface NeedsApprovalContext {
+  /** The call's id: what `session.approveToolCall` takes. */
   toolCallId: string;
   /** The tick the call was made in (1-based, over the session's life). */
   tick: number;
@@ -55,6 +56,7 @@ export interface ToolApprovalRecord extends PendingToolApproval {
 export interface ToolApprovalInput {
   /** Who approves (recorded and signed). */
   by: string;
+  /** Why, recorded with the approval. */
   reason?: string;
   /** Shared-secret signing key (HMAC); default `AGATE_APPROVAL_KEY`. Cross-process calls only. */
   key?: string;
@@ -67,6 +69,7 @@ export interface ToolApprovalInput {
 
 /** `session.denyToolCall(id, …)`: `reason` is required; the model is told it. */
 export interface ToolDenialInput extends ToolApprovalInput {
+  /** Why: the model reads it as the call's answer. */
   reason: string;
 }
 
