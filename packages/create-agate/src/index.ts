@@ -1,4 +1,5 @@
 export { main, type Output } from './main.js';
+export { projectFiles } from './project-files.js';
 export {
   nextSteps,
   packageName,
@@ -9,7 +10,6 @@ export {
   templateNamed,
 } from './scaffold.js';
 export {
-  projectFiles,
   TEMPLATE_NAMES,
   type TemplateName,
   type TemplateOptions,

@@ -1,5 +1,5 @@
 import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -26,6 +26,18 @@ import {
   writeLayoutAgent,
 } from '../../cli/src/__fixtures__/agent-layouts.js';
 import { requireSystem } from '../../testing/src/system-requirements.js';
+import { scaffold } from './scaffold.js';
+
+/** The coding template's agent runs bash and its tests in bubblewrap. */
+const sandboxRuns = requireSystem({
+  tests: "the coding template's demo",
+  needs: 'bubblewrap (bwrap) with user namespaces',
+  enable: 'apt-get install -y bubblewrap',
+  debianPackage: 'bubblewrap',
+  command: 'bwrap',
+  probe: () =>
+    spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true']).status === 0,
+});
 
 /**
  * Issue 26, then 39: every package built and packed (release/packed.setup.ts, shared by the
@@ -268,6 +280,55 @@ describe('the project, installed from the tarballs', () => {
       expect(live.status, `${live.stdout}\n${live.stderr}`).toBe(0);
       expect(live.stdout).toContain('exit refused');
       expect(live.stdout).toMatch(/completed · \d+ ticks/);
+    },
+    90_000,
+  );
+});
+
+/**
+ * Issue 50 item 2: each further template's project type-checks, passes its tests and runs its
+ * demo offline on the packed packages. Its dependencies are the default project's (the
+ * scaffold test pins that), so it runs on that project's one `npm ci`: its `node_modules` is a
+ * link to the default's, which adds no install to the run.
+ */
+describe('the coding template, on the same install', () => {
+  const coding = join(root, 'coding-template');
+  beforeAll(async () => {
+    rmSync(coding, { recursive: true, force: true });
+    await scaffold(coding, { template: 'coding', from: packedDir });
+    symlinkSync(join(project, 'node_modules'), join(coding, 'node_modules'), 'dir');
+  });
+
+  it('has the dependencies the default project was installed with', () => {
+    const deps = (dir: string) => {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      return { ...pkg.dependencies, ...pkg.devDependencies };
+    };
+    expect(deps(coding)).toEqual(deps(project));
+  });
+
+  it('npm run typecheck passes', () => {
+    const check = run('npm', ['run', 'typecheck'], { cwd: coding });
+    expect(check.status, `${check.stdout}\n${check.stderr}`).toBe(0);
+  }, 120_000);
+
+  it('npm test passes (both tests when bubblewrap runs, the refusal without it otherwise)', () => {
+    const test = run('npm', ['test'], { cwd: coding });
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(sandboxRuns ? /2 passed/ : /1 passed/);
+  }, 90_000);
+
+  it.runIf(sandboxRuns)(
+    'npm run demo: the "Done" before the fix refused by the host\'s test run, then completed',
+    () => {
+      const demo = run('npm', ['run', 'demo'], { cwd: coding });
+      expect(demo.status, `${demo.stdout}\n${demo.stderr}`).toBe(0);
+      expect(demo.stdout).toMatch(
+        /exit refused:\s+Command gate "tests" \(refusal 1 of 3\): the host ran `node --test` failed[\s\S]*status: completed/,
+      );
+      // The demo resets the workspace first: a second run shows the same refusal.
+      const again = run('npm', ['run', 'demo'], { cwd: coding });
+      expect(again.stdout).toMatch(/exit refused:[\s\S]*status: completed/);
     },
     90_000,
   );

@@ -165,6 +165,68 @@ describe('create-agate --template <name>', () => {
     expect(err.join('')).toContain('--template needs a template name: default');
   });
 
+  it('writes the coding project: a sandboxed bash agent, its workspace with the bug, deps pinned like the default', async () => {
+    const cwd = temp();
+    const { io, out } = capture();
+    expect(await main([join(cwd, 'coder'), '--template', 'coding'], io)).toBe(0);
+    expect(out.join('')).toMatch(/npm test\n {2}npm run demo\n/);
+    const dir = join(cwd, 'coder');
+    for (const file of [
+      'package.json',
+      'tsconfig.json',
+      'agent.tsx',
+      'agent.test.tsx',
+      'workspace.ts',
+      'workspace/math.js',
+      'workspace/test/math.js',
+      'script.json',
+      'README.md',
+      '.gitignore',
+      '.env.example',
+    ]) {
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    }
+    const agent = readFileSync(join(dir, 'agent.tsx'), 'utf8');
+    for (const component of ['<Shell', '<CommandGate', '<PhaseGates']) {
+      expect(agent).toContain(component);
+    }
+    const coding = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(coding.scripts).toMatchObject({
+      test: 'vitest run',
+      typecheck: 'tsc --noEmit',
+      demo: 'node workspace.ts && agate run agent.tsx --scripted script.json',
+    });
+    // The same pinned versions as the default project (one packed lock serves both).
+    await scaffold(join(cwd, 'plain'));
+    const plain = JSON.parse(readFileSync(join(cwd, 'plain', 'package.json'), 'utf8'));
+    expect(coding.dependencies).toEqual(plain.dependencies);
+    expect(coding.devDependencies).toEqual(plain.devDependencies);
+    expect(coding.devDependencies.typescript).toMatch(/^\^5\./);
+    expect(readFileSync(join(dir, '.env.example'), 'utf8')).toContain('AGATE_BASE_URL=');
+    // vitest (`*.test.*`) must not pick up the workspace's node --test file.
+    expect(readFileSync(join(dir, 'workspace/test/math.js'), 'utf8')).toContain("from 'node:test'");
+    const { compilerOptions } = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'));
+    expect(compilerOptions).toMatchObject({
+      jsxImportSource: '@agate/core',
+      resolveJsonModule: true,
+    });
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('bubblewrap');
+  });
+
+  it('writes the coding project with --from tarballs, relative paths', async () => {
+    const packed = temp();
+    for (const name of ['@agate/core', '@agate/cli', '@agate/testing']) {
+      writeFileSync(join(packed, tarballName(name, VERSION)), '');
+    }
+    const dir = join(temp(), 'coder');
+    await scaffold(dir, { template: 'coding', from: packed });
+    const written = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(written.dependencies['@agate/core']).toBe(
+      `file:${relative(dir, packed)}/agate-core-${VERSION}.tgz`,
+    );
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('installed from the tarballs');
+  });
+
   it('names the tarball route beside the registry in its hints (404 until the first release)', async () => {
     const { io, err } = capture();
     expect(await main([], io)).toBe(2);

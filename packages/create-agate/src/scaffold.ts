@@ -1,10 +1,10 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { projectFiles } from './project-files.js';
 import {
   AGATE_PACKAGES,
   type AgatePackage,
   isTemplateName,
-  projectFiles,
   TEMPLATE_NAMES,
   type TemplateName,
 } from './templates.js';
@@ -34,6 +34,8 @@ export interface ScaffoldResult {
   /** The absolute directory written. */
   dir: string;
   name: string;
+  /** The template written. */
+  template: TemplateName;
   /** Paths written, relative to `dir`. */
   files: string[];
 }
@@ -48,7 +50,7 @@ export async function scaffold(
 ): Promise<ScaffoldResult> {
   const target = resolve(dir);
   // Checked before anything is written: a wrong template or folder leaves no half-made project.
-  templateNamed(options.template ?? 'default');
+  const template = templateNamed(options.template ?? 'default');
   const found = options.from === undefined ? undefined : await tarballsIn(options.from);
   // Relative to the project, so it moves with the clone and names no home directory.
   const tarballs = found === undefined ? undefined : relativeTo(target, found);
@@ -64,13 +66,16 @@ export async function scaffold(
   const files = projectFiles({
     name,
     agateVersion: options.agateVersion ?? `^${VERSION}`,
+    template,
     ...(tarballs === undefined ? {} : { tarballs }),
   });
   for (const [path, text] of Object.entries(files)) {
+    // Templates' paths are this package's own constants; a folder (`workspace/test/`) is made.
+    await mkdir(dirname(join(target, path)), { recursive: true });
     // `wx`: never overwrite, even a dotfile that appeared meanwhile.
     await writeFile(join(target, path), text, { flag: 'wx' });
   }
-  return { dir: target, name, files: Object.keys(files) };
+  return { dir: target, name, template, files: Object.keys(files) };
 }
 
 /** The template of that name, or a ScaffoldError listing the names there are. */
@@ -143,6 +148,8 @@ export function nextSteps(result: ScaffoldResult, cwd = process.cwd()): string {
     `Created ${result.name} in ${result.dir}: ${result.files.join(', ')}.\n\nNext:\n${cd}` +
     '  npm install\n' +
     '  npm test\n' +
-    '  npx agate run agent.tsx --scripted script.json\n'
+    (result.template === 'default'
+      ? '  npx agate run agent.tsx --scripted script.json\n'
+      : '  npm run demo\n')
   );
 }

@@ -9,10 +9,10 @@ export type AgatePackage = (typeof AGATE_PACKAGES)[number];
 
 /**
  * The templates `create-agate --template <name>` knows. `default` is the calculator with a
- * gate. (Issue 50 asks for `chat`, `coding` and `durable` too; each is added here when its
- * project installs, type-checks, tests and runs offline in the packed tests.)
+ * gate; `coding` a bash agent in a sandbox that may finish only when the host ran the tests.
+ * (Issue 50 asks for `chat` and `durable` too.)
  */
-export const TEMPLATE_NAMES = ['default'] as const;
+export const TEMPLATE_NAMES = ['default', 'coding'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 export function isTemplateName(name: string): name is TemplateName {
@@ -30,7 +30,24 @@ export interface TemplateOptions {
    * dependencies, so the project can move with the clone.
    */
   tarballs?: Partial<Record<AgatePackage, string>>;
+  /** Which project (`TEMPLATE_NAMES`); default `default`. */
+  template?: TemplateName;
 }
+
+/** The npm scripts of a template's package.json. */
+export interface ProjectScripts {
+  test: string;
+  typecheck: string;
+  start: string;
+  demo: string;
+}
+
+const DEFAULT_SCRIPTS: ProjectScripts = {
+  test: 'vitest run',
+  typecheck: 'tsc --noEmit',
+  start: 'agate run agent.tsx',
+  demo: 'agate run agent.tsx --scripted script.json',
+};
 
 /**
  * Versions of the third-party packages a new project uses (those Agate is built against). A
@@ -52,7 +69,10 @@ export const THIRD_PARTY = {
   '@types/node': '^24.0.0',
 } as const;
 
-export function packageJson({ name, agateVersion, tarballs = {} }: TemplateOptions): string {
+export function packageJson(
+  { name, agateVersion, tarballs = {} }: TemplateOptions,
+  scripts: ProjectScripts = DEFAULT_SCRIPTS,
+): string {
   const agate = (pkg: AgatePackage) => {
     const tarball = tarballs[pkg];
     return tarball === undefined ? agateVersion : `file:${tarball}`;
@@ -63,12 +83,7 @@ export function packageJson({ name, agateVersion, tarballs = {} }: TemplateOptio
     private: true,
     // ESM: agent files use top-level await and `import`, which CommonJS projects cannot.
     type: 'module',
-    scripts: {
-      test: 'vitest run',
-      typecheck: 'tsc --noEmit',
-      start: 'agate run agent.tsx',
-      demo: 'agate run agent.tsx --scripted script.json',
-    },
+    scripts,
     dependencies: {
       '@agate/cli': agate('@agate/cli'),
       '@agate/core': agate('@agate/core'),
@@ -260,8 +275,8 @@ export function envExample(): string {
 `;
 }
 
-/** Every file of a new project, by path relative to its directory. */
-export function projectFiles(options: TemplateOptions): Record<string, string> {
+/** Every file of a new `default` project (the calculator), by path relative to its directory. */
+export function defaultProjectFiles(options: TemplateOptions): Record<string, string> {
   return {
     'package.json': packageJson(options),
     'tsconfig.json': tsconfigJson(),
