@@ -2,7 +2,6 @@ import type { KeyObject } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { ReactNode } from 'react';
 import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../approvals/ledger-types.js';
-import type { ContinueGateEvaluator } from '../families/continue-gate/continue-gate-evaluator.js';
 import type { JsonValue } from '../ground/json.js';
 import { type FamilyApi, familyApi } from '../guard-seam/built-in-family-api.js';
 // The built-in families' fields of SessionOptions, SessionState, RunResult, events and <Tool>
@@ -87,7 +86,7 @@ export class Session implements FamilyApi {
   ): ToolCallLedgerEntry => this.families.denyToolCall(id, decision);
 
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
-  get continueEvaluator(): ContinueGateEvaluator | undefined {
+  get continueEvaluator(): FamilyApi['continueEvaluator'] {
     return this.families.continueEvaluator;
   }
 

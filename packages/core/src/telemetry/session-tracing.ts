@@ -105,7 +105,12 @@ export class SessionTracing {
 
   /** Whether a run must load the OpenTelemetry API first: it may trace, and it is not loaded. */
   needsOtel(): boolean {
-    if (this.telemetry.enabled === false || loadedOtel() !== undefined) return false;
+    return loadedOtel() === undefined && this.mayTrace();
+  }
+
+  /** Whether a run may trace: tracing on, and a tracer, a parent context or a provider. */
+  private mayTrace(): boolean {
+    if (this.telemetry.enabled === false) return false;
     const { tracer, parentContext } = this.telemetry;
     return tracer !== undefined || parentContext !== undefined || otelRegistered();
   }
@@ -271,9 +276,10 @@ export class SessionTracing {
     this.inRun = true;
     const pending = this.pending;
     this.pending = [];
-    // Not loaded: no tracer was given and no provider registered when the run started
-    // (runtime/run-session.ts loads it otherwise), so every span would be a no-op.
-    const api = loadedOtel();
+    // No tracer given and no provider registered when the run started: every span would be a
+    // no-op, so none is asked for, even when an earlier run of this process loaded the API
+    // (runtime/run-session.ts loads it when a run may trace).
+    const api = this.mayTrace() ? loadedOtel() : undefined;
     if (api === undefined) return;
     const tracer = this.telemetry.tracer ?? api.trace.getTracer(TRACER_NAME, TRACER_VERSION);
     const parent = this.telemetry.parentContext ?? api.context.active();

@@ -108,6 +108,19 @@ describe('with no tracer provider registered', () => {
     expect(getTracer).not.toHaveBeenCalled();
   });
 
+  it('nor after an earlier run of this process loaded the API (a run given its own tracer)', async () => {
+    // The API stays loaded for the process: the next run without a tracer must still ask none.
+    const { provider } = memoryTracing();
+    const traced = start(LOOKUP_THEN_ANSWER, {
+      telemetry: { tracer: provider.getTracer('earlier') },
+    });
+    expect((await traced.run()).status).toBe('completed');
+    expect(otelRegistered()).toBe(false);
+    const getTracer = vi.spyOn(trace, 'getTracer');
+    expect((await start(LOOKUP_THEN_ANSWER).run()).status).toBe('completed');
+    expect(getTracer).not.toHaveBeenCalled();
+  });
+
   it('given a tracer, asks it for one span per run and, as it does not record, starts no other', async () => {
     const started: string[] = [];
     const noop = trace.getTracer('probe');
