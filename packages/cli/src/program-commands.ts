@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { WORKER_ENVIRONMENT } from './commands/worker-environment.js';
 import { CliError, ExitCode } from './errors.js';
 import type { CliIo } from './io.js';
-import { portNumber, positiveInt, storeOption, wholeNumber } from './program-options.js';
+import {
+  keyFileOption,
+  portNumber,
+  positiveInt,
+  storeOption,
+  wholeNumber,
+} from './program-options.js';
 
 /** Sets the process exit code once a command's action has finished. */
 export type SetExit = (code: number) => void;
@@ -148,10 +154,7 @@ export function addApproveCommand(program: Command, io: CliIo, setExit: SetExit)
     .requiredOption('--by <name>', 'who approves (recorded in the ledger)')
     .option('--note <text>', 'a note the model reads in its next request (checkpoints)')
     .option('--reason <text>', 'why (tool calls; recorded in the ledger)')
-    .option(
-      '--key-file <file>',
-      'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
-    )
+    .addOption(keyFileOption())
     .addOption(storeOption())
     .action(async (session: string, checkpoint: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');
@@ -167,10 +170,7 @@ export function addRejectCommand(program: Command, io: CliIo, setExit: SetExit):
     .argument('<checkpoint>', 'checkpoint id')
     .requiredOption('--by <name>', 'who rejects (recorded in the ledger)')
     .requiredOption('--feedback <text>', 'what to change; the model reads it in its next request')
-    .option(
-      '--key-file <file>',
-      'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
-    )
+    .addOption(keyFileOption())
     .addOption(storeOption())
     .action(async (session: string, checkpoint: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');
@@ -212,10 +212,7 @@ export function addDenyCommand(program: Command, io: CliIo, setExit: SetExit): v
     .argument('<callId>', 'the tool call id (RunResult.pendingApprovals, agate show)')
     .requiredOption('--by <name>', 'who denies (recorded in the ledger)')
     .requiredOption('--reason <text>', 'why; the model reads it in place of the result')
-    .option(
-      '--key-file <file>',
-      'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
-    )
+    .addOption(keyFileOption())
     .addOption(storeOption())
     .action(async (session: string, callId: string, options) => {
       const { decideCommand } = await import('./commands/decide.js');

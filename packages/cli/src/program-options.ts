@@ -2,6 +2,13 @@ import { DEFAULT_SESSIONS_DIR } from '@agate/core/stores';
 import { InvalidArgumentError, Option } from 'commander';
 
 /** The option parsers the `agate` commands share. */
+/** `--key-file`: the private key a decision is signed with (approve, reject, deny). */
+export const keyFileOption = () =>
+  new Option(
+    '--key-file <file>',
+    'sign with this private key (agate keys new; or AGATE_APPROVAL_KEY_FILE)',
+  );
+
 export const storeOption = () =>
   new Option(
     '--store <dir|url>',
