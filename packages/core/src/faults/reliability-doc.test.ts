@@ -11,8 +11,7 @@ async function documentedFaults(): Promise<string[]> {
   return section
     .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| ---'))
-    // A name may set a component in code (`<Output>`), as the docs site needs it written.
-    .map((line) => (line.split('|')[1]?.trim() ?? '').replaceAll('`', ''))
+    .map((line) => (line.split('|')[1]?.trim() ?? '').replaceAll('`', '')) // `<Output>` in code: the site needs it so
     .slice(1); // the header row
 }
 
