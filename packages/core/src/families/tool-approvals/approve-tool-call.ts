@@ -1,13 +1,7 @@
-import { produce } from 'immer';
-import { UnknownSessionError } from '../../approvals/approval-errors.js';
-import { resolveDecisionKeys } from '../../approvals/approval-signing.js';
+import { decideStored } from '../../approvals/decide-stored.js';
 import type { ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
-import { withInitialState } from '../../guard-seam/initial-state.js';
-import { restoreSnapshotState } from '../../persistence/restore.js';
 import type { SessionStore } from '../../persistence/session-store.js';
-import { createSnapshot } from '../../persistence/snapshot.js';
-import { updateSession } from '../../persistence/update-session.js';
-import type { GuardStates, SessionState } from '../../state/session-state.js';
+import type { GuardStates } from '../../state/session-state.js';
 import {
   applyApprovalCorrections,
   decideToolCall,
@@ -36,7 +30,7 @@ export async function approveToolCall(
     by: input?.by,
     ...(input?.reason !== undefined ? { reason: input.reason } : {}),
   };
-  return decideStored(store, sessionId, toolCallId, decision, input);
+  return decideCall(store, sessionId, toolCallId, decision, input);
 }
 
 /** Denies a held tool call of a stored session: the model is told who denied it and why. */
@@ -47,7 +41,7 @@ export async function denyToolCall(
   input: ToolDenialInput,
 ): Promise<ToolCallLedgerEntry> {
   const decision: ToolCallDecision = { approved: false, by: input?.by, reason: input?.reason };
-  return decideStored(store, sessionId, toolCallId, decision, input);
+  return decideCall(store, sessionId, toolCallId, decision, input);
 }
 
 /**
@@ -67,54 +61,32 @@ export function hasToolApproval(
   );
 }
 
-async function decideStored(
+/** One held tool call's decision in the store. */
+function decideCall(
   store: SessionStore,
   sessionId: string,
   toolCallId: string,
   decision: ToolCallDecision,
   keys: Pick<ToolApprovalInput, 'key' | 'privateKey'> | undefined,
 ): Promise<ToolCallLedgerEntry> {
-  // The private key (key-pair mode) wins; the shared secret is the version-1 mode.
-  const { key, privateKey, verifier } = resolveDecisionKeys(keys);
   const verb = decision.approved ? 'approved' : 'denied';
-  // An approval racing a denial (two people, two processes) saves only over the revision it
-  // read; the loser reloads once, finds the call decided, and is told by whom.
-  return updateSession(
+  return decideStored(
     store,
     sessionId,
-    (snapshot) => {
-      if (snapshot === undefined) throw new UnknownSessionError(sessionId);
-      const restored = restoreSnapshotState<SessionState>(snapshot);
-      const state: SessionState = withInitialState(restored);
-      let entry: ToolCallLedgerEntry | undefined;
-      const next = produce(state, (draft) => {
-        // A held call whose record was removed from the file is pending again (as the session sees it).
-        draft.guards.approvals.calls.push(
-          ...findOrphanedRequests(state).filter((o) => o.id === toolCallId),
-        );
-        // As the restored session would see it: an unproven decision on this call is pending
-        // again, so it can be decided properly here.
-        const corrections = findApprovalCorrections(
-          draft as SessionState,
-          state.id,
-          verifier,
-        ).filter((c) => c.id === toolCallId);
-        applyApprovalCorrections(draft, corrections);
-        entry = decideToolCall(draft, toolCallId, decision, {
-          sessionId: state.id,
-          key,
-          privateKey,
-        });
-      });
-      return {
-        snapshot: createSnapshot(
-          snapshot.id,
-          next,
-          `${verb} tool call ${toolCallId} by ${entry!.by}`,
-        ),
-        result: entry!,
-      };
+    keys,
+    (draft, state, { key, privateKey, verifier }) => {
+      // A held call whose record was removed from the file is pending again (as the session sees it).
+      draft.guards.approvals.calls.push(
+        ...findOrphanedRequests(state).filter((o) => o.id === toolCallId),
+      );
+      // As the restored session would see it: an unproven decision on this call is pending
+      // again, so it can be decided properly here.
+      const corrections = findApprovalCorrections(draft, state.id, verifier).filter(
+        (c) => c.id === toolCallId,
+      );
+      applyApprovalCorrections(draft, corrections);
+      return decideToolCall(draft, toolCallId, decision, { sessionId: state.id, key, privateKey });
     },
-    { decision: true },
+    (entry) => `${verb} tool call ${toolCallId} by ${entry.by}`,
   );
 }
