@@ -2,6 +2,10 @@ import type { KeyObject } from 'node:crypto';
 import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../approvals/ledger-types.js';
 import { isSubAgentPath } from '../approvals/sub-agent-path.js';
 import type { ContinueGateEvaluator } from '../families/continue-gate/continue-gate-evaluator.js';
+
+/** The continue gate's evaluator type, for the session's getter (runtime/ names no family). */
+export type { ContinueGateEvaluator };
+
 import type { JsonValue } from '../ground/json.js';
 import type { RunResult } from '../runtime/session-options.js';
 import type { ChangedBy } from '../state/session-state.js';

@@ -3,7 +3,11 @@ import type { LanguageModel } from 'ai';
 import type { ReactNode } from 'react';
 import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../approvals/ledger-types.js';
 import type { JsonValue } from '../ground/json.js';
-import { type FamilyApi, familyApi } from '../guard-seam/built-in-family-api.js';
+import {
+  type ContinueGateEvaluator,
+  type FamilyApi,
+  familyApi,
+} from '../guard-seam/built-in-family-api.js';
 // The built-in families' fields of SessionOptions, SessionState, RunResult, events and <Tool>
 // props: imported here, where every program that runs a session (and its .d.ts) passes.
 import '../guard-seam/built-in-family-types.js';
@@ -86,7 +90,7 @@ export class Session implements FamilyApi {
   ): ToolCallLedgerEntry => this.families.denyToolCall(id, decision);
 
   /** The ContinueGate's evaluator (history and stats for monitoring), once one is rendered. */
-  get continueEvaluator(): FamilyApi['continueEvaluator'] {
+  get continueEvaluator(): ContinueGateEvaluator | undefined {
     return this.families.continueEvaluator;
   }
 
