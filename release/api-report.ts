@@ -69,19 +69,9 @@ export function apiReports(packageDir: string): Map<string, string> {
       additionalEntryPoints: configs.map((config) => config.mainEntryPointFilePath),
     });
     for (const [index, config] of configs.entries()) {
-      const problems: string[] = [];
-      const result = Extractor.invoke(config, {
-        localBuild: true,
-        compilerState,
-        messageCallback: (message: ExtractorMessage) => {
-          // Only errors matter here; what else it says is in the report (forgotten exports).
-          if (message.logLevel === ExtractorLogLevel.Error)
-            problems.push(message.formatMessageWithLocation(''));
-          message.handled = true;
-        },
-      });
+      const problems = runExtractor(config, compilerState);
       const entry = entries[index] as ApiEntry;
-      if (!result.succeeded || problems.length > 0) {
+      if (problems.length > 0) {
         throw new Error(
           `API Extractor failed on ${manifest.name}'s ${entry.subpath} (${entry.types}):\n${problems.join('\n')}`,
         );
@@ -278,4 +268,23 @@ function main(): void {
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   main();
+}
+
+/**
+ * API Extractor on one entry point, sharing `compilerState`: its errors, one line each (empty
+ * when it succeeded). Only errors matter; what else it says is in the report (forgotten exports).
+ */
+export function runExtractor(config: ExtractorConfig, compilerState: CompilerState): string[] {
+  const problems: string[] = [];
+  const result = Extractor.invoke(config, {
+    localBuild: true,
+    compilerState,
+    messageCallback: (message: ExtractorMessage) => {
+      if (message.logLevel === ExtractorLogLevel.Error)
+        problems.push(message.formatMessageWithLocation(''));
+      message.handled = true;
+    },
+  });
+  if (!result.succeeded && problems.length === 0) problems.push('API Extractor did not succeed.');
+  return problems;
 }

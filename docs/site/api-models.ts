@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  CompilerState,
-  Extractor,
-  ExtractorConfig,
-  ExtractorLogLevel,
-  type ExtractorMessage,
-} from '@microsoft/api-extractor';
+import { CompilerState, ExtractorConfig } from '@microsoft/api-extractor';
 import { ApiModel, type ApiPackage } from '@microsoft/api-extractor-model';
-import { type ApiEntry, apiEntries, extractorConfigObject } from '../../release/api-report.js';
+import {
+  type ApiEntry,
+  apiEntries,
+  extractorConfigObject,
+  runExtractor,
+} from '../../release/api-report.js';
 import type { PackageManifest } from '../../release/workspace.js';
 
 /** One entry point's doc model: what `import … from '<importPath>'` gives. */
@@ -68,17 +67,8 @@ export function entryModels(packageDirs: string[], workDir: string): EntryModel[
   });
   const models: EntryModel[] = [];
   for (const { manifest, entry, config } of runs) {
-    const problems: string[] = [];
-    const result = Extractor.invoke(config, {
-      localBuild: true,
-      compilerState,
-      messageCallback: (message: ExtractorMessage) => {
-        if (message.logLevel === ExtractorLogLevel.Error)
-          problems.push(message.formatMessageWithLocation(''));
-        message.handled = true;
-      },
-    });
-    if (!result.succeeded || problems.length > 0) {
+    const problems = runExtractor(config, compilerState);
+    if (problems.length > 0) {
       throw new Error(
         `API Extractor could not model ${manifest.name}'s ${entry.subpath}:\n${problems.join('\n')}`,
       );
