@@ -26,6 +26,7 @@ export {
   InvalidElementError,
   RenderError,
 } from './components/render-errors.js';
+export { useTick, useTimeline } from './components/session-state-context.js';
 export { Ephemeral, Section, System } from './components/text.js';
 export { Timeline, type TimelineProps } from './components/timeline.js';
 export type { ToolGuardProps } from './components/tool.js';
@@ -48,7 +49,6 @@ export {
   ContextBudgetError,
   InvalidContextBudgetError,
 } from './context-budget/context-budget-errors.js';
-export type { ContextBudgetReport, DroppedCounts } from './context-budget/report.js';
 // Checkpoints
 export {
   ApprovalKeyError,
@@ -190,6 +190,7 @@ export {
 } from './persistence/index.js';
 export type { RestorePointSummary } from './persistence/session-store.js';
 export { SNAPSHOT_FORMAT } from './persistence/snapshot.js';
+export type { ContextBudgetReport, DroppedCounts } from './renderer/budget-report.js';
 export type { CompiledContext, CompiledTool, EphemeralBlock } from './renderer/compiled-context.js';
 export type { DurableSteps, ToolStepRecord } from './runtime/durable-steps.js';
 export type {
@@ -211,7 +212,6 @@ export {
   GateDeadlockError,
   KnobDeclarationError,
   ModelCallError,
-  SessionStateError,
 } from './runtime/runtime-errors.js';
 export {
   createSession,
@@ -220,7 +220,6 @@ export {
   Session,
   type SessionOptions,
 } from './runtime/session.js';
-export { useTick, useTimeline } from './runtime/session-context.js';
 export type { TickOutcome } from './runtime/session-options.js';
 export type { StreamingOption } from './runtime/streaming.js';
 export { InvalidOptionError, ToolTimeoutError } from './runtime/tool-limits.js';
@@ -241,6 +240,7 @@ export type {
   SessionState,
   UsageTotals,
 } from './state/session-state.js';
+export { SessionStateError } from './state/session-state-error.js';
 export type { TickResult, TickToolCall, TickToolResult } from './state/tick-result.js';
 // Telemetry
 export type { TelemetryOptions } from './telemetry/telemetry-options.js';

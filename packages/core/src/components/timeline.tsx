@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { createElement, type ReactNode, useMemo } from 'react';
-import { useTimeline } from '../runtime/session-context.js';
 import { tailOfTimeline } from '../state/timeline.js';
+import { useTimeline } from './session-state-context.js';
 
 /**
  * Props of `<Timeline>`: how much of the conversation's history to show, and how it yields to a

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { EphemeralBlock } from '../renderer/compiled-context.js';
-import type { PruneInput } from './layout.js';
+import type { PruneInput } from './prune-input.js';
 import { MESSAGE_OVERHEAD, type TokenCounter } from './tokens.js';
 
 /** What a marker message costs, for decisions made before it is written. */

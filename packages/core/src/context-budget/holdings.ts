@@ -1,6 +1,6 @@
 import { MARKER_ESTIMATE } from './assemble.js';
 import type { BudgetHolding } from './context-budget-errors.js';
-import type { PruneInput } from './layout.js';
+import type { PruneInput } from './prune-input.js';
 import type { TokenCounter } from './tokens.js';
 
 /** What may not be dropped (with sizes), for a `ContextBudgetError`. */

@@ -1,11 +1,12 @@
 import type { ModelMessage } from 'ai';
+import type { ContextBudgetReport } from '../renderer/budget-report.js';
 import type { EphemeralBlock } from '../renderer/compiled-context.js';
+import type { ContextLayout, MessageSegment } from '../renderer/context-layout.js';
 import { assemble, MARKER_ESTIMATE, type Plan } from './assemble.js';
 import type { ResolvedBudget } from './budget-options.js';
 import { ContextBudgetError } from './context-budget-errors.js';
 import { holdings } from './holdings.js';
-import type { ContextLayout, MessageSegment, PruneInput } from './layout.js';
-import type { ContextBudgetReport } from './report.js';
+import type { PruneInput } from './prune-input.js';
 import { MESSAGE_OVERHEAD, type TokenCounter } from './tokens.js';
 
 /** What the budget prunes: the compiled context and the layout compile recorded for it. */
@@ -22,7 +23,7 @@ export interface Cut {
 
 export const NO_CUT: Cut = { dropped: new Set(), timelines: new Map() };
 
-export type { PruneInput } from './layout.js';
+export type { PruneInput } from './prune-input.js';
 
 export interface PruneResult {
   system: string;

@@ -25,7 +25,6 @@ export {
 export type { ToolGuardProps } from '../components/tool.js';
 // The compiled context a family renders into and reads
 export type { BudgetHolding } from '../context-budget/context-budget-errors.js';
-export type { ContextBudgetReport, DroppedCounts } from '../context-budget/report.js';
 // Checkpoints
 export {
   type CheckpointCause,
@@ -177,6 +176,7 @@ export type {
   ToolCallVerdict,
 } from '../guard-seam/guard-family.js';
 export { FAMILY_SLICES, withInitialState } from '../guard-seam/initial-state.js';
+export type { ContextBudgetReport, DroppedCounts } from '../renderer/budget-report.js';
 export type { CompiledTree } from '../renderer/compile.js';
 export {
   type CompiledContext,

@@ -1,8 +1,8 @@
 import type { ModelMessage } from 'ai';
 import { DuplicateToolError, InvalidElementError } from '../components/render-errors.js';
-import type { ContextLayout, SystemUnit } from '../context-budget/layout.js';
 import { compileTool } from './compile-tool.js';
 import type { CompiledTool, EphemeralBlock } from './compiled-context.js';
+import type { ContextLayout, SystemUnit } from './context-layout.js';
 import {
   type HostContainer,
   type HostElement,

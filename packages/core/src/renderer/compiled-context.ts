@@ -1,7 +1,7 @@
 import type { ModelMessage, Tool as SdkTool } from 'ai';
 import type { ToolGuardProps } from '../components/tool.js';
 import type { ToolExecuteContext } from '../components/tool-context.js';
-import type { ContextBudgetReport } from '../context-budget/report.js';
+import type { ContextBudgetReport } from './budget-report.js';
 
 /** A tool as the runtime will offer it to the model and execute it. */
 export interface CompiledTool {

@@ -1,12 +1,5 @@
 import { AgateError, nameErrorClass } from '../ground/agate-error.js';
 
-/** A session method was called in a state where it cannot run (for example two concurrent runs). */
-export class SessionStateError extends AgateError {
-  static {
-    nameErrorClass(SessionStateError, 'SessionStateError');
-  }
-}
-
 /** The model call failed (provider error, network error, stream error). */
 export class ModelCallError extends AgateError {
   static {

@@ -1,9 +1,11 @@
 import { scriptedModel } from '@agate/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { System, Timeline, Tool, User, useTick } from '../index.js';
+import { RenderError, SessionStateError, System, Timeline, Tool, User, useTick } from '../index.js';
+import { createAgateRoot } from '../renderer/root.js';
 import { run } from './run.js';
 import { useDeclaration } from './use-declaration.js';
+import { useSession } from './use-session.js';
 
 const renders = { declaring: 0, reading: 0 };
 
@@ -44,4 +46,30 @@ describe('the session context', () => {
     expect(renders.reading).toBe(3);
     expect(renders.declaring).toBe(1);
   });
+
+  // The state's context sits on the components' floor and the handles' in the runtime: each hook
+  // still refuses to run without a session, with the same error naming the hook.
+  it.each([
+    ['<Timeline>', () => <Timeline />, 'useTimeline()'],
+    ['useTick()', () => <Reading />, 'useTick()'],
+    ['useSession()', () => <UsingSession />, 'useSession()'],
+    ['useDeclaration()', () => <Declaring />, 'Declaring'],
+  ])('refuses %s outside a session with SessionStateError', (_, element, hook) => {
+    const root = createAgateRoot();
+    let thrown: unknown;
+    try {
+      root.render(element());
+    } catch (error) {
+      thrown = error;
+    }
+    expect(RenderError.isInstance(thrown)).toBe(true);
+    const cause = (thrown as Error).cause;
+    expect(SessionStateError.isInstance(cause)).toBe(true);
+    expect((cause as Error).message).toContain(`${hook} was called outside an Agate session`);
+  });
 });
+
+function UsingSession() {
+  useSession();
+  return null;
+}

@@ -18,6 +18,7 @@ import {
 import type { CompiledContext } from '../renderer/compiled-context.js';
 import { type AgateRoot, createAgateRoot } from '../renderer/root.js';
 import type { SessionState } from '../state/session-state.js';
+import { SessionStateError } from '../state/session-state-error.js';
 import type { TickResult } from '../state/tick-result.js';
 import { agentName } from '../telemetry/agent-name.js';
 import { SessionTracing, type TracedSession } from '../telemetry/session-tracing.js';
@@ -28,7 +29,6 @@ import { storeAtStep } from './fault.js';
 import { checkSessionOptions } from './option-checks.js';
 import { RequestFormCache } from './request-messages.js';
 import { SessionResources } from './resources.js';
-import { SessionStateError } from './runtime-errors.js';
 import type { RenderingSession } from './session-context.js';
 import type { SessionOptions } from './session-options.js';
 import { type ToolLimits, toolLimits } from './tool-limits.js';

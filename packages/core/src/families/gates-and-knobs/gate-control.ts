@@ -12,15 +12,12 @@ import type {
 } from '../../guard-seam/guard-family.js';
 import type { CompiledTree } from '../../renderer/compile.js';
 import type { CompiledContext, CompiledTool } from '../../renderer/compiled-context.js';
-import {
-  GateDeadlockError,
-  KnobDeclarationError,
-  SessionStateError,
-} from '../../runtime/runtime-errors.js';
+import { GateDeadlockError, KnobDeclarationError } from '../../runtime/runtime-errors.js';
 import type { RunReport } from '../../runtime/session-options.js';
 import { sameItems } from '../../runtime/tool-index.js';
 import { LastOf } from '../../state/last-of.js';
 import type { ChangedBy, GateStatus, SessionState } from '../../state/session-state.js';
+import { SessionStateError } from '../../state/session-state-error.js';
 import type { TickResult, TickToolCall } from '../../state/tick-result.js';
 import { decideExit } from './decide-exit.js';
 import { describeMissingTools, findMissingTools } from './gate-deadlock.js';

@@ -1,10 +1,10 @@
 import type { ModelMessage } from 'ai';
-import type { CompiledTool, EphemeralBlock } from '../renderer/compiled-context.js';
 
 /**
  * What compile records for the budget, per element, besides the compiled text: priorities,
  * which messages came from which timeline, and a stable key per element (its host node, which
  * React keeps across renders while the element stays mounted) so a cut can be kept between ticks.
+ * context-budget/ prunes from it; it lives here, beside compile, which writes it.
  */
 export interface ContextLayout {
   /** `<System priority>` / `<Section priority>` in the system text, in tree order. */
@@ -36,12 +36,3 @@ export type MessageSegment =
       /** The newest messages that are never dropped. */
       keepLast: number;
     };
-
-/** What pruning works on: the compiled parts and the layout they were recorded in. */
-export interface PruneInput {
-  system: string;
-  tools: readonly CompiledTool[];
-  /** The tree's blocks first (as many as `layout.ephemeral`), then the guards' and the runtime's. */
-  ephemeral: readonly EphemeralBlock[];
-  layout: ContextLayout;
-}

@@ -1,4 +1,7 @@
-/** How one request fits its token budget (`CompiledContext.budget`, shown by `formatContext`). */
+/**
+ * How one request fits its token budget (`CompiledContext.budget`, shown by `formatContext`).
+ * context-budget/ fills it in; it lives here because the compiled context carries it.
+ */
 export interface ContextBudgetReport {
   /** The budget this request was held to. */
   maxTokens: number;
