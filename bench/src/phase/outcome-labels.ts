@@ -5,7 +5,7 @@ import type { SampledCheck } from './outcome-sample.js';
 /** One hand-labelled check (bench/fixtures/outcome-labels/labels.jsonl; rules in RULES.md). */
 export interface LabelledCheck extends SampledCheck {
   n: number;
-  split: 'dev' | 'held-out';
+  split: 'dev' | 'held-out' | 'fresh';
   label: CheckOutcome;
   /** The labelling rule that applied: `exit-code`, `words`, `not-run`, `nothing`, … */
   basis: string;
