@@ -67,7 +67,7 @@ export function failedVerdict(text: string): string | undefined {
 }
 
 /** `line` when it reports that something the script tried failed, with the reason. */
-export function failedReport(line: string): string | undefined {
+function failedReport(line: string): string | undefined {
   const m = FAILED_REPORT.exec(line);
   if (m === null) return undefined;
   const leadIn = m[1] ?? m[3] ?? '';
@@ -76,7 +76,7 @@ export function failedReport(line: string): string | undefined {
 }
 
 /** `line` when it reports an error the script caught (`Caught exception: …`), not a metric. */
-export function errorReport(line: string): string | undefined {
+function errorReport(line: string): string | undefined {
   if (NEGATED.test(line)) return undefined;
   const m = ERROR_REPORT.exec(line);
   if (m === null) return undefined;
