@@ -59,3 +59,25 @@ export function draw<T>(items: readonly T[], n: number, seed: number): T[] {
 export const SAMPLE_SEED = 47;
 export const DEV = 100;
 export const HELD_OUT = 50;
+
+/**
+ * The third draw (`split: "fresh"`): labelled after the reader had been tuned on dev and the
+ * held-out set had been looked at, so it is the only set nobody had seen when it was labelled.
+ */
+export const FRESH_SEED = 4747;
+export const FRESH = 150;
+
+/** `n` checks drawn with `seed` from those not already in `labelled` (same id and step). */
+export function drawFresh(
+  checks: readonly SampledCheck[],
+  labelled: ReadonlyArray<Pick<SampledCheck, 'id' | 'step'>>,
+  n: number = FRESH,
+  seed: number = FRESH_SEED,
+): SampledCheck[] {
+  const seen = new Set(labelled.map((c) => `${c.id}#${c.step}`));
+  return draw(
+    checks.filter((c) => !seen.has(`${c.id}#${c.step}`)),
+    n,
+    seed,
+  );
+}

@@ -321,6 +321,70 @@ describe('readCheckOutcome on real runner output', () => {
     );
   });
 
+  // Each rule from a dev or held-out miss of the hand labels (bench/fixtures/outcome-labels), or
+  // a phrase a script prints about its own result; each with outputs it must not fail.
+  const at0 = (output: string) => readCheckOutcome({ exitCode: 0, output }).outcome;
+
+  it('a report that what the script tried failed, with its reason, fails it (any line)', () => {
+    for (const output of [
+      // django__django-12193 step 17 (dev #23).
+      "Import failed: No module named 'psycopg2'\n</output>",
+      // django__django-13279 step 4 (held-out #108): the report comes first, other lines follow.
+      'Encoded (current): eyJrZXkiOiJ2YWx1ZSJ9:1vLVWb\nFailed to decode with legacy logic: Incorrect padding\nLegacy encoded check: {}',
+      'Query failed with error: Expression contains mixed types\nDone.',
+      'Case 1 Failed: got an unexpected keyword argument',
+    ])
+      expect(at0(output), output).toBe('failed');
+    for (const output of [
+      'Failed to connect: timeout, retrying\nConnected.', // a retried failure is a log line
+      'Failed to connect, retrying', // no reason given
+      'Tests failed: 0\nTests passed: 12',
+      'Invalid URL correctly failed: Enter a valid URL.',
+      'Expected to have failed: yes', // a failure the script expected
+      'Validation failed (as expected): Enter a valid URL.',
+      'log: the import failed_once flag is False',
+    ])
+      expect(at0(output), output).toBe('passed');
+  });
+
+  it('a report of an error the script caught fails it only as the last thing printed', () => {
+    for (const output of [
+      // astropy__astropy-7606 step 10 (held-out #136).
+      'Checking equality with None...\nCaught exception: TypeError: None is not a valid Unit\n</output>',
+      'An error occurred: no such table: __main___product',
+      "Error getting pk: RelatedModel has no field named 'pk'",
+    ])
+      expect(at0(output), output).toBe('failed');
+    for (const output of [
+      'Caught exception: TypeError: x\nRetried with a Unit: ok\nAll checks passed',
+      'Caught expected error: ValueError: unable to convert unnamed DataArray',
+      'Max abs error: 1.2e-16',
+      "Error message: 'username' must be unique because it is the USERNAME_FIELD.",
+      'Last error: None',
+      'Raised ValueError as expected: bad input',
+    ])
+      expect(at0(output), output).toBe('passed');
+  });
+
+  it('"bug … still present" and "issue … reproduced" inside a line, and FAIL as a value, fail it', () => {
+    for (const output of [
+      'Test 2: the bug is still present',
+      'Sympify issue reproduced',
+      'Optional field MISSING blank option: FAIL',
+      'empty input -> FAILED',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('failed');
+    for (const output of [
+      'Bug no longer reproduced',
+      'Issue NOT reproduced: Mod(3*i, 2) reduced to Mod(i, 2)',
+      'Checking whether the bug is still present...',
+      'Is the issue reproduced?',
+      'Case 3: FAIL (as expected)',
+      'test_marks: XFAIL',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('passed');
+  });
+
   it('exit codes in a field or in the text; tool errors; nothing at all', () => {
     expect(
       readCheckOutcome({ output: '<returncode>1</returncode>\n<output>boom</output>' }),
@@ -364,6 +428,16 @@ describe('readCheckOutcome on real runner output', () => {
     expect(
       readCheckOutcome({ output: `a.py ${'.'.repeat(40_000)}F ${'['.repeat(20_000)}` }).outcome,
     ).toBe('unknown');
+    // Lines shaped against the words' patterns: many words and no colon, a long lead-in.
+    const started = performance.now();
+    const words = `${'x failed with a b c d '.repeat(18)}\n`.repeat(2_000);
+    expect(readCheckOutcome({ exitCode: 0, output: words }).outcome).toBe('passed');
+    const leadIn = `${'(a) '.repeat(95)}error`;
+    expect(readCheckOutcome({ exitCode: 0, output: leadIn }).outcome).toBe('passed');
+    expect(readCheckOutcome({ exitCode: 0, output: `${'bug '.repeat(99)}x` }).outcome).toBe(
+      'passed',
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 

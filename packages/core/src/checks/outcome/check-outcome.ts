@@ -54,8 +54,9 @@ const LINE = 200;
  * Gradle, the JUnit console launcher, npm/pnpm/yarn `test`); else an uncaught error the output
  * ends with (a Python traceback, Node's uncaught exception, Java's `Exception in thread`,
  * javac's errors) fails; else a tool that reported an error failed. Output no runner summed up
- * fails by the script's own verdict (`FAIL: …`, `Bug reproduced`), even with exit code 0;
- * else it is `'unknown'`. Pure: the output is untrusted text, read only through bounded
+ * fails by the script's own verdict (`FAIL: …`, `Bug reproduced`, `Import failed: <reason>`),
+ * even with exit code 0; at exit 0, so does an error it caught and printed last (a traceback,
+ * `Error: …`, `Caught exception: …`); else it is `'unknown'`. Pure: the output is untrusted text, read only through bounded
  * patterns.
  */
 export function readCheckOutcome(

@@ -2,45 +2,101 @@ import { uncaughtAtEnd } from './uncaught.js';
 
 /**
  * A script's own verdict on what it checks, as it prints it: `FAIL: …`, `FAILURE: …`,
- * `Bug reproduced`, `Issue still present`, `… (unexpectedly)`. Read only from output no test
- * runner printed a summary in (a runner's own lines decide there), and only line by line at
- * the start of a line, so a word inside a value or a message does not count. A line that
- * says it is not reproduced, or fails as expected, says the opposite.
+ * `Bug reproduced`, `Issue still present`, `… (unexpectedly)`, `Import failed: <reason>`. Read
+ * only from output no test runner printed a summary in (a runner's own lines decide there), and
+ * only line by line, anchored to the start of a line or to a separator, so a word inside a value
+ * or a message does not count. A line that says it is not reproduced, or fails as expected,
+ * says the opposite.
  */
 // Upper case only: `FAIL: …`, `FAILED`, `FAILURE: …`, `[FAIL] …`, `Test FAILED` (a `Failed to …`
 // in a message is not a verdict).
 const FAIL_WORD =
   /^[\s\-*#>[✗✘❌]*(?:(?:Tests?|TESTS?|Check|Result|Status|Verification)\s*:?\s*)?(?:FAIL|FAILED|FAILURE)\b/;
+// The same word as a label's value: `Case 2: FAIL`, `empty input -> FAILED`, `x ... FAIL`.
+const FAIL_VALUE = /(?::|->|=>|\.\.\.|\s-)\s*(?:FAIL|FAILED|FAILURE)\b/;
 // `Bug reproduced`, `ISSUE REPRODUCED: …`, `Issue still present`, `Reproduced: …`,
 // `Validation passed (unexpectedly)`.
 const FAILED_SENTENCE =
   /^[\s\-*#>[]*(?:the )?(?:bug|issue|problem)\s+(?:is\s+)?(?:reproduced|confirmed|still\s+(?:present|exists|occurs|reproduced)|present|exists)\b|^[\s\-*#>[]*(?:reproduced|still broken|not fixed)\b|\((?:unexpected(?:ly)?|not expected|wrong|incorrect)\)\s*$/i;
+// The same sentence inside a line: `Test 2: the bug is still present`, `Sympify issue reproduced`.
+const FAILED_CLAUSE =
+  /\b(?:bug|issue|problem)\b[^.:]{0,40}?\b(?:still\s+(?:present|exists|occurs|there|happens|reproduc\w*)|(?:is\s+|was\s+)?reproduced)\b/i;
+// A line that asks rather than tells: `Checking whether the bug is still present...`.
+const ASKS = /\b(?:if|whether)\b|(?:\?|\.\.\.|…)\s*$/i;
+// What a script prints when what it tried failed, with the reason after a colon: `Import
+// failed: No module named 'x'`, `Query failed with error: …`, `Failed to decode …: Incorrect
+// padding`. A few words lead in; the reason is what makes it a report (`Failed to connect,
+// retrying` is a log line).
+const FAILED_REPORT =
+  /^\s*((?:[\w.'"()[\]-]+\s+){0,4}?(?:failed|Failed|FAILED)(?:\s+\w+){0,3})\s*:\s+(\S.*)$|^\s*(Failed to\b[^:]{1,80}):\s+(\S.*)$/;
+// The same for an error it caught, read only as the last thing printed (an error printed and
+// carried on from is not the result): `Caught exception: TypeError: …`, `An error occurred: …`.
+const ERROR_REPORT =
+  /^\s*((?:[\w.'"()[\]-]+\s+){0,4}?(?:error|exception)(?:\s+\w+){0,2})\s*:\s+(\S.*)$/i;
+// A lead-in that says the failure or error was meant (`Caught expected error: …`, `Correctly
+// failed: …`) or names a property of an error rather than one (`Error message: …`).
+const MEANT =
+  /\b(?:expected|correctly|properly|intentionally|should)\b|\b(?:error|exception)\s+(?:message|msg|text|type|class|count|rate|code|string|name)s?\b/i;
+// A reason that says there was none (`failed: 0`, `Error: None`).
+const NO_REASON = /^(?:0|none|no|false|nothing|n\/a|\[\]|\{\}|\(\))[.!]?$/i;
+// An error metric, not an error (`Max abs error: 1.2e-16`).
+const NUMBER = /^[-+]?\d/;
 // `Error: …`, `ERROR: …`, or an exception's name and its message (`TypeError: …`,
 // `django.core.exceptions.FieldError: …`) at the start of a line.
 const ERROR_LINE = /^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|ERROR):\s/;
 // A scaffold's closing tag after the output (mini-swe-agent's `</output>`) is not the program's.
 const CLOSING_TAG = /\n<\/\w+>\s*$/;
-const NEGATED = /\bnot\s+(?:reproduced|present|confirmed)|as expected|\bno (?:bug|issue|error)/i;
+const NEGATED =
+  /\bnot\s+(?:reproduced|present|confirmed)|as expected|\(expected\)|\bno longer\b|\bretry|\bno (?:bug|issue|error)/i;
 
 /** The line that says the check failed, by the script's own words; undefined: none does. */
 export function failedVerdict(text: string): string | undefined {
   for (const line of text.split('\n')) {
     if (line.length > 400 || NEGATED.test(line)) continue;
-    if (!FAIL_WORD.test(line) && !FAILED_SENTENCE.test(line)) continue;
+    if (
+      !FAIL_WORD.test(line) &&
+      !FAIL_VALUE.test(line) &&
+      !FAILED_SENTENCE.test(line) &&
+      !(FAILED_CLAUSE.test(line) && !ASKS.test(line)) &&
+      failedReport(line) === undefined
+    )
+      continue;
     return line.trim();
   }
   return undefined;
 }
 
+/** `line` when it reports that something the script tried failed, with the reason. */
+function failedReport(line: string): string | undefined {
+  const m = FAILED_REPORT.exec(line);
+  if (m === null) return undefined;
+  const leadIn = m[1] ?? m[3] ?? '';
+  const reason = (m[2] ?? m[4] ?? '').trim();
+  return MEANT.test(leadIn) || NO_REASON.test(reason) ? undefined : line.trim();
+}
+
+/** `line` when it reports an error the script caught (`Caught exception: …`), not a metric. */
+function errorReport(line: string): string | undefined {
+  if (NEGATED.test(line)) return undefined;
+  const m = ERROR_REPORT.exec(line);
+  if (m === null) return undefined;
+  const reason = m[2]!.trim();
+  return MEANT.test(m[1]!) || NO_REASON.test(reason) || NUMBER.test(reason)
+    ? undefined
+    : line.trim();
+}
+
 /**
  * What a program that exited 0 printed last, when that is an error: a traceback it caught and
- * printed (`traceback.print_exc()`), or an error line (`Error: …`, `TypeError: …`). A script
- * whose last word is an error is reporting one; undefined: its output ends otherwise.
+ * printed (`traceback.print_exc()`), an error line (`Error: …`, `TypeError: …`), or a report of
+ * an error it caught (`Caught exception: …`). A script whose last word is an error is reporting
+ * one; undefined: its output ends otherwise.
  */
 export function printedErrorAtEnd(text: string): string | undefined {
   const body = text.replace(CLOSING_TAG, '').replace(/\s+$/, '');
   const printed = uncaughtAtEnd(body);
   if (printed !== undefined) return printed;
   const last = body.slice(body.lastIndexOf('\n') + 1).trim();
-  return last.length <= 400 && ERROR_LINE.test(last) ? last : undefined;
+  if (last.length > 400) return undefined;
+  return ERROR_LINE.test(last) ? last : errorReport(last);
 }
