@@ -254,7 +254,8 @@ export function demoModel() {
               if (part.type === 'tool-result') answered.add(part.toolName);
             }
           }
-          if (message.role === 'user') {
+          // The first user message is the ticket; later ones are the gate's instructions.
+          if (message.role === 'user' && asked === '') {
             for (const part of message.content) if (part.type === 'text') asked += part.text;
           }
         }
