@@ -246,28 +246,32 @@ export function demoModel() {
   return scriptedModel(
     [
       ({ options }) => {
-        const answered = new Set<string>();
+        // What each tool answered (by name), and the ticket: the first user message (later
+        // ones are the gate's instructions).
+        const answered = new Map<string, string>();
         let asked = '';
         for (const message of options.prompt) {
           if (message.role === 'tool') {
             for (const part of message.content) {
-              if (part.type === 'tool-result') answered.add(part.toolName);
+              if (part.type === 'tool-result') answered.set(part.toolName, JSON.stringify(part.output));
             }
           }
-          // The first user message is the ticket; later ones are the gate's instructions.
           if (message.role === 'user' && asked === '') {
             for (const part of message.content) if (part.type === 'text') asked += part.text;
           }
         }
         const email = /From (\\S+):/.exec(asked)?.[1] ?? 'unknown';
-        if (!answered.has('lookup_customer')) {
+        const customer = answered.get('lookup_customer');
+        if (customer === undefined) {
           return { toolCalls: [{ toolName: 'lookup_customer', input: { email } }] };
         }
+        // The lookup's result as the prompt carries it (JSON, perhaps inside a string).
+        const priority = /plan\\W+pro\\b/.test(customer) ? 'urgent' : 'normal';
         if (!answered.has('file_ticket')) {
           const summary = asked.replace(/^From \\S+: /, '').slice(0, 120);
-          return { toolCalls: [{ toolName: 'file_ticket', input: { priority: 'urgent', summary } }] };
+          return { toolCalls: [{ toolName: 'file_ticket', input: { priority, summary } }] };
         }
-        return "Sorry you're stuck: I filed this as urgent and our team is on it. You'll hear from us within the hour.";
+        return \`Sorry for the trouble: I filed this as \${priority} and our team is on it. You'll hear from us soon.\`;
       },
     ],
     { whenExhausted: 'repeat-last' },
@@ -290,6 +294,16 @@ export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string {
     );
   }
   return url;
+}
+
+/** The same, or its message and exit code 1: for scripts, without a stack trace. */
+export function databaseUrlOrExit(): string {
+  try {
+    return databaseUrl();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return process.exit(1);
+  }
 }
 
 /**
@@ -326,7 +340,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error('Usage: npm run ask -- <customer email> <message>');
     process.exit(2);
   }
-  const { sessionId, result } = await ask(databaseUrl(), { customer, message: words.join(' ') });
+  const { sessionId, result } = await ask(databaseUrlOrExit(), { customer, message: words.join(' ') });
   process.stdout.write(report(sessionId, result));
 }
 `;
@@ -336,7 +350,7 @@ export function durableDemoTs(): string {
   return `import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { ask, databaseUrl, report } from './ask.ts';
+import { ask, databaseUrlOrExit, report } from './ask.ts';
 import { describeRoute, modelRoute } from './model.ts';
 
 /**
@@ -344,7 +358,7 @@ import { describeRoute, modelRoute } from './model.ts';
  * production), one run put on the queue by a client, its result, then the worker stopped as
  * Ctrl-C stops it. Offline unless .env names a model. Needs \`npm run db:create\` once.
  */
-const url = databaseUrl();
+const url = databaseUrlOrExit();
 console.log(\`model: \${describeRoute(modelRoute(process.env))}\`);
 const agate = fileURLToPath(new URL('./node_modules/@agate/cli/bin/agate.js', import.meta.url));
 const worker = spawn(process.execPath, [agate, 'worker', 'agent.tsx'], {
@@ -396,6 +410,17 @@ describe('the support agent (run in-process, on the scripted demo model)', () =>
     expect([...filedTickets.values()]).toEqual([
       { id: 'T-1', priority: 'urgent', summary: 'I cannot log in.' },
     ]);
+  });
+
+  it("files a free customer's ticket as normal: the priority follows the lookup's result", async () => {
+    filedTickets.clear();
+    const session = createSession(
+      <SupportDesk customer="alan@example.com" message="The export button does nothing." />,
+      { model: demoModel() },
+    );
+    const result = await session.run();
+    expect(result.status).toBe('completed');
+    expect([...filedTickets.values()].map((t) => t.priority)).toEqual(['normal']);
   });
 
   it('may not reply before it filed the ticket: the gate refuses, the run ends blocked', async () => {
