@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AGATE_PACKAGES, packageJson } from '../packages/create-agate/src/templates.js';
+import { DURABLE_AGATE_PACKAGES } from '../packages/create-agate/src/durable-template.js';
+import { projectFiles } from '../packages/create-agate/src/project-files.js';
+import { packageJson } from '../packages/create-agate/src/templates.js';
 import { VERSION } from '../packages/create-agate/src/version.js';
 import { brokenLimits } from './check-registry.js';
 import type { InstallFacts } from './node-modules.js';
@@ -26,14 +28,23 @@ function expected(): {
 } {
   const packages = publishedPackages();
   const versions = new Map(packages.map((p) => [p.name, p.version]));
+  // Every package a template names (the starter takes the ones it depends on).
   const tarballs = Object.fromEntries(
-    AGATE_PACKAGES.map((name) => [
+    DURABLE_AGATE_PACKAGES.map((name) => [
       name,
       `${PACKED_DIR_PLACEHOLDER}/${tarballName(name, versions.get(name) ?? VERSION)}`,
     ]),
   );
   const starter = JSON.parse(
     packageJson({ name: 'my-agent', agateVersion: `^${VERSION}`, tarballs }),
+  ) as DeclaredDependencies;
+  const durable = JSON.parse(
+    projectFiles({
+      name: 'durable-agent',
+      agateVersion: `^${VERSION}`,
+      tarballs,
+      template: 'durable',
+    })['package.json'] ?? '{}',
   ) as DeclaredDependencies;
   const ours = new Map(
     packages.map((p) => [
@@ -49,6 +60,7 @@ function expected(): {
       'my-agent': starter,
       // release/packed-project.ts: the starter's dependencies alone.
       'runtime-only': { dependencies: starter.dependencies },
+      'durable-agent': durable,
     },
     ours,
   };

@@ -72,7 +72,11 @@ export function addInitCommand(program: Command, io: CliIo, setExit: SetExit): v
     )
     .argument('[directory]', 'where to write it (created if missing; must be empty)', '.')
     .option('--name <name>', 'the package name (default: the directory name)')
-    .action(async (dir: string, options: { name?: string }) => {
+    .option(
+      '--template <name>',
+      "which project, as create-agate's --template: default (a calculator with a gate), coding, durable, … (an unknown name lists them all)",
+    )
+    .action(async (dir: string, options: { name?: string; template?: string }) => {
       const { initCommand } = await import('./commands/init.js');
       setExit(await initCommand(io, dir, options));
     });

@@ -162,6 +162,9 @@ describe('the coding agent', () => {
         'export const add = (a, b) => a + b;\\n',
       );
     },
+    // Four sandboxed processes (two bash calls, two test runs): more than vitest's 5 s default
+    // on a busy machine.
+    30_000,
   );
 
   it('without bubblewrap the gate refuses to finish, says so, and runs nothing on the host', async () => {

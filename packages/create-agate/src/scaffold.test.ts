@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
+import { DURABLE_THIRD_PARTY } from './durable-template.js';
 import { main } from './main.js';
 import { packageName, ScaffoldError, scaffold, tarballName } from './scaffold.js';
 import { TEMPLATE_NAMES } from './templates.js';
@@ -225,6 +226,101 @@ describe('create-agate --template <name>', () => {
       `file:${relative(dir, packed)}/agate-core-${VERSION}.tgz`,
     );
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('installed from the tarballs');
+  });
+
+  it('writes the durable project: a worker on PostgreSQL, its client and demo, deps pinned like the default plus @agate/dbos', async () => {
+    const cwd = temp();
+    const { io, out } = capture();
+    expect(await main([join(cwd, 'desk'), '--template', 'durable'], io)).toBe(0);
+    // `agate db create` before anything that needs the database.
+    expect(out.join('')).toMatch(
+      /npm install\n.*\.env.*\n {2}npm run db:create\n {2}npm test\n {2}npm run demo\n/,
+    );
+    const dir = join(cwd, 'desk');
+    for (const file of [
+      'package.json',
+      'tsconfig.json',
+      'agent.tsx',
+      'agent.test.tsx',
+      'model.ts',
+      'demo-model.ts',
+      'ask.ts',
+      'demo.ts',
+      'README.md',
+      '.gitignore',
+      '.env.example',
+    ]) {
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    }
+    const durable = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(durable.scripts).toMatchObject({
+      test: 'vitest run',
+      typecheck: 'tsc --noEmit',
+      'db:create': expect.stringMatching(/agate\.js db create$/),
+      start: expect.stringMatching(/agate\.js worker agent\.tsx$/),
+      demo: 'node --env-file-if-exists=.env demo.ts',
+    });
+    // The default project's pins, and what a worker needs beside them: nothing else.
+    await scaffold(join(cwd, 'plain'));
+    const plain = JSON.parse(readFileSync(join(cwd, 'plain', 'package.json'), 'utf8'));
+    expect(durable.devDependencies).toEqual(plain.devDependencies);
+    expect(durable.dependencies).toEqual({
+      ...plain.dependencies,
+      '@agate/dbos': `^${VERSION}`,
+      '@agate/postgres': `^${VERSION}`,
+      '@ai-sdk/openai': DURABLE_THIRD_PARTY['@ai-sdk/openai'],
+    });
+    // Exact, as `ai` is: a range could bring a second @ai-sdk/provider.
+    expect(durable.dependencies['@ai-sdk/openai']).toMatch(/^\d+\.\d+\.\d+$/);
+    const env = readFileSync(join(dir, '.env.example'), 'utf8');
+    expect(env).toMatch(/^DATABASE_URL=postgres:\/\//m);
+    expect(env).toContain('AGATE_BASE_URL=');
+    expect(env).toContain('OPENAI_API_KEY=');
+    const agent = readFileSync(join(dir, 'agent.tsx'), 'utf8');
+    expect(agent).toContain('export const agents: DurableAgents');
+    expect(agent).toContain('toolCallId');
+    expect(readFileSync(join(dir, 'model.ts'), 'utf8')).toContain("from '@ai-sdk/openai'");
+    // @agate/testing (a dev dependency) is loaded only for the offline model.
+    expect(agent).not.toContain('@agate/testing');
+    const { compilerOptions } = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'));
+    expect(compilerOptions).toMatchObject({
+      jsxImportSource: '@agate/core',
+      allowImportingTsExtensions: true,
+      erasableSyntaxOnly: true,
+    });
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(readme.indexOf('npm run db:create')).toBeGreaterThan(-1);
+    expect(readme.indexOf('npm run db:create')).toBeLessThan(readme.indexOf('npm run demo'));
+  });
+
+  it('writes the durable project with --from only when the folder has @agate/dbos and @agate/postgres too', async () => {
+    const packed = temp();
+    for (const name of ['@agate/core', '@agate/cli', '@agate/testing']) {
+      writeFileSync(join(packed, tarballName(name, VERSION)), '');
+    }
+    const dir = join(temp(), 'desk');
+    await expect(scaffold(dir, { template: 'durable', from: packed })).rejects.toThrow(
+      `has no agate-dbos-${VERSION}.tgz, agate-postgres-${VERSION}.tgz`,
+    );
+    expect(existsSync(dir)).toBe(false);
+    for (const name of ['@agate/dbos', '@agate/postgres']) {
+      writeFileSync(join(packed, tarballName(name, VERSION)), '');
+    }
+    await scaffold(dir, { template: 'durable', from: packed });
+    const written = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(written.dependencies['@agate/dbos']).toBe(
+      `file:${relative(dir, packed)}/agate-dbos-${VERSION}.tgz`,
+    );
+    expect(written.dependencies['@agate/postgres']).toBe(
+      `file:${relative(dir, packed)}/agate-postgres-${VERSION}.tgz`,
+    );
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('installed from the tarballs');
+    // The default project still needs only its three.
+    const plain = join(temp(), 'plain');
+    await scaffold(plain, { from: packed });
+    expect(
+      JSON.parse(readFileSync(join(plain, 'package.json'), 'utf8')).dependencies,
+    ).not.toHaveProperty('@agate/dbos');
   });
 
   it('names the tarball route beside the registry in its hints (404 until the first release)', async () => {

@@ -1,8 +1,7 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { projectFiles } from './project-files.js';
+import { agatePackagesOf, projectFiles } from './project-files.js';
 import {
-  AGATE_PACKAGES,
   type AgatePackage,
   isTemplateName,
   TEMPLATE_NAMES,
@@ -22,8 +21,8 @@ export interface ScaffoldOptions {
   agateVersion?: string;
   /**
    * A folder of packed tarballs (`pnpm pack:all` in a clone of Agate writes `packed/`): the
-   * project installs `@agate/core`, `@agate/cli` and `@agate/testing` of this version from
-   * there instead of the registry.
+   * project installs `@agate/core`, `@agate/cli` and `@agate/testing` (and the template's
+   * others, such as `@agate/dbos`) of this version from there instead of the registry.
    */
   from?: string;
   /** Which project to write (`TEMPLATE_NAMES`); default `default`. */
@@ -51,7 +50,8 @@ export async function scaffold(
   const target = resolve(dir);
   // Checked before anything is written: a wrong template or folder leaves no half-made project.
   const template = templateNamed(options.template ?? 'default');
-  const found = options.from === undefined ? undefined : await tarballsIn(options.from);
+  const packages = agatePackagesOf(template);
+  const found = options.from === undefined ? undefined : await tarballsIn(options.from, packages);
   // Relative to the project, so it moves with the clone and names no home directory.
   const tarballs = found === undefined ? undefined : relativeTo(target, found);
   await mkdir(target, { recursive: true });
@@ -89,11 +89,11 @@ export function templateNamed(name: string): TemplateName {
 /** Each tarball's path as `file:` takes it from the project: `../agate/packed/x.tgz`. */
 function relativeTo(
   project: string,
-  tarballs: Record<AgatePackage, string>,
-): Record<AgatePackage, string> {
-  const out = {} as Record<AgatePackage, string>;
-  for (const pkg of AGATE_PACKAGES) {
-    const path = relative(project, tarballs[pkg]).split(sep).join('/');
+  tarballs: Partial<Record<AgatePackage, string>>,
+): Partial<Record<AgatePackage, string>> {
+  const out: Partial<Record<AgatePackage, string>> = {};
+  for (const [pkg, file] of Object.entries(tarballs) as [AgatePackage, string][]) {
+    const path = relative(project, file).split(sep).join('/');
     out[pkg] = path.startsWith('.') ? path : `./${path}`;
   }
   return out;
@@ -105,7 +105,10 @@ export function tarballName(pkg: string, version: string): string {
 }
 
 /** The tarballs of this version in `dir`, by package; a ScaffoldError naming what is missing. */
-async function tarballsIn(dir: string): Promise<Record<AgatePackage, string>> {
+async function tarballsIn(
+  dir: string,
+  packages: readonly AgatePackage[],
+): Promise<Partial<Record<AgatePackage, string>>> {
   const folder = resolve(dir);
   const present = await readdir(folder).catch(() => undefined);
   const hint =
@@ -114,9 +117,9 @@ async function tarballsIn(dir: string): Promise<Record<AgatePackage, string>> {
   if (present === undefined) {
     throw new ScaffoldError(`--from ${dir}: there is no folder ${folder}. ${hint}`);
   }
-  const tarballs = {} as Record<AgatePackage, string>;
+  const tarballs: Partial<Record<AgatePackage, string>> = {};
   const missing: string[] = [];
-  for (const pkg of AGATE_PACKAGES) {
+  for (const pkg of packages) {
     const file = tarballName(pkg, VERSION);
     if (present.includes(file) && (await stat(join(folder, file))).isFile()) {
       tarballs[pkg] = join(folder, file);
@@ -147,6 +150,9 @@ export function nextSteps(result: ScaffoldResult, cwd = process.cwd()): string {
   return (
     `Created ${result.name} in ${result.dir}: ${result.files.join(', ')}.\n\nNext:\n${cd}` +
     '  npm install\n' +
+    (result.template === 'durable'
+      ? '  cp .env.example .env   # set DATABASE_URL (PostgreSQL)\n  npm run db:create\n'
+      : '') +
     '  npm test\n' +
     (result.template === 'default'
       ? '  npx agate run agent.tsx --scripted script.json\n'

@@ -5,14 +5,15 @@
 
 /** The Agate packages a new project depends on. */
 export const AGATE_PACKAGES = ['@agate/core', '@agate/cli', '@agate/testing'] as const;
-export type AgatePackage = (typeof AGATE_PACKAGES)[number];
+/** Those, and the ones a template adds (the durable project's @agate/dbos and its store). */
+export type AgatePackage = (typeof AGATE_PACKAGES)[number] | '@agate/dbos' | '@agate/postgres';
 
 /**
  * The templates `create-agate --template <name>` knows. `default` is the calculator with a
- * gate; `coding` a bash agent in a sandbox that may finish only when the host ran the tests.
- * (Issue 50 asks for `chat` and `durable` too.)
+ * gate; `coding` a bash agent in a sandbox that may finish only when the host ran the tests;
+ * `durable` an agent run by workers on PostgreSQL (@agate/dbos).
  */
-export const TEMPLATE_NAMES = ['default', 'coding'] as const;
+export const TEMPLATE_NAMES = ['default', 'coding', 'durable'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 export function isTemplateName(name: string): name is TemplateName {

@@ -2,11 +2,14 @@ import { CliError, ExitCode } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { importOptional } from '../optional-package.js';
 
-/** `agate init [dir]`: the project `npm create agate` writes, in `dir` (default: here). */
+/**
+ * `agate init [dir] [--template NAME]`: the project `npm create agate` writes, in `dir`
+ * (default: here), from the same templates.
+ */
 export async function initCommand(
   io: CliIo,
   dir: string,
-  options: { name?: string },
+  options: { name?: string; template?: string },
 ): Promise<number> {
   // An optional peer: a project that only runs agents does not carry the project writer.
   const { nextSteps, ScaffoldError, scaffold } = await importOptional(
@@ -15,7 +18,10 @@ export async function initCommand(
     'use agate init',
   );
   try {
-    const result = await scaffold(dir, options.name !== undefined ? { name: options.name } : {});
+    const result = await scaffold(dir, {
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.template !== undefined ? { template: options.template } : {}),
+    });
     io.out(nextSteps(result));
     return ExitCode.ok;
   } catch (error) {
