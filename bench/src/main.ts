@@ -24,6 +24,7 @@ import type { LongHistoryResult } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
+import type { OwnTickOptions, OwnTickResult } from './own-tick/measure.js';
 import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { measurePostgresSave } from './postgres-save.js';
 import { loadedReactBuild } from './react-build.js';
@@ -141,6 +142,26 @@ async function main(): Promise<void> {
     log(`short runs (${SHORT_TICKS} ticks from scratch, ${tools} tools, child process)...`);
     short.push(await targetChild(SHORT_TICKS, tools));
   }
+
+  // Agate's own tick: a short run minus its AI SDK calls made alone. A child of its own, whose
+  // first act is to tap the `generateText` calls of @agate/core's dist (own-tick/sdk-tap.ts).
+  log(
+    `Agate's own tick (${SHORT_TICKS} ticks from scratch, ${TOOL_COUNT} tools, child process)...`,
+  );
+  const ownTickOptions: Omit<OwnTickOptions, 'log'> = {
+    ticks: SHORT_TICKS,
+    tools: TOOL_COUNT,
+    reps: quick ? 3 : TARGET_REPS,
+    inner: quick ? 10 : SHORT_INNER,
+    warmup: quick ? 20 : 100,
+    profileRuns: quick ? 100 : 1_000,
+  };
+  const ownTick = await runChildProcess<OwnTickResult>(
+    join(dirname(fileURLToPath(import.meta.url)), 'own-tick', 'child.ts'),
+    { kind: 'own-tick', ...ownTickOptions },
+    { NODE_ENV: 'production' },
+    ['--expose-gc'],
+  );
 
   // A difference of a tenth of a millisecond needs more samples than the table above takes:
   // the two loops alternate, many times, and the report takes the median paired difference.
@@ -302,7 +323,7 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick, target, short, long, guards, telemetry },
+    production: { render, tick, target, short, long, guards, telemetry, ownTick },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,
