@@ -4,7 +4,7 @@
  * phase gates do to scripted weak-model policies. `pnpm bench` prints a Markdown report;
  * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
  * `--skip-dev` / `--skip-memory` to leave out the child-process measurements, `--skip-scale` the
- * durable workers' scale run (`pnpm bench:scale` runs it alone).
+ * durable workers' scale run (`pnpm bench:scale` runs it alone; `bench:own-tick`, Agate's own tick).
  *
  * This process measures the production build (the `bench` script sets NODE_ENV=production);
  * the development build and the memory figures come from child processes.
@@ -24,7 +24,7 @@ import type { LongHistoryResult } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
-import type { OwnTickOptions, OwnTickResult } from './own-tick/measure.js';
+import { measureOwnTickInChild, ownTickOptions } from './own-tick/main.js';
 import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { measurePostgresSave } from './postgres-save.js';
 import { loadedReactBuild } from './react-build.js';
@@ -148,20 +148,7 @@ async function main(): Promise<void> {
   log(
     `Agate's own tick (${SHORT_TICKS} ticks from scratch, ${TOOL_COUNT} tools, child process)...`,
   );
-  const ownTickOptions: Omit<OwnTickOptions, 'log'> = {
-    ticks: SHORT_TICKS,
-    tools: TOOL_COUNT,
-    reps: quick ? 3 : TARGET_REPS,
-    inner: quick ? 10 : SHORT_INNER,
-    warmup: quick ? 20 : 100,
-    profileRuns: quick ? 100 : 1_000,
-  };
-  const ownTick = await runChildProcess<OwnTickResult>(
-    join(dirname(fileURLToPath(import.meta.url)), 'own-tick', 'child.ts'),
-    { kind: 'own-tick', ...ownTickOptions },
-    { NODE_ENV: 'production' },
-    ['--expose-gc'],
-  );
+  const ownTick = await measureOwnTickInChild(ownTickOptions(quick));
 
   // A difference of a tenth of a millisecond needs more samples than the table above takes:
   // the two loops alternate, many times, and the report takes the median paired difference.

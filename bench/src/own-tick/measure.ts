@@ -63,7 +63,7 @@ async function captureRequests(ticks: number, tools: number): Promise<Request[]>
   }
   if (requests.length !== ticks) {
     throw new Error(
-      `captured ${requests.length} generateText calls of a ${ticks}-tick run: the tap must be registered before @agate/core loads`,
+      `captured ${requests.length} generateText calls of a ${ticks}-tick run: the tap must be registered before @agate/core loads, from its built dist/`,
     );
   }
   return requests;
