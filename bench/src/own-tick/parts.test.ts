@@ -51,8 +51,19 @@ describe('partOfStack', () => {
     expect(
       partOfStack([...call, { functionName: 'doGenerate', package: undefined, module: undefined }]),
     ).toBe('AI SDK call');
-    // Agate's code the SDK calls back into (the model wrapper) is Agate's.
-    expect(partOfStack([...call, agate('src/runtime/unique-call-ids.ts')])).toBe('model request');
+    // Agate's code the SDK calls back into (the model wrapper) is Agate's; the model it wraps
+    // (the app's code) is the call's, as when the call is made alone.
+    const wrapper = [...call, agate('src/runtime/unique-call-ids.ts', 'doGenerate')];
+    expect(partOfStack(wrapper)).toBe('model request');
+    const model: Frame = {
+      functionName: 'replyAt',
+      package: undefined,
+      module: undefined,
+      isScript: true,
+    };
+    expect(partOfStack([...wrapper, model])).toBe('AI SDK call');
+    // A tool's execute (the app's code too) under Agate's tool calls stays the tool call's.
+    expect(partOfStack([root, agate('src/runtime/tool-execution.ts'), model])).toBe('tool calls');
   });
 
   it('gives everything under set-up or disposal to them, SDK and React included', () => {

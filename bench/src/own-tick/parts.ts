@@ -30,6 +30,8 @@ export interface Frame {
   package: string | undefined;
   /** For `@agate/core`'s bundle: the source module (`src/runtime/events.ts`). */
   module: string | undefined;
+  /** Code from a file (not Node's own, not V8's `(program)`, `(garbage collector)`). */
+  isScript?: boolean;
 }
 
 /**
@@ -46,13 +48,26 @@ export function partOfStack(stack: readonly Frame[]): TickPart {
   if (stack.some(isSetUpOrDisposal)) return 'session set-up and disposal';
   const leaf = stack.at(-1);
   if (leaf?.functionName === '(garbage collector)') return 'garbage collection';
+  let appCode = false;
   for (let i = stack.length - 1; i >= 0; i--) {
     const frame = stack[i]!;
     if (isSdk(frame.package)) return 'AI SDK call';
+    // The model itself (the app's code, called through Agate's wrapper that renames repeated
+    // call ids) is the call's, as it is when the call is made alone.
+    if (appCode && frame.module === MODEL_WRAPPER) return 'AI SDK call';
     const part = partOfFrame(frame);
     if (part !== undefined) return part;
+    appCode ||= isAppCode(frame);
   }
   return 'other';
+}
+
+/** Agate's wrapper around the app's model (`withUniqueCallIds`). */
+const MODEL_WRAPPER = 'src/runtime/unique-call-ids.ts';
+
+/** The app's own code (the bench's scripted model, a tool's `execute`): a script of no package. */
+function isAppCode(frame: Frame): boolean {
+  return frame.package === undefined && frame.isScript === true;
 }
 
 function isSdk(pkg: string | undefined): boolean {
@@ -178,9 +193,11 @@ export function partsOfProfile(
     for (const child of node.children ?? []) parent.set(child, node.id);
   const frameOf = (node: ProfileNode): Frame => {
     const pkg = packageOfUrl(node.callFrame.url);
+    const { url } = node.callFrame;
     return {
       functionName: node.callFrame.functionName,
       package: pkg,
+      isScript: url.startsWith('file:'),
       module:
         pkg === '@agate/core'
           ? modulesOf(node.callFrame.url)?.(node.callFrame.lineNumber)
