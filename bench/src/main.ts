@@ -4,7 +4,7 @@
  * phase gates do to scripted weak-model policies. `pnpm bench` prints a Markdown report;
  * `pnpm bench --write` also writes docs/performance.md. `--quick` for a fast smoke run,
  * `--skip-dev` / `--skip-memory` to leave out the child-process measurements, `--skip-scale` the
- * durable workers' scale run (`pnpm bench:scale` runs it alone).
+ * durable workers' scale run (`pnpm bench:scale` runs it alone; `bench:own-tick`, Agate's own tick).
  *
  * This process measures the production build (the `bench` script sets NODE_ENV=production);
  * the development build and the memory figures come from child processes.
@@ -24,6 +24,7 @@ import type { LongHistoryResult } from './long-history.js';
 import { machineInfo, REPO_ROOT } from './machine.js';
 import { measureMcpCall } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
+import { measureOwnTickInChild, ownTickOptions } from './own-tick/main.js';
 import { measurePhaseEffectiveness } from './phase/effectiveness.js';
 import { measurePostgresSave } from './postgres-save.js';
 import { loadedReactBuild } from './react-build.js';
@@ -141,6 +142,13 @@ async function main(): Promise<void> {
     log(`short runs (${SHORT_TICKS} ticks from scratch, ${tools} tools, child process)...`);
     short.push(await targetChild(SHORT_TICKS, tools));
   }
+
+  // Agate's own tick: a short run minus its AI SDK calls made alone. A child of its own, whose
+  // first act is to tap the `generateText` calls of @agate/core's dist (own-tick/sdk-tap.ts).
+  log(
+    `Agate's own tick (${SHORT_TICKS} ticks from scratch, ${TOOL_COUNT} tools, child process)...`,
+  );
+  const ownTick = await measureOwnTickInChild(ownTickOptions(quick));
 
   // A difference of a tenth of a millisecond needs more samples than the table above takes:
   // the two loops alternate, many times, and the report takes the median paired difference.
@@ -302,7 +310,7 @@ async function main(): Promise<void> {
 
   const report = renderReport({
     machine,
-    production: { render, tick, target, short, long, guards, telemetry },
+    production: { render, tick, target, short, long, guards, telemetry, ownTick },
     ...(development ? { development } : {}),
     memory,
     memoryTicks: MEMORY_TICKS,

@@ -12,6 +12,8 @@ import type { LongHistoryResult } from './long-history.js';
 import type { MachineInfo } from './machine.js';
 import { MCP_CALL_TARGET, MCP_INNER, MCP_SETTLE, type McpCallResult } from './mcp-call.js';
 import type { MemoryResult } from './memory.js';
+import type { OwnTickResult } from './own-tick/measure.js';
+import { ownTickRow, ownTickSection } from './own-tick/report.js';
 import { type EffectivenessRow, renderEffectivenessTable } from './phase/effectiveness.js';
 import { POSTGRES_SAVE_RATIO_TARGET, type PostgresSaveResult } from './postgres-save.js';
 import type { RenderCost } from './render-cost.js';
@@ -66,6 +68,8 @@ export interface BenchData {
     guards?: TickOverheadResult;
     /** Untraced, no provider, SDK tracer, alternating (telemetry's cost). */
     telemetry?: TickOverheadResult;
+    /** A short run minus its AI SDK calls made alone, and where the rest goes (issue 51 item 2). */
+    ownTick?: OwnTickResult;
   };
   development?: BuildRun;
   memory: Array<MemoryResult & { nodeEnv?: string; react?: string }>;
@@ -128,6 +132,7 @@ export function targetRows(data: BenchData): TargetRow[] {
   const rows: TargetRow[] = [];
   for (const short of data.production.short ?? []) rows.push(plainRatioRow(short, 'short'));
   if (target) rows.push(plainRatioRow(target, 'long'));
+  rows.push(ownTickRow(data.production.ownTick));
   const longRatio = long?.ratios;
   rows.push({
     what: long
@@ -521,6 +526,7 @@ export function renderReport(data: BenchData): string {
       'the fastest plain loop turns it off too, so the targets compare like with like. Both ' +
       'sides validate arguments with the same zod schemas and run the same `execute`.',
     '',
+    ...ownTickSection(data.production.ownTick),
   );
 
   // ---- 1a. idle guards -------------------------------------------------------------------

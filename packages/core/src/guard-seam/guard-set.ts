@@ -34,6 +34,9 @@ export type MergedToolVerdict =
 
 const NONE: ReleasedCall[] = [];
 
+type Hook = Exclude<keyof Guard, 'name' | 'slice' | 'reservedTools' | 'finishTools'>;
+type HookLists = { [K in Hook]-?: Guard[] };
+
 /**
  * Calls every guard family at one point of the tick, in registration order, and merges the
  * answers: the first family that ends the run or refuses a call decides (later ones are not
@@ -42,9 +45,7 @@ const NONE: ReleasedCall[] = [];
  * skipped loop iteration, not a call.
  */
 export class GuardSet {
-  private hooks: {
-    [K in Exclude<keyof Guard, 'slice' | 'reservedTools' | 'finishTools'>]-?: Guard[];
-  };
+  private hooks: HookLists;
   /** Which families were engaged at the last render, one flag per guard (see `engaged`). */
   private engagedMask = -1;
   /** The families' own tool names, each with the family that keeps it. */
@@ -52,8 +53,12 @@ export class GuardSet {
   /** The tools whose call asks to finish (`Guard.finishTools`), of every family. */
   private readonly finishTools = new Set<string>();
 
+  /** Every family's hooks, engaged or not: the lists `hooks` is filtered from. */
+  private readonly allHooks: HookLists;
+
   constructor(readonly guards: readonly Guard[]) {
-    this.hooks = this.hookLists(guards);
+    this.allHooks = hookLists(guards);
+    this.hooks = this.allHooks;
     for (const g of guards) {
       for (const name of g.reservedTools ?? []) this.reserved.set(name, g.name);
       for (const name of g.finishTools ?? []) this.finishTools.add(name);
@@ -71,30 +76,6 @@ export class GuardSet {
       !outcome.result.isError &&
       this.finishTools.has(outcome.result.toolName)
     );
-  }
-
-  /** The hook lists, with the per-call hooks of families that are not engaged left out. */
-  private hookLists(guards: readonly Guard[], engaged: readonly Guard[] = guards) {
-    type Hook = Exclude<keyof Guard, 'name' | 'slice' | 'reservedTools' | 'finishTools'>;
-    const having = (key: Hook) => guards.filter((g) => typeof g[key] === 'function');
-    const engagedHaving = (key: Hook) => engaged.filter((g) => typeof g[key] === 'function');
-    return {
-      name: [],
-      engaged: [],
-      runStart: having('runStart'),
-      render: having('render'),
-      check: engagedHaving('check'),
-      beforeModelCall: engagedHaving('beforeModelCall'),
-      beforeToolCall: engagedHaving('beforeToolCall'),
-      releaseHeldCalls: having('releaseHeldCalls'),
-      afterToolCall: engagedHaving('afterToolCall'),
-      tickEnd: engagedHaving('tickEnd'),
-      finishRequested: engagedHaving('finishRequested'),
-      beforeExitAttempt: engagedHaving('beforeExitAttempt'),
-      exitAttempt: having('exitAttempt'),
-      engagedAtMaxTicks: having('engagedAtMaxTicks'),
-      report: having('report'),
-    };
   }
 
   runStart(info: RunStartInfo): void {
@@ -174,10 +155,21 @@ export class GuardSet {
     }
     if (mask === this.engagedMask) return;
     this.engagedMask = mask;
-    this.hooks = this.hookLists(
-      this.guards,
-      this.guards.filter((_, i) => (mask & (1 << i)) !== 0),
-    );
+    const engaged = new Set(this.guards.filter((_, i) => (mask & (1 << i)) !== 0));
+    const all = this.allHooks;
+    // Filtered from the lists made once: which hooks a family has does not change, and asking
+    // every family for every hook again was a tenth of a session's set-up (issue 51 item 2).
+    const only = (list: Guard[]) => list.filter((g) => engaged.has(g));
+    this.hooks = {
+      ...all,
+      check: only(all.check),
+      beforeModelCall: only(all.beforeModelCall),
+      beforeToolCall: only(all.beforeToolCall),
+      afterToolCall: only(all.afterToolCall),
+      tickEnd: only(all.tickEnd),
+      finishRequested: only(all.finishRequested),
+      beforeExitAttempt: only(all.beforeExitAttempt),
+    };
   }
 
   check(context: CompiledContext): void {
@@ -362,6 +354,32 @@ export class GuardSet {
   report(): RunReport {
     return Object.assign({}, ...this.hooks.report.map((g) => g.report?.()));
   }
+}
+
+/**
+ * Each hook's list of the families that have it, in registration order. The per-call hooks
+ * (`check`, `beforeModelCall`, `beforeToolCall`, `afterToolCall`, `tickEnd`,
+ * `finishRequested`, `beforeExitAttempt`) are later filtered to the engaged families; the
+ * others are always asked.
+ */
+function hookLists(guards: readonly Guard[]): HookLists {
+  const having = (key: Hook) => guards.filter((g) => typeof g[key] === 'function');
+  return {
+    engaged: [],
+    runStart: having('runStart'),
+    render: having('render'),
+    check: having('check'),
+    beforeModelCall: having('beforeModelCall'),
+    beforeToolCall: having('beforeToolCall'),
+    releaseHeldCalls: having('releaseHeldCalls'),
+    afterToolCall: having('afterToolCall'),
+    tickEnd: having('tickEnd'),
+    finishRequested: having('finishRequested'),
+    beforeExitAttempt: having('beforeExitAttempt'),
+    exitAttempt: having('exitAttempt'),
+    engagedAtMaxTicks: having('engagedAtMaxTicks'),
+    report: having('report'),
+  };
 }
 
 /** What the model sees becomes the replacement; the cut-off note no longer applies to it. */

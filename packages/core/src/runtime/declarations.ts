@@ -114,10 +114,8 @@ export class DeclarationRegistry {
 
   /** The first declaration of every name of one kind, sorted by name (shared: do not change it). */
   ofKind<K extends keyof DeclarationKinds>(kind: K): readonly DeclarationKinds[K][] {
-    const all = this.all();
-    return this.named!.derived(kind, () =>
-      all.filter((d): d is DeclarationKinds[K] => d.kind === kind),
-    );
+    this.all();
+    return this.named!.derived(kind, ofKindIn) as readonly DeclarationKinds[K][];
   }
 
   /**
@@ -127,10 +125,7 @@ export class DeclarationRegistry {
   ofFamily(family: string): readonly GuardDeclaration[] {
     this.byMount ??= this.firsts().sort((a, b) => a.id - b.id);
     this.mounted = reuse(this.byMount, this.mounted);
-    const { declarations } = this.mounted;
-    return this.mounted.derived(family, () =>
-      declarations.filter((d): d is GuardDeclaration => d.kind === 'guard' && d.family === family),
-    );
+    return this.mounted.derived(family, ofFamilyIn);
   }
 }
 
@@ -147,14 +142,32 @@ class Derived {
     readonly declarations: readonly Declaration[],
   ) {}
 
-  derived<D extends Declaration>(key: string, make: () => D[]): readonly D[] {
+  /**
+   * The list `make` derives for `key`, made once. `make` is a function made once (not a closure
+   * per call): families read these lists several times a tick, and a closure per read was most
+   * of what the registry allocated (issue 51 item 2).
+   */
+  derived<D extends Declaration>(
+    key: string,
+    make: (declarations: readonly Declaration[], key: string) => D[],
+  ): readonly D[] {
     let list = this.lists.get(key);
     if (list === undefined) {
-      list = make();
+      list = make(this.declarations, key);
       this.lists.set(key, list);
     }
     return list as readonly D[];
   }
+}
+
+function ofKindIn(declarations: readonly Declaration[], kind: string): Declaration[] {
+  return declarations.filter((d) => d.kind === kind);
+}
+
+function ofFamilyIn(declarations: readonly Declaration[], family: string): GuardDeclaration[] {
+  return declarations.filter(
+    (d): d is GuardDeclaration => d.kind === 'guard' && d.family === family,
+  );
 }
 
 /** `previous` while every entry still gives the declaration it gave then; else built anew. */
