@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { projectFiles } from '../packages/create-agate/src/project-files.js';
 import { AGATE_PACKAGES, packageJson } from '../packages/create-agate/src/templates.js';
 import { VERSION } from '../packages/create-agate/src/version.js';
 import { brokenLimits } from './check-registry.js';
@@ -49,6 +50,14 @@ function expected(): {
       'my-agent': starter,
       // release/packed-project.ts: the starter's dependencies alone.
       'runtime-only': { dependencies: starter.dependencies },
+      'chat-agent': JSON.parse(
+        projectFiles({
+          name: 'chat-agent',
+          agateVersion: `^${VERSION}`,
+          tarballs,
+          template: 'chat',
+        })['package.json'] ?? '{}',
+      ) as DeclaredDependencies,
     },
     ours,
   };

@@ -37,6 +37,8 @@ export interface PackedProject {
   runtime: InstallFacts;
   /** The starter, installed: the above and its test runner. */
   full: InstallFacts;
+  /** `create-agate --template chat`, installed from its own lock (its page adds dependencies). */
+  chatDir: string;
 }
 
 /** Runs a command in `cwd` with a clean environment; throws with its output when it fails. */
@@ -109,24 +111,28 @@ export async function createPackedProject(
 ): Promise<PackedProject> {
   const creator = packed.find((p) => p.name === 'create-agate');
   if (creator === undefined) throw new Error(`no create-agate tarball in ${packedDir}`);
-  run(
-    'npm',
-    [
-      'exec',
-      '--yes',
-      // A cache of its own: npm exec keeps a package it ran by version, and would run an older
-      // build of the same version again.
-      `--cache=${join(root, 'npm-exec-cache')}`,
-      `--package=${join(packedDir, creator.file)}`,
-      '--',
-      'create-agate',
-      'my-agent',
-      '--from',
-      packedDir,
-    ],
-    root,
-  );
+  const create = (...args: string[]) =>
+    run(
+      'npm',
+      [
+        'exec',
+        '--yes',
+        // A cache of its own: npm exec keeps a package it ran by version, and would run an
+        // older build of the same version again.
+        `--cache=${join(root, 'npm-exec-cache')}`,
+        `--package=${join(packedDir, creator.file)}`,
+        '--',
+        'create-agate',
+        ...args,
+        '--from',
+        packedDir,
+      ],
+      root,
+    );
+  create('my-agent');
+  create('chat-agent', '--template', 'chat');
   const dir = join(root, 'my-agent');
+  const chatDir = join(root, 'chat-agent');
   const starter = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
     allowScripts?: Record<string, boolean>;
@@ -143,12 +149,19 @@ export async function createPackedProject(
       allowScripts: starter.allowScripts,
     }),
   );
-  // Side by side: two folders, one npm cache (safe for concurrent use).
-  const [runtimeLock, fullLock] = await Promise.all([
+  // Side by side: three folders, one npm cache (safe for concurrent use).
+  const [runtimeLock, fullLock, chatLock] = await Promise.all([
     npmInstall(runtimeDir, 'runtime-only', packedDir, mode),
     npmInstall(dir, 'my-agent', packedDir, mode),
+    npmInstall(chatDir, 'chat-agent', packedDir, mode),
   ]);
   const runtime = measureNodeModules(join(runtimeDir, 'node_modules'));
   const full = measureNodeModules(join(dir, 'node_modules'));
-  return { dir, locks: { 'my-agent': fullLock, 'runtime-only': runtimeLock }, runtime, full };
+  return {
+    dir,
+    locks: { 'my-agent': fullLock, 'runtime-only': runtimeLock, 'chat-agent': chatLock },
+    runtime,
+    full,
+    chatDir,
+  };
 }
