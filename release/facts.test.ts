@@ -56,8 +56,8 @@ describe('renderFacts', () => {
       - \`@agate/core\`: \`@ai-sdk/mcp\`, \`immer\`; peers \`zod\`; optional peers \`@agate/testing\`
       - \`create-agate\`: nothing
 
-      A project holding \`@agate/core\` and \`@agate/cli\` (and their peers \`ai\`, \`react\` and
-      \`zod\`) installs 68 packages, 47.2 MB of \`node_modules\` (51.9 MB on disk);
+      A project holding \`@agate/core\` and \`@agate/cli\` (their peers \`ai\`, \`react\` and \`zod\`,
+      and the starter's model providers) installs 68 packages, 47.2 MB of \`node_modules\` (51.9 MB on disk);
       the biggest are \`esbuild\` 10 MB (tsx's compiler, which loads TypeScript agent files: its binary for this platform), \`ai\` 9 MB (the AI SDK), \`zod\` 6 MB (schemas).
       The project \`create-agate\` writes adds only its test runner (\`vitest\` and \`@agate/testing\`):
       150 packages, 110.0 MB in all. (Counted after \`npm install\`; sizes are

@@ -61,6 +61,14 @@ function expected(): {
       // release/packed-project.ts: the starter's dependencies alone.
       'runtime-only': { dependencies: starter.dependencies },
       'durable-agent': durable,
+      'chat-agent': JSON.parse(
+        projectFiles({
+          name: 'chat-agent',
+          agateVersion: `^${VERSION}`,
+          tarballs,
+          template: 'chat',
+        })['package.json'] ?? '{}',
+      ) as DeclaredDependencies,
     },
     ours,
   };

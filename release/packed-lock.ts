@@ -7,7 +7,8 @@ import { ROOT } from './workspace.js';
  * The lockfiles the packed-install tests install from (`npm ci`), kept in the repository so
  * the same commit installs the same versions next month, whatever the registry serves by then.
  * One per installed project (release/packed-project.ts): the starter `create-agate` writes,
- * the project holding its runtime dependencies alone, and the `durable` template's project.
+ * the project holding its runtime dependencies alone, the `chat` template's project (its page
+ * adds dependencies, so it cannot share the starter's install) and the `durable` template's.
  *
  * The `@agate/*` tarballs are `file:` entries whose paths depend on where the tarballs were
  * packed, and whose integrity changes with every build: the committed files hold a placeholder
@@ -17,7 +18,7 @@ import { ROOT } from './workspace.js';
  */
 
 export const LOCK_DIR = join(ROOT, 'release', 'packed-lock');
-export const LOCKED_PROJECTS = ['my-agent', 'runtime-only', 'durable-agent'] as const;
+export const LOCKED_PROJECTS = ['my-agent', 'runtime-only', 'durable-agent', 'chat-agent'] as const;
 export type LockedProject = (typeof LOCKED_PROJECTS)[number];
 
 /** Stands for the folder of tarballs in a committed lock. */

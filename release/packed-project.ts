@@ -43,6 +43,8 @@ export interface PackedProject {
    * has an install of its own (beside the others, at the same time).
    */
   durableDir: string;
+  /** `create-agate --template chat`, installed from its own lock (its page adds dependencies). */
+  chatDir: string;
 }
 
 /** Runs a command in `cwd` with a clean environment; throws with its output when it fails. */
@@ -135,7 +137,9 @@ export async function createPackedProject(
     );
   create('my-agent');
   create('durable-agent', '--template', 'durable');
+  create('chat-agent', '--template', 'chat');
   const dir = join(root, 'my-agent');
+  const chatDir = join(root, 'chat-agent');
   const starter = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
     allowScripts?: Record<string, boolean>;
@@ -153,19 +157,26 @@ export async function createPackedProject(
     }),
   );
   const durableDir = join(root, 'durable-agent');
-  // Side by side: three folders, one npm cache (safe for concurrent use).
-  const [runtimeLock, fullLock, durableLock] = await Promise.all([
+  // Side by side: four folders, one npm cache (safe for concurrent use).
+  const [runtimeLock, fullLock, durableLock, chatLock] = await Promise.all([
     npmInstall(runtimeDir, 'runtime-only', packedDir, mode),
     npmInstall(dir, 'my-agent', packedDir, mode),
     npmInstall(durableDir, 'durable-agent', packedDir, mode),
+    npmInstall(chatDir, 'chat-agent', packedDir, mode),
   ]);
   const runtime = measureNodeModules(join(runtimeDir, 'node_modules'));
   const full = measureNodeModules(join(dir, 'node_modules'));
   return {
     dir,
-    locks: { 'my-agent': fullLock, 'runtime-only': runtimeLock, 'durable-agent': durableLock },
+    locks: {
+      'my-agent': fullLock,
+      'runtime-only': runtimeLock,
+      'durable-agent': durableLock,
+      'chat-agent': chatLock,
+    },
     runtime,
     full,
     durableDir,
+    chatDir,
   };
 }

@@ -4,6 +4,7 @@
  * warning when it edits without verifying. Its workspace is a small `node --test` project
  * with a bug, written by the scaffold and reset by `npm run demo`.
  */
+import { modelTest, modelTs, realModelReadme, runTsx } from './model-template.js';
 import {
   envExample,
   gitignore,
@@ -17,6 +18,7 @@ const SCRIPTS: ProjectScripts = {
   test: 'vitest run',
   typecheck: 'tsc --noEmit',
   start: 'agate run agent.tsx',
+  'start:sdk': 'tsx run.tsx',
   // Node strips workspace.ts's types itself (22.18+): the demo starts from the bug each time.
   demo: 'node workspace.ts && agate run agent.tsx --scripted script.json',
 };
@@ -223,11 +225,8 @@ refuses, the model fixes \`add()\`, the host runs them again (\`pass\`) and the 
 It needs bubblewrap (\`apt-get install -y bubblewrap\`, Linux). Without it nothing runs on the
 host: bash calls and the gate's check refuse, and the refusal says bubblewrap is missing.
 
-To run it on a real model, copy \`.env.example\` to \`.env\`, fill in one of its two routes
-(an OpenAI-compatible server such as Ollama, vLLM or LM Studio: \`AGATE_BASE_URL\` and
-\`AGATE_MODEL\`; or OpenAI: \`OPENAI_API_KEY\`), and run
-\`node --env-file=.env node_modules/@agate/cli/bin/agate.js run agent.tsx\`
-(\`node workspace.ts\` first puts the bug back).
+${realModelReadme()}
+(\`node workspace.ts\` first puts the bug back.)
 
 ## What to change first
 
@@ -260,6 +259,9 @@ export function codingProjectFiles(options: TemplateOptions): Record<string, str
     'workspace/math.js': BROKEN,
     'workspace/test/math.js': WORKSPACE_TEST,
     'script.json': codingScriptJson(),
+    'model.ts': modelTs(),
+    'model.test.tsx': modelTest(),
+    'run.tsx': runTsx(),
     'README.md': codingReadme(options),
     '.gitignore': gitignore(),
     '.env.example': envExample(),

@@ -11,10 +11,12 @@ export interface Output {
 const USAGE = `Usage: npm create agate@latest <directory>
        create-agate <directory> [--template <name>] [--name <package-name>] [--from <tarball-folder>]
 
-Writes a new Agate agent project: package.json, tsconfig.json, agent.tsx (an agent with a
-gate), agent.test.tsx (a scripted-model test), script.json and a README.
+Writes a new Agate agent project: package.json, tsconfig.json, an agent with its tests,
+model.ts (real model routes beside the scripted one), .env.example and a README.
 
-  --template <name>        which project: ${TEMPLATE_NAMES.join(', ')} (default: default)
+  --template <name>        which project: ${TEMPLATE_NAMES.join(', ')} (default: default):
+                           default a calculator with a gate, coding a sandboxed bash
+                           agent, chat a useChat page whose refunds wait for approval
   --name <package-name>    package.json's name (default: the directory's name)
   --from <tarball-folder>  install @agate/core, @agate/cli and @agate/testing from the
                            tarballs in this folder (\`pnpm pack:all\` in a clone of Agate

@@ -1,7 +1,8 @@
-import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
+import { execFile, type SpawnSyncOptions, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { megabytes } from '../../../release/node-modules.js';
 import { RUNTIME_LIMITS } from '../../../release/packed-project.js';
@@ -25,6 +26,7 @@ import {
   writeAgentLayouts,
   writeLayoutAgent,
 } from '../../cli/src/__fixtures__/agent-layouts.js';
+import { startOpenAICompatibleServer } from '../../testing/src/openai-compatible-server.js';
 import { requireSystem } from '../../testing/src/system-requirements.js';
 import { scaffold } from './scaffold.js';
 
@@ -49,10 +51,13 @@ const sandboxRuns = requireSystem({
  */
 const { dir: packedDir, packed, project: installed, scratch: root } = inject('packedRun');
 const project = installed.dir;
+const chatProject = installed.chatDir;
 const REPO_BIN = fileURLToPath(new URL('../../cli/bin/agate.js', import.meta.url));
 const REPO_AGENT = fileURLToPath(
   new URL('../../cli/src/__fixtures__/twice-agent.tsx', import.meta.url),
 );
+
+const execFileAsync = promisify(execFile);
 
 const run = (command: string, args: string[], options: Omit<SpawnSyncOptions, 'encoding'> = {}) =>
   spawnSync(command, args, { env: cleanEnv(), timeout: 90_000, ...options, encoding: 'utf8' });
@@ -149,8 +154,12 @@ describe('create-agate --from <tarballs>', () => {
     expect(pkg.dependencies).toEqual({
       '@agate/core': tarball('@agate/core'),
       '@agate/cli': tarball('@agate/cli'),
+      // model.ts's two real routes, and tsx for run.tsx (already under @agate/cli).
+      '@ai-sdk/openai': expect.stringMatching(/^\d+\.\d+\.\d+$/),
+      '@ai-sdk/openai-compatible': expect.stringMatching(/^\d+\.\d+\.\d+$/),
       ai: expect.any(String),
       react: expect.any(String),
+      tsx: expect.any(String),
       zod: expect.any(String),
     });
     expect(pkg.devDependencies).toEqual({
@@ -224,7 +233,31 @@ describe('the project, installed from the tarballs', () => {
   it('npm test passes', () => {
     const test = run('npm', ['test'], { cwd: project });
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
-    expect(test.stdout).toMatch(/2 passed/);
+    // agent.test.tsx's 2, model.test.tsx's 5 (both model routes against a loopback server).
+    expect(test.stdout).toMatch(/7 passed/);
+  }, 90_000);
+
+  it('npm run start:sdk (run.tsx on model.ts) runs the agent on an OpenAI-compatible server, from .env', async () => {
+    const server = await startOpenAICompatibleServer([
+      { toolCalls: [{ toolName: 'write_answer', input: { answer: '391' } }] },
+      { toolCalls: [{ toolName: 'check_answer', input: { answer: '391' } }] },
+      '17 * 23 = 391.',
+    ]);
+    const env = join(project, '.env');
+    writeFileSync(env, `AGATE_BASE_URL=${server.baseURL}\nAGATE_MODEL=loopback-model\n`);
+    try {
+      // Not spawnSync: the model server answers from this process's event loop.
+      const { stdout } = await execFileAsync('npm', ['run', '-s', 'start:sdk'], {
+        cwd: project,
+        env: cleanEnv(),
+        timeout: 90_000,
+      });
+      expect(stdout).toBe('17 * 23 = 391.\nstatus: completed\n');
+      expect(server.requests.map((r) => r.model)).toEqual(Array(3).fill('loopback-model'));
+    } finally {
+      rmSync(env);
+      await server.close();
+    }
   }, 90_000);
 
   it('npm run typecheck passes, and refuses a DOM tag in an agent tree (jsxImportSource @agate/core through the packed exports map)', () => {
@@ -315,7 +348,8 @@ describe('the coding template, on the same install', () => {
   it('npm test passes (both tests when bubblewrap runs, the refusal without it otherwise)', () => {
     const test = run('npm', ['test'], { cwd: coding });
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
-    expect(test.stdout).toMatch(sandboxRuns ? /2 passed/ : /1 passed/);
+    // agent.test.tsx's (1 without bubblewrap), model.test.tsx's 5.
+    expect(test.stdout).toMatch(sandboxRuns ? /7 passed/ : /6 passed/);
   }, 90_000);
 
   it.runIf(sandboxRuns)(
@@ -332,6 +366,46 @@ describe('the coding template, on the same install', () => {
     },
     90_000,
   );
+});
+
+/**
+ * Issue 50 item 2: the `chat` template's project, installed with `npm ci` from its own lock
+ * (its page adds @ai-sdk/react, react-dom and esbuild to the default's dependencies).
+ */
+describe('the chat template, installed from the tarballs', () => {
+  it("has the default project's dependencies and what its page needs", () => {
+    const pkg = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const chat = pkg(chatProject);
+    const plain = pkg(project);
+    expect(Object.keys(chat.dependencies).sort()).toEqual(
+      [...Object.keys(plain.dependencies), '@ai-sdk/react', 'esbuild', 'react-dom'].sort(),
+    );
+    expect(Object.keys(chat.devDependencies).sort()).toEqual(
+      [...Object.keys(plain.devDependencies), '@types/react-dom'].sort(),
+    );
+    expect(chat.dependencies['@agate/core']).toBe(plain.dependencies['@agate/core']);
+  });
+
+  it("npm run typecheck passes (agent files on Agate's JSX namespace, the page on React's)", () => {
+    const check = run('npm', ['run', 'typecheck'], { cwd: chatProject });
+    expect(check.status, `${check.stdout}\n${check.stderr}`).toBe(0);
+  }, 120_000);
+
+  it('npm test passes: the server over HTTP on 127.0.0.1, the model routes', () => {
+    const test = run('npm', ['test'], { cwd: chatProject });
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/9 passed/);
+  }, 120_000);
+
+  it('npm run demo: offline, the refund held, approved over HTTP, done', () => {
+    const demo = run('npm', ['run', 'demo'], { cwd: chatProject });
+    expect(demo.status, `${demo.stdout}\n${demo.stderr}`).toBe(0);
+    expect(demo.stdout).toMatch(
+      /refund_order \{"orderId":"1042","reason":"arrived broken"\}: waiting for your approval[\s\S]*\(run awaiting-approval\)/,
+    );
+    expect(demo.stdout).toContain('→ "Refunded 39.00 for order 1042."');
+    expect(demo.stdout).toContain('Order 1042 is now refunded.');
+  }, 90_000);
 });
 
 /**

@@ -1,3 +1,4 @@
+import { chatProjectFiles } from './chat-template.js';
 import { codingProjectFiles } from './coding-template.js';
 import { DURABLE_AGATE_PACKAGES, durableProjectFiles } from './durable-template.js';
 import {
@@ -11,6 +12,8 @@ import {
 /** Every file of a new project of `options.template`, by path relative to its directory. */
 export function projectFiles(options: TemplateOptions): Record<string, string> {
   switch (options.template ?? 'default') {
+    case 'chat':
+      return chatProjectFiles(options);
     case 'coding':
       return codingProjectFiles(options);
     case 'durable':

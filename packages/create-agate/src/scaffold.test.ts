@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { DURABLE_THIRD_PARTY } from './durable-template.js';
 import { main } from './main.js';
 import { packageName, ScaffoldError, scaffold, tarballName } from './scaffold.js';
-import { TEMPLATE_NAMES } from './templates.js';
+import { TEMPLATE_NAMES, THIRD_PARTY } from './templates.js';
 import { VERSION } from './version.js';
 
 const dirs: string[] = [];
@@ -37,7 +37,10 @@ describe('scaffold', () => {
         'README.md',
         'agent.test.tsx',
         'agent.tsx',
+        'model.test.tsx',
+        'model.ts',
         'package.json',
+        'run.tsx',
         'script.json',
         'tsconfig.json',
       ].sort(),
@@ -321,6 +324,140 @@ describe('create-agate --template <name>', () => {
     expect(
       JSON.parse(readFileSync(join(plain, 'package.json'), 'utf8')).dependencies,
     ).not.toHaveProperty('@agate/dbos');
+  });
+
+  it('writes the chat project: a useChat page, a server with openChatSession, approvals in the page', async () => {
+    const cwd = temp();
+    const { io, out } = capture();
+    expect(await main([join(cwd, 'shop'), '--template', 'chat'], io)).toBe(0);
+    expect(out.join('')).toMatch(/npm test\n {2}npm run demo\n/);
+    const dir = join(cwd, 'shop');
+    const read = (file: string) => readFileSync(join(dir, file), 'utf8');
+    expect(
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f !== 'page')
+        .sort(),
+    ).toEqual(
+      [
+        '.env.example',
+        '.gitignore',
+        'README.md',
+        'agent.tsx',
+        'chat-client.ts',
+        'demo.ts',
+        'model.test.tsx',
+        'model.ts',
+        'offline-model.ts',
+        'package.json',
+        'page/app.tsx',
+        'server.test.ts',
+        'server.ts',
+        'tsconfig.json',
+      ].sort(),
+    );
+    // Refunds are held for a person; the page answers them with useChat's own approval call.
+    expect(read('agent.tsx')).toMatch(/name="refund_order"[\s\S]*needsApproval/);
+    expect(read('server.ts')).toMatch(
+      /openChatSession\([\s\S]*owner, toolApprovals: \{ by: owner \}/,
+    );
+    expect(read('server.ts')).toContain("'127.0.0.1'");
+    const page = read('page/app.tsx');
+    expect(page.startsWith('/** @jsxImportSource react */')).toBe(true);
+    expect(page).toContain('useChat<AgateUIMessage>');
+    expect(page).toContain('addToolApprovalResponse');
+    // The test talks to the server over HTTP with the AI SDK's own chat transport.
+    expect(read('chat-client.ts')).toContain('new DefaultChatTransport');
+    expect(read('server.test.ts')).toContain('startChatServer');
+
+    const chat = JSON.parse(read('package.json'));
+    expect(chat.scripts).toMatchObject({
+      test: 'vitest run',
+      typecheck: 'tsc --noEmit',
+      start: 'tsx server.ts',
+      demo: 'tsx demo.ts',
+    });
+    // The default project's dependencies, pinned alike, plus what the page needs.
+    await scaffold(join(cwd, 'plain'));
+    const plain = JSON.parse(readFileSync(join(cwd, 'plain', 'package.json'), 'utf8'));
+    expect(chat.dependencies).toEqual({
+      ...plain.dependencies,
+      '@ai-sdk/react': THIRD_PARTY['@ai-sdk/react'],
+      esbuild: THIRD_PARTY.esbuild,
+      'react-dom': THIRD_PARTY['react-dom'],
+    });
+    expect(chat.devDependencies).toEqual({
+      ...plain.devDependencies,
+      '@types/react-dom': THIRD_PARTY['@types/react-dom'],
+    });
+    // Exact, as `ai`: each pins @ai-sdk/provider-utils exactly, so a range could install two.
+    expect(chat.dependencies['@ai-sdk/react']).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(Object.keys(chat.dependencies)).toEqual(Object.keys(chat.dependencies).sort());
+    const { compilerOptions } = JSON.parse(read('tsconfig.json'));
+    expect(compilerOptions).toMatchObject({ jsxImportSource: '@agate/core' });
+    expect(compilerOptions.lib).toContain('DOM');
+    expect(read('README.md')).toMatch(/^# shop\n/);
+    expect(read('README.md')).toContain('Approve / Deny');
+    expect(read('README.md')).not.toContain('installed from the tarballs');
+  });
+
+  it('writes the chat project with --from tarballs, relative paths', async () => {
+    const packed = temp();
+    for (const name of ['@agate/core', '@agate/cli', '@agate/testing']) {
+      writeFileSync(join(packed, tarballName(name, VERSION)), '');
+    }
+    const dir = join(temp(), 'shop');
+    await scaffold(dir, { template: 'chat', from: packed });
+    const written = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(written.devDependencies['@agate/testing']).toBe(
+      `file:${relative(dir, packed)}/agate-testing-${VERSION}.tgz`,
+    );
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('installed from the tarballs');
+  });
+
+  it('every template carries the two real model routes: model.ts, its test, .env.example, the providers pinned', async () => {
+    const cwd = temp();
+    const written = await Promise.all(
+      TEMPLATE_NAMES.map((template) => scaffold(join(cwd, template), { template })),
+    );
+    const read = (template: string, file: string) =>
+      readFileSync(join(cwd, template, file), 'utf8');
+    for (const { template, files } of written) {
+      expect(files, template).toEqual(
+        expect.arrayContaining(['model.ts', '.env.example', 'README.md']),
+      );
+      const env = read(template, '.env.example');
+      if (template === 'durable') {
+        // The worker's model.ts is its own (its offline model answers from the request alone,
+        // as a replay needs); the same two routes, through @ai-sdk/openai, tested by agent.test.tsx.
+        expect(read(template, 'model.ts')).toContain("from '@ai-sdk/openai'");
+        expect(read(template, 'model.ts')).toContain('AGATE_BASE_URL');
+        expect(env).toContain('AGATE_BASE_URL=');
+        expect(env).toContain('OPENAI_API_KEY=');
+      } else {
+        expect(files, template).toContain('model.test.tsx');
+        expect(read(template, 'model.ts'), template).toBe(read('default', 'model.ts'));
+        expect(env, template).toMatch(/# AGATE_BASE_URL=.*\n# AGATE_MODEL=/);
+        expect(env, template).toContain('# OPENAI_API_KEY=');
+      }
+      expect(env, template).toContain('@ai-sdk/openai');
+      const readme = read(template, 'README.md');
+      expect(readme, template).toContain('@ai-sdk/openai');
+      expect(readme, template).toContain('AGATE_BASE_URL');
+      const pkg = JSON.parse(read(template, 'package.json'));
+      expect(pkg.dependencies['@ai-sdk/openai'], template).toBe(THIRD_PARTY['@ai-sdk/openai']);
+      expect(pkg.dependencies['@ai-sdk/openai-compatible'], template).toBe(
+        THIRD_PARTY['@ai-sdk/openai-compatible'],
+      );
+      expect(pkg.scripts.typecheck, template).toBe('tsc --noEmit');
+    }
+    const model = read('default', 'model.ts');
+    expect(model).toContain("from '@ai-sdk/openai'");
+    expect(model).toContain("from '@ai-sdk/openai-compatible'");
+    // The other templates run the agent in a program of their own on the same routes.
+    for (const template of ['default', 'coding']) {
+      expect(JSON.parse(read(template, 'package.json')).scripts['start:sdk']).toBe('tsx run.tsx');
+      expect(read(template, 'run.tsx')).toContain('modelFromEnv(process.env)');
+    }
   });
 
   it('names the tarball route beside the registry in its hints (404 until the first release)', async () => {

@@ -156,6 +156,7 @@ export function nextSteps(result: ScaffoldResult, cwd = process.cwd()): string {
     '  npm test\n' +
     (result.template === 'default'
       ? '  npx agate run agent.tsx --scripted script.json\n'
-      : '  npm run demo\n')
+      : '  npm run demo\n') +
+    (result.template === 'chat' ? '  npm start    # the page, on http://127.0.0.1:5173\n' : '')
   );
 }

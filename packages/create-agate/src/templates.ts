@@ -1,3 +1,11 @@
+import {
+  modelTest,
+  modelTs,
+  PROVIDER_ENV_EXAMPLE,
+  realModelReadme,
+  runTsx,
+} from './model-template.js';
+
 /**
  * The files of a new Agate project. Plain functions of the project's name and the Agate
  * version, so `create-agate`, `agate init` and the test that installs the result share them.
@@ -11,9 +19,10 @@ export type AgatePackage = (typeof AGATE_PACKAGES)[number] | '@agate/dbos' | '@a
 /**
  * The templates `create-agate --template <name>` knows. `default` is the calculator with a
  * gate; `coding` a bash agent in a sandbox that may finish only when the host ran the tests;
+ * `chat` a support agent behind a `useChat` page whose refunds wait for the person's approval;
  * `durable` an agent run by workers on PostgreSQL (@agate/dbos).
  */
-export const TEMPLATE_NAMES = ['default', 'coding', 'durable'] as const;
+export const TEMPLATE_NAMES = ['default', 'coding', 'chat', 'durable'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 export function isTemplateName(name: string): name is TemplateName {
@@ -41,14 +50,23 @@ export interface ProjectScripts {
   typecheck: string;
   start: string;
   demo: string;
+  /** The agent in a program of its own (run.tsx) on model.ts's routes. */
+  'start:sdk'?: string;
 }
 
 const DEFAULT_SCRIPTS: ProjectScripts = {
   test: 'vitest run',
   typecheck: 'tsc --noEmit',
   start: 'agate run agent.tsx',
+  'start:sdk': 'tsx run.tsx',
   demo: 'agate run agent.tsx --scripted script.json',
 };
+
+/** What a template adds to the dependencies every project has. */
+export interface ExtraDependencies {
+  dependencies?: Readonly<Record<string, string>>;
+  devDependencies?: Readonly<Record<string, string>>;
+}
 
 /**
  * Versions of the third-party packages a new project uses (those Agate is built against). A
@@ -62,6 +80,16 @@ const DEFAULT_SCRIPTS: ProjectScripts = {
  */
 export const THIRD_PARTY = {
   ai: '7.0.173',
+  // Exact for the same reason: each pins @ai-sdk/provider(-utils) exactly, as `ai` 7.0.173
+  // does (the CLI's own @ai-sdk/openai-compatible is this version).
+  '@ai-sdk/openai': '4.0.118',
+  '@ai-sdk/openai-compatible': '3.0.92',
+  '@ai-sdk/react': '4.0.177',
+  // The CLI's own ranges: already in every install (tsx loads agent files for `agate run`).
+  tsx: '^4.23.15',
+  esbuild: '~0.28.0',
+  'react-dom': '^19.3.1',
+  '@types/react-dom': '^19.3.0',
   react: '^19.3.1',
   zod: '^4.6.7',
   vitest: '^5.1.1',
@@ -73,6 +101,7 @@ export const THIRD_PARTY = {
 export function packageJson(
   { name, agateVersion, tarballs = {} }: TemplateOptions,
   scripts: ProjectScripts = DEFAULT_SCRIPTS,
+  extra: ExtraDependencies = {},
 ): string {
   const agate = (pkg: AgatePackage) => {
     const tarball = tarballs[pkg];
@@ -85,26 +114,38 @@ export function packageJson(
     // ESM: agent files use top-level await and `import`, which CommonJS projects cannot.
     type: 'module',
     scripts,
-    dependencies: {
+    dependencies: sorted({
       '@agate/cli': agate('@agate/cli'),
       '@agate/core': agate('@agate/core'),
+      // model.ts's two real routes.
+      '@ai-sdk/openai': THIRD_PARTY['@ai-sdk/openai'],
+      '@ai-sdk/openai-compatible': THIRD_PARTY['@ai-sdk/openai-compatible'],
       ai: THIRD_PARTY.ai,
       react: THIRD_PARTY.react,
+      // Runs the project's own programs (run.tsx, a server): TypeScript with JSX.
+      tsx: THIRD_PARTY.tsx,
       zod: THIRD_PARTY.zod,
-    },
-    devDependencies: {
+      ...extra.dependencies,
+    }),
+    devDependencies: sorted({
       '@agate/testing': agate('@agate/testing'),
       '@types/node': THIRD_PARTY['@types/node'],
       '@types/react': THIRD_PARTY['@types/react'],
       typescript: THIRD_PARTY.typescript,
       vitest: THIRD_PARTY.vitest,
-    },
+      ...extra.devDependencies,
+    }),
     // npm 11 blocks install scripts nobody approved, and warns about each. esbuild's (tsx's
     // compiler) only re-checks the binary its platform package brought, or downloads one:
     // denied, said so, and the install is quiet. Older npm ignores the field.
     allowScripts: { esbuild: false },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+/** npm keeps dependencies sorted by name; a template's extras join in order. */
+function sorted(deps: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 export function tsconfigJson(): string {
@@ -231,16 +272,12 @@ npx agate run agent.tsx --scripted script.json  # a run offline, on the turns in
 In the scripted run the model tries to finish before checking: the gate refuses and says why,
 the model checks, and the run completes.
 
-To run it on a real model, copy \`.env.example\` to \`.env\`, fill in one of its two routes
-(an OpenAI-compatible server such as Ollama, vLLM or LM Studio: \`AGATE_BASE_URL\` and
-\`AGATE_MODEL\`; or OpenAI: \`OPENAI_API_KEY\`), and run
-\`node --env-file=.env node_modules/@agate/cli/bin/agate.js run agent.tsx\` (or export the
-variables in your shell and run \`npx agate run agent.tsx\`).
-
+${realModelReadme()}
 ## What the project needs
 
 - \`package.json\` has \`"type": "module"\`: agent files are ES modules.
-- \`@agate/core\`, \`@agate/cli\`, \`react\`, \`zod\` and \`ai\` are dependencies; \`@agate/testing\`
+- \`@agate/core\`, \`@agate/cli\`, \`react\`, \`zod\`, \`ai\`, the two providers and \`tsx\`
+  are dependencies; \`@agate/testing\`
   (scripted models, also used by \`--scripted\`) and \`vitest\` are dev dependencies.${
     packed
       ? `
@@ -260,20 +297,9 @@ export function gitignore(): string {
   return 'node_modules\n.agate\n.env\n';
 }
 
-/** The variables `agate run` reads to pick a real model; copied to `.env`, which git ignores. */
+/** The variables that name a real model (`agate run` and model.ts); copied to `.env`. */
 export function envExample(): string {
-  return `# A real model for \`agate run\` (without these, run offline: --scripted script.json).
-# Copy to .env and fill in ONE route; .env is in .gitignore.
-
-# An OpenAI-compatible server (Ollama, vLLM, LM Studio, a hosted gateway):
-# AGATE_BASE_URL=http://localhost:11434/v1
-# AGATE_MODEL=qwen3:8b
-# AGATE_API_KEY=            # if the server needs one
-
-# Or OpenAI itself (AGATE_MODEL picks the model; OPENAI_BASE_URL replaces the endpoint):
-# OPENAI_API_KEY=sk-...
-# AGATE_MODEL=gpt-5-mini
-`;
+  return PROVIDER_ENV_EXAMPLE;
 }
 
 /** Every file of a new `default` project (the calculator), by path relative to its directory. */
@@ -284,6 +310,9 @@ export function defaultProjectFiles(options: TemplateOptions): Record<string, st
     'agent.tsx': agentTsx(),
     'agent.test.tsx': agentTest(),
     'script.json': scriptJson(),
+    'model.ts': modelTs(),
+    'model.test.tsx': modelTest(),
+    'run.tsx': runTsx(),
     'README.md': readme(options),
     '.gitignore': gitignore(),
     '.env.example': envExample(),
