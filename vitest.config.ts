@@ -26,6 +26,9 @@ const BROWSER_TESTS = [
   'docs/check/**/*.browser.test.ts',
 ];
 
+/** The docs site in Chromium: a project of its own, whose setup builds the site (below). */
+const DOCS_SITE_TEST = 'docs/check/site.browser.test.ts';
+
 export default defineConfig({
   resolve: {
     // Resolve workspace packages to their TypeScript sources (see the "@agate/source" export condition).
@@ -95,6 +98,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: BROWSER_TESTS,
+          exclude: ['**/node_modules/**', DOCS_SITE_TEST],
           // The headless-Chromium tests (the studio, the web chat) run after the rest and one
           // file at a time: they check what a person would feel (a 1,000-tick list in under
           // 1 s, a tick's diff in under 100 ms), which only means something on a machine that
@@ -102,6 +106,20 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           fileParallelism: false,
           globalSetup: ['./vitest.setup-chromium.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'docs-site',
+          include: [DOCS_SITE_TEST],
+          // After the browser project, alone, like it. Its setup starts the site's build (a
+          // minute of CPU on a fresh clone) when the run starts, so the build overlaps the
+          // other projects instead of running alone in this last group; it shares the
+          // browser project's Chromium.
+          sequence: { groupOrder: 2 },
+          fileParallelism: false,
+          globalSetup: ['./vitest.setup-chromium.ts', './vitest.setup-docs-site.ts'],
         },
       },
     ],

@@ -1,4 +1,4 @@
-import { chromium } from 'playwright-core';
+import { type BrowserServer, chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 import { commandExists } from './packages/testing/src/system-requirements.js';
 
@@ -26,6 +26,11 @@ const CHROMIUM = '/usr/bin/chromium';
  * '', the files then found one and connected to '' (`browserType.connect: Port should be >= 0
  * and < 65536. Received type string ('')`). Now the files skip on '' and only on ''.
  * A Chromium that is there but does not start fails the run here, with its error.
+ *
+ * The projects that use it (`browser`, `docs-site`) each run this setup; they share the one
+ * Chromium, which the last of them to finish closes. The setups of a run all run in vitest's
+ * main process, each project's through a module loader of its own, so the Chromium is kept on
+ * `globalThis`, not in this module.
  */
 export default async function setup(
   project: TestProject,
@@ -34,6 +39,29 @@ export default async function setup(
     project.provide('chromiumEndpoint', '');
     return undefined;
   }
+  const run = globalThis as { [SHARED]?: SharedChromium };
+  const shared = run[SHARED] ?? { server: launch(), users: 0 };
+  run[SHARED] = shared;
+  shared.users++;
+  const server = await shared.server;
+  project.provide('chromiumEndpoint', server.wsEndpoint());
+  return async () => {
+    shared.users--;
+    if (shared.users > 0) return;
+    delete run[SHARED];
+    await server.close();
+  };
+}
+
+const SHARED = Symbol.for('agate.test.chromium');
+
+interface SharedChromium {
+  server: Promise<BrowserServer>;
+  /** The projects whose teardown has not run yet. */
+  users: number;
+}
+
+async function launch(): Promise<BrowserServer> {
   const server = await chromium.launchServer({
     executablePath: CHROMIUM,
     headless: true,
@@ -52,6 +80,5 @@ export default async function setup(
     await server.close();
     throw new Error(`Chromium started but gave no WebSocket endpoint to connect to: "${endpoint}"`);
   }
-  project.provide('chromiumEndpoint', endpoint);
-  return () => server.close();
+  return server;
 }

@@ -1,17 +1,12 @@
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, relative } from 'node:path';
-import { promisify } from 'node:util';
 import { requireSystem } from '@agate/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv, ROOT } from '../../release/workspace.js';
+import type { SiteBuildOutcome } from '../../vitest.setup-docs-site.js';
 import { SITE_DIR } from '../site/build.js';
-
-const run = promisify(execFile);
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 // The run's one Chromium (vitest.setup-chromium.ts); '' when there is none.
 const CHROMIUM_ENDPOINT = inject('chromiumEndpoint');
@@ -54,6 +49,32 @@ function serve(root: string): Promise<Server> {
   return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
 }
 
+/**
+ * The site's build, started by the run's setup (vitest.setup-docs-site.ts) when the run
+ * started: resolves once it has ended (the setup answers then), rejects if it failed.
+ */
+function siteBuilt(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    get(url, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      response.on('end', () => {
+        const outcome = JSON.parse(body) as SiteBuildOutcome;
+        if (outcome.code === 0) resolve();
+        else
+          reject(
+            new Error(
+              `the docs site's build failed (${outcome.code ?? outcome.signal}):\n${outcome.output}`,
+            ),
+          );
+      });
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
 /** Every page of the site, as paths from its root. */
 function pages(): string[] {
   return readdirSync(SITE_DIR, { recursive: true, encoding: 'utf8' })
@@ -70,13 +91,9 @@ describe.skipIf(!ok)('the docs site in a real browser', () => {
   const outside: string[] = [];
 
   beforeAll(async () => {
-    // Built once per change of its inputs (docs, the packages' sources): reused otherwise.
-    // In a process of its own: Vite inside vitest's would resolve `vue` through vitest's setup.
-    await run(process.execPath, [TSX, join(ROOT, 'docs/site/build.ts'), '--reuse'], {
-      cwd: ROOT,
-      env: cleanEnv(),
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    // Built once per change of its inputs (docs, the packages' sources), reused otherwise;
+    // the build started with the run, so most of it has overlapped the other test files.
+    await siteBuilt(inject('docsSiteBuild'));
     server = await serve(SITE_DIR);
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.connect(CHROMIUM_ENDPOINT);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSession, type RunResult, type Session } from '@agate/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { builtCliBin } from '../../../packages/cli/src/__fixtures__/built-cli.js';
 import { TidyAgent } from './agent.js';
 import { offlineModel, PLAN } from './offline-model.js';
 import { createDownloads } from './workspace.js';
@@ -67,8 +68,11 @@ describe('the MCP tidying agent, offline', () => {
   });
 });
 
-/** The `agate` bin this example depends on (`pnpm start` runs it). */
-const BIN = fileURLToPath(new URL('../node_modules/@agate/cli/bin/agate.js', import.meta.url));
+/**
+ * The `agate` command `pnpm start` runs, built (packages/cli/src/__fixtures__/built-cli.ts): no
+ * tsx transform of the CLI's sources at each start; the demo loads as in an installed project.
+ */
+const BIN = builtCliBin();
 const DEMO = fileURLToPath(new URL('./demo.tsx', import.meta.url));
 
 /** The `agate` command in a child process, in `cwd`, offline (no model named by the environment). */

@@ -19,6 +19,7 @@ import {
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { childEnv } from '../__fixtures__/agate-process.js';
+import { builtCliBin } from '../__fixtures__/built-cli.js';
 
 const CHROMIUM_ENDPOINT = inject('chromiumEndpoint');
 const ok = requireSystem({
@@ -29,7 +30,8 @@ const ok = requireSystem({
   debianPackage: 'chromium',
 });
 
-const BIN = fileURLToPath(new URL('../../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const AGENT = fileURLToPath(new URL('../__fixtures__/approval-agent.tsx', import.meta.url));
 const CHECKPOINT_AGENT = fileURLToPath(
   new URL('../__fixtures__/checkpoint-agent.tsx', import.meta.url),

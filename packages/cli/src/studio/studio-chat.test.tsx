@@ -9,6 +9,7 @@ import { type ScriptedReply, scriptedModel } from '@agate/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '../__fixtures__/agate-process.js';
 import ApprovalAgent, { dropped } from '../__fixtures__/approval-agent.js';
+import { builtCliBin } from '../__fixtures__/built-cli.js';
 import { ExitCode } from '../errors.js';
 import { main } from '../program.js';
 import { MAX_CHAT_MESSAGE_CHARS, readChatMessage } from './chat.js';
@@ -308,7 +309,8 @@ describe('agate studio without --agent', () => {
   });
 });
 
-const BIN = fileURLToPath(new URL('../../bin/agate.js', import.meta.url));
+// The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
+const BIN = builtCliBin();
 const CHECKPOINT_AGENT = fileURLToPath(
   new URL('../__fixtures__/checkpoint-agent.tsx', import.meta.url),
 );

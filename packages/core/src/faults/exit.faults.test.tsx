@@ -12,6 +12,8 @@ import { scriptedModel } from '@agate/testing';
 import { produce } from 'immer';
 import { createElement } from 'react';
 import { afterAll, describe, expect, it } from 'vitest';
+// By path: the CLI's test fixture (this file is @agate/core's, and the CLI depends on it).
+import { builtCliBin } from '../../../cli/src/__fixtures__/built-cli.js';
 import { signEntryEd25519, toPrivateKey } from '../approvals/approval-signing.js';
 import { appendEntry, latestRequest } from '../approvals/decision-ledger.js';
 import { SNAPSHOT_VERSION } from '../entries/stores.js';
@@ -25,7 +27,8 @@ import {
 import { createSnapshot } from '../persistence/snapshot.js';
 import HostileAgent from './__fixtures__/hostile-agent.js';
 
-const BIN = fileURLToPath(new URL('../../../cli/bin/agate.js', import.meta.url));
+// The built CLI (cli/src/__fixtures__/built-cli.ts): no tsx transform of its sources at each start.
+const BIN = builtCliBin();
 const AGENT = fileURLToPath(new URL('./__fixtures__/hostile-agent.tsx', import.meta.url));
 
 const dirs: string[] = [];

@@ -5,11 +5,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scriptedModel } from '@agate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { scriptArgs } from '../__fixtures__/bundled-script.js';
 import { createFileStore, createSession, type SessionSnapshot } from '../index.js';
 import { FaultAgent, sleep } from './harness.js';
 
 const SAVER = fileURLToPath(new URL('./__fixtures__/saver.tsx', import.meta.url));
-/** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */
+/** Bundled once (__fixtures__/bundled-script.ts): no tsx transform at each start. */
+const SAVER_ARGS = await scriptArgs(SAVER);
+/** packages/core: tsx is its devDependency (the sources through tsx, AGATE_TEST_SOURCE_CLI=1). */
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Each case gets its own directory: the two cases run at the same time (process start-up dominates). */
@@ -27,11 +30,10 @@ afterAll(async () => {
 async function startSaver(
   args: string[],
 ): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@agate/source', '--import', 'tsx', SAVER, ...args],
-    { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...SAVER_ARGS, ...args], {
+    cwd: PACKAGE_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -8,6 +8,7 @@ import { postgresBinDir, requirePostgres, startPostgres, type TestPostgres } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path, not by package name: @agate/postgres depends on @agate/core.
 import { createPostgresStore } from '../../../postgres/src/index.js';
+import { scriptArgs } from '../__fixtures__/bundled-script.js';
 import { createSnapshot } from '../entries/stores.js';
 import {
   CheckpointAgent,
@@ -28,8 +29,11 @@ import {
   StaleSessionError,
 } from '../index.js';
 
-const DECIDER = fileURLToPath(new URL('./__fixtures__/decider.ts', import.meta.url));
-/** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */
+/** Bundled once (__fixtures__/bundled-script.ts): no tsx transform at each start. */
+const DECIDER = await scriptArgs(
+  fileURLToPath(new URL('./__fixtures__/decider.ts', import.meta.url)),
+);
+/** packages/core: tsx is its devDependency (the sources through tsx, AGATE_TEST_SOURCE_CLI=1). */
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const TRIALS = 20;
 
@@ -79,11 +83,10 @@ function startDecider(
   kind: 'approve' | 'reject' | 'approve-call' | 'deny-call',
   by: string,
 ) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--conditions=@agate/source', '--import', 'tsx', DECIDER, store, kind, by],
-    { cwd: PACKAGE_DIR, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...DECIDER, store, kind, by], {
+    cwd: PACKAGE_DIR,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -10,11 +10,14 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptArgs } from '../__fixtures__/bundled-script.js';
 import { takeLock, withLock } from './lock-dir.js';
 import { SessionLockError } from './persistence-errors.js';
 
 const RACER = fileURLToPath(new URL('./__fixtures__/lock-racer.ts', import.meta.url));
-/** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */
+/** Bundled once (__fixtures__/bundled-script.ts): no tsx transform at each start. */
+const RACER_ARGS = await scriptArgs(RACER);
+/** packages/core: tsx is its devDependency (the sources through tsx, AGATE_TEST_SOURCE_CLI=1). */
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const RACERS = 8;
 
@@ -35,11 +38,10 @@ async function deadPid(): Promise<number> {
 
 /** A racer: its lines as they come, and a way to wait for one of a set. */
 function startRacer(path: string) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--conditions=@agate/source', '--import', 'tsx', RACER, path],
-    { cwd: PACKAGE_DIR, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...RACER_ARGS, path], {
+    cwd: PACKAGE_DIR,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const said: string[] = [];
   let stderr = '';
   const waiters: Array<() => void> = [];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptArgs } from '../__fixtures__/bundled-script.js';
 import { createFileStore } from '../persistence/file-store.js';
 import {
   FINAL_TICK,
@@ -15,7 +16,9 @@ import {
 import { createSession, type RunResult } from './session.js';
 
 const SCRIPT = fileURLToPath(new URL('./__fixtures__/resume-process.tsx', import.meta.url));
-/** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */
+/** Bundled once (__fixtures__/bundled-script.ts): no tsx transform at each start. */
+const SCRIPT_ARGS = await scriptArgs(SCRIPT);
+/** packages/core: tsx is its devDependency (the sources through tsx, AGATE_TEST_SOURCE_CLI=1). */
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD_TIMEOUT_MS = 30_000;
 
@@ -28,12 +31,12 @@ interface ChildOutcome {
   timeline: RunResult['timeline'];
 }
 
-/** Runs one side of the test in a fresh Node process (TypeScript sources through tsx). */
+/** Runs one side of the test in a fresh Node process. */
 function runChild(mode: 'pause' | 'resume', dir: string, id: string): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--conditions=@agate/source', '--import', 'tsx', SCRIPT, mode, dir, id],
+      [...SCRIPT_ARGS, mode, dir, id],
       { cwd: PACKAGE_DIR, timeout: CHILD_TIMEOUT_MS, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
         if (error) {

@@ -1,11 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+// By path: a test fixture of @agate/core's, not part of its package.
+import { scriptArgs } from '../../../core/src/__fixtures__/bundled-script.js';
 
 const SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 /** The kill matrix's worker (matrix-worker.ts). */
 export const MATRIX_WORKER = fileURLToPath(new URL('./matrix-worker.ts', import.meta.url));
-/** packages/dbos: tsx is its devDependency, so `--import tsx` resolves from here. */
+/**
+ * The worker scripts bundled once (bundled-script.ts): no tsx transform at each start, which
+ * cost a worker 2-3 s of CPU. packages/dbos: tsx is its devDependency (the sources through
+ * tsx, AGATE_TEST_SOURCE_CLI=1).
+ */
+const STARTS = new Map([
+  [SCRIPT, await scriptArgs(SCRIPT)],
+  [MATRIX_WORKER, await scriptArgs(MATRIX_WORKER)],
+]);
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface WorkerProcess {
@@ -26,7 +36,9 @@ export function startWorkerProcess(
   options: { script?: string; onLine?: (line: string) => void } = {},
 ): WorkerProcess {
   const script = options.script ?? SCRIPT;
-  const child = spawn(process.execPath, ['--conditions=@agate/source', '--import', 'tsx', script], {
+  const args = STARTS.get(script);
+  if (args === undefined) throw new Error(`not a worker script of these tests: ${script}`);
+  const child = spawn(process.execPath, args, {
     cwd: PACKAGE_DIR,
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptArgs } from '../../__fixtures__/bundled-script.js';
 import { APPROVAL_KEY_ENV } from '../../approvals/approval-signing.js';
 import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
 import type { RunResult } from '../../runtime/session.js';
 
 const SCRIPT = fileURLToPath(new URL('./__fixtures__/checkpoint-process.tsx', import.meta.url));
-/** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */
+/** Bundled once (__fixtures__/bundled-script.ts): no tsx transform at each start. */
+const SCRIPT_ARGS = await scriptArgs(SCRIPT);
+/** packages/core: tsx is its devDependency (the sources through tsx, AGATE_TEST_SOURCE_CLI=1). */
 const PACKAGE_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 const CHILD_TIMEOUT_MS = 30_000;
 const KEY = 'cross-process-approval-key';
@@ -27,7 +30,7 @@ interface RunOutcome {
   timeline: RunResult['timeline'];
 }
 
-/** Runs one step in a fresh Node process (TypeScript sources through tsx), with the key in its env. */
+/** Runs one step in a fresh Node process, with the key in its env. */
 function child<T>(args: string[], key: string | null = KEY): Promise<T> {
   const env = { ...process.env };
   if (key === null) delete env[APPROVAL_KEY_ENV];
@@ -35,7 +38,7 @@ function child<T>(args: string[], key: string | null = KEY): Promise<T> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--conditions=@agate/source', '--import', 'tsx', SCRIPT, ...args],
+      [...SCRIPT_ARGS, ...args],
       { cwd: PACKAGE_DIR, timeout: CHILD_TIMEOUT_MS, killSignal: 'SIGKILL', env },
       (error, stdout, stderr) => {
         if (error) {

@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptArgs } from '../../__fixtures__/bundled-script.js';
 import { createFileStore } from '../../persistence/file-store.js';
 
 const SCRIPT = fileURLToPath(new URL('./__fixtures__/resume-process.tsx', import.meta.url));
+/** Bundled once (__fixtures__/bundled-script.ts): no tsx transform at each start. */
+const SCRIPT_ARGS = await scriptArgs(SCRIPT);
 const PACKAGE_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 const CHILD_TIMEOUT_MS = 30_000;
 
@@ -23,7 +26,7 @@ function runProcess(mode: 'start' | 'resume', dir: string, id: string): Promise<
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--conditions=@agate/source', '--import', 'tsx', SCRIPT, mode, dir, id],
+      [...SCRIPT_ARGS, mode, dir, id],
       { cwd: PACKAGE_DIR, timeout: CHILD_TIMEOUT_MS, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
         if (error) {

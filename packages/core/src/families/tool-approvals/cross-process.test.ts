@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptArgs } from '../../__fixtures__/bundled-script.js';
 import { APPROVAL_KEY_ENV } from '../../approvals/approval-signing.js';
 import type { CheckpointLedgerEntry } from '../../approvals/ledger-types.js';
 import type { RunResult } from '../../runtime/session.js';
 
 const SCRIPT = fileURLToPath(new URL('./__fixtures__/approval-process.tsx', import.meta.url));
-/** packages/core: tsx is its devDependency, so `--import tsx` resolves from here. */
+/** Bundled once (__fixtures__/bundled-script.ts): no tsx transform at each start. */
+const SCRIPT_ARGS = await scriptArgs(SCRIPT);
+/** packages/core: tsx is its devDependency (the sources through tsx, AGATE_TEST_SOURCE_CLI=1). */
 const PACKAGE_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 const CHILD_TIMEOUT_MS = 30_000;
 const KEY = 'cross-process-tool-approval-key';
@@ -29,7 +32,7 @@ function child<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--conditions=@agate/source', '--import', 'tsx', SCRIPT, ...args],
+      [...SCRIPT_ARGS, ...args],
       { cwd: PACKAGE_DIR, timeout: CHILD_TIMEOUT_MS, killSignal: 'SIGKILL', env },
       (error, stdout, stderr) => {
         if (error) {
