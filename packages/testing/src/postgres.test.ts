@@ -40,6 +40,9 @@ describe.skipIf(!requirePostgres('startPostgres self-test') || postgresBinDir() 
     it('stop ends the server and is safe to call twice', async () => {
       const other = await startPostgres({ private: true, fsync: true });
       expect(psql(other.url, 'show fsync')).toBe('on');
+      // Both start from one initdb'd copy, yet the table the test above made is pg's alone.
+      expect(psql(other.url, "select count(*) from pg_tables where tablename = 'kept'")).toBe('0');
+      expect(psql(pg.url, "select count(*) from pg_tables where tablename = 'kept'")).toBe('1');
       await other.stop();
       await other.stop();
       expect(() => psql(other.url, 'select 1')).toThrow();
