@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  initdbTemplateDir,
   postgresBinDir,
   requirePostgres,
   SHARED_POSTGRES_ENV,
@@ -46,6 +49,37 @@ describe.skipIf(!requirePostgres('startPostgres self-test') || postgresBinDir() 
       await other.stop();
       await other.stop();
       expect(() => psql(other.url, 'select 1')).toThrow();
+    }, 30_000);
+
+    it('never copies a template another user could have planted in the shared temporary directory', async () => {
+      // Its own TMPDIR (files of one worker run one at a time), traversable by the server's user.
+      const before = process.env.TMPDIR;
+      const tmp = mkdtempSync(join(tmpdir(), 'agate-pg-plant-'));
+      chmodSync(tmp, 0o755);
+      process.env.TMPDIR = tmp;
+      try {
+        const planted = join(initdbTemplateDir(postgresBinDir() ?? ''), 'data');
+        mkdirSync(planted, { recursive: true });
+        writeFileSync(join(planted, 'PG_VERSION'), '15\n');
+        // A config that would stop the server from starting (or run a command) if it were used.
+        writeFileSync(
+          join(planted, 'postgresql.conf'),
+          "archive_command = 'touch planted'\nport = nonsense\n",
+        );
+        chmodSync(join(planted, '..'), 0o777);
+        const own = await startPostgres({ private: true });
+        try {
+          expect(psql(own.url, 'select 1')).toBe('1');
+          expect(psql(own.url, 'show archive_command')).not.toContain('planted');
+        } finally {
+          await own.stop();
+        }
+        expect(readFileSync(join(planted, 'postgresql.conf'), 'utf8')).toContain('nonsense');
+      } finally {
+        if (before === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = before;
+        rmSync(tmp, { recursive: true, force: true });
+      }
     }, 30_000);
   },
 );

@@ -1,6 +1,14 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,31 +152,18 @@ async function databaseOn(serverUrl: string): Promise<TestPostgres> {
  * copy under a third of that, and the suite starts a few dozen. Made under a name of its own
  * and then renamed, so servers started at once never copy a half-made one.
  */
-async function initializedDataDir(bin: string, asRoot: boolean): Promise<string> {
-  const key = createHash('sha256')
-    .update(`${bin}\n${process.getuid?.() ?? ''}\n`)
-    .digest('hex')
-    .slice(0, 12);
-  const done = join(tmpdir(), `agate-pg-initdb-${key}`);
-  if (existsSync(join(done, 'data', 'PG_VERSION'))) return join(done, 'data');
+async function initializedDataDir(bin: string, asRoot: boolean): Promise<string | undefined> {
+  const done = initdbTemplateDir(bin);
+  if (existsSync(join(done, 'data', 'PG_VERSION'))) {
+    // The temporary directory is shared with every local user, and the name is predictable: a
+    // directory someone else made there could hold a postgresql.conf that runs their commands.
+    // Used only when it is ours (or the server user's, which we made it for) and no one else
+    // can write it; otherwise the caller runs initdb in its own directory, as without a copy.
+    return ownedByUs(done, asRoot) ? join(done, 'data') : undefined;
+  }
   const temp = mkdtempSync(`${done}.`);
   try {
-    if (asRoot) chownSync(temp, postgresId('-u'), postgresId('-g'));
-    const initdb = join(bin, 'initdb');
-    const args = [
-      '-D',
-      join(temp, 'data'),
-      '-A',
-      'trust',
-      '-U',
-      'agate',
-      '--no-sync',
-      '-E',
-      'UTF8',
-    ];
-    await (asRoot
-      ? run('runuser', ['-u', 'postgres', '--', initdb, ...args], { cwd: temp })
-      : run(initdb, args, { cwd: temp }));
+    await initdbInto(temp, bin, asRoot);
     try {
       renameSync(temp, done);
     } catch (error) {
@@ -179,6 +174,32 @@ async function initializedDataDir(bin: string, asRoot: boolean): Promise<string>
     rmSync(temp, { recursive: true, force: true });
   }
   return join(done, 'data');
+}
+
+/** Where the initdb'd template for `bin` and this user is kept (internal; exported for its test). */
+export function initdbTemplateDir(bin: string): string {
+  const key = createHash('sha256')
+    .update(`${bin}\n${process.getuid?.() ?? ''}\n`)
+    .digest('hex')
+    .slice(0, 12);
+  return join(tmpdir(), `agate-pg-initdb-${key}`);
+}
+
+/** A directory (not a link) owned by this process's user or, as root, the `postgres` user, with mode 0700. */
+function ownedByUs(dir: string, asRoot: boolean): boolean {
+  const stat = lstatSync(dir);
+  const owners = [process.getuid?.(), ...(asRoot ? [postgresId('-u')] : [])];
+  return stat.isDirectory() && owners.includes(stat.uid) && (stat.mode & 0o077) === 0;
+}
+
+/** initdb into `dir`/data (`dir` made private by the caller), as the server's user. */
+async function initdbInto(dir: string, bin: string, asRoot: boolean): Promise<void> {
+  if (asRoot) chownSync(dir, postgresId('-u'), postgresId('-g'));
+  const args = ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'agate', '--no-sync', '-E', 'UTF8'];
+  const initdb = join(bin, 'initdb');
+  await (asRoot
+    ? run('runuser', ['-u', 'postgres', '--', initdb, ...args], { cwd: dir })
+    : run(initdb, args, { cwd: dir }));
 }
 
 function postgresId(flag: '-u' | '-g'): number {
@@ -243,10 +264,12 @@ export async function startPrivatePostgres(
 
   try {
     const template = await initializedDataDir(bin, asRoot);
+    if (template === undefined) await initdbInto(dir, bin, asRoot);
     // As the server's user: the copy keeps the files' owner and the 0700 PostgreSQL requires.
-    await (asRoot
-      ? run('runuser', ['-u', 'postgres', '--', 'cp', '-a', template, data], { cwd: dir })
-      : run('cp', ['-a', template, data], { cwd: dir }));
+    else
+      await (asRoot
+        ? run('runuser', ['-u', 'postgres', '--', 'cp', '-a', template, data], { cwd: dir })
+        : run('cp', ['-a', template, data], { cwd: dir }));
     // The free port can be taken between the probe and the start; try a few.
     for (let attempt = 0; ; attempt++) {
       port = await freePort();
