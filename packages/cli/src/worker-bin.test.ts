@@ -177,13 +177,21 @@ describe('agate worker, the real bin', () => {
       );
       expect(made.stdout).toContain("Durable runs: DBOS's tables and Agate's");
       expect(made.stdout).toContain(`--store '${hostless}'\n`);
-      const bare = agate(['db', 'create', `postgresql:///bysocket2?host=${dir}&port=${port}&user=agate`]);
+      const bare = agate([
+        'db',
+        'create',
+        `postgresql:///bysocket2?host=${dir}&port=${port}&user=agate`,
+      ]);
       expect(await bare.exited, bare.stderr).toBe(0);
       expect(bare.stdout).toContain(`Created database "bysocket2" on the Unix socket in ${dir}`);
       // What it made is there, read through the socket by psql.
       const tables = execFileSync(
         join(postgresBinDir() ?? '', 'psql'),
-        [`${server.url.replace(/\/postgres$/, '')}/bysocket`, '-qAtc', "select count(*) from pg_tables where schemaname in ('agate', 'agate_dbos')"],
+        [
+          `${server.url.replace(/\/postgres$/, '')}/bysocket`,
+          '-qAtc',
+          "select count(*) from pg_tables where schemaname in ('agate', 'agate_dbos')",
+        ],
         { encoding: 'utf8' },
       );
       expect(Number(tables.trim())).toBeGreaterThan(0);

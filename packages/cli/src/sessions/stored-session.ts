@@ -55,7 +55,9 @@ export function splitSchema(url: string): { connectionString: string; schema?: s
     parsed.searchParams.delete('schema');
     const connectionString = parsed.toString();
     return {
-      connectionString: hostless ? connectionString.replace(`@${standIn}/`, '@/') : connectionString,
+      connectionString: hostless
+        ? connectionString.replace(`@${standIn}/`, '@/')
+        : connectionString,
       schema,
     };
   } catch {
