@@ -5,3 +5,4 @@
  * beside `@agate/cli` to use it. The main entry stays importable without it.
  */
 export { RunView } from '../view/live-view.js';
+export type { RunViewState } from '../view/view-state.js';
