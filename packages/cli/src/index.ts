@@ -11,7 +11,6 @@ export {
   type ProviderEnv,
 } from './run/model-from-env.js';
 export { type ScriptFile, scriptedModelFrom } from './run/scripted-file.js';
-export { RunView } from './view/live-view.js';
 export { createPlainPrinter, plainLines } from './view/plain.js';
 export {
   initialView,

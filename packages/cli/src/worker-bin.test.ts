@@ -164,6 +164,39 @@ describe('agate worker, the real bin', () => {
       expect(made.stdout).toContain(`Next: agate worker <agents-file> --store '${url}'\n`);
     }, 60_000);
 
+    it('agate db create on a Unix socket: a role with no host (?host=DIR) and a URL with no role or host', async () => {
+      const dir = server.socketDir;
+      expect(dir).toBeDefined();
+      const port = new URL(server.url).port;
+      const hostless = `postgres://agate@/bysocket?host=${dir}&port=${port}`;
+      const made = agate(['db', 'create', hostless]);
+      expect(await made.exited, made.stderr).toBe(0);
+      expect(made.stderr).toBe('');
+      expect(made.stdout).toContain(
+        `Created database "bysocket" on the Unix socket in ${dir} (port ${port}).`,
+      );
+      expect(made.stdout).toContain("Durable runs: DBOS's tables and Agate's");
+      expect(made.stdout).toContain(`--store '${hostless}'\n`);
+      const bare = agate([
+        'db',
+        'create',
+        `postgresql:///bysocket2?host=${dir}&port=${port}&user=agate`,
+      ]);
+      expect(await bare.exited, bare.stderr).toBe(0);
+      expect(bare.stdout).toContain(`Created database "bysocket2" on the Unix socket in ${dir}`);
+      // What it made is there, read through the socket by psql.
+      const tables = execFileSync(
+        join(postgresBinDir() ?? '', 'psql'),
+        [
+          `${server.url.replace(/\/postgres$/, '')}/bysocket`,
+          '-qAtc',
+          "select count(*) from pg_tables where schemaname in ('agate', 'agate_dbos')",
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(Number(tables.trim())).toBeGreaterThan(0);
+    }, 60_000);
+
     it('agate db create: a role that may not create databases, and nothing at the URL: one line, exit 2', async () => {
       await sql(server.url, 'CREATE ROLE plain LOGIN');
       const refused = agate(['db', 'create', `${base.replace('agate@', 'plain@')}/nope`]);

@@ -108,7 +108,13 @@ describe('the packed packages', () => {
       readFileSync(join(project, 'node_modules/@agate/cli/package.json'), 'utf8'),
     ) as PackageManifest;
     expect(JSON.stringify(cli)).not.toContain('workspace:');
-    for (const name of ['@agate/testing', '@agate/postgres', '@agate/dbos', 'create-agate']) {
+    for (const name of [
+      '@agate/testing',
+      '@agate/postgres',
+      '@agate/dbos',
+      'create-agate',
+      'ink',
+    ]) {
       expect(cli.dependencies?.[name], name).toBeUndefined();
       expect(cli.peerDependenciesMeta?.[name], name).toEqual({ optional: true });
     }
@@ -226,6 +232,39 @@ describe('the installed CLI without its optional peers', () => {
     expect(result.status, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/^agate: Install create-agate to use agate init/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe("@agate/cli's exports, imported by the installed project's own code", () => {
+  /** An ES module run by node in the project (it resolves @agate/cli from its node_modules). */
+  const node = (source: string) =>
+    run(process.execPath, ['--input-type=module', '-e', source], { cwd: project });
+
+  it('the main entry imports with no ink installed (the command bundles its own), and modelFromEnv chooses the model', () => {
+    expect(existsSync(join(project, 'node_modules/ink'))).toBe(false);
+    const result = node(`
+      const cli = await import('@agate/cli');
+      const chosen = cli.modelFromEnv({ AGATE_BASE_URL: 'http://127.0.0.1:9/v1', AGATE_MODEL: 'local-model' });
+      console.log(JSON.stringify({ kind: chosen.kind, modelId: chosen.model.modelId, description: chosen.description }));
+      console.log(cli.modelFromEnv({}) === undefined, typeof cli.main, typeof cli.reduceView, 'RunView' in cli);
+      try { cli.modelFromEnv({ AGATE_BASE_URL: 'http://127.0.0.1:9/v1' }); } catch (error) { console.log(error.name); }
+    `);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const [chosen, shape, refused] = result.stdout.trim().split('\n');
+    expect(JSON.parse(chosen ?? '')).toMatchObject({
+      kind: 'openai-compatible',
+      modelId: 'local-model',
+    });
+    expect(JSON.parse(chosen ?? '').description).toContain('local-model');
+    expect(shape).toBe('true function function false');
+    expect(refused).toBe('ProviderConfigError');
+  });
+
+  it('@agate/cli/live-view (RunView) without ink installed: the missing package is named', () => {
+    const result = node(`await import('@agate/cli/live-view');`);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/Cannot find package 'ink'/);
   });
 });
 

@@ -53,6 +53,29 @@ describe('connection problems', () => {
     );
   });
 
+  it('a Unix-socket URL: a role with no host, and ?host/?port/?user/?password over the URL', () => {
+    expect(connectionTarget('postgres://ana:pw@/agents?host=/var/run/postgresql')).toEqual({
+      url: 'postgres://ana@/agents?host=/var/run/postgresql',
+      host: '/var/run/postgresql',
+      port: '5432',
+      database: 'agents',
+      user: 'ana',
+    });
+    const bare = connectionTarget('postgresql:///agents?host=/tmp&port=6000&user=bo&password=x');
+    expect(bare).toEqual({
+      url: 'postgresql:///agents?host=%2Ftmp&port=6000&user=bo&password=***',
+      host: '/tmp',
+      port: '6000',
+      database: 'agents',
+      user: 'bo',
+    });
+    const missing = describeConnectionProblem('missing-database', bare, coded('3D000'));
+    expect(missing).not.toContain('=x');
+    expect(connectionTarget('postgres://ana@/agents').host).toBe('localhost');
+    // Only the empty host after a role is read as one; other bad URLs stay bad.
+    expect(connectionTarget('postgres://ana@:/x?').url).toBe('(not a URL)');
+  });
+
   it('names the target without its password, and says what fixes each problem', () => {
     const target = connectionTarget('postgres://ana:s3cret@db.internal:6543/agents');
     expect(target).toEqual({

@@ -1,3 +1,5 @@
+import { formatConnectionUrl, hostOf, parseConnectionUrl } from './connection-url.js';
+
 /**
  * What a failed connection to PostgreSQL means for the person running Agate: lost or refused
  * (retry later, check the address), no such database (create it), a refused role (fix the URL).
@@ -58,13 +60,15 @@ export interface ConnectionTarget {
 
 export function connectionTarget(databaseUrl: string): ConnectionTarget {
   try {
-    const u = new URL(databaseUrl);
+    const u = parseConnectionUrl(databaseUrl);
     const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
-    const user = decodeURIComponent(u.username) || 'postgres';
-    const host = u.hostname || 'localhost';
-    const port = u.port || '5432';
+    // The query's user/host/port win over the URL's, as in the driver (libpq's rule too).
+    const user = u.searchParams.get('user') || decodeURIComponent(u.username) || 'postgres';
+    const host = hostOf(u);
+    const port = u.searchParams.get('port') || u.port || '5432';
     u.password = '';
-    return { url: u.toString(), host, port, database, user };
+    if (u.searchParams.has('password')) u.searchParams.set('password', '***');
+    return { url: formatConnectionUrl(u), host, port, database, user };
   } catch {
     return { url: '(not a URL)', host: '?', port: '?', database: '?', user: '?' };
   }
@@ -135,9 +139,9 @@ function missingDatabaseName(error: unknown): string | undefined {
 
 function withDatabase(url: string, database: string): string {
   try {
-    const u = new URL(url);
+    const u = parseConnectionUrl(url);
     u.pathname = `/${encodeURIComponent(database)}`;
-    return u.toString();
+    return formatConnectionUrl(u);
   } catch {
     return url;
   }

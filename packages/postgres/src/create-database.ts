@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { formatConnectionUrl, parseConnectionUrl } from './connection-url.js';
 
 export interface CreateDatabaseResult {
   database: string;
@@ -22,7 +23,7 @@ export class CreateDatabaseError extends Error {
  * it.
  */
 export async function createDatabase(connectionString: string): Promise<CreateDatabaseResult> {
-  const url = new URL(connectionString);
+  const url = parseConnectionUrl(connectionString);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (database === '') {
     throw new CreateDatabaseError(
@@ -37,10 +38,10 @@ export async function createDatabase(connectionString: string): Promise<CreateDa
   }
   let lastError: unknown;
   for (const maintenance of ['postgres', 'template1']) {
-    const admin = new URL(connectionString);
+    const admin = parseConnectionUrl(connectionString);
     admin.pathname = `/${maintenance}`;
     try {
-      return await withClient(admin.toString(), async (client) => {
+      return await withClient(formatConnectionUrl(admin), async (client) => {
         const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [
           database,
         ]);
@@ -53,7 +54,8 @@ export async function createDatabase(connectionString: string): Promise<CreateDa
           // 42P04 once it is committed, 23505 while the other CREATE is still in flight.
           if (code === '42P04' || code === '23505') return { database, created: false };
           if (code === '42501') {
-            const role = decodeURIComponent(url.username) || 'this role';
+            const role =
+              url.searchParams.get('user') || decodeURIComponent(url.username) || 'this role';
             throw new CreateDatabaseError(
               `role "${role}" may not create databases. Ask the server's administrator to run ` +
                 `CREATE DATABASE ${quoteIdentifier(database)} OWNER ${quoteIdentifier(role)} ` +

@@ -28,6 +28,11 @@ export interface TestPostgres {
   readonly url: string;
   /** True when the server came from `DATABASE_URL` (stop and restart then do nothing). */
   readonly external: boolean;
+  /**
+   * The directory of a private server's Unix socket (`postgres://agate@/db?host=DIR&port=…`
+   * reaches it); undefined for `DATABASE_URL` and the run's shared server.
+   */
+  readonly socketDir?: string;
   /** Stops a private server and removes its directory; safe to call twice. */
   stop(): Promise<void>;
   /**
@@ -289,6 +294,7 @@ export async function startPrivatePostgres(
   return {
     url: `postgres://agate@127.0.0.1:${port}/postgres`,
     external: false,
+    socketDir: dir,
     async stop() {
       if (stopped) return;
       stopped = true;

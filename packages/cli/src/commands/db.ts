@@ -76,8 +76,8 @@ export async function createCommand(io: CliIo, url: string | undefined): Promise
   });
   io.out(
     made.created
-      ? `Created database "${made.database}" on ${target.host}:${target.port}.\n`
-      : `Database "${made.database}" exists on ${target.host}:${target.port}.\n`,
+      ? `Created database "${made.database}" on ${serverAt(target)}.\n`
+      : `Database "${made.database}" exists on ${serverAt(target)}.\n`,
   );
   const ref = await openStore(databaseUrl);
   try {
@@ -100,7 +100,7 @@ export async function createCommand(io: CliIo, url: string | undefined): Promise
   });
   if (dbos !== undefined) {
     try {
-      await dbos.prepareDatabase(databaseUrl);
+      await dbos.prepareDatabase(withExplicitHost(databaseUrl));
     } catch (error) {
       throw failed(error, "creating durable runs' tables", ExitCode.runFailed);
     }
@@ -108,4 +108,20 @@ export async function createCommand(io: CliIo, url: string | undefined): Promise
   }
   io.out(`Next: agate worker <agents-file> --store ${shellQuote(target.url)}\n`);
   return ExitCode.ok;
+}
+
+/** `host:port`, or the socket directory and port of a Unix-socket URL (`?host=/run/postgresql`). */
+function serverAt(target: { host: string; port: string }): string {
+  return target.host.startsWith('/')
+    ? `the Unix socket in ${target.host} (port ${target.port})`
+    : `${target.host}:${target.port}`;
+}
+
+/**
+ * DBOS parses the URL itself (WHATWG `URL`), which rejects a role with no host
+ * (`postgres://user@/db?host=/run/postgresql`). `localhost` there means what the driver reads
+ * for it anyway: `?host=` wins over the URL's host, and no host is localhost to pg.
+ */
+function withExplicitHost(url: string): string {
+  return /^postgres(ql)?:\/\/[^/?#]*@\//i.test(url) ? url.replace('@/', '@localhost/') : url;
 }

@@ -44,12 +44,22 @@ export async function openStore(dir: string): Promise<StoreRef> {
 
 /** The `schema` query parameter is ours, not the driver's: taken out of the URL. */
 export function splitSchema(url: string): { connectionString: string; schema?: string } {
+  // A role with no host (`postgres://user@/db?host=/run/postgresql`, a Unix socket) is not a
+  // WHATWG URL: parsed with a stand-in host, put back empty (what the driver does too).
+  const standIn = 'agate-no-host.invalid';
+  const hostless = /^postgres(ql)?:\/\/[^/?#]*@\//i.test(url);
   try {
-    const parsed = new URL(url);
+    const parsed = new URL(hostless ? url.replace('@/', `@${standIn}/`) : url);
     const schema = parsed.searchParams.get('schema') ?? undefined;
     if (schema === undefined) return { connectionString: url };
     parsed.searchParams.delete('schema');
-    return { connectionString: parsed.toString(), schema };
+    const connectionString = parsed.toString();
+    return {
+      connectionString: hostless
+        ? connectionString.replace(`@${standIn}/`, '@/')
+        : connectionString,
+      schema,
+    };
   } catch {
     return { connectionString: url };
   }
