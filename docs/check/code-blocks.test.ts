@@ -1,4 +1,5 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -9,6 +10,7 @@ import {
   blockFileName,
   type CodeBlock,
   codeBlocks,
+  markdownFiles,
 } from './code-blocks.js';
 
 /**
@@ -109,4 +111,24 @@ describe('docs code blocks', () => {
       printed.mockRestore();
     }
   }, 120_000);
+});
+
+describe('markdownFiles', () => {
+  it('reads README.md and docs/, not the generated docs/api/ reference pages', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agate-md-'));
+    try {
+      await mkdir(join(dir, 'docs', 'api'), { recursive: true });
+      await mkdir(join(dir, 'docs', 'guides'), { recursive: true });
+      for (const file of ['README.md', 'docs/a.md', 'docs/guides/b.md', 'docs/api/cli.md']) {
+        await writeFile(join(dir, file), '# x\n');
+      }
+      expect((await markdownFiles(dir)).map((f) => f.slice(dir.length + 1))).toEqual([
+        'README.md',
+        'docs/a.md',
+        'docs/guides/b.md',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -27,13 +27,19 @@ export function codeBlocks(file: string, markdown: string): CodeBlock[] {
   return blocks;
 }
 
-/** README.md and every Markdown file under docs/ (not node_modules). */
+/**
+ * README.md and every Markdown file under docs/ that the repository holds: not node_modules,
+ * and not docs/api/, the reference pages `pnpm docs:build` generates (gitignored; the test run
+ * builds the site in the background, so they can appear while this reads the folder).
+ */
 export async function markdownFiles(root: string): Promise<string[]> {
   const files = [join(root, 'README.md')];
+  const generated = join(root, 'docs', 'api');
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
       const path = join(dir, entry.name);
+      if (path === generated) continue;
       if (entry.isDirectory()) await walk(path);
       else if (entry.name.endsWith('.md')) files.push(path);
     }
