@@ -10,6 +10,7 @@ import {
   gitignore,
   type ProjectScripts,
   packageJson,
+  packedNote,
   type TemplateOptions,
   THIRD_PARTY,
   tsconfigJson,
@@ -793,15 +794,7 @@ same story every time.
 \`tsconfig.json\` sets \`"jsxImportSource": "@agate/core"\`, Agate's JSX namespace, so a DOM tag
 in an agent tree is a type error; the page opts back into React's with a
 \`/** @jsxImportSource react */\` line. \`npm run typecheck\` runs \`tsc --noEmit\` (TypeScript 5).
-${
-  packed
-    ? `
-The \`@agate/*\` packages are installed from the tarballs \`create-agate --from\` was given
-(\`file:\` paths in \`package.json\`); once Agate is on the npm registry, replace them with
-version ranges.
-`
-    : ''
-}`;
+${packedNote(packed)}`;
 }
 
 /** The default's settings, with the DOM's types for the page. */

@@ -10,6 +10,7 @@ import {
   gitignore,
   type ProjectScripts,
   packageJson,
+  packedNote,
   type TemplateOptions,
   tsconfigJson,
 } from './templates.js';
@@ -237,15 +238,7 @@ ${realModelReadme()}
   paths); \`timeoutMs\` if the suite is slow.
 - **How strict**: \`maxBlocks\`; \`<PhaseGates mode="block">\` to refuse finishing until the
   work was verified.
-${
-  packed
-    ? `
-The \`@agate/*\` packages are installed from the tarballs \`create-agate --from\` was given
-(\`file:\` paths in \`package.json\`); once Agate is on the npm registry, replace them with
-version ranges.
-`
-    : ''
-}`;
+${packedNote(packed)}`;
 }
 
 /** Every file of a new `coding` project, by path relative to its directory. */

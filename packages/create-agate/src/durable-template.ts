@@ -11,6 +11,7 @@ import {
   gitignore,
   type ProjectScripts,
   packageJson,
+  packedNote,
   type TemplateOptions,
   tsconfigJson,
 } from './templates.js';
@@ -511,15 +512,7 @@ scripted demo model in \`demo-model.ts\` answers.
 
 Durable runs, recovery and the replay rule for code in a workflow:
 [docs/durable.md](https://agate-dev.github.io/agate/durable.html).
-${
-  packed
-    ? `
-The \`@agate/*\` packages are installed from the tarballs \`create-agate --from\` was given
-(\`file:\` paths in \`package.json\`); once Agate is on the npm registry, replace them with
-version ranges.
-`
-    : ''
-}`;
+${packedNote(packed)}`;
 }
 
 /** Every file of a new `durable` project, by path relative to its directory. */

@@ -293,6 +293,17 @@ ${realModelReadme()}
 `;
 }
 
+/** The README paragraph of a project whose `@agate/*` packages come from `--from` tarballs. */
+export function packedNote(packed: boolean): string {
+  return packed
+    ? `
+The \`@agate/*\` packages are installed from the tarballs \`create-agate --from\` was given
+(\`file:\` paths in \`package.json\`); once Agate is on the npm registry, replace them with
+version ranges.
+`
+    : '';
+}
+
 export function gitignore(): string {
   return 'node_modules\n.agate\n.env\n';
 }
