@@ -10,7 +10,7 @@ import {
   timingSafeEqual,
   verify,
 } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { ApprovalKeyError } from './approval-errors.js';
 import { type CheckpointLedgerEntry, isToolApprovalKind } from './ledger-types.js';
 
@@ -46,11 +46,27 @@ export function generateApprovalKeyPair(): {
   };
 }
 
+/** A PEM Ed25519 key is well under 1 KiB; a bigger file is not one (and is not read whole). */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+
 function pemOf(input: string, what: string): string {
   if (input.trimStart().startsWith('-----BEGIN')) return input;
   try {
+    // Stat before reading: a path to a large file (a binary, a log) or to a FIFO that would
+    // block is refused without reading it.
+    const stat = statSync(input);
+    if (!stat.isFile() || stat.size > MAX_KEY_FILE_BYTES) {
+      throw new ApprovalKeyError(
+        `The ${what} file ${JSON.stringify(input)} is not a key file: ` +
+          (stat.isFile()
+            ? `${stat.size} bytes, and a PEM key file is under ${MAX_KEY_FILE_BYTES / 1024} KiB.`
+            : 'it is not a regular file.') +
+          ' Give PEM text or the path of a PEM file (agate keys new writes both keys).',
+      );
+    }
     return readFileSync(input, 'utf8');
   } catch (error) {
+    if (ApprovalKeyError.isInstance(error)) throw error;
     throw new ApprovalKeyError(
       `Could not read the ${what} file ${JSON.stringify(input)}: ${(error as Error).message}. ` +
         'Give PEM text or the path of a PEM file (agate keys new writes both keys).',

@@ -14,7 +14,13 @@ import { createElement } from 'react';
 import { afterAll, describe, expect, it } from 'vitest';
 // By path: the CLI's test fixture (this file is @agate/core's, and the CLI depends on it).
 import { builtCliBin } from '../../../cli/src/__fixtures__/built-cli.js';
-import { signEntryEd25519, toPrivateKey } from '../approvals/approval-signing.js';
+import {
+  resolveApprovalKey,
+  resolveApprovalPublicKey,
+  signEntryEd25519,
+  toPrivateKey,
+  verifyWith,
+} from '../approvals/approval-signing.js';
 import { appendEntry, latestRequest } from '../approvals/decision-ledger.js';
 import { SNAPSHOT_VERSION } from '../entries/stores.js';
 import {
@@ -210,9 +216,15 @@ describe('decisions nobody inside a run can forge', () => {
     const request = latestRequest(state.guards.checkpoints.ledger, 'T-1');
     expect(request).toMatchObject({ kind: 'submitted', alg: 'ed25519' });
 
-    // Every candidate, as a shared secret (HMAC) and as a private key: none verifies.
+    // Every candidate, as a shared secret (HMAC) and as a private key: none verifies, by the
+    // verifier the session uses and in a whole session (restore, render, a run that must stay
+    // awaiting approval).
+    const verifier = {
+      key: resolveApprovalKey(undefined),
+      publicKey: resolveApprovalPublicKey(publicPath),
+    };
     let tried = 0;
-    for (const candidate of loot) {
+    for (const [index, candidate] of loot.entries()) {
       const forgeries: SessionState[] = [];
       forgeries.push(forgedApproval(state, { key: candidate }));
       try {
@@ -222,6 +234,11 @@ describe('decisions nobody inside a run can forge', () => {
       }
       for (const forged of forgeries) {
         tried++;
+        const ledger = forged.guards.checkpoints.ledger;
+        const check = verifyWith(verifier, 'forge-1', ledger.at(-1)!, request!);
+        expect(check.ok, `the forgery with candidate ${index} verified`).toBe(false);
+      }
+      for (const forged of forgeries) {
         const session = createSession(createElement(HostileAgent), {
           model: scriptedModel(['never asked']),
           snapshot: createSnapshot('forge-1', forged),
