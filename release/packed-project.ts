@@ -8,6 +8,7 @@ import {
   fromTemplate,
   type LockedProject,
   type Lockfile,
+  PACKED_DIR_PLACEHOLDER,
   parseLock,
   RELOCK_COMMAND,
   readCommittedLock,
@@ -71,6 +72,21 @@ const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline'];
 export type LockMode = 'committed' | 'update' | 'fresh';
 
 /** Installs `project` in `cwd` as `mode` says; rejects with npm's output when it fails. */
+/**
+ * The lock without our tarballs' entries: `npm install` keeps a `file:` entry whose version did
+ * not change as the lock has it, so a changed manifest (a new peer dependency) would never
+ * reach the lock; without them npm reads each tarball's package.json again.
+ */
+function withoutOurs(lock: Lockfile): Lockfile {
+  const packages = Object.fromEntries(
+    Object.entries(lock.packages).filter(
+      ([path, entry]) =>
+        path === '' || !entry.resolved?.startsWith(`file:${PACKED_DIR_PLACEHOLDER}/`),
+    ),
+  );
+  return { ...lock, packages };
+}
+
 async function npmInstall(
   cwd: string,
   project: LockedProject,
@@ -84,7 +100,7 @@ async function npmInstall(
   if (committed !== undefined) {
     writeFileSync(
       join(cwd, 'package-lock.json'),
-      `${JSON.stringify(fromTemplate(committed, packedDir, cwd), null, 2)}\n`,
+      `${JSON.stringify(fromTemplate(mode === 'update' ? withoutOurs(committed) : committed, packedDir, cwd), null, 2)}\n`,
     );
   }
   const command = mode === 'committed' ? 'ci' : 'install';
