@@ -166,10 +166,11 @@ export const KEYWORDS = new Set([
   '}',
 ]);
 export const ENDS = new Set(['fi', 'done', 'esac', '}', 'for', 'case', 'function', 'select']);
-/** Linters, type checkers and test runners that need no subcommand to be a verification. */
-export const CHECKERS = new Set([
+/** Test runners (not linters or type checkers) that need no subcommand: the project's tests. */
+export const TEST_RUNNERS: ReadonlySet<string> = new Set([
   'pytest',
   'py.test',
+  'pytest-3',
   'tox',
   'nox',
   'jest',
@@ -179,6 +180,23 @@ export const CHECKERS = new Set([
   'tap',
   'jasmine',
   'karma',
+  'phpunit',
+  'rspec',
+  'ctest',
+  'trial',
+  'nosetests',
+  'nose2',
+  'behave',
+  'cucumber',
+  'bats',
+  'prove',
+  'busted',
+  'playwright',
+  'cypress',
+]);
+/** Linters, type checkers and test runners that need no subcommand to be a verification. */
+export const CHECKERS: ReadonlySet<string> = new Set([
+  ...TEST_RUNNERS,
   'tsc',
   'mypy',
   'pyright',
@@ -188,29 +206,14 @@ export const CHECKERS = new Set([
   'pycodestyle',
   'bandit',
   'eslint',
-  'phpunit',
-  'rspec',
-  'ctest',
-  'pytest-3',
-  'trial',
-  'nosetests',
-  'nose2',
-  'behave',
-  'cucumber',
   'shellcheck',
   'hadolint',
   'stylelint',
   'golangci-lint',
   'staticcheck',
   'clippy',
-  'ava',
   'runtests',
-  'bats',
-  'prove',
-  'busted',
   'deno-test',
-  'playwright',
-  'cypress',
 ]);
 export const BUILDERS = new Set([
   'mvn',

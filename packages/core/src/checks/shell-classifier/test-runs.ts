@@ -1,33 +1,6 @@
+import { TEST_RUNNERS } from './programs.js';
 import { basename, resolve } from './shell-part.js';
 
-// Test runners (not linters or type checkers) that need no subcommand.
-const RUNNER_PROGRAMS = new Set([
-  'pytest',
-  'py.test',
-  'pytest-3',
-  'tox',
-  'nox',
-  'jest',
-  'vitest',
-  'mocha',
-  'ava',
-  'tap',
-  'jasmine',
-  'karma',
-  'phpunit',
-  'rspec',
-  'ctest',
-  'trial',
-  'nosetests',
-  'nose2',
-  'behave',
-  'cucumber',
-  'bats',
-  'prove',
-  'busted',
-  'playwright',
-  'cypress',
-]);
 const PYTHON_TEST_MODULES = /^(?:pytest|unittest|nose|nose2|tox|nox|trial|green)$/;
 const PACKAGE_TEST_SCRIPT = /^(?:test|tests|t|e2e|spec|vitest|jest|mocha)(?::.*)?$/;
 // Options whose value is the next word (`-k expr`, `--grep x`), not a test file.
@@ -48,7 +21,7 @@ export function testSuiteOf(words: readonly string[], cwd: string): string[] | u
       .filter((a, i) => !a.startsWith('-') && !VALUED.test(list[i - 1] ?? '') && a !== '--')
       .map((a) => resolve(cwd, a.replace(/::.*$/, '')))
       .filter((a) => a !== '');
-  if (RUNNER_PROGRAMS.has(name)) {
+  if (TEST_RUNNERS.has(name)) {
     // `vitest run x`, `playwright test x`: the subcommand is not a target.
     const rest = /^(?:vitest|playwright|cypress)$/.test(name) ? args.slice(1) : args;
     return targets(rest);
