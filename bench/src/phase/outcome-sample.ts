@@ -67,6 +67,28 @@ export const HELD_OUT = 50;
 export const FRESH_SEED = 4747;
 export const FRESH = 150;
 
+/**
+ * The fourth draw (`split: "fresh-2"`): drawn from the checks minus all 300 labelled before it,
+ * and labelled before the reader (changed again after `fresh` had been read) was run on any.
+ */
+export const FRESH2_SEED = 5151;
+export const FRESH2 = 150;
+
+/** The drawn splits after dev and held-out, in the order they were drawn. */
+export const DRAWS = {
+  fresh: { seed: FRESH_SEED, n: FRESH, after: ['dev', 'held-out'], labelledBefore: DEV + HELD_OUT },
+  'fresh-2': {
+    seed: FRESH2_SEED,
+    n: FRESH2,
+    after: ['dev', 'held-out', 'fresh'],
+    labelledBefore: DEV + HELD_OUT + FRESH,
+  },
+} as const satisfies Record<
+  string,
+  { seed: number; n: number; after: readonly string[]; labelledBefore: number }
+>;
+export type DrawName = keyof typeof DRAWS;
+
 /** `n` checks drawn with `seed` from those not already in `labelled` (same id and step). */
 export function drawFresh(
   checks: readonly SampledCheck[],
