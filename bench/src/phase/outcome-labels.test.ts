@@ -6,7 +6,9 @@ import {
   renderLabelReport,
   score,
 } from './outcome-labels.js';
-import { DEV, drawFresh, FRESH, FRESH2, HELD_OUT } from './outcome-sample.js';
+import { checksOf, DEV, DRAWS, drawFresh, FRESH, FRESH2, HELD_OUT } from './outcome-sample.js';
+import { loadTrajectories } from './replay-bench.js';
+import { TRAJECTORIES } from './replay-doc.js';
 
 const labels = loadLabels(new URL('../../fixtures/outcome-labels/labels.jsonl', import.meta.url));
 
@@ -82,5 +84,22 @@ describe('the fresh draw', () => {
       checks.map((c) => c.step).filter((s) => s !== 3 && s !== 7),
     );
     expect(drawFresh(checks, labelled, 18, 4747)).toEqual(first);
+  });
+
+  it('each later split holds exactly its seeded draw over the checks minus the splits before it', () => {
+    const checks = checksOf(loadTrajectories(TRAJECTORIES));
+    for (const [name, { seed, n, after, labelledBefore }] of Object.entries(DRAWS)) {
+      const before: readonly string[] = after;
+      const drawn = drawFresh(
+        checks,
+        labels.filter((c) => before.includes(c.split)),
+        n,
+        seed,
+      );
+      // In draw order, numbered on from the labels before it.
+      expect(labels.filter((c) => c.split === name).map((c) => `${c.n} ${c.id}#${c.step}`)).toEqual(
+        drawn.map((c, i) => `${labelledBefore + i} ${c.id}#${c.step}`),
+      );
+    }
   });
 });
