@@ -503,6 +503,27 @@ describe("readCheckOutcome: a check that could not run is 'error'", () => {
       expect(verificationPassed(result)).toBe(false);
     });
 
+  it('a collection error is a failure the runner reports; collecting nothing is not running', () => {
+    // pytest-dev__pytest-10356 step 18 (fresh #282): the test file did not import.
+    const head =
+      '============================= test session starts ==============================\nplatform linux -- Python 3.9.20, pytest-7.2.0\nrootdir: /testbed, configfile: pyproject.toml\n';
+    for (const collected of ['collected 0 items / 1 error', 'collected 0 items / 2 errors'])
+      expect(
+        readCheckOutcome({ exitCode: 2, output: `${head}${collected}\n\n=== ERRORS ===` }),
+      ).toMatchObject({ outcome: 'failed', by: 'exit-code', exitCode: 2 });
+    expect(
+      readCheckOutcome({
+        output: `${head}collected 0 items / 1 error\n\n=== short test summary info ===\nERROR test_x.py\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n=============================== 1 error in 0.12s ===============================\n`,
+      }).outcome,
+    ).toBe('failed');
+    // Nothing collected and nothing erred: the check asked for never happened.
+    for (const collected of ['collected 0 items', 'collected 0 items / 3 deselected'])
+      expect(
+        readCheckOutcome({ exitCode: 5, output: `${head}${collected}\n` }),
+        collected,
+      ).toMatchObject({ outcome: 'error', by: 'not-run' });
+  });
+
   it('a module the code under test imports is missing: the check ran and failed', () => {
     const output =
       'Traceback (most recent call last):\n  File "/testbed/repro.py", line 1, in <module>\n    import psycopg2\nModuleNotFoundError: No module named \'psycopg2\'\n';
