@@ -366,6 +366,36 @@ describe('readCheckOutcome on real runner output', () => {
       expect(at0(output), output).toBe('passed');
   });
 
+  it('a comparison the script reports as failed fails it: a mismatch, or an expected value and a different one got', () => {
+    for (const output of [
+      // sympy__sympy-21612 step 14 (fresh #162): cut by the stored 300 characters.
+      'Parsed: ((a**3 + b)/c)/1/(c**2)\nMismatch! Expected: ((a**3 + b)/c)/(1/(c**2)), Got: ((a**3 + b',
+      'MISMATCH: row 3 differs',
+      'Subwidget 0 id_for_label mismatch. Expected custom_id_0, got id_0',
+      'Shape mismatch: (3,) vs (4,)',
+      'Test 2: expected 3, got 4',
+      'expected: [1, 2] but got: [2, 1]',
+      'Expected 0.5 - got 0.25',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('failed');
+    for (const output of [
+      'Expected 3, got 3',
+      "expected: 'a', got: a", // one value, printed with and without quotes
+      'No mismatch',
+      'No mismatches found between the two outputs',
+      'Mismatch: 0',
+      'Mismatches: none',
+      'Checking for mismatches...',
+      'mismatch_count = 0',
+      // An exception's or a warning's own message is not the script's comparison.
+      'TypeError: expected str, got int (handled)',
+      '<frozen importlib._bootstrap>:228: RuntimeWarning: numpy.ndarray size changed, may indicate binary incompatibility. Expected 80 from C header, got 96 from PyObject',
+      // A sentence about what was expected, not a comparison's verdict.
+      'Expect many image comparison failures below. Expected freetype version 2.6.1. Found freetype version 2.11.1.',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('passed');
+  });
+
   it('"bug … still present" and "issue … reproduced" inside a line, and FAIL as a value, fail it', () => {
     for (const output of [
       'Test 2: the bug is still present',

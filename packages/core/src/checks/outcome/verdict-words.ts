@@ -2,7 +2,8 @@ import { uncaughtAtEnd } from './uncaught.js';
 
 /**
  * A script's own verdict on what it checks, as it prints it: `FAIL: …`, `FAILURE: …`,
- * `Bug reproduced`, `Issue still present`, `… (unexpectedly)`, `Import failed: <reason>`. Read
+ * `Bug reproduced`, `Issue still present`, `… (unexpectedly)`, `Import failed: <reason>`,
+ * `Mismatch! …`, `Expected 3, got 4`. Read
  * only from output no test runner printed a summary in (a runner's own lines decide there), and
  * only line by line, anchored to the start of a line or to a separator, so a word inside a value
  * or a message does not count. A line that says it is not reproduced, or fails as expected,
@@ -21,6 +22,18 @@ const FAILED_SENTENCE =
 // The same sentence inside a line: `Test 2: the bug is still present`, `Sympify issue reproduced`.
 const FAILED_CLAUSE =
   /\b(?:bug|issue|problem)\b[^.:]{0,40}?\b(?:still\s+(?:present|exists|occurs|there|happens|reproduc\w*)|(?:is\s+|was\s+)?reproduced)\b/i;
+// A comparison the script reports as failed: `Mismatch! Expected: …`, `MISMATCH: …`, `Subwidget 0
+// id_for_label mismatch. Expected …` — the word as the line's verdict (a few words may name what
+// was compared), not `No mismatch`, `Mismatch: 0` or `Checking for mismatches...`.
+const MISMATCH =
+  /^[\s\-*#>[✗✘❌]*((?:[\w.'"()[\]-]+\s+){0,4}?)(?:mismatch(?:es|ed)?|MISMATCH(?:ES|ED)?|Mismatch(?:es|ed)?)\b\s*([!:.]|$)\s*(.*)$/;
+// What a comparison found: `Expected 3, got 4`, `expected: [1, 2] but got: [2, 1]`, opening the
+// line or after a label (`Test 2: expected …`, `Mismatch! Expected …`).
+const EXPECTED_GOT =
+  /(?:^|[:!]\s|\s-\s)\s*expected\s*:?\s+(.{1,160}?)[,;]?\s+(?:but\s+)?(?:got|received|actual|found)\s*:?\s+(.{1,160}?)\s*[.!]?$/i;
+// An exception's or a warning's own message (`TypeError: expected str, got int`, numpy's
+// `RuntimeWarning: … Expected 80 from C header, got 96`) is not the script's comparison.
+const EXCEPTION_NAME = /\b[A-Z]\w*(?:Error|Exception|Warning)\b/;
 // A line that asks rather than tells: `Checking whether the bug is still present...`.
 const ASKS = /\b(?:if|whether)\b|(?:\?|\.\.\.|…)\s*$/i;
 // What a script prints when what it tried failed, with the reason after a colon: `Import
@@ -58,13 +71,35 @@ export function failedVerdict(text: string): string | undefined {
       !FAIL_VALUE.test(line) &&
       !FAILED_SENTENCE.test(line) &&
       !(FAILED_CLAUSE.test(line) && !ASKS.test(line)) &&
-      failedReport(line) === undefined
+      failedReport(line) === undefined &&
+      !mismatchReported(line) &&
+      !differsFromExpected(line)
     )
       continue;
     return line.trim();
   }
   return undefined;
 }
+
+/** Whether `line` says a comparison failed (`Mismatch! …`), not that there was none. */
+function mismatchReported(line: string): boolean {
+  const m = MISMATCH.exec(line);
+  if (m === null || /\bno\b|\bnot\b|\bwithout\b/i.test(m[1]!) || ASKS.test(line)) return false;
+  const rest = m[3]!.trim();
+  // `Mismatch: 0`, `Mismatches: none`: a count or a flag, not a finding.
+  return !(m[2] === ':' && (NO_REASON.test(rest) || rest === ''));
+}
+
+/** Whether `line` reports an expected value and a different one got (`Expected 3, got 4`). */
+function differsFromExpected(line: string): boolean {
+  if (EXCEPTION_NAME.test(line)) return false;
+  const m = EXPECTED_GOT.exec(line.trim());
+  if (m === null) return false;
+  return comparable(m[1]!) !== comparable(m[2]!);
+}
+
+// Values as printed, without the quotes and spacing that differ between two prints of one value.
+const comparable = (value: string) => value.replace(/^['"`]|['"`]$/g, '').replace(/\s+/g, '');
 
 /** `line` when it reports that something the script tried failed, with the reason. */
 function failedReport(line: string): string | undefined {
