@@ -396,6 +396,26 @@ describe('readCheckOutcome on real runner output', () => {
       expect(at0(`start\n${output}\nend`), output).toBe('passed');
   });
 
+  it('a result the script tags as not what it should be fails it: (unexpected), (Unexpected - why), (WRONG: …)', () => {
+    for (const output of [
+      // django__django-15252 step 3 (fresh #274).
+      'Table exists on default (Expected)\n\nChecking other database...\nTable exists on other (Unexpected - Router should have prevented this)\n</output>',
+      'ds.merge(da) succeeded (unexpectedly)',
+      'Result: 3 (WRONG: should be 2)',
+      'sum = 7 (incorrect, expected 6).',
+      'Parsed as a tuple (bug!)',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('failed');
+    for (const output of [
+      'Table exists on default (Expected)',
+      'Raised TypeError (unexpected keyword argument)', // a message, not a tag
+      'Wrong answers: 3 (wrong: 0)', // a count of none
+      '(unexpected) results are listed below:', // not at the end of a line
+      'Failures marked (not a bug)',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('passed');
+  });
+
   it('"bug … still present" and "issue … reproduced" inside a line, and FAIL as a value, fail it', () => {
     for (const output of [
       'Test 2: the bug is still present',

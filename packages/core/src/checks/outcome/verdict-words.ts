@@ -3,7 +3,7 @@ import { uncaughtAtEnd } from './uncaught.js';
 /**
  * A script's own verdict on what it checks, as it prints it: `FAIL: …`, `FAILURE: …`,
  * `Bug reproduced`, `Issue still present`, `… (unexpectedly)`, `Import failed: <reason>`,
- * `Mismatch! …`, `Expected 3, got 4`. Read
+ * `Mismatch! …`, `Expected 3, got 4`, `… (Unexpected - <why>)`. Read
  * only from output no test runner printed a summary in (a runner's own lines decide there), and
  * only line by line, anchored to the start of a line or to a separator, so a word inside a value
  * or a message does not count. A line that says it is not reproduced, or fails as expected,
@@ -18,7 +18,13 @@ const FAIL_VALUE = /(?::|->|=>|\.\.\.|\s-)\s*(?:FAIL|FAILED|FAILURE)\b/;
 // `Bug reproduced`, `ISSUE REPRODUCED: …`, `Issue still present`, `Reproduced: …`,
 // `Validation passed (unexpectedly)`.
 const FAILED_SENTENCE =
-  /^[\s\-*#>[]*(?:the )?(?:bug|issue|problem)\s+(?:is\s+)?(?:reproduced|confirmed|still\s+(?:present|exists|occurs|reproduced)|present|exists)\b|^[\s\-*#>[]*(?:reproduced|still broken|not fixed)\b|\((?:unexpected(?:ly)?|not expected|wrong|incorrect)\)\s*$/i;
+  /^[\s\-*#>[]*(?:the )?(?:bug|issue|problem)\s+(?:is\s+)?(?:reproduced|confirmed|still\s+(?:present|exists|occurs|reproduced)|present|exists)\b|^[\s\-*#>[]*(?:reproduced|still broken|not fixed)\b/i;
+// A result the script tags, at the end of its line, as not what it should be: `… (unexpectedly)`,
+// `Table exists on other (Unexpected - Router should have prevented this)`, `(WRONG: should be
+// 2)`. The tag's word stands alone or before a separator and its reason (`(unexpected keyword
+// argument)` is a message, `(Expected)` the opposite).
+const UNEXPECTED_TAG =
+  /\((?:unexpected(?:ly)?|not expected|wrong|incorrect|bug|broken)\s*(?:[-–—:,!;]\s*([^()]*))?\)\s*[.!]?$/i;
 // The same sentence inside a line: `Test 2: the bug is still present`, `Sympify issue reproduced`.
 const FAILED_CLAUSE =
   /\b(?:bug|issue|problem)\b[^.:]{0,40}?\b(?:still\s+(?:present|exists|occurs|there|happens|reproduc\w*)|(?:is\s+|was\s+)?reproduced)\b/i;
@@ -73,12 +79,19 @@ export function failedVerdict(text: string): string | undefined {
       !(FAILED_CLAUSE.test(line) && !ASKS.test(line)) &&
       failedReport(line) === undefined &&
       !mismatchReported(line) &&
+      !unexpectedTag(line) &&
       !differsFromExpected(line)
     )
       continue;
     return line.trim();
   }
   return undefined;
+}
+
+/** Whether `line` ends on a tag saying its result is not what it should be, with any reason. */
+function unexpectedTag(line: string): boolean {
+  const m = UNEXPECTED_TAG.exec(line);
+  return m !== null && !NO_REASON.test((m[1] ?? 'x').trim());
 }
 
 /** Whether `line` says a comparison failed (`Mismatch! …`), not that there was none. */
