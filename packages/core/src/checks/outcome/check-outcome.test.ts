@@ -416,6 +416,27 @@ describe('readCheckOutcome on real runner output', () => {
       expect(at0(`start\n${output}\nend`), output).toBe('passed');
   });
 
+  it('an error only a defect raises fails it even when the script calls it expected', () => {
+    for (const output of [
+      // scikit-learn__scikit-learn-14053 step 5 (fresh #156).
+      'feature_names length: 1\nCaught expected error: list index out of range\n</output>',
+      // django__django-14493 step 8: the UnboundLocalError the issue is about.
+      "Processed: ('test.png', 'test.107e448b716e.png', True)\nCaught expected error: local variable 'substitutions' referenced before assignment\n</output>",
+      "Got the expected exception: 'NoneType' object has no attribute 'shape'",
+      'Correctly failed: division by zero\nDone.',
+    ])
+      expect(at0(output), output).toBe('failed');
+    for (const output of [
+      // A designed error the script expects stays a check that worked.
+      'Caught expected error: ValueError: unable to convert unnamed DataArray',
+      'Caught expected error: Enter a valid URL.',
+      // A defect's words in a line that is no report of a caught error.
+      'Checking that list index out of range is handled\nAll good',
+      'Caught expected error: list index out of range\nRetried with a valid index: ok',
+    ])
+      expect(at0(output), output).toBe('passed');
+  });
+
   it('"bug … still present" and "issue … reproduced" inside a line, and FAIL as a value, fail it', () => {
     for (const output of [
       'Test 2: the bug is still present',

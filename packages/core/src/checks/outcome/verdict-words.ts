@@ -56,6 +56,11 @@ const ERROR_REPORT =
 // failed: …`) or names a property of an error rather than one (`Error message: …`).
 const MEANT =
   /\b(?:expected|correctly|properly|intentionally|should)\b|\b(?:error|exception)\s+(?:message|msg|text|type|class|count|rate|code|string|name)s?\b/i;
+// The runtime's own words for a defect: an error no design raises on purpose, so a script that
+// calls it expected (`Caught expected error: list index out of range`) has met the bug, not a
+// check that worked.
+const DEFECT =
+  /\b(?:list|tuple|string|str|array|bytearray|range object) index out of range\b|\bindex -?\d+ is out of bounds\b|'NoneType' object (?:has no attribute|is not (?:subscriptable|iterable|callable))|\bdivision (?:or modulo )?by zero\b|\bmaximum recursion depth exceeded\b|\breferenced before assignment\b|\bunhashable type\b|\bCannot read propert(?:y|ies) of (?:undefined|null)\b|\bundefined is not a function\b/;
 // A reason that says there was none (`failed: 0`, `Error: None`).
 const NO_REASON = /^(?:0|none|no|false|nothing|n\/a|\[\]|\{\}|\(\))[.!]?$/i;
 // An error metric, not an error (`Max abs error: 1.2e-16`).
@@ -120,7 +125,9 @@ function failedReport(line: string): string | undefined {
   if (m === null) return undefined;
   const leadIn = m[1] ?? m[3] ?? '';
   const reason = (m[2] ?? m[4] ?? '').trim();
-  return MEANT.test(leadIn) || NO_REASON.test(reason) ? undefined : line.trim();
+  return (MEANT.test(leadIn) && !DEFECT.test(reason)) || NO_REASON.test(reason)
+    ? undefined
+    : line.trim();
 }
 
 /** `line` when it reports an error the script caught (`Caught exception: …`), not a metric. */
@@ -129,7 +136,9 @@ function errorReport(line: string): string | undefined {
   const m = ERROR_REPORT.exec(line);
   if (m === null) return undefined;
   const reason = m[2]!.trim();
-  return MEANT.test(m[1]!) || NO_REASON.test(reason) || NUMBER.test(reason)
+  return (MEANT.test(m[1]!) && !DEFECT.test(reason)) ||
+    NO_REASON.test(reason) ||
+    NUMBER.test(reason)
     ? undefined
     : line.trim();
 }
