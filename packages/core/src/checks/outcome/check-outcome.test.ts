@@ -437,6 +437,31 @@ describe('readCheckOutcome on real runner output', () => {
       expect(at0(output), output).toBe('passed');
   });
 
+  it('an error printed last with the list its message announces fails it; a script carrying on after it does not', () => {
+    // django__django-12858 step 4 (fresh #195): the caught SystemCheckError, printed whole.
+    const systemCheck =
+      "SystemCheckError: System check identified some issues:\n\nERRORS:\n__main__.Stock: (models.E015) 'ordering' refers to the nonexistent field, related field, or lookup 'supply__product__parent__isnull'.\n\tHINT: check the lookup.\n\nSystem check identified 1 issue (0 silenced).\n</output>";
+    expect(readCheckOutcome({ exitCode: 0, output: systemCheck })).toMatchObject({
+      outcome: 'failed',
+      by: 'words',
+      summary: 'SystemCheckError: System check identified some issues:',
+    });
+    for (const output of [
+      'Running the check\nError: these fields clash:\n- name\n- title\n2 errors',
+      'ValidationError: the form has errors:\n  * email: Enter a valid email address.',
+    ])
+      expect(at0(output), output).toBe('failed');
+    for (const output of [
+      // The script carries on after the list: the error is not its last word.
+      'ValueError: bad items:\n- x\nRetrying with defaults\nAll good',
+      `Error: found these:\n${'- item\n'.repeat(30)}`, // longer than a message's list
+      'Summary: (models.E015) is fixed\nSystem check identified no issues (0 silenced).',
+      // Warnings are no error.
+      'System check identified some issues:\n\nWARNINGS:\nrepro_app.Child: (models.W042) Auto-created primary key used.\n</output>',
+    ])
+      expect(at0(output), output).toBe('passed');
+  });
+
   it('"bug … still present" and "issue … reproduced" inside a line, and FAIL as a value, fail it', () => {
     for (const output of [
       'Test 2: the bug is still present',

@@ -146,8 +146,9 @@ function errorReport(line: string): string | undefined {
 /**
  * What a program that exited 0 printed last, when that is an error: a traceback it caught and
  * printed (`traceback.print_exc()`), an error line (`Error: …`, `TypeError: …`), or a report of
- * an error it caught (`Caught exception: …`). A script whose last word is an error is reporting
- * one; undefined: its output ends otherwise.
+ * an error it caught (`Caught exception: …`), or an error followed only by the list its message
+ * announces (a caught `SystemCheckError: …:` printed whole). A script whose last word is an error
+ * is reporting one; undefined: its output ends otherwise.
  */
 export function printedErrorAtEnd(text: string): string | undefined {
   const body = text.replace(CLOSING_TAG, '').replace(/\s+$/, '');
@@ -155,5 +156,26 @@ export function printedErrorAtEnd(text: string): string | undefined {
   if (printed !== undefined) return printed;
   const last = body.slice(body.lastIndexOf('\n') + 1).trim();
   if (last.length > 400) return undefined;
-  return ERROR_LINE.test(last) ? last : errorReport(last);
+  return (ERROR_LINE.test(last) ? last : errorReport(last)) ?? announcedErrorAtEnd(body);
+}
+
+// An error whose message announces a list (`SystemCheckError: System check identified some
+// issues:`), and the lines such a list is made of: blank or indented lines, a header (`ERRORS:`),
+// items (`- …`, `* …`, `app.Model: (models.E015) …`) and a closing count (`System check
+// identified 1 issue (0 silenced).`). An error followed by only its list is still the last thing
+// printed; any other line after it is the script carrying on.
+const ANNOUNCED_ERROR = /^(?:[A-Za-z_][\w.]*)?(?:Error|Exception|ERROR):\s.{0,300}:$/gm;
+const LIST_LINE =
+  /^(?:\s.*|[A-Z][A-Z ]{1,30}:|[-*•]\s.*|\S+: \(\w+\.[A-Z]\d+\) .*|.*\b\d+ (?:issues?|errors?|problems?)\b.*)?$/;
+const LIST_LINES = 20;
+
+/** The error that opens the output's last lines when those lines are the list it announced. */
+function announcedErrorAtEnd(body: string): string | undefined {
+  let last: RegExpExecArray | undefined;
+  for (const m of body.matchAll(ANNOUNCED_ERROR)) last = m;
+  if (last === undefined) return undefined;
+  const after = body.slice(last.index + last[0].length + 1).split('\n');
+  return after.length <= LIST_LINES && after.every((line) => LIST_LINE.test(line))
+    ? last[0].trim()
+    : undefined;
 }
