@@ -462,6 +462,31 @@ describe('readCheckOutcome on real runner output', () => {
       expect(at0(output), output).toBe('passed');
   });
 
+  it("an error in another program's output the script shows is that program's, not the script's last word", () => {
+    // sphinx-doc__sphinx-9320 step 31 (fresh #238): sphinx-quickstart's prompt, echoed; the
+    // script's verdict comes after it (past the stored 300 characters).
+    const echoed =
+      'Running sphinx-quickstart with valid new path...\nSTDOUT output:\nWelcome to the Sphinx 4.1.0 quickstart utility.\n\nPlease enter values for the following settings (just press Enter to\naccept a default value, if one is given in brackets).\n\nSelected root path: .\n\nError: an existing conf.py has been found';
+    expect(readCheckOutcome({ exitCode: 0, output: echoed })).toMatchObject({
+      outcome: 'passed',
+      by: 'exit-code',
+    });
+    for (const output of [
+      'Subprocess stderr:\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: bad',
+      'Output:\nError: not configured',
+    ])
+      expect(at0(output), output).toBe('passed');
+    // The script's own verdict after the echo still says it; so does an error with no header,
+    // or a header with its value on the same line.
+    for (const output of [
+      `${echoed}\nBug reproduced!`,
+      'Running sphinx-quickstart...\nError: an existing conf.py has been found',
+      'Output: 3\nError: not configured',
+    ])
+      expect(at0(output), output).toBe('failed');
+    expect(readCheckOutcome({ output: echoed }).outcome).toBe('unknown');
+  });
+
   it('"bug … still present" and "issue … reproduced" inside a line, and FAIL as a value, fail it', () => {
     for (const output of [
       'Test 2: the bug is still present',

@@ -143,15 +143,24 @@ function errorReport(line: string): string | undefined {
     : line.trim();
 }
 
+// A script's header for the output of a program it ran and shows (`STDOUT output:`, `Subprocess
+// stderr:`, `Output:`): the lines after it are that program's — an interactive tool's prompt
+// (`Error: an existing conf.py has been found` before it asks again), its log — not the script's
+// verdict, which would come after them.
+const ECHO_HEADER = /^[ \t]*(?:[\w ]{0,30}\b)?(?:stdout|stderr|output)(?: output)?[ \t]*:[ \t]*$/im;
+
 /**
  * What a program that exited 0 printed last, when that is an error: a traceback it caught and
  * printed (`traceback.print_exc()`), an error line (`Error: …`, `TypeError: …`), or a report of
  * an error it caught (`Caught exception: …`), or an error followed only by the list its message
  * announces (a caught `SystemCheckError: …:` printed whole). A script whose last word is an error
- * is reporting one; undefined: its output ends otherwise.
+ * is reporting one; undefined: its output ends otherwise, or ends in another program's output that
+ * the script shows under its own header (`STDOUT output:`).
  */
 export function printedErrorAtEnd(text: string): string | undefined {
   const body = text.replace(CLOSING_TAG, '').replace(/\s+$/, '');
+  // What follows the script's own header for another program's output is that program's.
+  if (ECHO_HEADER.test(body)) return undefined;
   const printed = uncaughtAtEnd(body);
   if (printed !== undefined) return printed;
   const last = body.slice(body.lastIndexOf('\n') + 1).trim();
