@@ -25,23 +25,21 @@ describe('the hand-labelled checks', () => {
     }
   });
 
-  it('the reader meets the targets on the dev checks: failed/error precision ≥ 95%, recall ≥ 90%', () => {
-    const s = score(
-      labels.filter((c) => c.split === 'dev'),
-      ['failed', 'error'],
-    );
-    expect(s.precision).toBeGreaterThanOrEqual(0.95);
-    expect(s.recall).toBeGreaterThanOrEqual(0.9);
-  });
+  // Every split has had rules written from its misses (the fresh one last, issue 47): each is
+  // held to the targets and to no passed check read as failed, so no later rule regresses them.
+  for (const split of ['dev', 'held-out', 'fresh'] as const)
+    it(`the reader meets the targets on the ${split} checks: failed/error precision ≥ 95%, recall ≥ 90%`, () => {
+      const s = score(
+        labels.filter((c) => c.split === split),
+        ['failed', 'error'],
+      );
+      expect(s.precision).toBeGreaterThanOrEqual(0.95);
+      expect(s.recall).toBeGreaterThanOrEqual(0.9);
+    });
 
-  // The fresh split is measured and reported (docs/phase-gates.md), not held to this: the
-  // reader was not changed on it.
-  it('never reads a dev or held-out check labelled passed as failed or error', () => {
+  it('never reads a check labelled passed as failed or error', () => {
     const wrong = labels.filter(
-      (c) =>
-        c.split !== 'fresh' &&
-        c.label === 'passed' &&
-        ['failed', 'error'].includes(readLabelled(c)),
+      (c) => c.label === 'passed' && ['failed', 'error'].includes(readLabelled(c)),
     );
     expect(wrong.map((c) => c.n)).toEqual([]);
   });
