@@ -147,7 +147,7 @@ function errorReport(line: string): string | undefined {
 // stderr:`, `Output:`): the lines after it are that program's — an interactive tool's prompt
 // (`Error: an existing conf.py has been found` before it asks again), its log — not the script's
 // verdict, which would come after them.
-const ECHO_HEADER = /^[ \t]*(?:[\w ]{0,30}\b)?(?:stdout|stderr|output)(?: output)?[ \t]*:[ \t]*$/im;
+const ECHO_HEADER = /^[ \t]*(?:[\w-]+ ){0,4}(?:stdout|stderr|output)(?: output)?[ \t]*:[ \t]*$/im;
 
 /**
  * What a program that exited 0 printed last, when that is an error: a traceback it caught and
