@@ -28,23 +28,23 @@ describe('the hand-labelled checks', () => {
     }
   });
 
-  it('the reader meets the targets on the dev checks: failed/error precision ≥ 95%, recall ≥ 90%', () => {
-    const s = score(
-      labels.filter((c) => c.split === 'dev'),
-      ['failed', 'error'],
-    );
-    expect(s.precision).toBeGreaterThanOrEqual(0.95);
-    expect(s.recall).toBeGreaterThanOrEqual(0.9);
-  });
+  // Every split has had rules written from its misses (the fresh one last, issue 47): each is
+  // held to the targets and to no passed check read as failed, so no later rule regresses them.
+  // fresh-2 was measured first (labels committed before the reader ran on it) and is held too,
+  // so that no later rule is bought with a regression on the one untouched set.
+  for (const split of ['dev', 'held-out', 'fresh', 'fresh-2'] as const)
+    it(`the reader meets the targets on the ${split} checks: failed/error precision ≥ 95%, recall ≥ 90%`, () => {
+      const s = score(
+        labels.filter((c) => c.split === split),
+        ['failed', 'error'],
+      );
+      expect(s.precision).toBeGreaterThanOrEqual(0.95);
+      expect(s.recall).toBeGreaterThanOrEqual(0.9);
+    });
 
-  // The fresh and fresh-2 splits are measured and reported (docs/phase-gates.md), not held to
-  // this: the reader was not changed on them.
-  it('never reads a dev or held-out check labelled passed as failed or error', () => {
+  it('never reads a check labelled passed as failed or error', () => {
     const wrong = labels.filter(
-      (c) =>
-        (c.split === 'dev' || c.split === 'held-out') &&
-        c.label === 'passed' &&
-        ['failed', 'error'].includes(readLabelled(c)),
+      (c) => c.label === 'passed' && ['failed', 'error'].includes(readLabelled(c)),
     );
     expect(wrong.map((c) => c.n)).toEqual([]);
   });

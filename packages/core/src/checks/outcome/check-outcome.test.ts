@@ -366,6 +366,127 @@ describe('readCheckOutcome on real runner output', () => {
       expect(at0(output), output).toBe('passed');
   });
 
+  it('a comparison the script reports as failed fails it: a mismatch, or an expected value and a different one got', () => {
+    for (const output of [
+      // sympy__sympy-21612 step 14 (fresh #162): cut by the stored 300 characters.
+      'Parsed: ((a**3 + b)/c)/1/(c**2)\nMismatch! Expected: ((a**3 + b)/c)/(1/(c**2)), Got: ((a**3 + b',
+      'MISMATCH: row 3 differs',
+      'Subwidget 0 id_for_label mismatch. Expected custom_id_0, got id_0',
+      'Shape mismatch: (3,) vs (4,)',
+      'Test 2: expected 3, got 4',
+      'expected: [1, 2] but got: [2, 1]',
+      'Expected 0.5 - got 0.25',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('failed');
+    for (const output of [
+      'Expected 3, got 3',
+      "expected: 'a', got: a", // one value, printed with and without quotes
+      'No mismatch',
+      'No mismatches found between the two outputs',
+      'Mismatch: 0',
+      'Mismatches: none',
+      'Checking for mismatches...',
+      'mismatch_count = 0',
+      // An exception's or a warning's own message is not the script's comparison.
+      'TypeError: expected str, got int (handled)',
+      '<frozen importlib._bootstrap>:228: RuntimeWarning: numpy.ndarray size changed, may indicate binary incompatibility. Expected 80 from C header, got 96 from PyObject',
+      // A sentence about what was expected, not a comparison's verdict.
+      'Expect many image comparison failures below. Expected freetype version 2.6.1. Found freetype version 2.11.1.',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('passed');
+  });
+
+  it('a result the script tags as not what it should be fails it: (unexpected), (Unexpected - why), (WRONG: …)', () => {
+    for (const output of [
+      // django__django-15252 step 3 (fresh #274).
+      'Table exists on default (Expected)\n\nChecking other database...\nTable exists on other (Unexpected - Router should have prevented this)\n</output>',
+      'ds.merge(da) succeeded (unexpectedly)',
+      'Result: 3 (WRONG: should be 2)',
+      'sum = 7 (incorrect, expected 6).',
+      'Parsed as a tuple (bug!)',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('failed');
+    for (const output of [
+      'Table exists on default (Expected)',
+      'Raised TypeError (unexpected keyword argument)', // a message, not a tag
+      'Wrong answers: 3 (wrong: 0)', // a count of none
+      '(unexpected) results are listed below:', // not at the end of a line
+      'Failures marked (not a bug)',
+    ])
+      expect(at0(`start\n${output}\nend`), output).toBe('passed');
+  });
+
+  it('an error only a defect raises fails it even when the script calls it expected', () => {
+    for (const output of [
+      // scikit-learn__scikit-learn-14053 step 5 (fresh #156).
+      'feature_names length: 1\nCaught expected error: list index out of range\n</output>',
+      // django__django-14493 step 8: the UnboundLocalError the issue is about.
+      "Processed: ('test.png', 'test.107e448b716e.png', True)\nCaught expected error: local variable 'substitutions' referenced before assignment\n</output>",
+      "Got the expected exception: 'NoneType' object has no attribute 'shape'",
+      'Correctly failed: division by zero\nDone.',
+    ])
+      expect(at0(output), output).toBe('failed');
+    for (const output of [
+      // A designed error the script expects stays a check that worked.
+      'Caught expected error: ValueError: unable to convert unnamed DataArray',
+      'Caught expected error: Enter a valid URL.',
+      // A defect's words in a line that is no report of a caught error.
+      'Checking that list index out of range is handled\nAll good',
+      'Caught expected error: list index out of range\nRetried with a valid index: ok',
+    ])
+      expect(at0(output), output).toBe('passed');
+  });
+
+  it('an error printed last with the list its message announces fails it; a script carrying on after it does not', () => {
+    // django__django-12858 step 4 (fresh #195): the caught SystemCheckError, printed whole.
+    const systemCheck =
+      "SystemCheckError: System check identified some issues:\n\nERRORS:\n__main__.Stock: (models.E015) 'ordering' refers to the nonexistent field, related field, or lookup 'supply__product__parent__isnull'.\n\tHINT: check the lookup.\n\nSystem check identified 1 issue (0 silenced).\n</output>";
+    expect(readCheckOutcome({ exitCode: 0, output: systemCheck })).toMatchObject({
+      outcome: 'failed',
+      by: 'words',
+      summary: 'SystemCheckError: System check identified some issues:',
+    });
+    for (const output of [
+      'Running the check\nError: these fields clash:\n- name\n- title\n2 errors',
+      'ValidationError: the form has errors:\n  * email: Enter a valid email address.',
+    ])
+      expect(at0(output), output).toBe('failed');
+    for (const output of [
+      // The script carries on after the list: the error is not its last word.
+      'ValueError: bad items:\n- x\nRetrying with defaults\nAll good',
+      `Error: found these:\n${'- item\n'.repeat(30)}`, // longer than a message's list
+      'Summary: (models.E015) is fixed\nSystem check identified no issues (0 silenced).',
+      // Warnings are no error.
+      'System check identified some issues:\n\nWARNINGS:\nrepro_app.Child: (models.W042) Auto-created primary key used.\n</output>',
+    ])
+      expect(at0(output), output).toBe('passed');
+  });
+
+  it("an error in another program's output the script shows is that program's, not the script's last word", () => {
+    // sphinx-doc__sphinx-9320 step 31 (fresh #238): sphinx-quickstart's prompt, echoed; the
+    // script's verdict comes after it (past the stored 300 characters).
+    const echoed =
+      'Running sphinx-quickstart with valid new path...\nSTDOUT output:\nWelcome to the Sphinx 4.1.0 quickstart utility.\n\nPlease enter values for the following settings (just press Enter to\naccept a default value, if one is given in brackets).\n\nSelected root path: .\n\nError: an existing conf.py has been found';
+    expect(readCheckOutcome({ exitCode: 0, output: echoed })).toMatchObject({
+      outcome: 'passed',
+      by: 'exit-code',
+    });
+    for (const output of [
+      'Subprocess stderr:\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: bad',
+      'Output:\nError: not configured',
+    ])
+      expect(at0(output), output).toBe('passed');
+    // The script's own verdict after the echo still says it; so does an error with no header,
+    // or a header with its value on the same line.
+    for (const output of [
+      `${echoed}\nBug reproduced!`,
+      'Running sphinx-quickstart...\nError: an existing conf.py has been found',
+      'Output: 3\nError: not configured',
+    ])
+      expect(at0(output), output).toBe('failed');
+    expect(readCheckOutcome({ output: echoed }).outcome).toBe('unknown');
+  });
+
   it('"bug … still present" and "issue … reproduced" inside a line, and FAIL as a value, fail it', () => {
     for (const output of [
       'Test 2: the bug is still present',
@@ -502,6 +623,27 @@ describe("readCheckOutcome: a check that could not run is 'error'", () => {
       expect(describeReading(reading)).toMatch(/^error \(/);
       expect(verificationPassed(result)).toBe(false);
     });
+
+  it('a collection error is a failure the runner reports; collecting nothing is not running', () => {
+    // pytest-dev__pytest-10356 step 18 (fresh #282): the test file did not import.
+    const head =
+      '============================= test session starts ==============================\nplatform linux -- Python 3.9.20, pytest-7.2.0\nrootdir: /testbed, configfile: pyproject.toml\n';
+    for (const collected of ['collected 0 items / 1 error', 'collected 0 items / 2 errors'])
+      expect(
+        readCheckOutcome({ exitCode: 2, output: `${head}${collected}\n\n=== ERRORS ===` }),
+      ).toMatchObject({ outcome: 'failed', by: 'exit-code', exitCode: 2 });
+    expect(
+      readCheckOutcome({
+        output: `${head}collected 0 items / 1 error\n\n=== short test summary info ===\nERROR test_x.py\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n=============================== 1 error in 0.12s ===============================\n`,
+      }).outcome,
+    ).toBe('failed');
+    // Nothing collected and nothing erred: the check asked for never happened.
+    for (const collected of ['collected 0 items', 'collected 0 items / 3 deselected'])
+      expect(
+        readCheckOutcome({ exitCode: 5, output: `${head}${collected}\n` }),
+        collected,
+      ).toMatchObject({ outcome: 'error', by: 'not-run' });
+  });
 
   it('a module the code under test imports is missing: the check ran and failed', () => {
     const output =

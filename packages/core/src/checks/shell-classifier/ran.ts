@@ -33,7 +33,8 @@ const NOT_RUN: RegExp[] = [
   /^\S*python[\d.]*: No module named /m,
   /^\S*python[\d.]*: Error while finding module specification/m,
   /^ERROR: (?:file or directory not found|not found|found no collectors)/m,
-  /^(?:no tests ran|collected 0 items)\b/m,
+  // `collected 0 items / 1 error`: collecting failed, which the runner reports (a failure).
+  /^(?:no tests ran|collected 0 items(?! \/ \d+ errors?\b))\b/m,
   ...NO_TESTS,
   /^Error: Cannot find module ['"][^'"]*['"]\s*$/m,
   /npm ERR! Missing script|npm error Missing script|error Command "[^"]+" not found/,
