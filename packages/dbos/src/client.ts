@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { assertValidSessionId } from '@agate/core/stores';
 import { DBOS, DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
+import { dbosDatabaseUrl } from './database-url.js';
 import { DurableRunError, RunActiveError, RunNotFoundError } from './errors.js';
 import {
   type Client,
@@ -29,13 +30,13 @@ export async function createClient(options: ClientOptions): Promise<Client> {
   // DBOS's system tables and ours exist before the first enqueue, even with no worker yet
   // (under the lock workers take too: DBOS's migrations deadlock when run concurrently).
   const pool = resilientPool(databaseUrl, 2);
-  await ensureTables(pool, () => DBOS.migrate(databaseUrl));
+  await ensureTables(pool, () => DBOS.migrate(dbosDatabaseUrl(databaseUrl)));
   // DBOS's connections on a pool of ours, as the worker's are: a connection the server cuts
   // while idle (a restart) is dropped without a word, where DBOS's own pool would print
   // "Unexpected error in pool" and query each new connection while it is being handed over.
   const systemPool = resilientPool(databaseUrl, 10);
   const dbos = await DBOSClient.create({
-    systemDatabaseUrl: databaseUrl,
+    systemDatabaseUrl: dbosDatabaseUrl(databaseUrl),
     systemDatabasePool: systemPool,
     applicationName: NAMES.app,
   });

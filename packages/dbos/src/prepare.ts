@@ -1,5 +1,6 @@
 import { createPostgresStore } from '@agate/postgres';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { dbosDatabaseUrl } from './database-url.js';
 import { ensureTables, resilientPool } from './tables.js';
 
 /**
@@ -12,7 +13,7 @@ export async function prepareDatabase(databaseUrl: string): Promise<void> {
   const pool = resilientPool(databaseUrl, 2);
   try {
     await ensureTables(pool, async () => {
-      await DBOS.migrate(databaseUrl);
+      await DBOS.migrate(dbosDatabaseUrl(databaseUrl));
       await createPostgresStore({ pool }).migrate();
     });
   } finally {

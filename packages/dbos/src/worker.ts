@@ -12,6 +12,7 @@ import {
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { CancelWatch } from './cancellations.js';
 import { DatabaseHealth, probeDatabase, type WorkerEvent } from './database-health.js';
+import { dbosDatabaseUrl } from './database-url.js';
 import { dbosLogger } from './dbos-log.js';
 import {
   DatabaseMigrationError,
@@ -81,7 +82,7 @@ export async function launchWorker(options: WorkerOptions): Promise<Worker> {
     });
     DBOS.setConfig({
       name: NAMES.app,
-      systemDatabaseUrl: databaseUrl,
+      systemDatabaseUrl: dbosDatabaseUrl(databaseUrl),
       systemDatabasePool: systemPool,
       applicationVersion: options.applicationVersion ?? DEFAULTS.applicationVersion,
       executorID: settings.executorId,

@@ -100,7 +100,7 @@ export async function createCommand(io: CliIo, url: string | undefined): Promise
   });
   if (dbos !== undefined) {
     try {
-      await dbos.prepareDatabase(withExplicitHost(databaseUrl));
+      await dbos.prepareDatabase(databaseUrl);
     } catch (error) {
       throw failed(error, "creating durable runs' tables", ExitCode.runFailed);
     }
@@ -115,13 +115,4 @@ function serverAt(target: { host: string; port: string }): string {
   return target.host.startsWith('/')
     ? `the Unix socket in ${target.host} (port ${target.port})`
     : `${target.host}:${target.port}`;
-}
-
-/**
- * DBOS parses the URL itself (WHATWG `URL`), which rejects a role with no host
- * (`postgres://user@/db?host=/run/postgresql`). `localhost` there means what the driver reads
- * for it anyway: `?host=` wins over the URL's host, and no host is localhost to pg.
- */
-function withExplicitHost(url: string): string {
-  return /^postgres(ql)?:\/\/[^/?#]*@\//i.test(url) ? url.replace('@/', '@localhost/') : url;
 }
