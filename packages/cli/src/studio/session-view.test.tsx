@@ -126,7 +126,7 @@ describe('sessionView', () => {
     });
     expect((await session.run()).status).toBe('awaiting-approval');
     const state = session.state as SessionState;
-    const request = state.guards.checkpoints.ledger.find((e) => e.kind === 'tool-approval-request');
+    const request = state.guards.approvals.ledger.find((e) => e.kind === 'tool-approval-request');
     const view = sessionView(state, false);
     expect(view.pendingCalls).toEqual([
       {

@@ -180,7 +180,7 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
     expect(stored.status).toBe('completed');
     // The decision is in its ledger, by the name given on the page.
     expect(
-      stored.guards.checkpoints.ledger.filter(
+      stored.guards.approvals.ledger.filter(
         (e) => e.checkpoint === 'call_drop' && e.by === 'ana',
       ),
     ).toHaveLength(1);

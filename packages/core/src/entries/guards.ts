@@ -137,7 +137,15 @@ export {
 } from '../families/phase-gates/replay-phase-gates.js';
 export type { VerificationLevelMet } from '../families/phase-gates/verification-levels.js';
 export type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
-// Human approval of single tool calls
+// Human approval of single tool calls, and their ledger (`state.guards.approvals.ledger`)
+export type {
+  LedgerEntry,
+  LedgerEntryFields,
+  LedgerKind,
+  SignedAs,
+  ToolLedgerEntry,
+  ToolLedgerKind,
+} from '../approvals/ledger-types.js';
 export {
   APPROVALS_FAMILY,
   type ApprovalsState,

@@ -127,8 +127,8 @@ describe('approvals: one approval, one execution (the run holds only the public 
   it('a used approval put back as approved, with its tool-executed entry deleted from the ledger', async () => {
     const store = await paidOnce();
     await rewrite(store, (state) => {
-      const { checkpoints } = state.guards;
-      checkpoints.ledger = checkpoints.ledger.filter((e) => e.kind !== 'tool-executed');
+      const { approvals } = state.guards;
+      approvals.ledger = approvals.ledger.filter((e) => e.kind !== 'tool-executed');
       state.guards.approvals.calls = [approvedRecord()];
       state.status = 'idle';
     });
@@ -197,7 +197,7 @@ describe('approvals: one approval, one execution (the run holds only the public 
     session.approveToolCall('call_0', { by: 'cfo', privateKey: PAIR.privateKey });
     expect((await session.run()).pendingApprovals.map((p) => p.input)).toEqual([{ cents: 90_000 }]);
     await rewrite(store, (state) => {
-      const ledger = state.guards.checkpoints.ledger;
+      const ledger = state.guards.approvals.ledger;
       const approval = ledger.find((e) => e.kind === 'tool-approved')!;
       const request = ledger.findLast((e) => e.kind === 'tool-approval-request')!;
       // Everything a decision names, set to the later request's.
@@ -230,8 +230,8 @@ describe('approvals: one approval, one execution (the run holds only the public 
     });
     expect((await again.run()).status).toBe('awaiting-approval');
     await rewrite(store, (state) => {
-      const approval = old.guards.checkpoints.ledger.find((e) => e.kind === 'tool-approved')!;
-      state.guards.checkpoints.ledger.push({ ...approval });
+      const approval = old.guards.approvals.ledger.find((e) => e.kind === 'tool-approved')!;
+      state.guards.approvals.ledger.push({ ...approval });
       state.guards.approvals.calls[0]!.state = 'approved';
       state.status = 'idle';
     });
@@ -297,7 +297,7 @@ async function heldUnderKeyPair(): Promise<Store> {
 /** Writes a decision on p-1's request into the store, signed with `key` (or not at all). */
 async function forgeApproval(store: Store, key?: string): Promise<void> {
   await rewrite(store, (state) => {
-    const ledger = state.guards.checkpoints.ledger;
+    const ledger = state.guards.approvals.ledger;
     const request = ledger.find((e) => e.kind === 'tool-approval-request')!;
     const decision = {
       seq: ledger.length + 1,

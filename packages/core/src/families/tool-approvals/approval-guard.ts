@@ -5,6 +5,8 @@ import {
   toPrivateKey,
 } from '../../approvals/approval-signing.js';
 import {
+  allLedgerEntries,
+  toolLedgerOf,
   ledgerOf,
   requireVerifier,
   type SigningContext,
@@ -203,7 +205,8 @@ export class ApprovalGuard implements Guard {
   }
 
   report(): RunReport {
-    return { pendingApprovals: pendingApprovals(this.host.state()) };
+    const state = this.host.state();
+    return { pendingApprovals: pendingApprovals(state), toolCallLedger: [...toolLedgerOf(state)] };
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -318,7 +321,7 @@ export class ApprovalGuard implements Guard {
       publicKey: this.publicKey(),
     };
     // Before anything is read: a ledger written under a key is never taken unsigned.
-    requireVerifier(ledgerOf(state), verifier, this.host.sessionId);
+    requireVerifier(allLedgerEntries(state), verifier, this.host.sessionId);
     this.verified = true;
     const orphans = findOrphanedRequests(state);
     if (orphans.length > 0) {
