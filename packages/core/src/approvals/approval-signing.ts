@@ -211,12 +211,7 @@ export function verifyWith(
     const { keyId: _k, signature, alg: _a, ...unsigned } = entry;
     const payload = signingPayload(sessionId, unsigned, answered, ledger);
     if (typeof payload !== 'string') return payload;
-    const ok = verify(
-      null,
-      Buffer.from(payload),
-      publicKey,
-      Buffer.from(signature, 'base64'),
-    );
+    const ok = verify(null, Buffer.from(payload), publicKey, Buffer.from(signature, 'base64'));
     return ok
       ? { ok: true }
       : {

@@ -6,11 +6,11 @@ import {
 } from '../../approvals/approval-signing.js';
 import {
   allLedgerEntries,
-  toolLedgerOf,
   ledgerOf,
   requireVerifier,
   type SigningContext,
   sessionSigning,
+  toolLedgerOf,
 } from '../../approvals/decision-ledger.js';
 import type { ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
 import { InvalidElementError } from '../../components/render-errors.js';
