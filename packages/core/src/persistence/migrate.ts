@@ -139,8 +139,9 @@ function splitToolLedger(state: unknown): unknown {
       ? withChildren
       : { ...withChildren, guards: { ...guards, approvals: { ...approvals, ledger: before } } };
   }
-  const renumbered = new Map<unknown, number>();
-  toolEntries.forEach((e, i) => renumbered.set((e as Record<string, unknown>).seq, i + 1));
+  const renumbered = new Map<unknown, number>(
+    toolEntries.map((e, i) => [(e as Record<string, unknown>).seq, i + 1]),
+  );
   const moved = toolEntries.map((e) => {
     const { seq, answers, ...rest } = e as Record<string, unknown>;
     const newAnswers = answers === undefined ? undefined : renumbered.get(answers);

@@ -6,7 +6,6 @@ import {
 } from '../../approvals/approval-signing.js';
 import {
   allLedgerEntries,
-  ledgerOf,
   requireVerifier,
   type SigningContext,
   sessionSigning,
