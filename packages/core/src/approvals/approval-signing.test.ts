@@ -11,7 +11,7 @@ import {
   toPublicKey,
   verifyWith,
 } from './approval-signing.js';
-import type { ToolLedgerEntry } from './ledger-types.js';
+import type { CheckpointLedgerEntry, ToolLedgerEntry } from './ledger-types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agate-keys-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -114,5 +114,58 @@ describe('the ledger name in the signed payload', () => {
     // Without signedAs its new numbers are not what was signed.
     const { signedAs: _s, ...bare } = migrated;
     expect(check(bare, migratedRequest as ToolLedgerEntry).ok).toBe(false);
+  });
+
+  it('the same for a key pair: a migrated Ed25519 decision verifies in its version-2 form', () => {
+    const pair = generateApprovalKeyPair();
+    const oldRequest = { ...request, seq: 3 };
+    const signed = signEntryEd25519(
+      toPrivateKey(pair.privateKey),
+      's',
+      { ...decision, seq: 5, answers: 3 },
+      oldRequest,
+      'checkpoints',
+    );
+    const migratedRequest: ToolLedgerEntry = {
+      ...oldRequest,
+      seq: 1,
+      signedAs: { ledger: 'checkpoints', seq: 3 },
+    };
+    const migrated: ToolLedgerEntry = {
+      ...signed,
+      seq: 2,
+      answers: 1,
+      signedAs: { ledger: 'checkpoints', seq: 5, answers: 3 },
+    };
+    const verifier = { publicKey: toPublicKey(pair.publicKey) };
+    expect(verifyWith(verifier, 's', migrated, migratedRequest, 'tool-calls')).toEqual({
+      ok: true,
+    });
+    // Moved into the checkpoint ledger, signedAs does not count: the new numbers are checked.
+    expect(verifyWith(verifier, 's', migrated, migratedRequest, 'checkpoints').ok).toBe(false);
+  });
+
+  it('signedAs means nothing in the checkpoint ledger: a renumbered request does not keep its approval', () => {
+    const submission: CheckpointLedgerEntry = {
+      seq: 1,
+      checkpoint: 'T-1',
+      kind: 'submitted',
+      by: 'model',
+      at: '2026-12-01T00:00:00.000Z',
+      tick: 1,
+      nonce: 'n',
+    };
+    const approval = signEntry(
+      'k',
+      's',
+      { ...submission, seq: 2, kind: 'approved', by: 'ana', answers: 1 } as CheckpointLedgerEntry,
+      submission,
+      'checkpoints',
+    );
+    const check = (answered: CheckpointLedgerEntry) =>
+      verifyWith({ key: 'k' }, 's', approval, answered, 'checkpoints').ok;
+    expect(check(submission)).toBe(true);
+    const renumbered = { ...submission, seq: 7, signedAs: { ledger: 'checkpoints', seq: 1 } };
+    expect(check(renumbered as CheckpointLedgerEntry)).toBe(false);
   });
 });

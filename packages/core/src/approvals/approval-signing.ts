@@ -293,12 +293,16 @@ function newPayload(
   sessionId: string,
   entry: Omit<LedgerEntry, 'signedAs'>,
   answered: LedgerEntry | undefined,
+  migrated = false,
 ): string {
+  // The answered entry as it was signed: a migrated request of the tool-call ledger by its
+  // version-2 numbers; `signedAs` means nothing anywhere else.
+  const asSigned = migrated || ledger === 'tool-calls';
   return JSON.stringify([
     PAYLOAD_TAGS[ledger],
     sessionId,
     fieldsOf(entry),
-    answered === undefined ? null : fieldsOf(numberedAsSigned(answered)),
+    answered === undefined ? null : fieldsOf(asSigned ? numberedAsSigned(answered) : answered),
   ]);
 }
 
@@ -340,7 +344,7 @@ export function signingPayload(
       why: 'it was signed in a version-2 session file and answers an entry written since',
     };
   }
-  return newPayload('checkpoints', sessionId, numberedAsSigned(entry), answered);
+  return newPayload('checkpoints', sessionId, numberedAsSigned(entry), answered, true);
 }
 
 /** Returns the entry with `keyId` and `signature` set. */
