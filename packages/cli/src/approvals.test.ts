@@ -228,7 +228,7 @@ describe('agate run --resume of a session decided under a key pair', () => {
     expect(refused.code).toBe(ExitCode.badKey);
     expect(refused.stdout + refused.stderr).toContain('AGATE_APPROVAL_PUBLIC_KEY');
     expect(refused.stdout).not.toContain('dropped old_logs');
-    const kinds = (await stored('kp-run')).guards.checkpoints.ledger.map((e) => e.kind);
+    const kinds = (await stored('kp-run')).guards.approvals.ledger.map((e) => e.kind);
     expect(kinds).not.toContain('tool-executed');
 
     const ran = await agate(resume, { AGATE_APPROVAL_PUBLIC_KEY: publicKeyFile });

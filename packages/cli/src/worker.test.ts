@@ -89,7 +89,7 @@ describe('agate worker', () => {
         const result = await handle.result({ timeoutMs: 30_000 });
         expect(result).toMatchObject({ status: 'completed', text: 'Dropped.' });
         expect(
-          result.checkpointLedger.filter((e) => e.kind === 'tool-approved').map((e) => e.by),
+          result.toolCallLedger.filter((e) => e.kind === 'tool-approved').map((e) => e.by),
         ).toEqual(['ada']);
       } finally {
         stop();
@@ -124,7 +124,7 @@ describe('agate worker', () => {
         expect(await decide(key)).toBe(0);
         const result = await handle.result({ timeoutMs: 30_000 });
         expect(result).toMatchObject({ status: 'completed', text: 'Dropped.' });
-        const approved = result.checkpointLedger.filter((e) => e.kind === 'tool-approved');
+        const approved = result.toolCallLedger.filter((e) => e.kind === 'tool-approved');
         expect(approved.map((e) => [e.by, typeof e.signature])).toEqual([['ada', 'string']]);
       } finally {
         stop();

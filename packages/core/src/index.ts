@@ -2,13 +2,19 @@
 // the built-in guards' records is done with the subpaths, listed with these in package.json
 // `exports` and recorded in api/*.api.md (docs/migrating.md says where each name went).
 
-// Approvals: the signed decision ledger of checkpoints and held tool calls
+// Approvals: the signed decision ledgers of checkpoints and of held tool calls
 export type {
   CheckpointCause,
   CheckpointLedgerEntry,
   CheckpointLedgerKind,
+  LedgerEntry,
+  LedgerEntryFields,
+  LedgerKind,
+  SignedAs,
   ToolCallDecisionKind,
   ToolCallLedgerEntry,
+  ToolLedgerEntry,
+  ToolLedgerKind,
 } from './approvals/ledger-types.js';
 // Phase gates
 export type { ToolCategory } from './checks/tool-category.js';

@@ -15,7 +15,12 @@ import {
   UnknownSessionError,
   UnknownToolCallError,
 } from '@agate/core';
-import { type CheckpointLedgerEntry, type GuardStates, hasToolApproval } from '@agate/core/guards';
+import {
+  type CheckpointLedgerEntry,
+  type GuardStates,
+  hasToolApproval,
+  type ToolLedgerEntry,
+} from '@agate/core/guards';
 import { APPROVAL_KEY_ENV, APPROVAL_KEY_FILE_ENV } from '@agate/core/internal';
 import { CliError, ExitCode } from '../errors.js';
 import { shellQuote } from '../format/shell-quote.js';
@@ -56,7 +61,7 @@ export async function decideCommand(
     ...(key !== undefined ? { key } : {}),
     ...(privateKey !== undefined ? { privateKey } : {}),
   };
-  let entry: CheckpointLedgerEntry;
+  let entry: CheckpointLedgerEntry | ToolLedgerEntry;
   let what: string;
   try {
     const toolCall = await isToolCall(ref.store, sessionId, id);

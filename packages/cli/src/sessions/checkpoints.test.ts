@@ -55,3 +55,38 @@ describe('ledgerLine', () => {
     );
   });
 });
+
+describe('checkpointSection', () => {
+  it('lists the tool-call ledger under its own heading, each ledger numbered on its own', () => {
+    const at = '2026-12-01T10:00:00.000Z';
+    const state = {
+      guards: {
+        checkpoints: {
+          records: { 'T-1': { state: 'pending', ticks: 1, openedAtTick: 1, cause: 'submit' } },
+          ledger: [{ seq: 1, checkpoint: 'T-1', kind: 'submitted', by: 'model', at, tick: 1 }],
+        },
+        approvals: {
+          calls: [],
+          ledger: [
+            {
+              seq: 1,
+              checkpoint: 'c-1',
+              kind: 'tool-approval-request',
+              by: 'runtime',
+              at,
+              tick: 2,
+              toolName: 'pay',
+            },
+          ],
+        },
+      },
+    } as unknown as SessionState;
+    const lines = checkpointSection(state);
+    const cp = lines.indexOf('Checkpoint ledger (1 entry)');
+    const tools = lines.indexOf('Tool-call ledger (1 entry)');
+    expect(cp).toBeGreaterThan(0);
+    expect(tools).toBeGreaterThan(cp);
+    expect(lines[cp + 1]).toMatch(/^ {2}#1 {2}tick 1 {2}T-1 {2}submitted/);
+    expect(lines[tools + 1]).toMatch(/^ {2}#1 {2}tick 2 {2}c-1 {2}tool-approval-request/);
+  });
+});

@@ -1,5 +1,10 @@
 import type { SessionState } from '@agate/core';
-import type { CheckpointLedgerEntry, CheckpointRecord } from '@agate/core/guards';
+import type {
+  CheckpointLedgerEntry,
+  CheckpointRecord,
+  LedgerEntry,
+  ToolLedgerEntry,
+} from '@agate/core/guards';
 import { formatTable, preview, shortTime } from '../format/table.js';
 
 /** Snapshots written before checkpoints existed lack the fields; they read as empty. */
@@ -9,6 +14,10 @@ function recordsOf(state: SessionState): Array<[string, CheckpointRecord]> {
 
 function ledgerOf(state: SessionState): CheckpointLedgerEntry[] {
   return state.guards.checkpoints?.ledger ?? [];
+}
+
+function toolLedgerOf(state: SessionState): ToolLedgerEntry[] {
+  return state.guards.approvals?.ledger ?? [];
 }
 
 /**
@@ -33,9 +42,11 @@ export function checkpointCell(state: SessionState): string {
 export function checkpointSection(state: SessionState): string[] {
   const records = recordsOf(state);
   const ledger = ledgerOf(state);
+  const toolLedger = toolLedgerOf(state);
   if (
     records.length === 0 &&
     ledger.length === 0 &&
+    toolLedger.length === 0 &&
     (state.guards.approvals?.calls ?? []).length === 0
   ) {
     return ['', 'Checkpoints', '  (none)'];
@@ -75,11 +86,16 @@ export function checkpointSection(state: SessionState): string[] {
   }
   lines.push('', `Checkpoint ledger (${ledger.length} entr${ledger.length === 1 ? 'y' : 'ies'})`);
   for (const entry of ledger) lines.push(`  ${ledgerLine(entry)}`);
+  if (toolLedger.length > 0) {
+    const n = toolLedger.length;
+    lines.push('', `Tool-call ledger (${n} entr${n === 1 ? 'y' : 'ies'})`);
+    for (const entry of toolLedger) lines.push(`  ${ledgerLine(entry)}`);
+  }
   return lines;
 }
 
 /** One ledger entry: where, what, who, when, what was said, and whether it is signed. */
-export function ledgerLine(entry: CheckpointLedgerEntry): string {
+export function ledgerLine(entry: LedgerEntry): string {
   const said = entry.summary ?? entry.reason ?? entry.note ?? entry.feedback ?? undefined;
   const label =
     entry.feedback !== undefined ? 'feedback' : entry.note !== undefined ? 'note' : undefined;

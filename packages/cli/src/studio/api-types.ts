@@ -67,7 +67,7 @@ export interface SessionView {
   pendingCalls: StudioPendingCall[];
   /** The stored conversation (the timeline), oldest first. */
   messages: ConversationMessage[];
-  /** The checkpoint and approval ledger: who asked, who decided, signed or not. */
+  /** The checkpoint and tool-call ledgers, in time order: who asked, who decided, signed or not. */
   ledger: DecisionLine[];
 }
 

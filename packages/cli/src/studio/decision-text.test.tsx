@@ -120,7 +120,7 @@ describe('describeDecision', () => {
 describe('describeLedgerEntry', () => {
   it('reads a real ledger: who asked, who decided, the digest, signed or not', async () => {
     const { state } = await realRun();
-    const lines = state.guards.checkpoints.ledger.map((e) => describeLedgerEntry(e).sentence);
+    const lines = state.guards.approvals.ledger.map((e) => describeLedgerEntry(e).sentence);
     expect(lines).toEqual([
       expect.stringMatching(
         /^#1, tick \d+: The call c-1 to drop_table was held for approval \(input sha256 [0-9a-f]{64}\).* \(unsigned\)$/,

@@ -14,7 +14,7 @@ import {
   UnknownSessionError,
   UnknownToolCallError,
 } from '@agate/core';
-import type { CheckpointLedgerEntry } from '@agate/core/guards';
+import type { LedgerEntry } from '@agate/core/guards';
 
 /** The key decisions from the page are signed with: the one the studio's process holds. */
 export interface StudioSigner {
@@ -33,7 +33,7 @@ export type MakeDecision = (
   id: string,
   by: string,
   field: Field,
-) => Promise<CheckpointLedgerEntry>;
+) => Promise<LedgerEntry>;
 
 /** How a decision from the page is answered. */
 export interface DecisionAnswer {
@@ -82,7 +82,7 @@ export function studioDecisions(store: SessionStore, given: StudioSigner) {
 /** A decision from the page: who decides (`by`) is required; `record` makes it in the core. */
 export async function decide(
   body: unknown,
-  record: (by: string, field: Field) => Promise<CheckpointLedgerEntry>,
+  record: (by: string, field: Field) => Promise<LedgerEntry>,
 ): Promise<DecisionAnswer> {
   const fields =
     typeof body === 'object' && body !== null ? (body as { [name: string]: unknown }) : {};

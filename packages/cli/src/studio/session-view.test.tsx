@@ -126,7 +126,7 @@ describe('sessionView', () => {
     });
     expect((await session.run()).status).toBe('awaiting-approval');
     const state = session.state as SessionState;
-    const request = state.guards.checkpoints.ledger.find((e) => e.kind === 'tool-approval-request');
+    const request = state.guards.approvals.ledger.find((e) => e.kind === 'tool-approval-request');
     const view = sessionView(state, false);
     expect(view.pendingCalls).toEqual([
       {
@@ -146,6 +146,40 @@ describe('sessionView', () => {
     // The list's row names the call, without its input (the view has it).
     expect(sessionRow(state, false).pendingCalls).toEqual([
       { id: 'c-1', toolName: 'drop_table', tick: 1 },
+    ]);
+  });
+});
+
+describe('the view of both ledgers', () => {
+  it('lists checkpoint and tool-call entries together in time order (each ledger numbers its own)', () => {
+    const entry = (seq: number, kind: string, checkpoint: string, minute: number) => ({
+      seq,
+      kind,
+      checkpoint,
+      by: kind === 'submitted' ? 'model' : kind.startsWith('tool-') ? 'runtime' : 'ana',
+      at: `2026-12-01T10:0${minute}:00.000Z`,
+      tick: minute,
+      ...(kind === 'approved' ? { answers: 1 } : {}),
+      ...(kind.startsWith('tool-') ? { toolName: 'pay', inputHash: 'ab' } : {}),
+    });
+    const state = {
+      id: 's',
+      tick: 3,
+      status: 'awaiting-approval',
+      timeline: [],
+      guards: {
+        checkpoints: {
+          records: { 'T-1': { state: 'approved', ticks: 0, openedAtTick: 1 } },
+          ledger: [entry(1, 'submitted', 'T-1', 1), entry(2, 'approved', 'T-1', 3)],
+        },
+        approvals: { calls: [], ledger: [entry(1, 'tool-approval-request', 'c-1', 2)] },
+      },
+    } as unknown as SessionState;
+    const sentences = sessionView(state, false).ledger.map((l) => l.sentence);
+    expect(sentences).toEqual([
+      expect.stringMatching(/^#1, tick 1: .*T-1/),
+      expect.stringMatching(/^#1, tick 2: The call c-1 to pay was held/),
+      expect.stringMatching(/^#2, tick 3: ana approved checkpoint T-1/),
     ]);
   });
 });

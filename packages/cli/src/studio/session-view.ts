@@ -1,5 +1,5 @@
 import type { SessionState } from '@agate/core';
-import type { CheckpointLedgerEntry } from '@agate/core/guards';
+import type { CheckpointLedgerEntry, LedgerEntry, ToolLedgerEntry } from '@agate/core/guards';
 import type { SessionView, StudioPendingCall, StudioSession } from './api-types.js';
 import { conversationOf, jsonText } from './conversation.js';
 import { describeLedgerEntry } from './decision-text.js';
@@ -34,13 +34,31 @@ export function sessionView(state: SessionState, live: boolean): SessionView {
     pending: pendingCheckpoints(state),
     pendingCalls: pendingCalls(state),
     messages: conversationOf(state.timeline),
-    ledger: ledgerOf(state).map(describeLedgerEntry),
+    ledger: bothLedgers(state).map(describeLedgerEntry),
   };
 }
 
 function ledgerOf(state: SessionState): CheckpointLedgerEntry[] {
   const ledger: unknown = state.guards.checkpoints?.ledger;
   return Array.isArray(ledger) ? (ledger as CheckpointLedgerEntry[]) : [];
+}
+
+function toolLedgerOf(state: SessionState): ToolLedgerEntry[] {
+  const ledger: unknown = state.guards.approvals?.ledger;
+  return Array.isArray(ledger) ? (ledger as ToolLedgerEntry[]) : [];
+}
+
+/**
+ * The checkpoint and tool-call ledgers as one list, in time order (each numbers its own
+ * entries, so `seq` cannot order them); entries of the same instant keep their ledger's order.
+ */
+function bothLedgers(state: SessionState): LedgerEntry[] {
+  const all: LedgerEntry[] = [...ledgerOf(state), ...toolLedgerOf(state)];
+  const at = (e: LedgerEntry) => (typeof e?.at === 'string' ? e.at : '');
+  return all
+    .map((entry, i) => ({ entry, i }))
+    .sort((a, b) => (at(a.entry) < at(b.entry) ? -1 : at(a.entry) > at(b.entry) ? 1 : a.i - b.i))
+    .map(({ entry }) => entry);
 }
 
 function pendingCheckpoints(state: SessionState): Array<{ id: string; reason?: string }> {
@@ -68,7 +86,7 @@ function decided(state: SessionState, id: string): boolean {
 function pendingCalls(state: SessionState): StudioPendingCall[] {
   const calls: unknown = state.guards.approvals?.calls;
   if (!Array.isArray(calls)) return [];
-  const ledger = ledgerOf(state);
+  const ledger = toolLedgerOf(state);
   return (calls as NonNullable<SessionState['guards']['approvals']>['calls'])
     .filter((record) => record?.state === 'pending' && typeof record.id === 'string')
     .map((record) => {

@@ -267,7 +267,7 @@ describe('agate studio: only its own page', () => {
       }
     }
     expect(await callState()).toBe('pending');
-    const ledger = ((await store.load('held'))!.state as SessionState).guards.checkpoints.ledger;
+    const ledger = ((await store.load('held'))!.state as SessionState).guards.approvals.ledger;
     expect(ledger.map((e) => e.kind)).toEqual(['tool-approval-request']);
   });
 

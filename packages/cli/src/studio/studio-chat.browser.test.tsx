@@ -180,9 +180,7 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
     expect(stored.status).toBe('completed');
     // The decision is in its ledger, by the name given on the page.
     expect(
-      stored.guards.checkpoints.ledger.filter(
-        (e) => e.checkpoint === 'call_drop' && e.by === 'ana',
-      ),
+      stored.guards.approvals.ledger.filter((e) => e.checkpoint === 'call_drop' && e.by === 'ana'),
     ).toHaveLength(1);
     // The model got the tool's result after the approval.
     expect(JSON.stringify(model.requests[2]?.messages)).toContain('dropped <b>logs</b>');

@@ -316,7 +316,7 @@ describe.skipIf(!ok)('agate studio in a real browser', () => {
     await expect.poll(() => row.getByText('DROP TABLE payments').isVisible()).toBe(true);
     // The digest shown is the one the approval ledger signs the decision over.
     const stored = await store.load('padded');
-    const ledger = (stored!.state as SessionState).guards.checkpoints.ledger;
+    const ledger = (stored!.state as SessionState).guards.approvals.ledger;
     const request = ledger.find(
       (e) => e.checkpoint === 'c-pad' && e.kind === 'tool-approval-request',
     );

@@ -12,7 +12,12 @@ import {
 } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { ApprovalKeyError } from './approval-errors.js';
-import { type CheckpointLedgerEntry, isToolApprovalKind } from './ledger-types.js';
+import {
+  isToolApprovalKind,
+  type LedgerEntry,
+  type LedgerEntryFields,
+  type LedgerName,
+} from './ledger-types.js';
 
 /** A request's nonce: 128 random bits, so no two requests are ever named alike. */
 export function newNonce(): string {
@@ -163,29 +168,31 @@ export function verifies(verifier: ApprovalVerifier): boolean {
 }
 
 /** Returns the entry signed with the private key (`alg: 'ed25519'`). */
-export function signEntryEd25519(
+export function signEntryEd25519<E extends LedgerEntry>(
   privateKey: KeyObject,
   sessionId: string,
-  entry: CheckpointLedgerEntry,
-  answered: CheckpointLedgerEntry | undefined,
-): CheckpointLedgerEntry {
+  entry: E,
+  answered: LedgerEntry | undefined,
+  ledger: LedgerName = ledgerOfKind(entry),
+): E {
   const { keyId: _k, signature: _s, alg: _a, ...unsigned } = entry;
-  const payload = Buffer.from(signingPayload(sessionId, unsigned, answered));
+  const payload = Buffer.from(newPayload(ledger, sessionId, unsigned, answered));
   const signature = sign(null, payload, privateKey).toString('base64');
   return {
     ...unsigned,
     alg: 'ed25519',
     keyId: publicKeyId(createPublicKey(privateKey)),
     signature,
-  };
+  } as E;
 }
 
 /** Checks one entry against the verifier: Ed25519 entries with the public key, older ones with the shared secret. */
 export function verifyWith(
   verifier: ApprovalVerifier,
   sessionId: string,
-  entry: CheckpointLedgerEntry,
-  answered: CheckpointLedgerEntry | undefined,
+  entry: LedgerEntry,
+  answered: LedgerEntry | undefined,
+  ledger: LedgerName = ledgerOfKind(entry),
 ): SignatureCheck {
   if (typeof entry.signature !== 'string' || entry.signature === '') {
     return { ok: false, why: 'it is not signed' };
@@ -202,12 +209,9 @@ export function verifyWith(
       return { ok: false, why: 'it was signed with a different key' };
     }
     const { keyId: _k, signature, alg: _a, ...unsigned } = entry;
-    const ok = verify(
-      null,
-      Buffer.from(signingPayload(sessionId, unsigned, answered)),
-      publicKey,
-      Buffer.from(signature, 'base64'),
-    );
+    const payload = signingPayload(sessionId, unsigned, answered, ledger);
+    if (typeof payload !== 'string') return payload;
+    const ok = verify(null, Buffer.from(payload), publicKey, Buffer.from(signature, 'base64'));
     return ok
       ? { ok: true }
       : {
@@ -221,10 +225,26 @@ export function verifyWith(
       why: 'it is signed with a shared secret (HMAC), and the session has no approvalKey to check it',
     };
   }
-  return verifyEntry(verifier.key, sessionId, entry, answered);
+  return verifyEntry(verifier.key, sessionId, entry, answered, ledger);
 }
 
-const PAYLOAD_TAG = 'agate.checkpoint-ledger/1';
+/**
+ * Each ledger's name in its signed payloads. Each ledger numbers its own entries (`seq`), and a
+ * signature covers the ledger's name with the number, so an entry (or a decision with the
+ * request it answers) copied into the other ledger does not verify there even where its number
+ * is free. The checkpoint ledger's tag is the one every version-1 and -2 entry was signed with,
+ * so its entries keep their signatures; tool-call entries moved out of it by the version-3
+ * migration keep theirs through `signedAs`.
+ */
+const PAYLOAD_TAGS: Record<LedgerName, string> = {
+  checkpoints: 'agate.checkpoint-ledger/1',
+  'tool-calls': 'agate.tool-call-ledger/1',
+};
+
+/** The ledger an entry of this kind belongs in (the two ledgers' kinds do not overlap). */
+export function ledgerOfKind(entry: Pick<LedgerEntry, 'kind'>): LedgerName {
+  return isToolApprovalKind(entry.kind) ? 'tool-calls' : 'checkpoints';
+}
 
 /** `explicit`, else `AGATE_APPROVAL_KEY`, else undefined (approvals are then unsigned). */
 export function resolveApprovalKey(explicit: string | undefined): string | undefined {
@@ -242,7 +262,7 @@ export function keyIdOf(key: string): string {
 }
 
 /** The entry's own fields in a fixed order (what a signature covers), without its signature. */
-function fieldsOf(entry: CheckpointLedgerEntry): unknown[] {
+function fieldsOf(entry: Omit<LedgerEntryFields, 'signedAs'> & { kind: string }): unknown[] {
   return [
     entry.seq,
     entry.checkpoint,
@@ -263,35 +283,83 @@ function fieldsOf(entry: CheckpointLedgerEntry): unknown[] {
 }
 
 /**
- * The signed text: the session id, the entry (checkpoint, decision, who, when, note or feedback,
- * its place in the ledger) and, for a decision, the whole entry it answers. Editing any of these,
- * or copying the entry to another checkpoint, session or submission, breaks the signature.
+ * The signed text: the ledger's name, the session id, the entry (checkpoint, decision, who,
+ * when, note or feedback, its place in the ledger) and, for a decision, the whole entry it
+ * answers. Editing any of these, or copying the entry to another checkpoint, session,
+ * submission or ledger, breaks the signature.
  */
-export function signingPayload(
+function newPayload(
+  ledger: LedgerName,
   sessionId: string,
-  entry: CheckpointLedgerEntry,
-  answered: CheckpointLedgerEntry | undefined,
+  entry: Omit<LedgerEntry, 'signedAs'>,
+  answered: LedgerEntry | undefined,
+  migrated = false,
 ): string {
+  // The answered entry as it was signed: a migrated request of the tool-call ledger by its
+  // version-2 numbers; `signedAs` means nothing anywhere else.
+  const asSigned = migrated || ledger === 'tool-calls';
   return JSON.stringify([
-    PAYLOAD_TAG,
+    PAYLOAD_TAGS[ledger],
     sessionId,
     fieldsOf(entry),
-    answered === undefined ? null : fieldsOf(answered),
+    answered === undefined ? null : fieldsOf(asSigned ? numberedAsSigned(answered) : answered),
   ]);
 }
 
+/** `entry` with the numbers its signature covers: its version-2 ones when it was migrated. */
+function numberedAsSigned(entry: LedgerEntry): Omit<LedgerEntry, 'signedAs'> {
+  const { signedAs, answers: _a, ...rest } = entry;
+  if (signedAs === undefined) return entry;
+  return {
+    ...rest,
+    seq: signedAs.seq,
+    ...(signedAs.answers !== undefined ? { answers: signedAs.answers } : {}),
+  };
+}
+
+/**
+ * What `entry`'s signature covers when it is read in `ledger`: the payload it was signed with,
+ * or why none can be built. An entry moved out of the checkpoint ledger by the version-3
+ * migration (`signedAs`) is checked in its version-2 form (the checkpoint ledger's tag and
+ * numbers); it is a decision on a migrated request, or nothing: a request written since has no
+ * version-2 form, so an old decision cannot answer it. `signedAs` counts only in the tool-call
+ * ledger, where the migration puts it.
+ */
+export function signingPayload(
+  sessionId: string,
+  entry: LedgerEntry,
+  answered: LedgerEntry | undefined,
+  ledger: LedgerName = ledgerOfKind(entry),
+): string | { ok: false; why: string } {
+  if (entry.signedAs === undefined || ledger !== 'tool-calls') {
+    const { signedAs: _s, ...own } = entry;
+    return newPayload(ledger, sessionId, own, answered);
+  }
+  if (entry.signedAs.ledger !== 'checkpoints' || !Number.isSafeInteger(entry.signedAs.seq)) {
+    return { ok: false, why: 'its signedAs field names no version-2 ledger place' };
+  }
+  if (answered !== undefined && answered.signedAs === undefined) {
+    return {
+      ok: false,
+      why: 'it was signed in a version-2 session file and answers an entry written since',
+    };
+  }
+  return newPayload('checkpoints', sessionId, numberedAsSigned(entry), answered, true);
+}
+
 /** Returns the entry with `keyId` and `signature` set. */
-export function signEntry(
+export function signEntry<E extends LedgerEntry>(
   key: string,
   sessionId: string,
-  entry: CheckpointLedgerEntry,
-  answered: CheckpointLedgerEntry | undefined,
-): CheckpointLedgerEntry {
+  entry: E,
+  answered: LedgerEntry | undefined,
+  ledger: LedgerName = ledgerOfKind(entry),
+): E {
   const { keyId: _k, signature: _s, ...unsigned } = entry;
   const signature = createHmac('sha256', key)
-    .update(signingPayload(sessionId, unsigned, answered))
+    .update(newPayload(ledger, sessionId, unsigned, answered))
     .digest('hex');
-  return { ...unsigned, keyId: keyIdOf(key), signature };
+  return { ...unsigned, keyId: keyIdOf(key), signature } as E;
 }
 
 export type SignatureCheck = { ok: true } | { ok: false; why: string };
@@ -300,8 +368,9 @@ export type SignatureCheck = { ok: true } | { ok: false; why: string };
 export function verifyEntry(
   key: string,
   sessionId: string,
-  entry: CheckpointLedgerEntry,
-  answered: CheckpointLedgerEntry | undefined,
+  entry: LedgerEntry,
+  answered: LedgerEntry | undefined,
+  ledger: LedgerName = ledgerOfKind(entry),
 ): SignatureCheck {
   if (typeof entry.signature !== 'string' || entry.signature === '') {
     return { ok: false, why: 'it is not signed' };
@@ -309,9 +378,9 @@ export function verifyEntry(
   if (entry.keyId !== keyIdOf(key)) {
     return { ok: false, why: 'it was signed with a different key' };
   }
-  const expected = createHmac('sha256', key)
-    .update(signingPayload(sessionId, entry, answered))
-    .digest();
+  const payload = signingPayload(sessionId, entry, answered, ledger);
+  if (typeof payload !== 'string') return payload;
+  const expected = createHmac('sha256', key).update(payload).digest();
   const given = Buffer.from(entry.signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return {

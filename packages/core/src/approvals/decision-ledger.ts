@@ -26,8 +26,13 @@ import {
   type CheckpointLedgerKind,
   type CheckpointRecord,
   type CheckpointStatus,
+  isCheckpointLedgerKind,
   isPendingCause,
   isToolApprovalKind,
+  type LedgerEntry,
+  type LedgerKind,
+  type LedgerName,
+  type ToolLedgerEntry,
 } from './ledger-types.js';
 
 /**
@@ -38,7 +43,7 @@ import {
 
 /** The part of a session state this module reads and writes. */
 export type CheckpointState = Pick<SessionState, 'id' | 'tick' | 'status' | 'reason'> & {
-  guards: Pick<GuardStates, 'checkpoints'>;
+  guards: Pick<GuardStates, 'checkpoints'> & Partial<Pick<GuardStates, 'approvals'>>;
 };
 
 export interface SigningContext {
@@ -93,36 +98,61 @@ export function recordsOf(state: {
     : {};
 }
 
-/** Ledger entries that look like entries (others, from a damaged file, are ignored). */
+/**
+ * The checkpoint ledger's entries that look like entries (others, from a damaged file, are
+ * ignored, as is a tool-call entry copied in: tool calls have their own ledger).
+ */
 export function ledgerOf(state: {
   guards: Pick<GuardStates, 'checkpoints'>;
 }): readonly CheckpointLedgerEntry[] {
-  const ledger = state.guards.checkpoints.ledger as unknown;
-  if (!Array.isArray(ledger)) return [];
-  // A state's ledger is frozen: filtered once, however many times a tick reads it.
-  const known = Object.isFrozen(ledger) ? wellFormed.get(ledger) : undefined;
-  if (known !== undefined) return known;
-  const entries = filterEntries(ledger);
-  if (Object.isFrozen(ledger)) wellFormed.set(ledger, entries);
-  return entries;
+  return entriesOf(state.guards.checkpoints?.ledger, isCheckpointLedgerKind);
 }
-const wellFormed = new WeakMap<readonly unknown[], readonly CheckpointLedgerEntry[]>();
 
-function filterEntries(ledger: readonly unknown[]): CheckpointLedgerEntry[] {
-  return ledger.filter(
-    (e): e is CheckpointLedgerEntry =>
+/**
+ * The tool-call ledger's entries (`state.guards.approvals.ledger`) that look like entries; a
+ * checkpoint entry copied in is ignored.
+ */
+export function toolLedgerOf(state: {
+  guards: Partial<Pick<GuardStates, 'approvals'>>;
+}): readonly ToolLedgerEntry[] {
+  return entriesOf(state.guards.approvals?.ledger, isToolApprovalKind);
+}
+
+/**
+ * Both ledgers' entries: a session's key is one for both, so what one ledger was signed with
+ * decides how the other's new entries are signed and checked (`checkKey`, `requireVerifier`).
+ */
+export function allLedgerEntries(state: {
+  guards: Pick<GuardStates, 'checkpoints'> & Partial<Pick<GuardStates, 'approvals'>>;
+}): readonly LedgerEntry[] {
+  return [...ledgerOf(state), ...toolLedgerOf(state)];
+}
+
+function entriesOf<E extends LedgerEntry>(
+  raw: unknown,
+  isKind: (kind: unknown) => kind is E['kind'],
+): readonly E[] {
+  if (!Array.isArray(raw)) return [];
+  // A state's ledger is frozen: filtered once, however many times a tick reads it.
+  const known = Object.isFrozen(raw) ? wellFormed.get(raw) : undefined;
+  if (known !== undefined) return known as readonly E[];
+  const entries = raw.filter(
+    (e): e is E =>
       typeof e === 'object' &&
       e !== null &&
-      typeof (e as CheckpointLedgerEntry).checkpoint === 'string' &&
-      typeof (e as CheckpointLedgerEntry).kind === 'string',
+      typeof (e as LedgerEntry).checkpoint === 'string' &&
+      isKind((e as LedgerEntry).kind),
   );
+  if (Object.isFrozen(raw)) wellFormed.set(raw, entries);
+  return entries;
 }
+const wellFormed = new WeakMap<readonly unknown[], readonly LedgerEntry[]>();
 
-/** The entries about checkpoints (the ledger also records single tool-call approvals). */
+/** The entries about checkpoints (the checkpoint ledger holds nothing else since version 3). */
 export function checkpointEntries(
   ledger: readonly CheckpointLedgerEntry[],
 ): CheckpointLedgerEntry[] {
-  return ledger.filter((e) => !isToolApprovalKind(e.kind));
+  return ledger.filter((e) => isCheckpointLedgerKind(e.kind));
 }
 
 /**
@@ -142,31 +172,43 @@ export function latestRequest(
   return undefined;
 }
 
-/** Appends an entry (numbered, and signed when there is a key) and returns it. */
+/**
+ * Appends an entry to a ledger (numbered in that ledger, and signed with the ledger's name when
+ * there is a key) and returns it. `ledger` is the array itself (an immer draft or a plain copy).
+ */
+export function appendTo<E extends LedgerEntry>(
+  name: LedgerName,
+  ledger: E[],
+  entry: Omit<E, 'seq' | 'at'>,
+  signing: SigningContext,
+): E {
+  const numbered = {
+    ...entry,
+    seq: (ledger.at(-1)?.seq ?? 0) + 1,
+    at: signing.at ?? new Date().toISOString(),
+  } as E;
+  const answered =
+    numbered.answers === undefined ? undefined : ledger.find((e) => e.seq === numbered.answers);
+  const final: E =
+    signing.privateKey !== undefined
+      ? signEntryEd25519(signing.privateKey, signing.sessionId, numbered, answered, name)
+      : signing.key !== undefined
+        ? signEntry(signing.key, signing.sessionId, numbered, answered, name)
+        : signing.publicKey !== undefined
+          ? { ...numbered, alg: 'ed25519' as const, keyId: publicKeyId(signing.publicKey) }
+          : numbered;
+  ledger.push(final);
+  return final;
+}
+
+/** Appends an entry to the checkpoint ledger and returns it. */
 export function appendEntry(
   state: CheckpointState,
   entry: Omit<CheckpointLedgerEntry, 'seq' | 'at'>,
   signing: SigningContext,
 ): CheckpointLedgerEntry {
   if (!Array.isArray(state.guards.checkpoints.ledger)) state.guards.checkpoints.ledger = [];
-  const ledger = state.guards.checkpoints.ledger;
-  const numbered: CheckpointLedgerEntry = {
-    ...entry,
-    seq: (ledger.at(-1)?.seq ?? 0) + 1,
-    at: signing.at ?? new Date().toISOString(),
-  };
-  const answered =
-    numbered.answers === undefined ? undefined : ledger.find((e) => e.seq === numbered.answers);
-  const final =
-    signing.privateKey !== undefined
-      ? signEntryEd25519(signing.privateKey, signing.sessionId, numbered, answered)
-      : signing.key !== undefined
-        ? signEntry(signing.key, signing.sessionId, numbered, answered)
-        : signing.publicKey !== undefined
-          ? { ...numbered, alg: 'ed25519' as const, keyId: publicKeyId(signing.publicKey) }
-          : numbered;
-  ledger.push(final);
-  return final;
+  return appendTo('checkpoints', state.guards.checkpoints.ledger, entry, signing);
 }
 
 /** The checkpoint's record, created (unlocked, opened now) when it has none. */
@@ -280,7 +322,7 @@ export function decide(
       'Its ledger holds no submission or trip waiting for a decision; the session file may have been edited.',
     );
   }
-  checkKey(ledger, signing, state.id);
+  checkKey(allLedgerEntries(state), signing, state.id);
 
   const entry = appendEntry(
     state,
@@ -320,18 +362,18 @@ export function decide(
   return entry;
 }
 
-const CHECKPOINT_DECISIONS: readonly CheckpointLedgerKind[] = ['approved', 'rejected'];
-export const TOOL_DECISIONS: readonly CheckpointLedgerKind[] = ['tool-approved', 'tool-denied'];
+const CHECKPOINT_DECISIONS: readonly LedgerKind[] = ['approved', 'rejected'];
+export const TOOL_DECISIONS: readonly LedgerKind[] = ['tool-approved', 'tool-denied'];
 
 /**
- * The latest decision on `id`, if any: an approval or rejection of a checkpoint, or (with
- * `TOOL_DECISIONS`) an approval or denial of a held tool call.
+ * The latest decision on `id`, if any: an approval or rejection of a checkpoint, or (in the
+ * tool-call ledger, with `TOOL_DECISIONS`) an approval or denial of a held tool call.
  */
-export function lastDecision(
-  ledger: readonly CheckpointLedgerEntry[],
+export function lastDecision<E extends LedgerEntry>(
+  ledger: readonly E[],
   id: string,
-  kinds: readonly CheckpointLedgerKind[] = CHECKPOINT_DECISIONS,
-): CheckpointLedgerEntry | undefined {
+  kinds: readonly LedgerKind[] = CHECKPOINT_DECISIONS,
+): E | undefined {
   for (let i = ledger.length - 1; i >= 0; i--) {
     const entry = ledger[i]!;
     if (entry.checkpoint === id && kinds.includes(entry.kind)) return entry;
@@ -344,7 +386,7 @@ export function lastDecision(
  * earlier entries (a decision signed with another key would not verify where the session runs).
  */
 export function checkKey(
-  ledger: readonly CheckpointLedgerEntry[],
+  ledger: readonly LedgerEntry[],
   signing: SigningContext,
   sessionId: string,
 ): void {
@@ -389,10 +431,7 @@ export function checkKey(
  * a request made under a key pair is answered only by a decision signed with one. The signature
  * covers all of it; this also holds where nothing is signed, and says plainly what differs.
  */
-export function namesRequest(
-  decision: CheckpointLedgerEntry,
-  request: CheckpointLedgerEntry,
-): string | undefined {
+export function namesRequest(decision: LedgerEntry, request: LedgerEntry): string | undefined {
   if (decision.answers !== request.seq) {
     return `answers ledger entry ${String(decision.answers)}, not the request (entry ${request.seq})`;
   }
@@ -421,7 +460,7 @@ export function namesRequest(
  * public key, they fail to verify, which is safe).
  */
 export function requireVerifier(
-  ledger: readonly CheckpointLedgerEntry[],
+  ledger: readonly LedgerEntry[],
   verifier: ApprovalVerifier,
   sessionId: string,
 ): void {
@@ -481,7 +520,7 @@ export function ledgerStatus(
     };
   }
   if (verifies(verifier)) {
-    const check = verifyWith(verifier, sessionId, last, request);
+    const check = verifyWith(verifier, sessionId, last, request, 'checkpoints');
     if (!check.ok)
       return { status: 'pending', why: `its ${last.kind} entry (${last.seq}): ${check.why}` };
   }

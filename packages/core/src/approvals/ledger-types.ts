@@ -20,7 +20,7 @@ export interface FileBaseline {
   hash?: string;
 }
 
-/** One checkpoint's record in `SessionState.checkpoints`, created when it first opens. */
+/** One checkpoint's record in `state.guards.checkpoints.records`, created when it first opens. */
 export interface CheckpointRecord {
   state: CheckpointStatus;
   /** Ticks used while open since it opened or was last rejected (the budget counts these). */
@@ -36,10 +36,8 @@ export interface CheckpointRecord {
 }
 
 /**
- * What a ledger entry records. The first four make a checkpoint pending; `approved` and
- * `rejected` decide. The `tool-*` kinds are single tool calls put up for approval (`needsApproval`,
- * see families/tool-approvals): the request the runtime records, a person's decision on it, and
- * (`tool-executed`) the runtime's note that the approved call ran, which spends the approval.
+ * What a checkpoint ledger entry records. The first four make a checkpoint pending; `approved`
+ * and `rejected` decide.
  */
 export type CheckpointLedgerKind =
   | 'submitted'
@@ -47,21 +45,41 @@ export type CheckpointLedgerKind =
   | 'file'
   | 'finish'
   | 'approved'
-  | 'rejected'
+  | 'rejected';
+
+/**
+ * What a tool-call ledger entry records: single tool calls put up for approval (`needsApproval`,
+ * see families/tool-approvals): the request the runtime records, a person's decision on it, and
+ * (`tool-executed`) the runtime's note that the approved call ran, which spends the approval.
+ */
+export type ToolLedgerKind =
   | 'tool-approval-request'
   | 'tool-approved'
   | 'tool-denied'
   | 'tool-executed';
 
-/** The ledger kinds of single tool-call approvals (the checkpoint family skips them). */
-export const TOOL_APPROVAL_KINDS: readonly CheckpointLedgerKind[] = [
+/** Any ledger's kinds (the two ledgers' kinds do not overlap). */
+export type LedgerKind = CheckpointLedgerKind | ToolLedgerKind;
+
+/** The checkpoint ledger's kinds (`state.guards.checkpoints.ledger`). */
+export const CHECKPOINT_LEDGER_KINDS: readonly CheckpointLedgerKind[] = [
+  'submitted',
+  'budget',
+  'file',
+  'finish',
+  'approved',
+  'rejected',
+];
+
+/** The tool-call ledger's kinds (`state.guards.approvals.ledger`). */
+export const TOOL_APPROVAL_KINDS: readonly ToolLedgerKind[] = [
   'tool-approval-request',
   'tool-approved',
   'tool-denied',
   'tool-executed',
 ];
 
-export function isToolApprovalKind(kind: CheckpointLedgerKind): boolean {
+export function isToolApprovalKind(kind: unknown): kind is ToolLedgerKind {
   return (
     kind === 'tool-approval-request' ||
     kind === 'tool-approved' ||
@@ -70,19 +88,42 @@ export function isToolApprovalKind(kind: CheckpointLedgerKind): boolean {
   );
 }
 
+export function isCheckpointLedgerKind(kind: unknown): kind is CheckpointLedgerKind {
+  return (CHECKPOINT_LEDGER_KINDS as readonly unknown[]).includes(kind);
+}
+
 /**
- * One line of the checkpoint ledger (`SessionState.checkpointLedger`), append-only. With an
- * approval key every entry is signed (HMAC-SHA256); a decision's signature also covers the
- * entry it answers, so an approval cannot be moved to another checkpoint, session or submission.
+ * Which ledger an entry lives in, signed into every entry's payload: `checkpoints`
+ * (`state.guards.checkpoints.ledger`) or `tool-calls` (`state.guards.approvals.ledger`).
  */
-export interface CheckpointLedgerEntry {
-  /** 1-based position in the ledger. */
+export type LedgerName = 'checkpoints' | 'tool-calls';
+
+/**
+ * On a tool-call entry moved out of the checkpoint ledger by the version-2 -> 3 snapshot
+ * migration: the numbers it was signed with there. Its signature covers these (and the
+ * checkpoint ledger's name), not its new `seq` / `answers`, so it is verified in that form;
+ * the migration cannot re-sign it (it has no key).
+ */
+export interface SignedAs {
+  /** The ledger it was signed in (version 2 kept tool-call entries in the checkpoint ledger). */
+  ledger: 'checkpoints';
+  /** Its `seq` there. */
   seq: number;
-  /** The checkpoint's id; for the `tool-*` kinds, the tool call's id. */
+  /** Its `answers` there. */
+  answers?: number;
+}
+
+/**
+ * The fields every ledger entry has, in either ledger. Append-only. With an approval key every
+ * entry is signed (HMAC-SHA256 or Ed25519); a decision's signature also covers the entry it
+ * answers, so an approval cannot be moved to another checkpoint, call, session, request or ledger.
+ */
+export interface LedgerEntryFields {
+  /** 1-based position in its ledger (each ledger numbers its own entries). */
+  seq: number;
+  /** The checkpoint's id; in the tool-call ledger, the tool call's id. */
   checkpoint: string;
-  /** What happened: the checkpoint went pending (and why), or was approved or rejected. */
-  kind: CheckpointLedgerKind;
-  /** `model` (submissions), `runtime` (budget and file trips) or the supervisor's name. */
+  /** `model` (submissions), `runtime` (budget and file trips, held calls) or the person's name. */
   by: string;
   /** ISO 8601. */
   at: string;
@@ -90,7 +131,7 @@ export interface CheckpointLedgerEntry {
   tick: number;
   /** `submitted`: the model's summary. */
   summary?: string;
-  /** `budget`, `file`: why the runtime made the checkpoint pending. */
+  /** `budget`, `file`: why the runtime made the checkpoint pending. Tool calls: why it was held or decided. */
   reason?: string;
   /** `approved`: the supervisor's note, shown to the model. */
   note?: string;
@@ -121,7 +162,27 @@ export interface CheckpointLedgerEntry {
   signature?: string;
   /** `ed25519` for the key-pair mode; absent for the shared-secret mode (version 1). */
   alg?: 'ed25519';
+  /** Tool-call entries migrated from a version-2 session file: what their signature covers. */
+  signedAs?: SignedAs;
 }
+
+/** One line of the checkpoint ledger (`state.guards.checkpoints.ledger`). */
+export interface CheckpointLedgerEntry extends LedgerEntryFields {
+  /** What happened: the checkpoint went pending (and why), or was approved or rejected. */
+  kind: CheckpointLedgerKind;
+}
+
+/**
+ * One line of the tool-call ledger (`state.guards.approvals.ledger`): a held call's request, a
+ * person's decision on it, or the note that the approved call ran.
+ */
+export interface ToolLedgerEntry extends LedgerEntryFields {
+  /** What happened to the call. */
+  kind: ToolLedgerKind;
+}
+
+/** A line of either ledger. */
+export type LedgerEntry = CheckpointLedgerEntry | ToolLedgerEntry;
 
 /** The ledger kinds of a person's decision on a single held tool call. */
 export type ToolCallDecisionKind = 'tool-approved' | 'tool-denied';
@@ -129,10 +190,10 @@ export type ToolCallDecisionKind = 'tool-approved' | 'tool-denied';
 /**
  * A person's decision on a tool call held for approval (`<Tool needsApproval>`), as
  * `approveToolCall`, `denyToolCall` and `session.approveToolCall` / `denyToolCall` return it: a
- * line of the same signed ledger as checkpoint decisions (one sequence, one signature scheme),
- * where `checkpoint` holds the tool call's id and `toolName` / `inputHash` repeat its request's.
+ * line of the tool-call ledger (`state.guards.approvals.ledger`), where `checkpoint` holds the
+ * tool call's id and `toolName` / `inputHash` repeat its request's.
  */
-export interface ToolCallLedgerEntry extends Omit<CheckpointLedgerEntry, 'kind'> {
+export interface ToolCallLedgerEntry extends ToolLedgerEntry {
   /** What was decided. */
   kind: ToolCallDecisionKind;
 }
@@ -185,6 +246,9 @@ export interface RejectInput {
 export interface CheckpointsState {
   /** `<Checkpoint>` records by id (created when a checkpoint first opens). */
   records: Record<string, CheckpointRecord>;
-  /** Every submission, budget trip, file trigger, approval and rejection, oldest first. */
+  /**
+   * Every submission, budget trip, file trigger, approval and rejection, oldest first. Tool-call
+   * decisions have their own ledger (`state.guards.approvals.ledger`).
+   */
   ledger: CheckpointLedgerEntry[];
 }

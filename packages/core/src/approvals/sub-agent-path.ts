@@ -9,7 +9,7 @@ export interface SubAgentProgress {
   kind: 'sub-agent';
   /** The `<SubAgent name>`. */
   name: string;
-  /** The child session's id (its checkpoint ledger is signed with it). */
+  /** The child session's id (its ledgers are signed with it). */
   id: string;
   /** The child's whole state, as of its last finished tick. */
   state: SessionState;

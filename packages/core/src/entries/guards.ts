@@ -2,6 +2,15 @@
 // guards' records and decisions as plain functions. The built-in families build on nothing
 // else of the runtime (guard-seam/public-api.test.ts).
 
+// Human approval of single tool calls, and their ledger (`state.guards.approvals.ledger`)
+export type {
+  LedgerEntry,
+  LedgerEntryFields,
+  LedgerKind,
+  SignedAs,
+  ToolLedgerEntry,
+  ToolLedgerKind,
+} from '../approvals/ledger-types.js';
 // Sub-agents
 export type { SubAgentProgress } from '../approvals/sub-agent-path.js';
 export {
@@ -137,7 +146,6 @@ export {
 } from '../families/phase-gates/replay-phase-gates.js';
 export type { VerificationLevelMet } from '../families/phase-gates/verification-levels.js';
 export type { SubAgentRun } from '../families/sub-agents/sub-agent-types.js';
-// Human approval of single tool calls
 export {
   APPROVALS_FAMILY,
   type ApprovalsState,

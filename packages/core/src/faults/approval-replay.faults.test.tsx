@@ -14,6 +14,7 @@ import {
   MissingApprovalKeyError,
   type SessionOptions,
   type SessionState,
+  SnapshotError,
   Tool,
   ToolCallNotPendingError,
 } from '../index.js';
@@ -127,8 +128,8 @@ describe('approvals: one approval, one execution (the run holds only the public 
   it('a used approval put back as approved, with its tool-executed entry deleted from the ledger', async () => {
     const store = await paidOnce();
     await rewrite(store, (state) => {
-      const { checkpoints } = state.guards;
-      checkpoints.ledger = checkpoints.ledger.filter((e) => e.kind !== 'tool-executed');
+      const { approvals } = state.guards;
+      approvals.ledger = approvals.ledger.filter((e) => e.kind !== 'tool-executed');
       state.guards.approvals.calls = [approvedRecord()];
       state.status = 'idle';
     });
@@ -197,7 +198,7 @@ describe('approvals: one approval, one execution (the run holds only the public 
     session.approveToolCall('call_0', { by: 'cfo', privateKey: PAIR.privateKey });
     expect((await session.run()).pendingApprovals.map((p) => p.input)).toEqual([{ cents: 90_000 }]);
     await rewrite(store, (state) => {
-      const ledger = state.guards.checkpoints.ledger;
+      const ledger = state.guards.approvals.ledger;
       const approval = ledger.find((e) => e.kind === 'tool-approved')!;
       const request = ledger.findLast((e) => e.kind === 'tool-approval-request')!;
       // Everything a decision names, set to the later request's.
@@ -230,8 +231,8 @@ describe('approvals: one approval, one execution (the run holds only the public 
     });
     expect((await again.run()).status).toBe('awaiting-approval');
     await rewrite(store, (state) => {
-      const approval = old.guards.checkpoints.ledger.find((e) => e.kind === 'tool-approved')!;
-      state.guards.checkpoints.ledger.push({ ...approval });
+      const approval = old.guards.approvals.ledger.find((e) => e.kind === 'tool-approved')!;
+      state.guards.approvals.ledger.push({ ...approval });
       state.guards.approvals.calls[0]!.state = 'approved';
       state.status = 'idle';
     });
@@ -297,7 +298,7 @@ async function heldUnderKeyPair(): Promise<Store> {
 /** Writes a decision on p-1's request into the store, signed with `key` (or not at all). */
 async function forgeApproval(store: Store, key?: string): Promise<void> {
   await rewrite(store, (state) => {
-    const ledger = state.guards.checkpoints.ledger;
+    const ledger = state.guards.approvals.ledger;
     const request = ledger.find((e) => e.kind === 'tool-approval-request')!;
     const decision = {
       seq: ledger.length + 1,
@@ -403,5 +404,132 @@ describe('approvals: signed stays signed', () => {
     expect(result.checkpoints['T-1']).toBe('pending');
     expect(warnings.join('\n')).toContain('its signature does not match its content');
     expect(modelCalls).toBe(0);
+  });
+});
+
+describe('approvals: an entry moved between the checkpoint and tool-call ledgers', () => {
+  const checkpoint = <Checkpoint id="T-1" task="Pay the invoice" />;
+  const both = (
+    <>
+      {pay}
+      {checkpoint}
+    </>
+  );
+  const submit = {
+    toolCalls: [{ toolName: 'submit_checkpoint', input: { id: 'T-1', summary: 'paid' } }],
+  };
+
+  /**
+   * A session with both ledgers signed: p-1 held, approved with the private key and run; then
+   * T-1 submitted (pending) or, with `approveIt`, also approved and a second call p-2 held.
+   */
+  async function signedBoth(approveIt: boolean): Promise<Store> {
+    paid.length = 0;
+    const store = createMemoryStore();
+    const start = (turns: Parameters<typeof scriptedModel>[0]) =>
+      createSession(<FaultAgent extra={both} />, {
+        id: 'pay',
+        model: scriptedModel(turns),
+        store,
+        approvalPublicKey: PAIR.publicKey,
+      });
+    expect((await start([{ toolCalls: [payCall('p-1', 500)] }]).run()).status).toBe(
+      'awaiting-approval',
+    );
+    await approveToolCall(store, 'pay', 'p-1', { by: 'cfo', privateKey: PAIR.privateKey });
+    const again = (turns: Parameters<typeof scriptedModel>[0]) =>
+      store.load('pay').then((snapshot) =>
+        createSession(<FaultAgent extra={both} />, {
+          model: scriptedModel(turns),
+          store,
+          snapshot: snapshot!,
+          approvalPublicKey: PAIR.publicKey,
+        }).run(),
+      );
+    expect((await again([submit])).status).toBe('awaiting-approval');
+    expect(paid).toEqual([500]);
+    if (approveIt) {
+      await approveCheckpoint(store, 'pay', 'T-1', { by: 'cfo', privateKey: PAIR.privateKey });
+      expect((await again([{ toolCalls: [payCall('p-2', 900)] }])).status).toBe(
+        'awaiting-approval',
+      );
+    }
+    return store;
+  }
+
+  it('a signed tool-call approval copied into the checkpoint ledger, made to answer the pending submission', async () => {
+    const store = await signedBoth(false);
+    await rewrite(store, (state) => {
+      const approval = state.guards.approvals.ledger.find((e) => e.kind === 'tool-approved')!;
+      const ledger = state.guards.checkpoints.ledger;
+      const submission = ledger.findLast((e) => e.kind === 'submitted')!;
+      ledger.push({
+        ...approval,
+        kind: 'approved',
+        checkpoint: 'T-1',
+        seq: submission.seq + 1,
+        answers: submission.seq,
+        nonce: submission.nonce!,
+      });
+      state.guards.checkpoints.records['T-1']!.state = 'approved';
+      state.status = 'idle';
+    });
+    const { result, warnings, modelCalls } = await resume(store, undefined, both);
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.checkpoints['T-1']).toBe('pending');
+    expect(warnings.join('\n')).toContain('its signature does not match its content');
+    expect(modelCalls).toBe(0);
+  });
+
+  it('a signed checkpoint approval copied into the tool-call ledger, made to answer a held call', async () => {
+    const store = await signedBoth(true);
+    await rewrite(store, (state) => {
+      const approval = state.guards.checkpoints.ledger.find((e) => e.kind === 'approved')!;
+      const ledger = state.guards.approvals.ledger;
+      const request = ledger.findLast((e) => e.kind === 'tool-approval-request')!;
+      ledger.push({
+        ...approval,
+        kind: 'tool-approved',
+        checkpoint: 'p-2',
+        seq: ledger.length + 1,
+        answers: request.seq,
+        nonce: request.nonce!,
+        toolName: 'pay',
+        inputHash: request.inputHash!,
+      });
+      state.guards.approvals.calls.find((c) => c.id === 'p-2')!.state = 'approved';
+      state.status = 'idle';
+    });
+    const { result, warnings } = await resume(store, undefined, both);
+    expect(result.status).toBe('awaiting-approval');
+    expect(result.pendingApprovals.map((p) => p.id)).toEqual(['p-2']);
+    expect(warnings.join('\n')).toContain('its signature does not match its content');
+    expect(paid).toEqual([500]);
+  });
+
+  it('an entry copied as it is into the other ledger: the file is refused, naming the entry', async () => {
+    const store = await signedBoth(true);
+    const file = (await store.load('pay'))!;
+    const state = structuredClone(file.state as SessionState);
+    const toolApproval = state.guards.approvals.ledger.find((e) => e.kind === 'tool-approved')!;
+    const cpApproval = state.guards.checkpoints.ledger.find((e) => e.kind === 'approved')!;
+    const intoCheckpoints = structuredClone(state);
+    (intoCheckpoints.guards.checkpoints.ledger as unknown[]).push(toolApproval);
+    const intoTools = structuredClone(state);
+    (intoTools.guards.approvals.ledger as unknown[]).push(cpApproval);
+    for (const [edited, path] of [
+      [intoCheckpoints, 'state.guards.checkpoints.ledger[2].kind'],
+      [intoTools, 'state.guards.approvals.ledger[4].kind'],
+    ] as const) {
+      const start = () =>
+        createSession(<FaultAgent extra={both} />, {
+          model: scriptedModel(['Done.']),
+          snapshot: { ...file, state: edited },
+          approvalPublicKey: PAIR.publicKey,
+        });
+      expect(start).toThrow(SnapshotError);
+      expect(start).toThrow(path);
+    }
+    expect(paid).toEqual([500]);
   });
 });

@@ -117,8 +117,8 @@ describe('approvals: tampered session files', () => {
     const store = await heldSession([dropCall('d-2', 'orders')]);
     await approveToolCall(store, 'held', 'd-1', { by: 'dba', key: KEY });
     const file = structuredClone((await store.load('held'))!);
-    const { approvals, checkpoints } = (file.state as SessionState).guards;
-    const ledger = checkpoints.ledger;
+    const { approvals } = (file.state as SessionState).guards;
+    const ledger = approvals.ledger;
     // The approval entry of d-1, copied to answer d-2's request; d-2 marked approved.
     const approval = ledger.find((e) => e.kind === 'tool-approved')!;
     const request = ledger.find(

@@ -170,9 +170,10 @@ async function race(where: string, store: SessionStore, prefix: string, what: Ra
       expect(loser.message).toMatch(new RegExp(`already (${what.decided}) by ${winner}`));
       // One decision in the ledger: the winner's, and the state it leads to.
       const state = (await store.load(id))?.state as SessionState;
-      const decisions = state.guards.checkpoints.ledger.filter((e) =>
-        what.decisionKinds.includes(e.kind),
-      );
+      const decisions = [
+        ...state.guards.checkpoints.ledger,
+        ...state.guards.approvals.ledger,
+      ].filter((e) => what.decisionKinds.includes(e.kind));
       expect(decisions.map((e) => e.by)).toEqual([winner]);
       what.expectDecided(state, winner);
     }

@@ -92,6 +92,7 @@ export type FamilyReport = Pick<
   | 'knobs'
   | 'checkpoints'
   | 'checkpointLedger'
+  | 'toolCallLedger'
   | 'pendingApprovals'
   | 'todos'
   | 'phase'
@@ -106,6 +107,7 @@ export function familyReport(guards: GuardSet): FamilyReport {
     knobs: {},
     checkpoints: {},
     checkpointLedger: [],
+    toolCallLedger: [],
     pendingApprovals: [],
     ...guards.report(),
   };

@@ -15,6 +15,7 @@ import type {
   CheckpointLedgerEntry,
   CheckpointStatus,
   CheckpointsState,
+  ToolLedgerEntry,
 } from '../approvals/ledger-types.js';
 import type { ToolCategoryProp } from '../checks/tool-category.js';
 import type {
@@ -64,6 +65,11 @@ declare module '../runtime/session-options.js' {
     checkpoints: Record<string, CheckpointStatus>;
     /** Every checkpoint submission, trip, approval and rejection (see `state.guards.checkpoints.ledger`). */
     checkpointLedger: CheckpointLedgerEntry[];
+    /**
+     * Every held tool call's request, decision and execution (`<Tool needsApproval>`; see
+     * `state.guards.approvals.ledger`). Before version 3 these were in `checkpointLedger`.
+     */
+    toolCallLedger: ToolLedgerEntry[];
     /** The todo list of `<Todos>` at the end of the run (`session.state.guards.todos.items`). */
     todos?: TodoItem[];
     /** `<PhaseGates>`: the phases at the end of the run (absent without phase gates). */
@@ -95,7 +101,7 @@ declare module '../state/session-state.js' {
     todos: TodosState;
     /** `<PhaseGates>`: the phases, what they were judged from, and warnings for the next request. */
     phase: PhaseSessionState | null;
-    /** Tool calls held for a person's approval (`state.guards.approvals`). */
+    /** Tool calls held for a person's approval and their ledger (`state.guards.approvals`). */
     approvals: ApprovalsState;
     /** Exit attempts each `defineGuard` guard has refused in a row, by guard name (absent: none). */
     refusals: Record<string, number>;

@@ -64,7 +64,7 @@ describe('migrateState', () => {
         // A slice made of two version-1 fields gets the missing one at its initial value.
         gates: { knobs: { mode: 'plan' }, gates: {} },
         checkpoints: { records: {}, ledger: [{ seq: 1 }] },
-        approvals: { calls: [{ id: 'c-1', state: 'pending' }] },
+        approvals: { calls: [{ id: 'c-1', state: 'pending' }], ledger: [] },
         refusals: { budget: 2 },
       },
     });
@@ -96,6 +96,101 @@ describe('migrateState', () => {
         },
       },
       call_2: 7,
+    });
+  });
+
+  it('version 2: tool-call entries move to their own ledger, renumbered, keeping what they were signed as', () => {
+    const shared = [
+      { seq: 1, checkpoint: 'T-1', kind: 'submitted', signature: 'a' },
+      { seq: 2, checkpoint: 'c-1', kind: 'tool-approval-request', signature: 'b' },
+      { seq: 3, checkpoint: 'T-1', kind: 'approved', answers: 1, signature: 'c' },
+      { seq: 4, checkpoint: 'c-1', kind: 'tool-approved', answers: 2, signature: 'd' },
+      { seq: 5, checkpoint: 'c-1', kind: 'tool-executed', answers: 4 },
+      // Answers an entry that is not a tool entry: left unmatched, as it was.
+      { seq: 6, checkpoint: 'c-2', kind: 'tool-denied', answers: 3 },
+    ];
+    const v2 = {
+      id: 's',
+      guards: {
+        checkpoints: { records: {}, ledger: shared },
+        approvals: { calls: [{ id: 'c-1', state: 'approved' }] },
+      },
+    };
+    const before = structuredClone(v2);
+    const v3 = migrateState(v2, 2) as { guards: Record<string, Record<string, unknown>> };
+    expect(v2).toEqual(before);
+    expect(v3.guards.checkpoints!.ledger).toEqual([shared[0], shared[2]]);
+    expect(v3.guards.approvals).toEqual({
+      calls: [{ id: 'c-1', state: 'approved' }],
+      ledger: [
+        {
+          seq: 1,
+          checkpoint: 'c-1',
+          kind: 'tool-approval-request',
+          signature: 'b',
+          signedAs: { ledger: 'checkpoints', seq: 2 },
+        },
+        {
+          seq: 2,
+          checkpoint: 'c-1',
+          kind: 'tool-approved',
+          answers: 1,
+          signature: 'd',
+          signedAs: { ledger: 'checkpoints', seq: 4, answers: 2 },
+        },
+        {
+          seq: 3,
+          checkpoint: 'c-1',
+          kind: 'tool-executed',
+          answers: 2,
+          signedAs: { ledger: 'checkpoints', seq: 5, answers: 4 },
+        },
+        {
+          seq: 4,
+          checkpoint: 'c-2',
+          kind: 'tool-denied',
+          signedAs: { ledger: 'checkpoints', seq: 6, answers: 3 },
+        },
+      ],
+    });
+  });
+
+  it('version 2: a session without tool calls gets an empty tool-call ledger; sub-agents move too', () => {
+    const child = {
+      id: 'child',
+      guards: {
+        checkpoints: {
+          records: {},
+          ledger: [{ seq: 1, checkpoint: 'k', kind: 'tool-approval-request' }],
+        },
+        approvals: { calls: [] },
+      },
+    };
+    const v3 = migrateState(
+      {
+        id: 'parent',
+        guards: { checkpoints: { records: {}, ledger: [] }, approvals: { calls: [] } },
+        inflight: { tick: 1, progress: { call_1: { kind: 'sub-agent', state: child } } },
+      },
+      2,
+    ) as {
+      guards: Record<string, unknown>;
+      inflight: { progress: Record<string, { state: { guards: Record<string, unknown> } }> };
+    };
+    expect(v3.guards.approvals).toEqual({ calls: [], ledger: [] });
+    expect(v3.inflight.progress.call_1!.state.guards).toEqual({
+      checkpoints: { records: {}, ledger: [] },
+      approvals: {
+        calls: [],
+        ledger: [
+          {
+            seq: 1,
+            checkpoint: 'k',
+            kind: 'tool-approval-request',
+            signedAs: { ledger: 'checkpoints', seq: 1 },
+          },
+        ],
+      },
     });
   });
 

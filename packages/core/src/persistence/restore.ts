@@ -10,7 +10,7 @@ const isNumber: Check = (v) => typeof v === 'number' && Number.isFinite(v);
 const isString: Check = (v) => typeof v === 'string';
 const isArray: Check = (v) => Array.isArray(v);
 
-/** The shape of a session state (layout version 2); each entry says what the field must be. */
+/** The shape of a session state (layout version 3); each entry says what the field must be. */
 const STATE_FIELDS: Array<[string, Check, string]> = [
   ['id', isValidSessionId, 'a valid session id'],
   ['tick', isCount, 'a whole number >= 0'],

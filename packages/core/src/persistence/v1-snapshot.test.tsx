@@ -51,7 +51,7 @@ describe('a version-1 snapshot', () => {
     expect(session.state.guards.continue.stepNumber).toBeGreaterThanOrEqual(4);
   });
 
-  it('is migrated on load: every family field under state.guards, written back as version 2', () => {
+  it('is migrated on load: every family field under state.guards, written back as the current version', () => {
     const snapshot = fixture('v1-pending-checkpoint.json');
     const v1 = snapshot.state as Record<string, unknown>;
     const session = createSession(<V1Agent />, {
@@ -66,7 +66,7 @@ describe('a version-1 snapshot', () => {
     expect(guards.todos).toEqual(v1.todos);
     expect(guards.phase).toEqual(v1.phase);
     // Slices version 1 did not have yet start at their initial values.
-    expect(guards.approvals).toEqual({ calls: [] });
+    expect(guards.approvals).toEqual({ calls: [], ledger: [] });
     expect(guards.refusals).toEqual({});
     for (const field of [
       'knobs',

@@ -68,8 +68,8 @@ export interface SessionOptions {
    */
   maxToolOutputChars?: number;
   /**
-   * Signs every checkpoint ledger entry (HMAC-SHA256) and accepts only validly signed approvals
-   * in a restored session. Default: the `AGATE_APPROVAL_KEY` environment variable; without
+   * Signs every entry of the checkpoint and tool-call ledgers (HMAC-SHA256) and accepts only
+   * validly signed approvals in a restored session. Default: the `AGATE_APPROVAL_KEY` environment variable; without
    * either, approvals are unsigned (see docs/checkpoints.md).
    */
   approvalKey?: string;

@@ -143,7 +143,7 @@ describe('a web chat has an owner', () => {
     });
     await reply(reviewed);
     expect(transfers).toEqual(['900 to x']);
-    const ledger = (await stored(store, 'alice-chat')).state.guards.checkpoints.ledger;
+    const ledger = (await stored(store, 'alice-chat')).state.guards.approvals.ledger;
     expect(ledger.find((e) => e.kind === 'tool-approved')?.by).toBe('carol');
   });
 

@@ -127,7 +127,7 @@ describe('a held tool call on the web', () => {
       output: 'pushed main',
     });
     expect(done.parts.some((p) => p.type === 'text' && p.text === 'Pushed main.')).toBe(true);
-    const ledger = second.session.state.guards.checkpoints.ledger;
+    const ledger = second.session.state.guards.approvals.ledger;
     expect(ledger.at(-2)).toMatchObject({ kind: 'tool-approved', by: 'ana@example.com' });
     // Spent as it ran: one approval, one execution.
     expect(ledger.at(-1)).toMatchObject({ kind: 'tool-executed', by: 'runtime' });

@@ -9,6 +9,7 @@ import {
   toPrivateKey,
 } from '../../approvals/approval-signing.js';
 import {
+  allLedgerEntries,
   applyCorrections,
   type Decision,
   decide,
@@ -466,7 +467,7 @@ export class CheckpointGuard implements Guard {
       publicKey: this.publicKey(),
     };
     // Before anything is read: a ledger written under a key is never taken unsigned.
-    requireVerifier(ledgerOf(state), verifier, this.host.sessionId);
+    requireVerifier(allLedgerEntries(state), verifier, this.host.sessionId);
     this.verified = true;
     const corrections = findCorrections(state, this.host.sessionId, verifier);
     if (corrections.length === 0) return;

@@ -150,7 +150,7 @@ function inherited(options: Readonly<SessionOptions>): Partial<SessionOptions> {
 }
 
 /**
- * The child's session id: stable for the call (its checkpoint ledger is signed with it), a
+ * The child's session id: stable for the call (its ledgers are signed with it), a
  * valid id whatever characters the provider's call id has.
  */
 export function childId(parentId: string, name: string, toolCallId: string): string {

@@ -5,10 +5,11 @@ import {
   toPrivateKey,
 } from '../../approvals/approval-signing.js';
 import {
-  ledgerOf,
+  allLedgerEntries,
   requireVerifier,
   type SigningContext,
   sessionSigning,
+  toolLedgerOf,
 } from '../../approvals/decision-ledger.js';
 import type { ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
 import { InvalidElementError } from '../../components/render-errors.js';
@@ -203,7 +204,8 @@ export class ApprovalGuard implements Guard {
   }
 
   report(): RunReport {
-    return { pendingApprovals: pendingApprovals(this.host.state()) };
+    const state = this.host.state();
+    return { pendingApprovals: pendingApprovals(state), toolCallLedger: [...toolLedgerOf(state)] };
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -318,7 +320,7 @@ export class ApprovalGuard implements Guard {
       publicKey: this.publicKey(),
     };
     // Before anything is read: a ledger written under a key is never taken unsigned.
-    requireVerifier(ledgerOf(state), verifier, this.host.sessionId);
+    requireVerifier(allLedgerEntries(state), verifier, this.host.sessionId);
     this.verified = true;
     const orphans = findOrphanedRequests(state);
     if (orphans.length > 0) {

@@ -6,16 +6,17 @@ import {
   verifyWith,
 } from '../../approvals/approval-signing.js';
 import {
-  appendEntry,
+  allLedgerEntries,
+  appendTo,
   checkKey,
   lastDecision,
-  ledgerOf,
   namesRequest,
   type SigningContext,
   TOOL_DECISIONS,
+  toolLedgerOf,
 } from '../../approvals/decision-ledger.js';
 import { decisionTextProblem } from '../../approvals/decision-text.js';
-import type { CheckpointLedgerEntry, ToolCallLedgerEntry } from '../../approvals/ledger-types.js';
+import type { ToolCallLedgerEntry, ToolLedgerEntry } from '../../approvals/ledger-types.js';
 import type { GuardStates, SessionState } from '../../state/session-state.js';
 import { canonicalJson } from '../../state/update.js';
 import {
@@ -28,7 +29,8 @@ import type { PendingToolApproval, ToolApprovalRecord } from './tool-approval-ty
 /**
  * Single tool-call approvals over plain session state: pure functions that immer drafts go
  * through, shared by the live session (`session.approveToolCall`) and by `approveToolCall` on a
- * stored snapshot. Requests and decisions go into the checkpoint ledger, signed the same way.
+ * stored snapshot. Requests, decisions and executions go into the tool-call ledger
+ * (`state.guards.approvals.ledger`), numbered and signed as its own.
  */
 
 export type ApprovalState = Pick<SessionState, 'id' | 'tick' | 'status' | 'reason'> & {
@@ -75,16 +77,26 @@ export function callHash(toolName: string, input: unknown): string {
     .digest('hex');
 }
 
+/** Appends an entry to the tool-call ledger and returns it. */
+export function appendToolEntry(
+  state: { guards: Pick<GuardStates, 'approvals'> },
+  entry: Omit<ToolLedgerEntry, 'seq' | 'at'>,
+  signing: SigningContext,
+): ToolLedgerEntry {
+  if (!Array.isArray(state.guards.approvals.ledger)) state.guards.approvals.ledger = [];
+  return appendTo('tool-calls', state.guards.approvals.ledger, entry, signing);
+}
+
 /** Holds a call for approval: its record (pending) and the ledger's request entry. */
 export function requestApproval(
   state: ApprovalState,
   call: PendingToolApproval & { index: number; reason?: string },
   signing: SigningContext,
-): CheckpointLedgerEntry {
+): ToolLedgerEntry {
   if (!Array.isArray(state.guards.approvals.calls)) state.guards.approvals.calls = [];
   const { id, toolName, input, tick, index } = call;
   state.guards.approvals.calls.push({ id, toolName, input, tick, index, state: 'pending' });
-  return appendEntry(
+  return appendToolEntry(
     state,
     {
       checkpoint: id,
@@ -106,9 +118,9 @@ export function requestApproval(
  * since a newer call under the same id comes with a newer request.
  */
 export function executionOf(
-  ledger: readonly CheckpointLedgerEntry[],
-  request: CheckpointLedgerEntry,
-): CheckpointLedgerEntry | undefined {
+  ledger: readonly ToolLedgerEntry[],
+  request: ToolLedgerEntry,
+): ToolLedgerEntry | undefined {
   return ledger.find(
     (e) => e.kind === 'tool-executed' && e.checkpoint === request.checkpoint && e.seq > request.seq,
   );
@@ -116,9 +128,9 @@ export function executionOf(
 
 /** The decision (approval or denial) answering `request`, the latest if there are several. */
 function decisionOn(
-  ledger: readonly CheckpointLedgerEntry[],
-  request: CheckpointLedgerEntry,
-): CheckpointLedgerEntry | undefined {
+  ledger: readonly ToolLedgerEntry[],
+  request: ToolLedgerEntry,
+): ToolLedgerEntry | undefined {
   return ledger.findLast(
     (e) =>
       e.checkpoint === request.checkpoint &&
@@ -138,13 +150,13 @@ export function recordExecution(
   id: string,
   tick: number,
   signing: SigningContext,
-): CheckpointLedgerEntry | undefined {
-  const ledger = ledgerOf(state);
+): ToolLedgerEntry | undefined {
+  const ledger = toolLedgerOf(state);
   const request = latestApprovalRequest(ledger, id);
   if (request === undefined) return undefined;
   const approval = decisionOn(ledger, request);
   if (approval === undefined || approval.kind !== 'tool-approved') return undefined;
-  return appendEntry(
+  return appendToolEntry(
     state,
     {
       checkpoint: id,
@@ -201,7 +213,7 @@ export function timelineCalls(timeline: SessionState['timeline']): Map<string, T
  * (or be answered) again.
  */
 function spentProblem(
-  ledger: readonly CheckpointLedgerEntry[],
+  ledger: readonly ToolLedgerEntry[],
   calls: ReadonlyMap<string, TimelineCall>,
   id: string,
 ): string | undefined {
@@ -218,9 +230,9 @@ function spentProblem(
 
 /** The request entry a decision on `id` answers: the latest for that call. */
 export function latestApprovalRequest(
-  ledger: readonly CheckpointLedgerEntry[],
+  ledger: readonly ToolLedgerEntry[],
   id: string,
-): CheckpointLedgerEntry | undefined {
+): ToolLedgerEntry | undefined {
   for (let i = ledger.length - 1; i >= 0; i--) {
     const entry = ledger[i]!;
     if (entry.checkpoint === id && entry.kind === 'tool-approval-request') return entry;
@@ -262,7 +274,7 @@ export function decideToolCall(
   }
   const records = approvalsOf(state);
   const record = records.find((r) => r.id === id);
-  const ledger = ledgerOf(state);
+  const ledger = toolLedgerOf(state);
   const asked = latestApprovalRequest(ledger, id);
   const executed = asked === undefined ? undefined : executionOf(ledger, asked);
   if (executed !== undefined) {
@@ -300,9 +312,9 @@ export function decideToolCall(
         : 'Its tool name or input differs from what the agent asked for (the session file was edited).',
     );
   }
-  checkKey(ledger, signing, state.id);
+  checkKey(allLedgerEntries(state), signing, state.id);
 
-  const entry = appendEntry(
+  const entry = appendToolEntry(
     state,
     {
       checkpoint: id,
@@ -359,7 +371,7 @@ export function findApprovalCorrections(
   sessionId: string,
   verifier: ApprovalVerifier,
 ): ApprovalCorrection[] {
-  const ledger = ledgerOf(state);
+  const ledger = toolLedgerOf(state);
   const records = approvalsOf(state);
   if (records.length === 0) return [];
   const calls = timelineCalls(state.timeline);
@@ -380,7 +392,7 @@ export function findApprovalCorrections(
 }
 
 function decisionProblem(
-  ledger: readonly CheckpointLedgerEntry[],
+  ledger: readonly ToolLedgerEntry[],
   record: ToolApprovalRecord,
   sessionId: string,
   verifier: ApprovalVerifier,
@@ -399,7 +411,7 @@ function decisionProblem(
     return `its ledger has no ${record.state === 'approved' ? 'approval' : 'denial'} answering its request`;
   }
   if (verifies(verifier)) {
-    const check = verifyWith(verifier, sessionId, decision, request);
+    const check = verifyWith(verifier, sessionId, decision, request, 'tool-calls');
     if (!check.ok) return `its decision (ledger entry ${decision.seq}): ${check.why}`;
   }
   // After the signature, which covers all of it: where nothing is signed this still holds.
@@ -427,21 +439,21 @@ export function findOrphanedRequests(state: LedgerAndTimeline): ToolApprovalReco
  */
 export function findSpentUnanswered(
   state: LedgerAndTimeline,
-): Array<ToolApprovalRecord & { executed: CheckpointLedgerEntry }> {
+): Array<ToolApprovalRecord & { executed: ToolLedgerEntry }> {
   return unansweredRequests(state).filter(
-    (u): u is ToolApprovalRecord & { executed: CheckpointLedgerEntry } => u.executed !== undefined,
+    (u): u is ToolApprovalRecord & { executed: ToolLedgerEntry } => u.executed !== undefined,
   );
 }
 
 /** Calls the timeline has without a result, the ledger a request for, and no record holds. */
 function unansweredRequests(
   state: LedgerAndTimeline,
-): Array<ToolApprovalRecord & { executed: CheckpointLedgerEntry | undefined }> {
-  const ledger = ledgerOf(state);
+): Array<ToolApprovalRecord & { executed: ToolLedgerEntry | undefined }> {
+  const ledger = toolLedgerOf(state);
   // Most sessions never held a call: their timeline is not read.
   if (!ledger.some((e) => e.kind === 'tool-approval-request')) return [];
   const known = new Set(approvalsOf(state).map((r) => r.id));
-  const found: Array<ToolApprovalRecord & { executed: CheckpointLedgerEntry | undefined }> = [];
+  const found: Array<ToolApprovalRecord & { executed: ToolLedgerEntry | undefined }> = [];
   for (const [id, call] of timelineCalls(state.timeline)) {
     if (known.has(id) || call.answered) continue;
     // The latest request for the id: an earlier one asked about an earlier call of that id.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolLedgerEntry } from '../../approvals/ledger-schema.js';
 import { countSchema, type FamilySlice } from '../../state/family-slice.js';
 
 const toolApproval = z.looseObject({
@@ -11,9 +12,15 @@ const toolApproval = z.looseObject({
   reason: z.string().optional(),
 });
 
-/** The approvals family's slice (`state.guards.approvals`): calls held for a person's decision. */
+/**
+ * The approvals family's slice (`state.guards.approvals`): calls held for a person's decision
+ * and the tool-call ledger. `ledger` may be missing in a state given by hand (it starts empty).
+ */
 export const approvalsSlice: FamilySlice<'approvals'> = {
   name: 'approvals',
-  initialState: () => ({ calls: [] }),
-  stateSchema: z.looseObject({ calls: z.array(toolApproval) }),
+  initialState: () => ({ calls: [], ledger: [] }),
+  stateSchema: z.looseObject({
+    calls: z.array(toolApproval),
+    ledger: z.array(toolLedgerEntry).optional(),
+  }),
 };

@@ -86,12 +86,12 @@ describe('<Tool needsApproval>', () => {
     expect(resultsSent(model)[1]![1]).toBe('"dropped users"');
     expect(session.state.guards.approvals.calls).toEqual([]);
     // The approval was spent as the call ran: the ledger says so, naming the request.
-    expect(done.checkpointLedger.map((e) => e.kind)).toEqual([
+    expect(done.toolCallLedger.map((e) => e.kind)).toEqual([
       'tool-approval-request',
       'tool-approved',
       'tool-executed',
     ]);
-    const [request, approval, executedEntry] = done.checkpointLedger;
+    const [request, approval, executedEntry] = done.toolCallLedger;
     expect(approval).toMatchObject({
       answers: request!.seq,
       nonce: request!.nonce,

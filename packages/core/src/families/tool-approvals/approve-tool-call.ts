@@ -49,12 +49,12 @@ export async function denyToolCall(
  * ledger ever asked for one (a call that already ran: deciding it again is refused by name).
  */
 export function hasToolApproval(
-  state: { guards: Partial<Pick<GuardStates, 'approvals' | 'checkpoints'>> },
+  state: { guards: Partial<Pick<GuardStates, 'approvals'>> },
   id: string,
 ): boolean {
   const calls = state.guards.approvals?.calls;
   if (Array.isArray(calls) && calls.some((r) => r?.id === id)) return true;
-  const ledger = state.guards.checkpoints?.ledger;
+  const ledger = state.guards.approvals?.ledger;
   return (
     Array.isArray(ledger) &&
     ledger.some((e) => e?.kind === 'tool-approval-request' && e.checkpoint === id)

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { ModelMessage } from 'ai';
+import type { ToolLedgerEntry } from '../../approvals/ledger-types.js';
 
 /** The guard family's name (events, refusals, `tool:refused.by`). */
 export const APPROVALS_FAMILY = 'approvals';
@@ -37,7 +38,7 @@ export interface PendingToolApproval {
 export type ToolApprovalState = 'pending' | 'approved' | 'denied';
 
 /**
- * One held call in `SessionState.toolApprovals`, from the model's call until its result is in
+ * One held call in `state.guards.approvals.calls`, from the model's call until its result is in
  * the timeline (then it is removed; the ledger keeps the request and the decision).
  */
 export interface ToolApprovalRecord extends PendingToolApproval {
@@ -77,4 +78,9 @@ export interface ToolDenialInput extends ToolApprovalInput {
 export interface ApprovalsState {
   /** Tool calls held for a person's approval (`needsApproval`), until their result is in the timeline. */
   calls: ToolApprovalRecord[];
+  /**
+   * The tool-call ledger, oldest first: every held call's request, each decision on it and each
+   * execution that spent an approval. Numbered and signed on its own (checkpoints have theirs).
+   */
+  ledger: ToolLedgerEntry[];
 }
