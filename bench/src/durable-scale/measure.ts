@@ -283,14 +283,25 @@ async function measureWorkers(
       machineCores: (machineAfter - machineBefore) / wallMs,
     };
     if (kill === undefined) return { result };
-    const { rows } = await db.query<{ updated_at: string }>(
-      'SELECT updated_at FROM dbos.workflow_status WHERE workflow_uuid = ANY($1)',
+    const { rows } = await db.query<{ id: string; status: string; updated_at: string }>(
+      'SELECT workflow_uuid AS id, status, updated_at FROM dbos.workflow_status WHERE workflow_uuid = ANY($1)',
       [kill.orphaned],
     );
-    const resumed = await db.query<{ first: string | null }>(
-      `SELECT min(ended_ms) AS first FROM agate_dbos.steps
+    const resumed = await db.query<{ id: string; first: string }>(
+      `SELECT workflow_id AS id, min(ended_ms) AS first FROM agate_dbos.steps
        WHERE workflow_id = ANY($1) AND ended_ms > $2 GROUP BY workflow_id`,
       [kill.orphaned, kill.at],
+    );
+    // A run whose steps were all recorded before the kill records no step at the survivor:
+    // it went on when its workflow ended there (it read as never: "Infinity ms"). A run with
+    // neither a later step nor an end did not go on.
+    const firstStep = new Map(resumed.rows.map((r) => [r.id, Number(r.first)]));
+    const wentOn = rows.map(
+      (r) =>
+        firstStep.get(r.id) ??
+        (r.status === 'PENDING' || r.status === 'ENQUEUED'
+          ? Number.POSITIVE_INFINITY
+          : Number(r.updated_at)),
     );
     const calls = readdirSync(logDir)
       .filter((f) => f.startsWith('tools-'))
@@ -303,10 +314,11 @@ async function measureWorkers(
         runs: options.runs,
         completed: done.length,
         orphaned: kill.orphaned.length,
+        // A run not found at all (never taken over) still reads as never.
         resumedMs:
-          resumed.rows.length < kill.orphaned.length
+          rows.length < kill.orphaned.length
             ? Number.POSITIVE_INFINITY
-            : Math.max(0, ...resumed.rows.map((r) => Number(r.first) - kill.at)),
+            : Math.max(0, ...wentOn.map((at) => at - kill.at)),
         recoveryMs: Math.max(0, ...rows.map((r) => Number(r.updated_at) - kill.at)),
         recoveryAfterMs: RECOVERY_AFTER_MS,
         repeatedCalls: calls.length - new Set(calls).size,

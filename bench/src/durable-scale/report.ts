@@ -75,7 +75,7 @@ export function durableScaleRows(result: DurableScaleResult | undefined): ScaleR
   const limit = (kill?.recoveryAfterMs ?? 0) + SCALE_TARGETS.recoveryExtraMs;
   rows.push({
     what: kill
-      ? `\`@agate/dbos\`: ${kill.killed} of ${kill.workers} workers SIGKILLed when half of ${kill.runs.toLocaleString('en-US')} runs had ended: from the kill until the last of the ${kill.orphaned} runs they held went on at a survivor (its first step recorded there; recoveryAfterMs ${kill.recoveryAfterMs.toLocaleString('en-US')} ms)`
+      ? `\`@agate/dbos\`: ${kill.killed} of ${kill.workers} workers SIGKILLed when half of ${kill.runs.toLocaleString('en-US')} runs had ended: from the kill until the last of the ${kill.orphaned} runs they held went on at a survivor (its first step recorded there, or its end for a run whose steps had all been recorded before the kill; recoveryAfterMs ${kill.recoveryAfterMs.toLocaleString('en-US')} ms)`
       : '`@agate/dbos`: recovery after half the workers are killed',
     target: `< ${ms(limit)}; every run completes`,
     measured: kill
