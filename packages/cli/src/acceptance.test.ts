@@ -69,6 +69,11 @@ function agate(args: string[], env: Record<string, string> = {}): Promise<InProc
   return agateInProcess([...args, '--store', store], { env });
 }
 
+/** The real bin, for one end-to-end exit code per command. */
+function bin(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return spawned(process.execPath, [BIN, ...args, '--store', store], work, env);
+}
+
 function spawned(
   command: string,
   args: string[],
@@ -189,9 +194,12 @@ describe('agate approve / reject failures change nothing on disk', () => {
 
   it('each exits with its code and one `agate:` message; the store is byte-identical after all', async () => {
     const before = await contents();
-    // In turn: the failures are what is under test, not their order.
-    const outs: InProcessOutcome[] = [];
-    for (const [, args, env] of cases) outs.push(await agate(args, env));
+    // In turn: the failures are what is under test, not their order. `reject` through the
+    // real bin once: its exit code end to end.
+    const outs: Array<InProcessOutcome | Outcome> = [];
+    for (const [name, args, env] of cases) {
+      outs.push(await (name === 'open, not pending' ? bin : agate)(args, env));
+    }
     for (const [i, [name, , , code, message]] of cases.entries()) {
       const out = outs[i]!;
       expect({ name, code: out.code }).toEqual({ name, code });

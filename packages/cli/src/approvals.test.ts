@@ -147,8 +147,9 @@ describe('agate approve / deny <session> <callId>', () => {
       ['d-2', 'denied'],
     ]);
 
-    // A second decision on the same call: not pending any more.
-    const again = await cli(['deny', 'held', 'd-1', '--by', 'x', '--reason', 'late']);
+    // A second decision on the same call: not pending any more (the real bin's exit code end
+    // to end, once for `deny`).
+    const again = await agate(['deny', 'held', 'd-1', '--by', 'x', '--reason', 'late']);
     expect(again.code).toBe(ExitCode.notPending);
 
     const snapshot = await createFileStore(dir).load('held');
