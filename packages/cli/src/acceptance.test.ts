@@ -1,7 +1,9 @@
 /**
- * Acceptance scenarios for issue 7 §3, written from the issue's words: the real `agate` bin in
- * child processes on a store made here with the public API, every failure's exit code and
- * message, and that a failing command changes nothing on disk.
+ * Acceptance scenarios for issue 7 §3, written from the issue's words: the `agate` commands on
+ * a store made here with the public API, every failure's exit code and message, and that a
+ * failing command changes nothing on disk. The commands run in-process through `main()` (what
+ * they print and exit with is the same code the bin runs); the real bin's exit code end to end
+ * and `pnpm agate` from the repository run as child processes.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -23,6 +25,7 @@ import { type ScriptedTurn, scriptedModel } from '@agate/testing';
 import { createElement, Fragment } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { agateInProcess, type InProcessOutcome } from './__fixtures__/agate-in-process.js';
 import { builtCliBin } from './__fixtures__/built-cli.js';
 
 // The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.
@@ -62,7 +65,12 @@ interface Outcome {
   stderr: string;
 }
 
-function agate(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+function agate(args: string[], env: Record<string, string> = {}): Promise<InProcessOutcome> {
+  return agateInProcess([...args, '--store', store], { env });
+}
+
+/** The real bin, for one end-to-end exit code per command. */
+function bin(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
   return spawned(process.execPath, [BIN, ...args, '--store', store], work, env);
 }
 
@@ -186,8 +194,12 @@ describe('agate approve / reject failures change nothing on disk', () => {
 
   it('each exits with its code and one `agate:` message; the store is byte-identical after all', async () => {
     const before = await contents();
-    // In parallel (they only read): the failures are what is under test, not their order.
-    const outs = await Promise.all(cases.map(([, args, env]) => agate(args, env)));
+    // In turn: the failures are what is under test, not their order. `reject` through the
+    // real bin once: its exit code end to end.
+    const outs: Array<InProcessOutcome | Outcome> = [];
+    for (const [name, args, env] of cases) {
+      outs.push(await (name === 'open, not pending' ? bin : agate)(args, env));
+    }
     for (const [i, [name, , , code, message]] of cases.entries()) {
       const out = outs[i]!;
       expect({ name, code: out.code }).toEqual({ name, code });
@@ -197,11 +209,11 @@ describe('agate approve / reject failures change nothing on disk', () => {
       expect(out.stdout).toBe('');
     }
     expect(await contents()).toEqual(before);
-    // Ten CLI processes at once: slow on a busy 2-core machine, not wrong.
-  }, 60_000);
+  });
 });
 
 describe('the default store and pnpm agate', () => {
+  // The real bin end to end: its exit code, and the default store under the directory it starts in.
   it('with no --store, a failing approve in an empty directory exits 3 and creates nothing', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'agate-cli-empty-'));
     try {

@@ -1,6 +1,7 @@
 /**
- * `agate approve` / `agate deny` on tool calls held for approval (`needsApproval`), through the
- * real bin in child processes; the sessions are made and continued in this process.
+ * `agate approve` / `agate deny` on tool calls held for approval (`needsApproval`), in-process
+ * through `main()` (agate-in-process.ts); `agate run`, which loads the agent file, through the
+ * real bin in child processes. The sessions are made and continued in this process.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import {
 import { scriptedModel } from '@agate/testing';
 import { createElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import ApprovalAgent, { dropped } from './__fixtures__/approval-agent.js';
 import { builtCliBin } from './__fixtures__/built-cli.js';
 import { ExitCode } from './errors.js';
@@ -51,6 +53,11 @@ function agate(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A command on the store in `dir`, in-process. */
+function cli(args: string[], env: Record<string, string> = { AGATE_APPROVAL_KEY: KEY }) {
+  return agateInProcess([...args, '--store', dir], { env });
 }
 
 /** A session that ended awaiting approval of two drop_table calls (ids d-1, d-2). */
@@ -97,7 +104,7 @@ describe('agate run with a tool that needs approval', () => {
     expect(first.stdout).toContain(
       `drop_table {"table":"old_logs"} awaits approval: agate approve run-1 call_drop --by <name> --store ${dir}`,
     );
-    expect((await agate(['approve', 'run-1', 'call_drop', '--by', 'ana'])).code).toBe(0);
+    expect((await cli(['approve', 'run-1', 'call_drop', '--by', 'ana'])).code).toBe(0);
     // The resumed run's model: the rest of the script (the first turn was answered before).
     const rest = fileURLToPath(new URL('./__fixtures__/dropped.json', import.meta.url));
     const second = await agate(['run', agent, '--scripted', rest, '--plain', '--resume', 'run-1']);
@@ -111,18 +118,18 @@ describe('agate approve / deny <session> <callId>', () => {
   it('lists held calls, approves one and denies the other (signed); the next run executes only the approved one', {
     timeout: 120_000,
   }, async () => {
-    const [shown, listed] = await Promise.all([agate(['show', 'held']), agate(['sessions'])]);
+    const [shown, listed] = await Promise.all([cli(['show', 'held']), cli(['sessions'])]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/d-1\s+drop_table\s+pending\s+1\s+\{"table":"old_logs"\}/);
     expect(listed.stdout).toMatch(/held\s+awaiting-approval\s+2 tool calls pending/);
 
-    const approved = await agate(['approve', 'held', 'd-1', '--by', 'dba', '--reason', 'unused']);
+    const approved = await cli(['approve', 'held', 'd-1', '--by', 'dba', '--reason', 'unused']);
     expect(approved.stderr).toBe('');
     expect(approved.code).toBe(0);
     expect(approved.stdout).toMatch(
       /^Approved tool call d-1 of session held by dba \(ledger entry #3, signed with key [0-9a-f]{16}\)\./,
     );
-    const denied = await agate([
+    const denied = await cli([
       'deny',
       'held',
       'd-2',
@@ -140,7 +147,8 @@ describe('agate approve / deny <session> <callId>', () => {
       ['d-2', 'denied'],
     ]);
 
-    // A second decision on the same call: not pending any more.
+    // A second decision on the same call: not pending any more (the real bin's exit code end
+    // to end, once for `deny`).
     const again = await agate(['deny', 'held', 'd-1', '--by', 'x', '--reason', 'late']);
     expect(again.code).toBe(ExitCode.notPending);
 
@@ -167,13 +175,13 @@ describe('agate approve / deny <session> <callId>', () => {
     await waiting('held-2');
     const [unknown, denyCheckpoint, noReason, noBy, longBy, controlBy, longReason] =
       await Promise.all([
-        agate(['approve', 'held-2', 'd-9', '--by', 'dba']),
-        agate(['deny', 'held-2', 'T-1', '--by', 'dba', '--reason', 'no']),
-        agate(['deny', 'held-2', 'd-1', '--by', 'dba']),
-        agate(['approve', 'held-2', 'd-1', '--by', ' ']),
-        agate(['approve', 'held-2', 'd-1', '--by', 'a'.repeat(201)]),
-        agate(['approve', 'held-2', 'd-1', '--by', 'mallory\u001b[1A\rApproved by: dba']),
-        agate(['deny', 'held-2', 'd-2', '--by', 'dba', '--reason', 'r'.repeat(201)]),
+        cli(['approve', 'held-2', 'd-9', '--by', 'dba']),
+        cli(['deny', 'held-2', 'T-1', '--by', 'dba', '--reason', 'no']),
+        cli(['deny', 'held-2', 'd-1', '--by', 'dba']),
+        cli(['approve', 'held-2', 'd-1', '--by', ' ']),
+        cli(['approve', 'held-2', 'd-1', '--by', 'a'.repeat(201)]),
+        cli(['approve', 'held-2', 'd-1', '--by', 'mallory\u001b[1A\rApproved by: dba']),
+        cli(['deny', 'held-2', 'd-2', '--by', 'dba', '--reason', 'r'.repeat(201)]),
       ]);
     // Who decides and why: one line of at most 200 characters (issue 48, item 5).
     for (const bad of [longBy, controlBy, longReason]) {

@@ -1,7 +1,10 @@
 /**
- * The real `agate` bin in child processes: every command, its output, its exit code, and that
- * a failing command leaves the store exactly as it was. Fixture sessions are made once, in this
- * process, with the same core the CLI uses.
+ * Every `agate` command, its output, its exit code, and that a failing command leaves the store
+ * exactly as it was. Fixture sessions are made once, in this process, with the same core the
+ * CLI uses. The commands on a store run in-process through `main()` (agate-in-process.ts);
+ * `agate run` runs the real bin in a child process: it loads the agent file (through tsx's
+ * hooks, fresh in each process, which vitest's module runner is not), and Ctrl-C is a signal
+ * to a process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore, type SessionState } from '@agate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import { builtCliBin } from './__fixtures__/built-cli.js';
 import { buildFixtureStore, fixture } from './__fixtures__/store-fixture.js';
 import { ExitCode } from './errors.js';
@@ -64,6 +68,7 @@ function finished(child: ChildProcess): Promise<Outcome> {
 }
 
 const agate = (args: string[], env?: Record<string, string>) => finished(start(args, env));
+const cli = (args: string[], env?: Record<string, string>) => agateInProcess(args, { env });
 
 /** Every file in the store and a hash of its bytes: what "nothing changed" is checked against. */
 async function storeContents(dir: string): Promise<Record<string, string>> {
@@ -96,7 +101,7 @@ afterAll(async () => {
 
 describe('agate sessions', () => {
   it('lists the sessions with status, checkpoint, ticks and save time, and names damaged files', async () => {
-    const table = await agate(['sessions', '--store', store]);
+    const table = await cli(['sessions', '--store', store]);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^id\s+status\s+checkpoint\s+ticks\s+saved at$/);
@@ -115,8 +120,8 @@ describe('agate sessions', () => {
 describe('agate show', () => {
   it('shows the timeline in brief, gates, checkpoints and the ledger', async () => {
     const [done, waiting] = await Promise.all([
-      agate(['show', 'done-1', '--store', store]),
-      agate(['show', 'cp-signed', '--store', store, '--messages', '1']),
+      cli(['show', 'done-1', '--store', store]),
+      cli(['show', 'cp-signed', '--store', store, '--messages', '1']),
     ]);
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('session done-1\nstatus: completed\nticks: 4   tool calls: 2');
@@ -143,8 +148,8 @@ describe('agate show', () => {
 
   it('fails clearly for an unknown session and a corrupt file', async () => {
     const [unknown, broken] = await Promise.all([
-      agate(['show', 'nope', '--store', store]),
-      agate(['show', 'broken', '--store', store]),
+      cli(['show', 'nope', '--store', store]),
+      cli(['show', 'broken', '--store', store]),
     ]);
     expect(unknown).toEqual({
       code: ExitCode.notFound,
@@ -160,13 +165,13 @@ describe('agate approve / reject', () => {
   it('refuses every bad request with its exit code and changes nothing on disk', async () => {
     const before = await storeContents(store);
     const [unknownSession, unknownCheckpoint, notPending, wrongKey, corrupt] = await Promise.all([
-      agate(['approve', 'nope', 'T-1', '--by', 'ana', '--store', store]),
-      agate(['reject', 'cp-errors', 'T-9', '--by', 'ana', '--feedback', 'x', '--store', store]),
-      agate(['approve', 'cp-approved', 'T-1', '--by', 'ana', '--store', store]),
-      agate(['approve', 'cp-signed', 'T-1', '--by', 'ana', '--store', store], {
+      cli(['approve', 'nope', 'T-1', '--by', 'ana', '--store', store]),
+      cli(['reject', 'cp-errors', 'T-9', '--by', 'ana', '--feedback', 'x', '--store', store]),
+      cli(['approve', 'cp-approved', 'T-1', '--by', 'ana', '--store', store]),
+      cli(['approve', 'cp-signed', 'T-1', '--by', 'ana', '--store', store], {
         AGATE_APPROVAL_KEY: 'not-the-key',
       }),
-      agate(['reject', 'broken', 'T-1', '--by', 'ana', '--feedback', 'x', '--store', store]),
+      cli(['reject', 'broken', 'T-1', '--by', 'ana', '--feedback', 'x', '--store', store]),
     ]);
     expect(unknownSession.code).toBe(ExitCode.notFound);
     expect(unknownSession.stderr).toContain(`agate: No session "nope" in ${store}.`);
@@ -190,7 +195,7 @@ describe('agate approve / reject', () => {
 
   it('approves with a note and rejects with feedback, recorded in the stored ledger', async () => {
     const [approved, rejected] = await Promise.all([
-      agate([
+      cli([
         'approve',
         'cp-approve',
         'T-1',
@@ -201,7 +206,7 @@ describe('agate approve / reject', () => {
         '--store',
         store,
       ]),
-      agate(
+      cli(
         [
           'reject',
           'cp-reject',
@@ -281,7 +286,7 @@ describe('agate run', () => {
     );
   });
 
-  it('prints events as JSON lines; a signed run awaiting approval is approved in a second process and finished in a third', async () => {
+  it('prints events as JSON lines; a signed run awaiting approval is approved, then finished in a second process', async () => {
     const runStore = join(work, 'json-run');
     const key = { AGATE_APPROVAL_KEY: 'json-run-key' };
     const out = await agate(
@@ -331,7 +336,7 @@ describe('agate run', () => {
     const saved = (await createFileStore(runStore).load('json-1'))?.state as SessionState;
     expect(saved.guards.checkpoints.ledger[0]?.signature).toMatch(/^[0-9a-f]{64}$/);
 
-    const approved = await agate(
+    const approved = await cli(
       ['approve', 'json-1', 'T-1', '--by', 'ana', '--store', runStore],
       key,
     );

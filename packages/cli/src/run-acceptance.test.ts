@@ -218,20 +218,17 @@ describe('agate run, off a terminal', () => {
     expect(saved?.state).toMatchObject({ status: 'awaiting-approval' });
   });
 
-  it('no model named: exit 2 before anything runs, one message on standard error', async () => {
-    const { code, stdout, stderr } = await outcome(spawnAgate(['run', AGENT]));
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/^agate: /);
-    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(stdout).not.toContain('session ');
-  });
+  // No model named (exit 2, one message on standard error, before anything runs): cli.test.ts
+  // checks the whole message through the same bin; one process shows it.
 
-  it("a run that ends in <Output>: a refused final answer reads as refused, the object is printed as pretty JSON, and --json's run:end carries it", async () => {
+  it("a run that ends in <Output>: a refused final answer reads as refused, the object is printed as pretty JSON, --json's run:end carries it, and agate show prints the answer the run completed with", async () => {
     const agent = fileURLToPath(new URL('./__fixtures__/verdict-agent.tsx', import.meta.url));
     const turns = fileURLToPath(new URL('./__fixtures__/verdict.json', import.meta.url));
+    const store = join(work, 'verdict-store');
     const verdict = { verdict: 'request-changes', issues: ['a / 0 now returns 0 silently'] };
+    // One plain run (saved, for agate show) and one --json run of the same script.
     const [plain, json] = await Promise.all([
-      outcome(spawnAgate(['run', agent, '--scripted', turns])),
+      outcome(spawnAgate(['run', agent, '--scripted', turns, '--store', store, '--id', 'v-1'])),
       outcome(spawnAgate(['run', agent, '--scripted', turns, '--json'])),
     ]);
     expect(plain.code, plain.stderr).toBe(0);
@@ -252,20 +249,11 @@ describe('agate run, off a terminal', () => {
       output: verdict,
       path: [],
     });
-  });
 
-  it('agate show prints the <Output> answer the run completed with, not the refused one before it', async () => {
-    const agent = fileURLToPath(new URL('./__fixtures__/verdict-agent.tsx', import.meta.url));
-    const turns = fileURLToPath(new URL('./__fixtures__/verdict.json', import.meta.url));
-    const store = join(work, 'verdict-store');
-    const run = await outcome(
-      spawnAgate(['run', agent, '--scripted', turns, '--store', store, '--id', 'v-1']),
-    );
-    expect(run.code, run.stderr).toBe(0);
+    // agate show: the <Output> answer the run completed with, not the refused one before it.
+    // (The real bin end to end for `show`; the other files run it in-process.)
     const shown = await outcome(spawnAgate(['show', 'v-1', '--store', store]));
     expect(shown.code, shown.stderr).toBe(0);
-    const verdict = { verdict: 'request-changes', issues: ['a / 0 now returns 0 silently'] };
-    const indented = JSON.stringify(verdict, null, 2).replaceAll('\n', '\n  ');
     expect(shown.stdout.endsWith(`\noutput:\n  ${indented}\n`)).toBe(true);
     // The timeline shows each final_answer's result as the model read it, as `agate run` did.
     expect(shown.stdout).toContain('✗ final_answer: Not accepted: Gate "change-read" was deferred');

@@ -3,27 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore } from '@agate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import { fixture } from './__fixtures__/store-fixture.js';
 import { ExitCode } from './errors.js';
-import { main } from './index.js';
 
 const AGENT = fixture('subagent-agent.tsx');
 
 async function agate(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    env: {},
-    isTTY: false,
-    onInterrupt: () => () => {},
-  });
-  return { code, out, err };
+  const { code, stdout, stderr } = await agateInProcess(args);
+  return { code, out: stdout, err: stderr };
 }
 
 describe('a checkpoint inside a sub-agent, decided from the CLI', () => {

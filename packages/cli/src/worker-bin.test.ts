@@ -1,7 +1,10 @@
 /**
  * Issue 38 §2: `agate worker` as a person meets it, through the real bin in child processes —
  * one `agate worker: …` line and an exit code for each way it cannot start, two lines for a
- * database that goes away and comes back, and a clean stop on SIGTERM and SIGINT.
+ * database that goes away and comes back, and a clean stop on SIGTERM and SIGINT. What only
+ * prints and exits before any agents file is loaded or worker started (`--help`, a missing
+ * file or URL, `agate db create` after its first run here) runs in-process through `main()`
+ * (agate-in-process.ts); loading the agents file and the worker's lifetime stay in the bin.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@agate/dbos';
 import { postgresBinDir, requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import { builtCliBin } from './__fixtures__/built-cli.js';
 import { SLOW_CALLS } from './__fixtures__/worker-agents.js';
 
@@ -60,6 +64,12 @@ function agate(args: string[], env: Record<string, string> = {}): Bin {
   return bin;
 }
 
+/** A command that only prints and exits, in-process; the same fields as a finished `Bin`. */
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const { code, stdout, stderr } = await agateInProcess(args, { env });
+  return { exited: Promise.resolve(code), stdout, stderr };
+}
+
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -87,7 +97,7 @@ describe('agate worker, the real bin', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('--help lists the environment it reads and its exit codes', async () => {
-    const help = agate(['worker', '--help']);
+    const help = await cli(['worker', '--help']);
     expect(await help.exited).toBe(0);
     for (const name of ['DATABASE_URL', 'AGATE_APPROVAL_KEY', 'AGATE_APPROVAL_PUBLIC_KEY']) {
       expect(help.stdout).toContain(name);
@@ -98,13 +108,15 @@ describe('agate worker, the real bin', () => {
   it('an agents file it cannot use, or no database URL: one line, exit 2', async () => {
     const broken = join(dir, 'broken.tsx');
     writeFileSync(broken, 'export const agents = {\n');
+    // Loading the agents file is the bin's (tsx's hooks, fresh in each process); a file not
+    // there and a URL not given end before it, in-process.
     const cases = [
-      [['worker', join(dir, 'missing.tsx'), '--store', nowhere], /agents file .* not found/i],
-      [['worker', broken, '--store', nowhere], /could not load the agents file/i],
-      [['worker', NOT_AGENTS, '--store', nowhere], /must export its agents by name/],
-      [['worker', AGENTS], /needs the runs database: --store postgres:.*or DATABASE_URL/],
+      [['worker', join(dir, 'missing.tsx'), '--store', nowhere], /agents file .* not found/i, cli],
+      [['worker', broken, '--store', nowhere], /could not load the agents file/i, agate],
+      [['worker', NOT_AGENTS, '--store', nowhere], /must export its agents by name/, agate],
+      [['worker', AGENTS], /needs the runs database: --store postgres:.*or DATABASE_URL/, cli],
     ] as const;
-    const runs = cases.map(([args]) => agate([...args]));
+    const runs = await Promise.all(cases.map(([args, , how]) => how([...args])));
     for (const [i, run] of runs.entries()) {
       expect(await run.exited).toBe(2);
       expect(oneLine(run.stderr)).toMatch(cases[i]?.[1] as RegExp);
@@ -143,7 +155,7 @@ describe('agate worker, the real bin', () => {
       expect(first.stdout).toMatch(/Session store \(schema "agate"\): applied migrations 1, /);
       expect(first.stdout).toContain("Durable runs: DBOS's tables and Agate's");
       expect(first.stdout).toContain(`Next: agate worker <agents-file> --store ${url}`);
-      const again = agate(['db', 'create'], { DATABASE_URL: url });
+      const again = await cli(['db', 'create'], { DATABASE_URL: url });
       expect(await again.exited, again.stderr).toBe(0);
       expect(again.stdout).toContain('Database "made" exists');
       expect(again.stdout).toContain('up to date');
@@ -156,7 +168,7 @@ describe('agate worker, the real bin', () => {
 
     it('agate db create: says what it did, nothing false, and quotes the command it suggests', async () => {
       const url = `${base}/quoted?application_name=x$(id)`;
-      const made = agate(['db', 'create', url]);
+      const made = await cli(['db', 'create', url]);
       expect(await made.exited, made.stderr).toBe(0);
       expect(made.stderr).toBe('');
       expect(made.stdout).not.toContain('does not exist');
@@ -169,7 +181,7 @@ describe('agate worker, the real bin', () => {
       expect(dir).toBeDefined();
       const port = new URL(server.url).port;
       const hostless = `postgres://agate@/bysocket?host=${dir}&port=${port}`;
-      const made = agate(['db', 'create', hostless]);
+      const made = await cli(['db', 'create', hostless]);
       expect(await made.exited, made.stderr).toBe(0);
       expect(made.stderr).toBe('');
       expect(made.stdout).toContain(
@@ -177,7 +189,7 @@ describe('agate worker, the real bin', () => {
       );
       expect(made.stdout).toContain("Durable runs: DBOS's tables and Agate's");
       expect(made.stdout).toContain(`--store '${hostless}'\n`);
-      const bare = agate([
+      const bare = await cli([
         'db',
         'create',
         `postgresql:///bysocket2?host=${dir}&port=${port}&user=agate`,
@@ -199,8 +211,8 @@ describe('agate worker, the real bin', () => {
 
     it('agate db create: a role that may not create databases, and nothing at the URL: one line, exit 2', async () => {
       await sql(server.url, 'CREATE ROLE plain LOGIN');
-      const refused = agate(['db', 'create', `${base.replace('agate@', 'plain@')}/nope`]);
-      const unreachable = agate(['db', 'create', nowhere]);
+      const refused = await cli(['db', 'create', `${base.replace('agate@', 'plain@')}/nope`]);
+      const unreachable = await cli(['db', 'create', nowhere]);
       expect(await refused.exited).toBe(2);
       expect(refused.stderr).toMatch(
         /^agate: role "plain" may not create databases\. Ask the server's administrator to run CREATE DATABASE "nope" OWNER "plain".*\n$/,
