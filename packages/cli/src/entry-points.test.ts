@@ -13,13 +13,14 @@
  * agate` is that same bin behind pnpm, and the repository's bin on the oldest Node loads the
  * same sources: one layout each shows them.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requireSystem } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  cachedNodeBinary,
   enginesFloor,
   expectLayoutRan,
   inTurn,
@@ -117,6 +118,26 @@ describe(`the oldest Node the engines allow (${floor})`, () => {
     ];
     const engines = files.map((file) => JSON.parse(readFileSync(file, 'utf8')).engines.node);
     expect(new Set(engines)).toEqual(new Set([ENGINES]));
+  });
+
+  it("finds a Node npx installed before in npx's cache: that exact version, executable", () => {
+    const cache = join(scratch, 'npm-cache');
+    const install = (set: string, version: string, mode: number) => {
+      const dir = join(cache, '_npx', set, 'node_modules', 'node');
+      mkdirSync(join(dir, 'bin'), { recursive: true });
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'node', version }));
+      writeFileSync(join(dir, 'bin', 'node'), '');
+      chmodSync(join(dir, 'bin', 'node'), mode);
+    };
+    install('a1', `${floor}0`, 0o755);
+    install('b2', before, 0o755);
+    install('c3', floor, 0o644);
+    install('d4', floor, 0o755);
+    mkdirSync(join(cache, '_npx', 'e5'));
+    expect(cachedNodeBinary(floor, cache)).toBe(join(cache, '_npx/d4/node_modules/node/bin/node'));
+    expect(cachedNodeBinary(before, cache)).toBe(join(cache, '_npx/b2/node_modules/node/bin/node'));
+    expect(cachedNodeBinary('20.0.0', cache)).toBeUndefined();
+    expect(cachedNodeBinary(floor, join(scratch, 'no-cache'))).toBeUndefined();
   });
 
   const binaries: Record<string, string> = {};
