@@ -11,15 +11,19 @@
  * theirs), and on the oldest Node through the built CLI (__fixtures__/built-cli.ts: what an
  * installed project runs, the agent loaded by the same src/run/typescript-loader.ts). `pnpm
  * agate` is that same bin behind pnpm, and the repository's bin on the oldest Node loads the
- * same sources: one layout each shows them.
+ * same sources: one layout each shows them. On the oldest Node, the built CLI runs only the two
+ * layouts inside the repository: every other layout (and the repository's own agent) runs on
+ * that Node through the really installed CLI in packages/create-agate/src/packed-install.test.ts
+ * (part of `pnpm test`), the same processes a second time here.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requireSystem } from '@agate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  cachedNodeBinary,
   enginesFloor,
   expectLayoutRan,
   inTurn,
@@ -91,6 +95,10 @@ async function runLayouts(
 const bare = (all: AgentLayout[]) =>
   all.filter((l) => l.name.startsWith('a .tsx in a folder with no'));
 
+/** The layouts the packed tests cannot have: agent files inside this repository. */
+const insideRepository = (all: AgentLayout[]) =>
+  all.filter((l) => l.name.startsWith('a .tsx inside the repository'));
+
 describe('pnpm agate', () => {
   it('runs the bin below (a lone agent file), on one copy of @agate/core', async () => {
     await runLayouts('pnpm', ['-s', 'agate'], bare);
@@ -119,6 +127,26 @@ describe(`the oldest Node the engines allow (${floor})`, () => {
     expect(new Set(engines)).toEqual(new Set([ENGINES]));
   });
 
+  it("finds a Node npx installed before in npx's cache: that exact version, executable", () => {
+    const cache = join(scratch, 'npm-cache');
+    const install = (set: string, version: string, mode: number) => {
+      const dir = join(cache, '_npx', set, 'node_modules', 'node');
+      mkdirSync(join(dir, 'bin'), { recursive: true });
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'node', version }));
+      writeFileSync(join(dir, 'bin', 'node'), '');
+      chmodSync(join(dir, 'bin', 'node'), mode);
+    };
+    install('a1', `${floor}0`, 0o755);
+    install('b2', before, 0o755);
+    install('c3', floor, 0o644);
+    install('d4', floor, 0o755);
+    mkdirSync(join(cache, '_npx', 'e5'));
+    expect(cachedNodeBinary(floor, cache)).toBe(join(cache, '_npx/d4/node_modules/node/bin/node'));
+    expect(cachedNodeBinary(before, cache)).toBe(join(cache, '_npx/b2/node_modules/node/bin/node'));
+    expect(cachedNodeBinary('20.0.0', cache)).toBeUndefined();
+    expect(cachedNodeBinary(floor, join(scratch, 'no-cache'))).toBeUndefined();
+  });
+
   const binaries: Record<string, string> = {};
   const fetched = (version: string, tests: string) =>
     requireSystem({
@@ -133,9 +161,9 @@ describe(`the oldest Node the engines allow (${floor})`, () => {
     });
 
   it.skipIf(!fetched(floor, `the CLI on Node ${floor}`))(
-    `runs every layout of agent file on Node ${floor}, built as installed`,
+    `runs the layouts inside the repository on Node ${floor}, built as installed`,
     async () => {
-      await runLayouts(binaries[floor] as string, [builtCliBin()]);
+      await runLayouts(binaries[floor] as string, [builtCliBin()], insideRepository);
     },
     180_000,
   );

@@ -33,6 +33,7 @@ const NOT_LOADED: Record<string, RegExp> = {
   'the --scripted loader': /\/run\/scripted-file\.[jt]s$/,
   playwright: /\/node_modules\/playwright(-core)?\//,
   'node:http': /^node:https?$/,
+  'unbash (read on the first shell command a check classifies)': /\/node_modules\/unbash\//,
 };
 
 interface Run {
@@ -97,7 +98,7 @@ describe.each(['--plain', 'piped'])('agate run <demo> %s', (name) => {
     expect(modules.some((url) => /\/node_modules\/react-reconciler\/cjs\//.test(url))).toBe(true);
   });
 
-  it('loads none of the live view, Postgres, DBOS, MCP, the providers, studio or node:http', () => {
+  it('loads none of the live view, Postgres, DBOS, MCP, the providers, studio, unbash or node:http', () => {
     const { modules } = runs[name]!;
     const loaded = Object.entries(NOT_LOADED).flatMap(([what, pattern]) => {
       const hits = modules.filter((url) => pattern.test(url));

@@ -4,7 +4,8 @@
  * tests can check what ran and how many copies of @agate/core it loaded.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
@@ -124,8 +125,18 @@ export function enginesFloor(engines: string): { floor: string; before: string }
 /**
  * The path of a Node binary of exactly `version`, fetched from the npm registry through npx
  * like the rest of the toolchain (cached after the first time); undefined when it cannot be.
+ * Each npx start is a whole npm CLI (about a second of CPU, three on a busy machine), so a
+ * version is asked once per process, and one npx already installed is taken from its cache.
  */
 export function nodeBinary(version: string): string | undefined {
+  if (!binaries.has(version))
+    binaries.set(version, cachedNodeBinary(version) ?? npxNodeBinary(version));
+  return binaries.get(version);
+}
+
+const binaries = new Map<string, string | undefined>();
+
+function npxNodeBinary(version: string): string | undefined {
   const found = spawnSync(
     'npx',
     ['-y', '-p', `node@${version}`, '-c', 'node -p process.execPath'],
@@ -133,4 +144,36 @@ export function nodeBinary(version: string): string | undefined {
   );
   const path = found.stdout.trim().split('\n').at(-1) ?? '';
   return found.status === 0 && path.startsWith('/') ? path : undefined;
+}
+
+/**
+ * The binary an earlier `npx -p node@<version>` installed: npx keeps each package set in
+ * `<npm cache>/_npx/<hash>/node_modules`, where the `node` package holds `bin/node`. Only an
+ * exact version whose binary is there and executable; anything else asks npx.
+ */
+export function cachedNodeBinary(
+  version: string,
+  cache = process.env.npm_config_cache || join(homedir(), '.npm'),
+): string | undefined {
+  let sets: string[];
+  try {
+    sets = readdirSync(join(cache, '_npx'));
+  } catch {
+    return undefined;
+  }
+  for (const set of sets.sort()) {
+    const dir = join(cache, '_npx', set, 'node_modules', 'node');
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        version?: unknown;
+      };
+      if (manifest.version !== version) continue;
+      const binary = join(dir, 'bin', 'node');
+      accessSync(binary, constants.X_OK);
+      return binary;
+    } catch {
+      // Not a node install, or a half-written one: the next, or npx.
+    }
+  }
+  return undefined;
 }

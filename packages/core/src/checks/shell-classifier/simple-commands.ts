@@ -1,13 +1,27 @@
-import {
-  type AndOr as AndOrNode,
-  type Command as CommandAst,
-  type CommandNode,
-  type CompoundList,
-  type PipelineNode,
-  parse,
-  type Redirection,
-  type Statement,
+import { createRequire } from 'node:module';
+import type {
+  AndOr as AndOrNode,
+  Command as CommandAst,
+  CommandNode,
+  CompoundList,
+  PipelineNode,
+  Redirection,
+  Statement,
 } from 'unbash';
+
+type Parse = typeof import('unbash').parse;
+
+let parseBash: Parse | undefined;
+
+/**
+ * unbash (17 modules) loaded on the first shell line read, not when @agate/core is imported:
+ * most runs never classify a shell command, and every `agate` start paid for it. `require`
+ * keeps this function synchronous (Node loads an ES module through require since 22.12).
+ */
+function parse(text: string): ReturnType<Parse> {
+  parseBash ??= (createRequire(import.meta.url)('unbash') as typeof import('unbash')).parse;
+  return parseBash(text);
+}
 
 /** One output or input redirection of a simple command (`> f`, `2>> log`, `< in`). */
 export interface Redirect {
