@@ -859,7 +859,9 @@ function scaleSection(scale: ScaleResult, idle: IdleSessionMemory | undefined): 
         `events), heap after GC: **${kib(idle.bytesPerSession)} per session**, of which ` +
         `${kib(idle.bytesPerSession - idle.bytesPerSessionBesideMessages)} are the messages themselves ` +
         `(measured as copies of one timeline) and ${kib(idle.bytesPerSessionBesideMessages)} what ` +
-        `Agate keeps around them.${idle.gcExposed ? '' : ' **Warning:** run without --expose-gc.'}`,
+        'Agate keeps around them. Between runs the recent ticks the guards read are kept as ' +
+        "records pointing at the timeline's messages, made whole again at the next run's first tick " +
+        `(packages/core/src/runtime/recent-ticks.ts).${idle.gcExposed ? '' : ' **Warning:** run without --expose-gc.'}`,
       '',
     );
   }

@@ -11,99 +11,112 @@ import { BUILT_IN_SLICES } from '../guard-seam/built-in-slices.js';
  * Fields added by later versions may be missing (they start empty). Unknown extra fields are
  * left alone.
  */
-const count = z.number().int().nonnegative();
-const nonNegative = z.number().nonnegative().refine(Number.isFinite, 'must be finite');
+function buildSchemas() {
+  const count = z.number().int().nonnegative();
+  const nonNegative = z.number().nonnegative().refine(Number.isFinite, 'must be finite');
 
-const timelineMessage = z.unknown().superRefine((value, ctx) => {
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { role?: unknown }).role === 'system'
-  ) {
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        'a "system" message is not allowed in the timeline (system text comes from <System>, never from the history)',
-    });
-    return;
-  }
-  const parsed = modelMessageSchema.safeParse(value);
-  if (!parsed.success) {
-    ctx.addIssue({
-      code: 'custom',
-      message: 'is not a valid AI SDK model message (user, assistant or tool)',
-    });
-  }
-});
+  const timelineMessage = z.unknown().superRefine((value, ctx) => {
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { role?: unknown }).role === 'system'
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'a "system" message is not allowed in the timeline (system text comes from <System>, never from the history)',
+      });
+      return;
+    }
+    const parsed = modelMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'is not a valid AI SDK model message (user, assistant or tool)',
+      });
+    }
+  });
+
+  /**
+   * The built-in families' slices of `state.guards`, each checked against the schema its family
+   * declares (`guard-seam/built-in-slices.ts`; a missing slice starts at its initial value). `defineGuard`
+   * guards' slices are checked by their own `stateSchema` when they are mounted.
+   */
+  const guards = z.looseObject(
+    Object.fromEntries(BUILT_IN_SLICES.map((slice) => [slice.name, slice.stateSchema.optional()])),
+  );
+
+  const stateSchema = z.looseObject({
+    tick: count,
+    timeline: z.array(timelineMessage),
+    usage: z.looseObject({
+      inputTokens: nonNegative,
+      outputTokens: nonNegative,
+      totalTokens: nonNegative,
+    }),
+    toolCalls: count,
+    notices: z.array(z.string()),
+    status: z.enum([
+      'idle',
+      'running',
+      'completed',
+      'blocked',
+      'stopped',
+      'paused',
+      'awaiting-approval',
+      'max-ticks',
+      'output-limit',
+      'content-filter',
+      'aborted',
+      'error',
+    ]),
+    guards,
+    // A tick whose calls were interrupted (a running sub-agent): its calls are run from here.
+    inflight: z
+      .looseObject({
+        tick: count,
+        response: z.looseObject({
+          text: z.string(),
+          reasoning: z.string(),
+          toolCalls: z.array(z.looseObject({ toolCallId: z.string(), toolName: z.string() })),
+          finishReason: z.string(),
+          usage: z.looseObject({
+            inputTokens: nonNegative,
+            outputTokens: nonNegative,
+            totalTokens: nonNegative,
+          }),
+        }),
+        results: z.record(
+          z.string(),
+          z.looseObject({ toolCallId: z.string(), toolName: z.string(), isError: z.boolean() }),
+        ),
+        progress: z.record(z.string(), z.unknown()),
+      })
+      .optional(),
+  });
+  return { guards, stateSchema };
+}
 
 /**
- * The built-in families' slices of `state.guards`, each checked against the schema its family
- * declares (`guard-seam/built-in-slices.ts`; a missing slice starts at its initial value). `defineGuard`
- * guards' slices are checked by their own `stateSchema` when they are mounted.
+ * Built on first use, not at import (issue 51 item 4): only a restored or seeded session is
+ * checked, and a plain agent's import need not build a dozen zod schemas it never uses.
  */
-const guards = z.looseObject(
-  Object.fromEntries(BUILT_IN_SLICES.map((slice) => [slice.name, slice.stateSchema.optional()])),
-);
-
-const stateSchema = z.looseObject({
-  tick: count,
-  timeline: z.array(timelineMessage),
-  usage: z.looseObject({
-    inputTokens: nonNegative,
-    outputTokens: nonNegative,
-    totalTokens: nonNegative,
-  }),
-  toolCalls: count,
-  notices: z.array(z.string()),
-  status: z.enum([
-    'idle',
-    'running',
-    'completed',
-    'blocked',
-    'stopped',
-    'paused',
-    'awaiting-approval',
-    'max-ticks',
-    'output-limit',
-    'content-filter',
-    'aborted',
-    'error',
-  ]),
-  guards,
-  // A tick whose calls were interrupted (a running sub-agent): its calls are run from here.
-  inflight: z
-    .looseObject({
-      tick: count,
-      response: z.looseObject({
-        text: z.string(),
-        reasoning: z.string(),
-        toolCalls: z.array(z.looseObject({ toolCallId: z.string(), toolName: z.string() })),
-        finishReason: z.string(),
-        usage: z.looseObject({
-          inputTokens: nonNegative,
-          outputTokens: nonNegative,
-          totalTokens: nonNegative,
-        }),
-      }),
-      results: z.record(
-        z.string(),
-        z.looseObject({ toolCallId: z.string(), toolName: z.string(), isError: z.boolean() }),
-      ),
-      progress: z.record(z.string(), z.unknown()),
-    })
-    .optional(),
-});
+let schemas: ReturnType<typeof buildSchemas> | undefined;
+const built = () => {
+  schemas ??= buildSchemas();
+  return schemas;
+};
 
 /** Each problem as `state.<path>: <what is wrong>`; empty when the state is well formed. */
 export function stateSchemaProblems(state: unknown): string[] {
-  const parsed = stateSchema.safeParse(state, MISSING);
+  const parsed = built().stateSchema.safeParse(state, MISSING);
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) => problemAt(issue.path, issue.message));
 }
 
 /** The problems of the built-in families' slices alone (in `state.guards`), named by path. */
 export function guardSliceProblems(guardsValue: unknown): string[] {
-  const parsed = guards.safeParse(guardsValue, MISSING);
+  const parsed = built().guards.safeParse(guardsValue, MISSING);
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) => problemAt(['guards', ...issue.path], issue.message));
 }

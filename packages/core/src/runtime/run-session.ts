@@ -86,6 +86,8 @@ export async function runSession<O>(
     }
   } finally {
     core.running = false;
+    // Idle from here: the recent ticks stay as records over the timeline's messages.
+    core.ticks.release();
   }
   // Nothing a component opened outlives the run (child processes, sockets).
   await core.closeResources();

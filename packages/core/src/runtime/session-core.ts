@@ -27,6 +27,7 @@ import { DeclarationRegistry } from './declarations.js';
 import { type AgateEvent, type EventListener, EventLog } from './events.js';
 import { storeAtStep } from './fault.js';
 import { checkSessionOptions } from './option-checks.js';
+import { RECENT_TICKS_CAP, RecentTicks } from './recent-ticks.js';
 import { RequestFormCache } from './request-messages.js';
 import { SessionResources } from './resources.js';
 import type { RenderingSession } from './session-context.js';
@@ -47,8 +48,8 @@ export class SessionCore implements TracedSession {
   readonly root: AgateRoot;
   readonly registry = new DeclarationRegistry();
   readonly events: EventLog;
-  /** Finished ticks, oldest first (capped): what `GuardTick.recentTicks` shows. */
-  readonly recentTicks: TickResult[] = [];
+  /** Finished ticks, oldest first (capped), kept compact between runs (runtime/recent-ticks.ts). */
+  readonly ticks = new RecentTicks(RECENT_TICKS_CAP);
   readonly requestForms = new RequestFormCache();
   /** What components open for the run (MCP connections): see runtime/resources.ts. */
   readonly resources = new SessionResources();
@@ -145,6 +146,11 @@ export class SessionCore implements TracedSession {
     this.tracing = new SessionTracing(this, options, agentName(element, options.name));
     this.tickLog = this.openTickLog(options);
     if (options.onEvent) this.events.subscribe(options.onEvent);
+  }
+
+  /** Finished ticks, oldest first (capped): what `GuardTick.recentTicks` shows. */
+  get recentTicks(): TickResult[] {
+    return this.ticks.list;
   }
 
   /** The context compiled by the latest render (what tracing reads). */

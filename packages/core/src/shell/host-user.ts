@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { childProcess } from '../ground/builtins.js';
 import { isWithin, type SandboxPolicy } from './policy.js';
 import { SandboxUnavailableError } from './shell-errors.js';
 
@@ -267,7 +267,10 @@ function probeHostUser(perl: string): Probe {
     // The whole chain: the mapping, bubblewrap started by the unprivileged user, a write.
     const bwrap = ['bwrap', '--ro-bind', '/', '/', '--bind', dir, dir, '--unshare-all'];
     const command = [...bwrap, '--', '/bin/sh', '-c', `touch '${dir}/probe'`];
-    const run = spawnSync(perl, helperArgs(plan, command), { encoding: 'utf8', timeout: 10_000 });
+    const run = childProcess().spawnSync(perl, helperArgs(plan, command), {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     if (run.status === 0) return { ok: true };
     const why =
       run.error !== undefined

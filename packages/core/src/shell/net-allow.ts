@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { nodeNet } from '../ground/builtins.js';
 import { NetworkAllowEntryError } from './shell-errors.js';
 
 /**
@@ -45,7 +45,7 @@ export function parseAllowEntry(entry: string): AllowEntry {
         throw bad('has something after its IPv6 address other than :port');
       portPart = after.slice(1);
     }
-    if (isIP(hostPart) !== 6) throw bad('has no IPv6 address in its brackets');
+    if (nodeNet().isIP(hostPart) !== 6) throw bad('has no IPv6 address in its brackets');
   } else {
     const colon = entry.lastIndexOf(':');
     if (colon >= 0) {
@@ -60,7 +60,7 @@ export function parseAllowEntry(entry: string): AllowEntry {
     return { host: canonicalIp(hostPart) ?? hostPart, wildcard: false, port };
   }
   const host = hostPart.toLowerCase().replace(/\.$/, '');
-  if (isIP(host) === 4) return { host, wildcard: false, port };
+  if (nodeNet().isIP(host) === 4) return { host, wildcard: false, port };
   const match = NAME.exec(host);
   if (match === null || host.length > 253) {
     throw bad('is not a host name, an IPv4 address or a bracketed IPv6 address');
@@ -97,7 +97,7 @@ export function parsePort(text: string): number | null {
  */
 export function normalizeHost(host: string): string | undefined {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (isIP(bare) !== 0) return canonicalIp(bare);
+  if (nodeNet().isIP(bare) !== 0) return canonicalIp(bare);
   const name = bare.toLowerCase().replace(/\.$/, '');
   return NAME.test(name) && !name.startsWith('*.') && name.length <= 253 ? name : undefined;
 }
@@ -131,7 +131,7 @@ function canonicalIp(address: string): string | undefined {
 
 /** The bytes of an IPv4 (4) or IPv6 (16) address in text; undefined for anything else. */
 export function ipBytes(address: string): number[] | undefined {
-  const family = isIP(address);
+  const family = nodeNet().isIP(address);
   if (family === 4) return address.split('.').map(Number);
   if (family !== 6) return undefined;
   let text = address.toLowerCase();

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { childProcess } from '../ground/builtins.js';
 import { PROXY_PORT_INSIDE } from './bwrap-args.js';
 import { SandboxUnavailableError } from './shell-errors.js';
 
@@ -37,7 +38,7 @@ export async function sandboxPid(info: Readable): Promise<number | undefined> {
 
 /** Starts the network bridge in the user and network namespaces of sandbox `pid` and waits until it listens. */
 export async function startBridge(pid: number, socket: string): Promise<ChildProcess> {
-  const bridge = spawn(
+  const bridge = childProcess().spawn(
     'nsenter',
     [
       `--target=${pid}`,

@@ -1,6 +1,6 @@
-import { lookup } from 'node:dns/promises';
 import { once } from 'node:events';
-import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { dnsPromises, nodeNet } from '../ground/builtins.js';
 import {
   type AllowEntry,
   isInternalAddress,
@@ -38,7 +38,7 @@ export async function resolveAllowed(
   }
   let addresses: string[];
   try {
-    addresses = isIP(host) === 0 ? await resolve(host) : [host];
+    addresses = nodeNet().isIP(host) === 0 ? await resolve(host) : [host];
   } catch {
     return { refused: `${host} could not be resolved` };
   }
@@ -55,7 +55,7 @@ export async function resolveAllowed(
 }
 
 async function resolveAll(host: string): Promise<string[]> {
-  const found = await lookup(host, { all: true, verbatim: true });
+  const found = await dnsPromises().lookup(host, { all: true, verbatim: true });
   return found.map((a) => a.address);
 }
 
@@ -74,7 +74,7 @@ export async function startAllowListProxy(
 ): Promise<{ close(): Promise<void> }> {
   const entries = parseAllowList(allow);
   const open = new Set<Socket>();
-  const server: Server = createServer((client) => {
+  const server: Server = nodeNet().createServer((client) => {
     open.add(client);
     client.on('close', () => open.delete(client));
     client.on('error', () => client.destroy());
@@ -171,7 +171,7 @@ function dial(
     else client.destroy();
     return;
   }
-  const upstream = connect({ host: address, port, timeout: CONNECT_TIMEOUT_MS });
+  const upstream = nodeNet().connect({ host: address, port, timeout: CONNECT_TIMEOUT_MS });
   open.add(upstream);
   let connected = false;
   upstream.on('close', () => open.delete(upstream));

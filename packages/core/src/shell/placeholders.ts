@@ -1,7 +1,8 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { join } from 'node:path';
+import { nodeNet } from '../ground/builtins.js';
 import type { Placeholder } from './host-run-files.js';
 import { SandboxUnavailableError } from './shell-errors.js';
 
@@ -58,7 +59,7 @@ function registry(): string {
 async function lock(): Promise<Server> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
-    const server = createServer();
+    const server = nodeNet().createServer();
     const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
       server.once('error', resolve);
       server.listen({ path: LOCK_NAME, exclusive: true }, () => resolve(undefined));

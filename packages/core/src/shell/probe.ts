@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../ground/builtins.js';
 import { SandboxUnavailableError } from './shell-errors.js';
 
 type Probe = { ok: true } | { ok: false; error: SandboxUnavailableError };
@@ -18,10 +18,14 @@ export function checkSandbox(bwrap = 'bwrap'): void {
 }
 
 function probe(bwrap: string): Probe {
-  const run = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
+  const run = childProcess().spawnSync(
+    bwrap,
+    ['--ro-bind', '/', '/', '--unshare-all', '--', '/bin/true'],
+    {
+      encoding: 'utf8',
+      timeout: 10_000,
+    },
+  );
   if (run.error !== undefined) {
     const missing = (run.error as NodeJS.ErrnoException).code === 'ENOENT';
     return {

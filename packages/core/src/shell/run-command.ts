@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { childProcess } from '../ground/builtins.js';
 import {
   BLOCK_FD,
   bwrapArgs,
@@ -114,13 +115,25 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     const env = hostUser === undefined ? options.env : trustRepositories(options.env);
     const bwrap = [options.bwrap ?? 'bwrap', ...bwrapArgs(policy, paths, env, options.command)];
     const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
-    const child = spawn('/bin/sh', ['-c', `${limits.prelude}exec "$@"`, 'agate-sandbox', ...argv], {
-      // bubblewrap changes to the command's folder itself, in the sandbox's view.
-      cwd: '/',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...data.map(() => 'pipe' as const)],
-      detached: true,
-    }) as ChildProcess;
+    const child = childProcess().spawn(
+      '/bin/sh',
+      ['-c', `${limits.prelude}exec "$@"`, 'agate-sandbox', ...argv],
+      {
+        // bubblewrap changes to the command's folder itself, in the sandbox's view.
+        cwd: '/',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdio: [
+          'ignore',
+          'pipe',
+          'pipe',
+          'pipe',
+          'pipe',
+          'pipe',
+          ...data.map(() => 'pipe' as const),
+        ],
+        detached: true,
+      },
+    ) as ChildProcess;
     // bubblewrap closes these once read; a reset on our end of them is not an error.
     for (const stream of child.stdio.slice(SECCOMP_FD)) stream?.on('error', () => {});
     (extraFd(child, SECCOMP_FD) as Writable).end(program);
@@ -191,7 +204,7 @@ function extraFd(child: ChildProcess, fd: number): Readable | Writable {
 }
 
 function spawnHost(options: RunOptions): ChildProcess {
-  return spawn('/bin/sh', ['-c', options.command], {
+  return childProcess().spawn('/bin/sh', ['-c', options.command], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],

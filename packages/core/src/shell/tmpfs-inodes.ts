@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from '../ground/builtins.js';
 
 /**
  * The writable tmpfs mounts of a sandbox (`/tmp`, `/dev/shm`) get a byte cap from bubblewrap
@@ -59,7 +59,7 @@ export function remountOptions(tmpSizeBytes: number): string {
 export async function capTmpfsInodes(pid: number, tmpSizeBytes: number): Promise<boolean> {
   const numbers = SYSCALLS[process.arch];
   if (numbers === undefined) return false;
-  const child = spawn(
+  const child = childProcess().spawn(
     'perl',
     [
       '-e',

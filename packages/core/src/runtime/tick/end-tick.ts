@@ -6,8 +6,6 @@ import { isCutOff } from '../endings.js';
 import type { ModelTurn } from '../model-call.js';
 import type { SessionCore } from '../session-core.js';
 
-const RECENT_TICKS_CAP = 50;
-
 /** What the tick did: the model's turn and its tool calls' results. */
 export function tickResult(
   tickNo: number,
@@ -36,7 +34,8 @@ export function recordTick(
   result: TickResult,
   reasoning: ModelTurn['reasoning'],
 ): TickResult {
-  const committed = commitTick(core.state, result, tickMessages(result, reasoning), {
+  const messages = tickMessages(result, reasoning);
+  const committed = commitTick(core.state, result, messages, {
     maxTimelineMessages: core.options.maxTimelineMessages ?? 5_000,
   });
   core.state = committed.state;
@@ -53,8 +52,7 @@ export function recordTick(
     });
     recorded = { ...result, text: whole };
   }
-  core.recentTicks.push(recorded);
-  if (core.recentTicks.length > RECENT_TICKS_CAP) core.recentTicks.shift();
+  core.ticks.add(recorded, messages);
   return recorded;
 }
 
