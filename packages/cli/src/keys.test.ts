@@ -8,9 +8,8 @@ import { Checkpoint, createFileStore, createSession, System, Timeline, User } fr
 import { scriptedModel } from '@agate/testing';
 import { createElement, Fragment } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import { ExitCode } from './errors.js';
-import type { CliIo } from './io.js';
-import { main } from './program.js';
 
 let work: string;
 beforeAll(async () => {
@@ -20,23 +19,8 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function agate(argv: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-    env,
-    isTTY: false,
-    onInterrupt: () => () => {},
-  };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+/** In this process through `main()` (the shared helper), with only `env`. */
+const agate = (argv: string[], env: Record<string, string> = {}) => agateInProcess(argv, { env });
 
 const agent = createElement(
   Fragment,

@@ -7,30 +7,13 @@ import { createPostgresStore } from '@agate/postgres';
 import { requirePostgres, startPostgres, type TestPostgres } from '@agate/testing';
 import { createElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import CheckpointAgent from './__fixtures__/checkpoint-agent.js';
 import { fixture } from './__fixtures__/store-fixture.js';
-import type { CliIo } from './io.js';
-import { main } from './program.js';
 import { loadScriptedModel } from './run/scripted-file.js';
 import { redactPassword } from './sessions/stored-session.js';
 
-async function agate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (t) => {
-      stdout += t;
-    },
-    err: (t) => {
-      stderr += t;
-    },
-    env: {},
-    isTTY: false,
-    onInterrupt: () => () => {},
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
-}
+const agate = (args: string[]) => agateInProcess(args);
 
 describe.skipIf(!requirePostgres('CLI on a Postgres store'))(
   'agate with --store postgres://',
@@ -49,7 +32,7 @@ describe.skipIf(!requirePostgres('CLI on a Postgres store'))(
       expect(first.stdout).toMatch(/Applied migrations 1, 2 to schema "cli_\d+"/);
       const again = await agate(['db', 'migrate', '--store', url]);
       expect(again.stdout).toMatch(/is up to date \(migration 2\)/);
-      const dir = await agate(['db', 'migrate', '--store', '.agate/sessions']);
+      const dir = await agate(['db', 'migrate', '--store', '/nonexistent/.agate/sessions']);
       expect(dir.code).toBe(2);
       expect(dir.stderr).toMatch(/^agate: agate db migrate needs a Postgres store/);
     });

@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore, type SessionState } from '@agate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import { APPROVAL_KEY, buildFixtureStore, fixture } from './__fixtures__/store-fixture.js';
 import { ExitCode } from './errors.js';
-import type { CliIo } from './io.js';
-import { main } from './program.js';
 
 let work: string;
 let store: string;
@@ -25,23 +24,8 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function agate(argv: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-    env,
-    isTTY: false,
-    onInterrupt: () => () => {},
-  };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+/** In this process through `main()` (the shared helper), with only `env`. */
+const agate = (argv: string[], env: Record<string, string> = {}) => agateInProcess(argv, { env });
 
 async function files(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
