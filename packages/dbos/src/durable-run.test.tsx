@@ -264,9 +264,12 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     } finally {
       await dbos.destroy();
     }
-    // The worker says so, one line each.
-    const said = events.map((e) => (e.type === 'warning' ? e.message : '')).join('\n');
-    for (const { says } of forged) expect(said).toMatch(says);
+    // The worker says so, one line each. DBOS logs a workflow's error after it records it, so
+    // a result can be read before its line is said: wait for the line, not for the result.
+    const said = () => events.map((e) => (e.type === 'warning' ? e.message : '')).join('\n');
+    for (const { says } of forged) {
+      await vi.waitFor(() => expect(said()).toMatch(says), { timeout: 10_000, interval: 50 });
+    }
     for (const session of ['victim', 'other', 'proto', 'huge', 'opts', 'too-big']) {
       expect(await store.load(session)).toBeUndefined();
       expect(callsLog()).not.toContain(session);

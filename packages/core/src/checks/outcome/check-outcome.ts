@@ -1,4 +1,3 @@
-import { nodeUtil } from '../../ground/builtins.js';
 import { type CallResult, exitCodeOf, notRunReason } from '../shell-classifier/ran.js';
 import { readRunnerSummaries } from './runner-summaries.js';
 import { uncaughtAtEnd } from './uncaught.js';
@@ -105,7 +104,12 @@ function outputText(output: string | undefined): string {
     output.length > HEAD + TAIL
       ? `${output.slice(0, HEAD)}\n${output.slice(output.length - TAIL)}`
       : output;
-  return nodeUtil().stripVTControlCharacters(bounded).replace(/\r\n?/g, '\n');
+  // node:util taken when first needed (not at import), as ground/builtins.ts does inside the
+  // runtime; this reader is family code, which imports only the public API.
+  return process
+    .getBuiltinModule('node:util')
+    .stripVTControlCharacters(bounded)
+    .replace(/\r\n?/g, '\n');
 }
 
 /** A reading as a few words for messages: `failed (exit code 1; "=== 1 failed in 0.9s ===")`. */
