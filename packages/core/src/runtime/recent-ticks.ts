@@ -45,8 +45,8 @@ class CompactTick {
     }
     return {
       tick: this.tick,
-      toolCalls: toolCalls.slice(),
-      toolResults: toolResults.slice(),
+      toolCalls,
+      toolResults,
       text: this.text,
       finishReason: this.finishReason,
       usage: this.usage,
