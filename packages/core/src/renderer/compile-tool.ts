@@ -15,11 +15,14 @@ import { declaredToolPropsVersion, toolGuardProps } from './tool-props.js';
  */
 export function compileTool(node: HostElement): CompiledTool {
   const { props } = node;
-  // React hands a host node a new props object only when its element changed: the usual tick.
-  const known = byProps.get(props);
-  if (known !== undefined && known.version === declaredToolPropsVersion()) return known.tool;
+  // React hands a host node a new props object only when its element changed: the usual tick
+  // finds the tool on the node. Kept on the node, not in a WeakMap by props: a run from scratch
+  // sets one per tool, and a WeakMap's set cost more than compiling (issue 51 item 2).
+  const known = node.compiled;
+  const version = declaredToolPropsVersion();
+  if (known !== undefined && known.props === props && known.version === version) return known.tool;
   const tool = sameContent(props) ?? compileToolProps(node);
-  byProps.set(props, { tool, version: declaredToolPropsVersion() });
+  node.compiled = { props, tool, version };
   return tool;
 }
 
@@ -28,8 +31,6 @@ interface Compiled {
   /** The declared guard props when it was compiled (a prop declared later changes `guard`). */
   version: number;
 }
-
-const byProps = new WeakMap<HostProps, Compiled>();
 
 /**
  * Compiled tools by what they run (the `execute` function, else the ready AI SDK tool), then by

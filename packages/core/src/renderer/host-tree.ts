@@ -3,6 +3,8 @@
  * (no React in here) so the compiler can walk it without knowing about fibers.
  */
 
+import type { CompiledTool } from './compiled-context.js';
+
 /** Host element types the renderer knows. Components in `components/` are the only producers. */
 export type HostType =
   | 'agate-system'
@@ -31,6 +33,8 @@ export interface HostElement {
   parent: HostParent | null;
   /** Set while React keeps the node mounted but hidden (`<Activity mode="hidden">`, Suspense). */
   hidden?: boolean;
+  /** A `<Tool>`'s compiled tool and the props it was compiled from (renderer/compile-tool.ts). */
+  compiled?: { props: HostProps; tool: CompiledTool; version: number };
 }
 
 export interface HostText {

@@ -1,5 +1,6 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { untilAborted } from './abort.js';
+import { neverAbortedSignal, onAbort, untilAborted } from './abort.js';
 
 const never = new Promise<never>(() => {});
 
@@ -31,5 +32,18 @@ describe('untilAborted', () => {
     const hung = untilAborted(never, controller.signal);
     controller.abort('late');
     await expect(hung).rejects.toBe('late');
+  });
+
+  it('on a signal no one can abort (a run given none), settles with the work and adds no listener', async () => {
+    const signal = neverAbortedSignal();
+    await expect(untilAborted(Promise.resolve('done'), signal)).resolves.toBe('done');
+    await expect(untilAborted(Promise.reject(new Error('broke')), signal)).rejects.toThrow('broke');
+    const stop = onAbort(signal, () => {});
+    stop();
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    // A signal someone holds the controller of is watched as before.
+    const held = new AbortController().signal;
+    await untilAborted(Promise.resolve(1), held);
+    expect(getEventListeners(held, 'abort')).toHaveLength(1);
   });
 });

@@ -180,7 +180,7 @@ function historyFor(
  * whole. The single-consumer variant is used because the runtime reads `fullStream` once and
  * needs no replay: it skips the stream tee and buffering, the largest per-tick cost measured.
  */
-export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
+export function callModel(options: ModelCallOptions): Promise<ModelTurn> {
   const { context, signal, settings } = options;
   const messages = toRequestMessages(context, options.requestForms);
   if (messages.length === 0) {
@@ -201,8 +201,18 @@ export async function callModel(options: ModelCallOptions): Promise<ModelTurn> {
     ...telemetry,
     ...settings,
   };
+  // Each path's own promise, with no async layer of this function's around it (its problems,
+  // as the empty request above, throw here: the caller's `try` takes them as rejections).
   if (options.streaming === false) return generateTurn(request, options);
+  return streamTurn(request, options);
+}
 
+/** The streaming path: `streamText`'s parts read once, deltas passed on as they come. */
+async function streamTurn(
+  request: Parameters<typeof generateText>[0],
+  options: ModelCallOptions,
+): Promise<ModelTurn> {
+  const { signal } = options;
   let failure: unknown;
   const result = streamTextLowMemory({
     ...request,

@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai';
-import { produce } from 'immer';
+import { freeze, produce } from 'immer';
 import type { ReactNode } from 'react';
 import { ContextBudget } from '../context-budget/budget.js';
 import { errorMessage } from '../ground/thrown.js';
@@ -101,7 +101,8 @@ export class SessionCore implements TracedSession {
         ? restoreSnapshotState<SessionState>(options.snapshot)
         : { id: options.id ?? crypto.randomUUID(), ...options.state };
     // Fields and guard slices added by later versions start empty in a restored session.
-    this.state = produce(withInitialState(seeded), () => {});
+    // Deep-frozen as an empty `produce` would, without its draft and scope.
+    this.state = freeze(withInitialState(seeded), true);
     this.id = this.state.id;
     this.storedRevision = options.snapshot?.revision;
     // One id rule for sessions, stores and the CLI: fail here, not at the first save many ticks later.

@@ -16,6 +16,7 @@ import type { CompiledContext } from '../renderer/compiled-context.js';
 import type { ChangedBy, SessionState } from '../state/session-state.js';
 import { SessionStateError } from '../state/session-state-error.js';
 import type { TickRecord } from '../tick-log/tick-record.js';
+import { neverAbortedSignal } from './abort.js';
 import type { DeclarationRegistry } from './declarations.js';
 import type { EventListener, SubscribeOptions } from './events.js';
 import type { SessionResources } from './resources.js';
@@ -147,7 +148,7 @@ export class Session implements FamilyApi {
       throw new SessionStateError('A run is in progress; tick() cannot interleave.');
     core.running = true;
     try {
-      return await runAtomicTick(core, options.signal ?? new AbortController().signal);
+      return await runAtomicTick(core, options.signal ?? neverAbortedSignal());
     } finally {
       core.running = false;
     }

@@ -1,3 +1,5 @@
+import { isThenable } from '../ground/thenable.js';
+
 /**
  * How one model response's tool calls run. Calls run one at a time, in the model's order, so a
  * knob set by an earlier call is visible to a later one and a guard may refuse the calls after a
@@ -38,8 +40,10 @@ export async function runToolBatch<C, O>(
       if (slot === undefined) {
         const outcome = await batch.start(call);
         if (next === started.length) {
-          // Every earlier call is finished (the usual case): this one's result goes in now.
-          await batch.finish(call, outcome);
+          // Every earlier call is finished (the usual case): this one's result goes in now,
+          // awaited only when finishing is asynchronous (an `await` is a turn of its own).
+          const finished = batch.finish(call, outcome);
+          if (isThenable(finished)) await finished;
           continue;
         }
         started.push({ call, promise: Promise.resolve(outcome), settled: true });
@@ -64,7 +68,7 @@ export async function runToolBatch<C, O>(
         members.add(done);
         started.push(entry);
       }
-      await finishSettled();
+      if (next < started.length && started[next]!.settled) await finishSettled();
     }
     while (next < started.length) {
       const entry = started[next++]!;
