@@ -8,6 +8,7 @@ import {
   serializeSnapshot,
 } from '@agate/core/stores';
 import type pg from 'pg';
+import { prepared } from './prepared.js';
 import type { SavedLists } from './saved-lists.js';
 import type { SessionRow } from './session-rows.js';
 import type { StoreDb } from './store-db.js';
@@ -85,29 +86,31 @@ export function prepareSave(
     const timeline = columns.get('timeline')!;
     const signatures = columns.get('signatures')!;
     await client.query(
-      `update ${db.s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
+      prepared(
+        `update ${db.s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
          format_version = $6, head = $7, has_timeline = $8, timeline_start = $9,
          timeline_count = $10, timeline_tail = $11, has_signatures = $12,
          signatures_start = $13, signatures_count = $14, signatures_tail = $15, save_id = $16
        where id = $1`,
-      [
-        snapshot.id,
-        stored + 1,
-        snapshot.savedAt,
-        snapshot.label ?? null,
-        parts.status,
-        snapshot.version,
-        parts.head,
-        timeline.has,
-        timeline.start,
-        timeline.count,
-        timeline.tail,
-        signatures.has,
-        signatures.start,
-        signatures.count,
-        signatures.tail,
-        saveId,
-      ],
+        [
+          snapshot.id,
+          stored + 1,
+          snapshot.savedAt,
+          snapshot.label ?? null,
+          parts.status,
+          snapshot.version,
+          parts.head,
+          timeline.has,
+          timeline.start,
+          timeline.count,
+          timeline.tail,
+          signatures.has,
+          signatures.start,
+          signatures.count,
+          signatures.tail,
+          saveId,
+        ],
+      ),
     );
     // Delivered at commit only, so a listener never hears of a decision that rolled back.
     if (saveOptions?.decision === true) {
@@ -131,10 +134,12 @@ async function lockRow(
   id: string,
 ): Promise<SessionRow | undefined> {
   const { rows } = await client.query<SessionRow>(
-    `select revision, has_timeline, timeline_start, timeline_count, timeline_tail,
+    prepared(
+      `select revision, has_timeline, timeline_start, timeline_count, timeline_tail,
        has_signatures, signatures_start, signatures_count, signatures_tail, save_id
      from ${s}.sessions where id = $1 for update`,
-    [id],
+      [id],
+    ),
   );
   return rows[0];
 }

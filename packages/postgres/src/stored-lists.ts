@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { settledOrigin } from '@agate/core/stores';
 import type pg from 'pg';
+import { prepared } from './prepared.js';
 import {
   planByIdentity,
   planTimeline,
@@ -155,10 +156,12 @@ export async function writeList(
   if (fresh.length > 0) {
     // The drop and the insert in one statement: one round trip for a trimmed list too.
     await client.query(
-      `with dropped as (delete from ${table} where session_id = $1 and seq < $4)
+      prepared(
+        `with dropped as (delete from ${table} where session_id = $1 and seq < $4)
        insert into ${table} (session_id, seq, ${list.column})
        select $1, $2::bigint + u.i - 1, u.m from unnest($3::text[]) with ordinality as u(m, i)`,
-      [sessionId, start + from, fresh, dropBefore ?? 0],
+        [sessionId, start + from, fresh, dropBefore ?? 0],
+      ),
     );
   } else if (dropBefore !== undefined) {
     await client.query(`delete from ${table} where session_id = $1 and seq < $2`, [
