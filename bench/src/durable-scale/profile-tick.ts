@@ -24,26 +24,30 @@ const option = (name: string) => {
 };
 const runs = Number(option('--runs') ?? 200);
 const cpuProf = option('--cpu-prof');
+/** Without pg_stat_statements (its own cost left out: the CPU figures only). */
+const plain = argv.includes('--plain');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const server = await startPostgres({ private: true, fsync: true });
-const admin = new pg.Client({ connectionString: server.url });
-await admin.connect();
-await admin.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
-await admin.end();
-await server.restart();
-const settings = new pg.Client({ connectionString: server.url });
-await settings.connect();
-await settings.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`);
-await settings.query(`ALTER SYSTEM SET pg_stat_statements.track = 'all'`);
-await settings.query('SELECT pg_reload_conf()');
-await settings.end();
+if (!plain) {
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+  await admin.end();
+  await server.restart();
+  const settings = new pg.Client({ connectionString: server.url });
+  await settings.connect();
+  await settings.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`);
+  await settings.query(`ALTER SYSTEM SET pg_stat_statements.track = 'all'`);
+  await settings.query('SELECT pg_reload_conf()');
+  await settings.end();
+}
 const url = server.url.replace(/\/[^/]*$/, '/profile');
 await createDatabase(url);
 await prepareDatabase(url);
 const db = new pg.Client({ connectionString: url });
 await db.connect();
-await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+if (!plain) await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
 const client = await createClient({ databaseUrl: url });
 const logDir = mkdtempSync(join(tmpdir(), 'agate-tick-profile-'));
 try {
@@ -54,7 +58,7 @@ try {
       ),
     );
   }
-  await db.query('SELECT pg_stat_statements_reset()');
+  if (!plain) await db.query('SELECT pg_stat_statements_reset()');
   const port = Number(new URL(url).port);
   const pgBefore = postgresCpuMs(port) ?? Number.NaN;
   const script = join(dirname(fileURLToPath(import.meta.url)), 'worker.ts');
@@ -99,26 +103,28 @@ try {
   log(
     `PostgreSQL CPU ${(pgCpu / ticks).toFixed(3)} ms/tick; worker CPU (after ready) ${(workerCpu / ticks).toFixed(3)} ms/tick`,
   );
-  const { rows } = await db.query<{
-    query: string;
-    calls: string;
-    exec: number;
-    plan: number;
-    rows: string;
-    hit: string;
-    dirtied: string;
-    written: string;
-  }>(
-    `SELECT query, calls, total_exec_time AS exec, total_plan_time AS plan, rows,
-            shared_blks_hit AS hit, shared_blks_dirtied AS dirtied, wal_bytes AS written
-     FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 40`,
-  );
-  const total = rows.reduce((s, r) => s + r.exec + r.plan, 0);
-  log(`statements: ${(total / ticks).toFixed(3)} ms/tick of execution + planning (top 40)`);
-  for (const r of rows) {
-    log(
-      `${((r.exec + r.plan) / ticks).toFixed(4)} ms/tick  exec ${(r.exec / ticks).toFixed(4)} plan ${(r.plan / ticks).toFixed(4)}  calls/tick ${(Number(r.calls) / ticks).toFixed(2)}  rows ${r.rows} hit ${r.hit} dirtied ${r.dirtied} wal ${r.written}  ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`,
+  if (!plain) {
+    const { rows } = await db.query<{
+      query: string;
+      calls: string;
+      exec: number;
+      plan: number;
+      rows: string;
+      hit: string;
+      dirtied: string;
+      written: string;
+    }>(
+      `SELECT query, calls, total_exec_time AS exec, total_plan_time AS plan, rows,
+              shared_blks_hit AS hit, shared_blks_dirtied AS dirtied, wal_bytes AS written
+       FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 40`,
     );
+    const total = rows.reduce((s, r) => s + r.exec + r.plan, 0);
+    log(`statements: ${(total / ticks).toFixed(3)} ms/tick of execution + planning (top 40)`);
+    for (const r of rows) {
+      log(
+        `${((r.exec + r.plan) / ticks).toFixed(4)} ms/tick  exec ${(r.exec / ticks).toFixed(4)} plan ${(r.plan / ticks).toFixed(4)}  calls/tick ${(Number(r.calls) / ticks).toFixed(2)}  rows ${r.rows} hit ${r.hit} dirtied ${r.dirtied} wal ${r.written}  ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`,
+      );
+    }
   }
 } finally {
   await client.close();
