@@ -85,6 +85,11 @@ export async function createClient(options: ClientOptions): Promise<Client> {
             appVersion,
             // Two startRun calls racing for one session: the database lets one in.
             deduplicationID: sessionId,
+            // Plain JSON (DBOS's portable format) for the request and the run's result, which
+            // holds the whole timeline: DBOS's default (superjson, then a walk of the value for
+            // functions) cost more worker CPU than the run's saves. Each row names its format,
+            // so runs enqueued before read as they were written.
+            serializationType: 'portable',
           },
           request,
         );

@@ -85,6 +85,43 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     expect(listed.map((s) => s.id)).toEqual(expect.arrayContaining(['s-a', 's-b', 's-c']));
   });
 
+  it("runs a run enqueued in DBOS's default format (an earlier client) and reads both formats", async () => {
+    // startRun writes DBOS's portable JSON; a run enqueued before that change names superjson.
+    const dbos = await DBOSClient.create({ systemDatabaseUrl: pg.url, applicationName: 'agate' });
+    const db = new postgres.Client({ connectionString: pg.url });
+    await db.connect();
+    try {
+      await dbos.enqueue(
+        {
+          queueName: 'agate-runs',
+          workflowName: 'agate-run',
+          workflowID: 'agate/legacy/old-format',
+          appVersion: 'agate-2',
+          deduplicationID: 'legacy',
+        },
+        { agent: 'counting', sessionId: 'legacy', input: { run: 'legacy' } },
+      );
+      const fresh = await start('counting', 'portable');
+      const results = await Promise.all([
+        client.getRun('legacy').then((h) => h.result({ timeoutMs: 30_000 })),
+        fresh.result({ timeoutMs: 30_000 }),
+      ]);
+      expect(results.map((r) => [r.status, r.ticks])).toEqual([
+        ['completed', CALLS_PER_RUN + 1],
+        ['completed', CALLS_PER_RUN + 1],
+      ]);
+      const { rows } = await db.query<{ id: string; serialization: string }>(
+        `SELECT workflow_uuid AS id, serialization FROM dbos.workflow_status
+         WHERE workflow_uuid = ANY($1) ORDER BY workflow_uuid`,
+        [['agate/legacy/old-format', fresh.runId]],
+      );
+      expect(rows.map((r) => r.serialization)).toEqual(['js_superjson', 'portable_json']);
+    } finally {
+      await db.end();
+      await dbos.destroy();
+    }
+  });
+
   it('refuses a second run of a session while one is active, and unknown sessions', async () => {
     const first = await start('slow', 'busy');
     await expect(start('slow', 'busy')).rejects.toBeInstanceOf(RunActiveError);

@@ -7,7 +7,7 @@ import { DBOSWorkflowConflictError } from '@dbos-inc/dbos-sdk/datasource';
 import { currentOwnerXid } from '@dbos-inc/dbos-sdk/internal/context';
 import type pg from 'pg';
 import { DatabaseDownError, databaseWork } from './retry.js';
-import { inTransaction, SCHEMA } from './tables.js';
+import { SCHEMA } from './tables.js';
 
 /**
  * A durable run's steps, recorded by Agate in its own table instead of DBOS's `runStep`.
@@ -20,10 +20,11 @@ import { inTransaction, SCHEMA } from './tables.js';
  *
  * - a recorded step is never run again: its answer (or its error) is returned in every later
  *   execution of the run, in order, and a step of another name at that place is refused;
- * - only the run's owner records: inside the recording transaction, after the row is inserted,
- *   the run's status row is locked and its owner compared with this execution's token (DBOS's
- *   own check before it records a step), so an execution that lost the run to a recovering
- *   worker rolls back, and the new owner's insert of the same step waits for that;
+ * - only the run's owner records: in the recording statement, the run's status row is locked
+ *   and its owner compared with this execution's token (DBOS's own check before it records a
+ *   step) before the row goes in, so an execution that lost the run to a recovering worker
+ *   writes nothing (and a save folded into its transaction rolls back), and a recovering
+ *   worker's claim waits for a record in flight;
  * - two executions recording one step: the first insert wins and both go on with its answer.
  */
 
@@ -85,42 +86,63 @@ export function recordStep(
       }),
     );
   }
-  return whileDatabaseDown(() =>
-    inTransaction(log.pool, (client) => insertStep(client, workflowId, index, step)),
-  );
+  return whileDatabaseDown(() => insertStep(log.pool, workflowId, index, step));
 }
 
-/** The step's row, on a transaction's connection: see `recordStep`. */
+/**
+ * The step's row and the ownership fence in one statement (one round trip; without a save, no
+ * transaction around it): the run's status row is locked first (DBOS's own check before it
+ * records a step), and the row is inserted only while this execution owns the run. A recovering
+ * worker's claim of the run waits for this statement's transaction, and the new owner's insert
+ * of the same step finds this one. A named prepared statement: planned once per connection
+ * (planning the status row's lock took more time than running it).
+ */
+const RECORD_STEP = {
+  name: 'agate_dbos_record_step',
+  text: `WITH owner AS (
+    SELECT owner_xid FROM ${DBOS_SCHEMA}.workflow_status
+    WHERE workflow_uuid = $1 AND $8::text IS NOT NULL FOR NO KEY UPDATE
+  ), owned AS (
+    SELECT $8::text IS NULL OR EXISTS (SELECT 1 FROM owner WHERE owner_xid = $8::text) AS owned
+  ), inserted AS (
+    INSERT INTO ${SCHEMA}.steps (workflow_id, idx, name, output, error, started_ms, ended_ms)
+    SELECT $1, $2, $3, $4, $5, $6, $7 FROM owned WHERE owned.owned
+    ON CONFLICT DO NOTHING RETURNING 1
+  )
+  SELECT (SELECT owned FROM owned) AS owned, (SELECT count(*)::int FROM inserted) AS inserted`,
+} as const;
+
+/** The step's row, on a connection (a transaction's, or the pool's): see `recordStep`. */
 async function insertStep(
-  client: pg.PoolClient,
+  client: pg.Pool | pg.PoolClient,
   workflowId: string,
   index: number,
   step: NewStep,
 ): Promise<RecordedStep> {
-  const inserted = await client.query(
-    `INSERT INTO ${SCHEMA}.steps (workflow_id, idx, name, output, error, started_ms, ended_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-    [workflowId, index, step.name, step.output, step.error, step.startedMs, Date.now()],
+  const token = currentOwnerXid(workflowId) ?? null;
+  const { rows } = await client.query<{ owned: boolean; inserted: number }>({
+    ...RECORD_STEP,
+    values: [
+      workflowId,
+      index,
+      step.name,
+      step.output,
+      step.error,
+      step.startedMs,
+      Date.now(),
+      token,
+    ],
+  });
+  if (rows[0]?.owned !== true) throw new DBOSWorkflowConflictError(workflowId);
+  if (rows[0].inserted === 1) return step;
+  // Recorded first by another execution of this run: its answer counts.
+  const found = await client.query<RecordedStep>(
+    `SELECT name, output, error FROM ${SCHEMA}.steps WHERE workflow_id = $1 AND idx = $2`,
+    [workflowId, index],
   );
-  if (inserted.rowCount === 0) {
-    const { rows } = await client.query<RecordedStep>(
-      `SELECT name, output, error FROM ${SCHEMA}.steps WHERE workflow_id = $1 AND idx = $2`,
-      [workflowId, index],
-    );
-    const first = rows[0];
-    if (first === undefined) throw new Error(`step ${index} of ${workflowId} vanished`);
-    return first;
-  }
-  // After the insert: a new owner's insert of this step now waits for this transaction.
-  const token = currentOwnerXid(workflowId);
-  if (token !== undefined) {
-    const { rows } = await client.query<{ owner_xid: string | null }>(
-      `SELECT owner_xid FROM ${DBOS_SCHEMA}.workflow_status WHERE workflow_uuid = $1 FOR NO KEY UPDATE`,
-      [workflowId],
-    );
-    if (rows[0]?.owner_xid !== token) throw new DBOSWorkflowConflictError(workflowId);
-  }
-  return step;
+  const first = found.rows[0];
+  if (first === undefined) throw new Error(`step ${index} of ${workflowId} vanished`);
+  return first;
 }
 
 /** The answer a recorded step stands for: its value, or its error thrown again. */

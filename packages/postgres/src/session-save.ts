@@ -8,10 +8,18 @@ import {
   serializeSnapshot,
 } from '@agate/core/stores';
 import type pg from 'pg';
+import { prepared } from './prepared.js';
 import type { SavedLists } from './saved-lists.js';
 import type { SessionRow } from './session-rows.js';
 import type { StoreDb } from './store-db.js';
-import { type ListColumns, listColumns, STORED_LISTS, writeList } from './stored-lists.js';
+import {
+  type ListColumns,
+  listColumns,
+  listWriteSql,
+  listWriteValues,
+  planListWrite,
+  STORED_LISTS,
+} from './stored-lists.js';
 
 /**
  * The channel a save that records a person's decision (`SaveOptions.decision`) notifies, with
@@ -64,12 +72,13 @@ export function prepareSave(
     const previous = known !== undefined && row?.save_id === known.saveId ? known : undefined;
     const columns = new Map<string, ListColumns>();
     const same = new Map<string, number>();
+    const writes: unknown[] = [];
     for (const list of STORED_LISTS) {
       const had =
         row === undefined || stored === 0
           ? undefined
           : listColumns(row as unknown as Record<string, unknown>, list);
-      const result = await writeList(
+      const result = await planListWrite(
         client,
         db.s,
         snapshot.id,
@@ -81,16 +90,13 @@ export function prepareSave(
       );
       columns.set(list.name, result.columns);
       same.set(list.name, result.same);
+      writes.push(...listWriteValues(result.write));
     }
     const timeline = columns.get('timeline')!;
     const signatures = columns.get('signatures')!;
+    // The lists' rows and the session row in one statement: one round trip per save.
     await client.query(
-      `update ${db.s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
-         format_version = $6, head = $7, has_timeline = $8, timeline_start = $9,
-         timeline_count = $10, timeline_tail = $11, has_signatures = $12,
-         signatures_start = $13, signatures_count = $14, signatures_tail = $15, save_id = $16
-       where id = $1`,
-      [
+      prepared(saveSql(db.s), [
         snapshot.id,
         stored + 1,
         snapshot.savedAt,
@@ -107,7 +113,8 @@ export function prepareSave(
         signatures.count,
         signatures.tail,
         saveId,
-      ],
+        ...writes,
+      ]),
     );
     // Delivered at commit only, so a listener never hears of a decision that rolled back.
     if (saveOptions?.decision === true) {
@@ -125,16 +132,29 @@ export function prepareSave(
   return { run, committed };
 }
 
+/** The session row's update after every stored list's write (parameters from $17 on). */
+function saveSql(s: string): string {
+  const lists = STORED_LISTS.map((list, i) => listWriteSql(s, list, 17 + 3 * i));
+  return `with ${lists.join(',\n  ')}
+    update ${s}.sessions set revision = $2, saved_at = $3, label = $4, status = $5,
+      format_version = $6, head = $7, has_timeline = $8, timeline_start = $9,
+      timeline_count = $10, timeline_tail = $11, has_signatures = $12,
+      signatures_start = $13, signatures_count = $14, signatures_tail = $15, save_id = $16
+    where id = $1`;
+}
+
 async function lockRow(
   client: pg.PoolClient,
   s: string,
   id: string,
 ): Promise<SessionRow | undefined> {
   const { rows } = await client.query<SessionRow>(
-    `select revision, has_timeline, timeline_start, timeline_count, timeline_tail,
+    prepared(
+      `select revision, has_timeline, timeline_start, timeline_count, timeline_tail,
        has_signatures, signatures_start, signatures_count, signatures_tail, save_id
      from ${s}.sessions where id = $1 for update`,
-    [id],
+      [id],
+    ),
   );
   return rows[0];
 }

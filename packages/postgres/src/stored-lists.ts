@@ -94,17 +94,48 @@ export interface WrittenList {
   columns: ListColumns;
   /** How many leading items are the very ones of `previous` (found by identity). */
   same: number;
+  /** The rows to write, by the save's one statement (`listWriteSql`). */
+  write: ListWrite;
 }
 
 /**
- * Writes `items` as the list's rows over what is stored (`stored`, read under the session row's
- * lock) and returns the list's new columns. `previous`: the list this store wrote in the stored
- * save, when it is known to be that (then the plan is found by identity, serializing only the
- * new items). Otherwise a candidate from the stored tail is checked against a digest of the
- * stored rows, computed by the server: an edit anywhere in the kept part means a rewrite.
- * `texts`: how items become checked JSON text.
+ * A list's rows to write: those numbered below `dropBefore` deleted (0: none), then `fresh`
+ * inserted from sequence number `first` on. The save sends every list's write and the session
+ * row's update as one statement: one round trip for the whole save.
  */
-export async function writeList(
+export interface ListWrite {
+  dropBefore: number;
+  first: number;
+  fresh: string[];
+}
+
+/**
+ * The SQL of a list's write, as common table expressions of the save's statement. `at`: the
+ * parameter number of its `dropBefore` (then `first`, then `fresh`); `$1` is the session id.
+ * The rows deleted and those inserted never share a sequence number, so the one snapshot both
+ * parts see is enough.
+ */
+export function listWriteSql(s: string, list: StoredList, at: number): string {
+  const table = `${s}.${list.table}`;
+  return `${list.name}_dropped as (delete from ${table} where session_id = $1 and seq < $${at}),
+    ${list.name}_added as (insert into ${table} (session_id, seq, ${list.column})
+      select $1, $${at + 1}::bigint + u.i - 1, u.m from unnest($${at + 2}::text[]) with ordinality as u(m, i))`;
+}
+
+/** A list write's parameters, in `listWriteSql`'s order. */
+export function listWriteValues(write: ListWrite): unknown[] {
+  return [write.dropBefore, write.first, write.fresh];
+}
+
+/**
+ * Plans writing `items` as the list's rows over what is stored (`stored`, read under the
+ * session row's lock): the list's new columns and the rows to write. `previous`: the list this
+ * store wrote in the stored save, when it is known to be that (then the plan is found by
+ * identity, serializing only the new items). Otherwise a candidate from the stored tail is
+ * checked against a digest of the stored rows, computed by the server: an edit anywhere in the
+ * kept part means a rewrite. `texts`: how items become checked JSON text.
+ */
+export async function planListWrite(
   client: pg.PoolClient,
   s: string,
   sessionId: string,
@@ -118,10 +149,13 @@ export async function writeList(
   // Numbered on from the old window, so no sequence number is ever reused.
   const after = stored === undefined ? 0 : stored.start + stored.count;
   if (items === undefined) {
-    if (stored?.has === true || (stored?.count ?? 0) > 0) {
-      await client.query(`delete from ${table} where session_id = $1`, [sessionId]);
-    }
-    return { columns: { has: false, start: after, count: 0, tail: '[]' }, same: 0 };
+    // Every stored row is numbered below `after`.
+    const dropBefore = stored?.has === true || (stored?.count ?? 0) > 0 ? after : 0;
+    return {
+      columns: { has: false, start: after, count: 0, tail: '[]' },
+      same: 0,
+      write: { dropBefore, first: after, fresh: [] },
+    };
   }
   const window = stored?.has === true ? stored : undefined;
   let plan: TimelinePlan | undefined;
@@ -141,7 +175,7 @@ export async function writeList(
   let start: number;
   let from: number;
   /** Rows before this sequence number go (all of them: no sequence number is that high). */
-  let dropBefore: number | undefined;
+  let dropBefore = 0;
   if (plan.kind === 'append' && window !== undefined) {
     start = window.start + plan.drop;
     from = plan.from;
@@ -151,22 +185,11 @@ export async function writeList(
     start = after;
     from = 0;
   }
-  const fresh = texts(items.slice(from));
-  if (fresh.length > 0) {
-    // The drop and the insert in one statement: one round trip for a trimmed list too.
-    await client.query(
-      `with dropped as (delete from ${table} where session_id = $1 and seq < $4)
-       insert into ${table} (session_id, seq, ${list.column})
-       select $1, $2::bigint + u.i - 1, u.m from unnest($3::text[]) with ordinality as u(m, i)`,
-      [sessionId, start + from, fresh, dropBefore ?? 0],
-    );
-  } else if (dropBefore !== undefined) {
-    await client.query(`delete from ${table} where session_id = $1 and seq < $2`, [
-      sessionId,
-      dropBefore,
-    ]);
-  }
-  return { columns: { has: true, start, count: items.length, tail: tailOf(items) }, same };
+  return {
+    columns: { has: true, start, count: items.length, tail: tailOf(items) },
+    same,
+    write: { dropBefore, first: start + from, fresh: texts(items.slice(from)) },
+  };
 }
 
 /**
