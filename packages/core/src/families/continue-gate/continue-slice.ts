@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { countSchema, type FamilySlice, nonNegativeSchema } from '../../state/family-slice.js';
+import { sliceWithLazySchema } from '../lazy-slice.js';
 
 /**
  * The ContinueGate's slice (`state.guards.continue`): its step bookkeeping, kept on every tick.
  * A missing or negative counter would silently turn its budgets into NaN, so each is required.
  */
-export const continueSlice: FamilySlice<'continue'> = {
-  name: 'continue',
-  initialState: () => ({
+export const continueSlice: FamilySlice<'continue'> = sliceWithLazySchema(
+  'continue',
+  () => ({
     stepNumber: 0,
     lastCheckpointStep: 0,
     reworkCount: 0,
@@ -15,15 +16,16 @@ export const continueSlice: FamilySlice<'continue'> = {
     callSignatures: [],
     elapsedMs: 0,
   }),
-  stateSchema: z.looseObject(
-    {
-      stepNumber: countSchema,
-      lastCheckpointStep: countSchema,
-      reworkCount: countSchema,
-      stepTokens: z.array(nonNegativeSchema),
-      callSignatures: z.array(z.string()),
-      elapsedMs: nonNegativeSchema,
-    },
-    { error: 'must be an object' },
-  ),
-};
+  () =>
+    z.looseObject(
+      {
+        stepNumber: countSchema,
+        lastCheckpointStep: countSchema,
+        reworkCount: countSchema,
+        stepTokens: z.array(nonNegativeSchema),
+        callSignatures: z.array(z.string()),
+        elapsedMs: nonNegativeSchema,
+      },
+      { error: 'must be an object' },
+    ),
+);
