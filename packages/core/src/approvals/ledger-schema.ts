@@ -4,8 +4,8 @@ import { CHECKPOINT_LEDGER_KINDS, TOOL_APPROVAL_KINDS } from './ledger-types.js'
 
 /**
  * The fields both ledgers' entries share, as a restored snapshot is checked for them. The
- * schemas below are functions: only a restored slice's check builds them (see
- * sliceWithLazySchema), each slice once.
+ * schemas here are functions: only a restored slice's check builds them, once per slice (the
+ * checkpoints' and approvals' slices memoize their schema on first read).
  */
 const entryFields = () => ({
   seq: z.number().int().positive(),

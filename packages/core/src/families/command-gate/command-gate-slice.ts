@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { countSchema, type FamilySlice } from '../../state/family-slice.js';
-import { sliceWithLazySchema } from '../lazy-slice.js';
 import type { CommandGatesState } from './command-gate-types.js';
 
 const lastRun = () =>
@@ -27,12 +26,18 @@ const hostCheck = () =>
     output: z.string(),
   });
 
+/**
+ * The slice's schema, built on its first read (only a restored session's check reads it), not
+ * at import: zod builds a schema as it is declared (issue 51 item 4).
+ */
+let schema: z.ZodType | undefined;
+
 /** `<CommandGate>`s' slice (`state.guards.commandGates`): each gate's record, and the host's checks. */
-export const commandGatesSlice: FamilySlice<'commandGates'> = sliceWithLazySchema(
-  'commandGates',
-  (): CommandGatesState => ({ gates: {}, checks: [] }),
-  () =>
-    z.looseObject({
+export const commandGatesSlice: FamilySlice<'commandGates'> = {
+  name: 'commandGates',
+  initialState: (): CommandGatesState => ({ gates: {}, checks: [] }),
+  get stateSchema() {
+    schema ??= z.looseObject({
       gates: z.record(
         z.string(),
         z.looseObject({
@@ -43,5 +48,7 @@ export const commandGatesSlice: FamilySlice<'commandGates'> = sliceWithLazySchem
         }),
       ),
       checks: z.array(hostCheck()),
-    }),
-);
+    });
+    return schema;
+  },
+};

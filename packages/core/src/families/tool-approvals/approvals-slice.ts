@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { toolLedgerEntry } from '../../approvals/ledger-schema.js';
 import { countSchema, type FamilySlice } from '../../state/family-slice.js';
-import { sliceWithLazySchema } from '../lazy-slice.js';
 
 const toolApproval = () =>
   z.looseObject({
@@ -15,15 +14,23 @@ const toolApproval = () =>
   });
 
 /**
+ * The slice's schema, built on its first read (only a restored session's check reads it), not
+ * at import: zod builds a schema as it is declared (issue 51 item 4).
+ */
+let schema: z.ZodType | undefined;
+
+/**
  * The approvals family's slice (`state.guards.approvals`): calls held for a person's decision
  * and the tool-call ledger. `ledger` may be missing in a state given by hand (it starts empty).
  */
-export const approvalsSlice: FamilySlice<'approvals'> = sliceWithLazySchema(
-  'approvals',
-  () => ({ calls: [], ledger: [] }),
-  () =>
-    z.looseObject({
+export const approvalsSlice: FamilySlice<'approvals'> = {
+  name: 'approvals',
+  initialState: () => ({ calls: [], ledger: [] }),
+  get stateSchema() {
+    schema ??= z.looseObject({
       calls: z.array(toolApproval()),
       ledger: z.array(toolLedgerEntry()).optional(),
-    }),
-);
+    });
+    return schema;
+  },
+};
