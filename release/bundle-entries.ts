@@ -18,7 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 
 /**
  * Dependencies bundled into `dist/` instead of imported (issue 51 item 4): unbash is seventeen
@@ -65,13 +65,22 @@ export function entriesOf(exportsMap: Record<string, ExportTarget>): { in: strin
   });
 }
 
-async function main(): Promise<void> {
-  const dir = process.cwd();
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
-  const result = await build({
-    absWorkingDir: dir,
+/**
+ * esbuild's options for bundling the package in `packageDir` into `outdir` (its `dist/` when
+ * built; the bench's installed project stages the same bundle elsewhere, so the import it times
+ * is the one users install).
+ */
+export function bundleOptions(
+  packageDir: string,
+  outdir = 'dist',
+): BuildOptions & {
+  metafile: true;
+} {
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as Manifest;
+  return {
+    absWorkingDir: packageDir,
     entryPoints: entriesOf(manifest.exports),
-    outdir: 'dist',
+    outdir,
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
     splitting: true,
@@ -83,7 +92,11 @@ async function main(): Promise<void> {
     tsconfig: 'tsconfig.build.json',
     logLevel: 'warning',
     metafile: true,
-  });
+  };
+}
+
+async function main(): Promise<void> {
+  const result = await build(bundleOptions(process.cwd()));
   // Error classes take their name and marker from a literal (nameErrorClass), so esbuild may
   // rename a class binding (`_StaleSessionError`) without changing either.
   const files = Object.keys(result.metafile.outputs).length;

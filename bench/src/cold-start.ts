@@ -122,8 +122,9 @@ export function importTime(specifiers: readonly string[], cwd: string): Promise<
 
 /**
  * `import('@agate/core')` against `import('ai')` and Node's own start, from the installed
- * project (the packed `dist/` JavaScript, as a user's project loads it), in rotating order, after
- * one untimed import of each (the OS file cache and Node's compile cache warm).
+ * project (the packed `dist/` JavaScript, core's bundled as its build makes it: as a user's
+ * project loads it), in rotating order, after one untimed import of each (the OS file cache and
+ * Node's compile cache warm).
  */
 async function measureImports(
   dir: string,

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildSync } from 'esbuild';
 import {
   cleanEnv,
   type Folder,
@@ -9,6 +10,7 @@ import {
   pack,
   stagePackage,
 } from '../../packages/create-agate/src/__fixtures__/stage-packages.js';
+import { bundleOptions } from '../../release/bundle-entries.js';
 import { REPO_ROOT } from './machine.js';
 
 /** The demo as a user's project holds it, with the packed packages installed. */
@@ -24,7 +26,8 @@ const SKIP = /(\.test\.tsx?$|__fixtures__|__snapshots__)/;
 
 /**
  * Packs the CLI and the packages it depends on as the packed-install test does (`dist/`
- * JavaScript transpiled file by file, as `tsc` builds it; no sources), installs the tarballs
+ * JavaScript transpiled file by file, as `tsc` builds it, and core's bundled as its build does;
+ * no sources), installs the tarballs
  * with pnpm in a temporary project outside the repository, and copies the demo there
  * (examples/file-agent's sources, and the private example kit it imports as a linked folder).
  * Takes seconds to a minute: done once per bench run.
@@ -35,7 +38,9 @@ export function installDemo(): InstalledDemo {
     // What the demo installs: the CLI and what it depends on (not @agate/dbos, an optional peer).
     const tarballs: Partial<Record<Folder, string>> = {};
     for (const folder of ['core', 'testing', 'postgres', 'create-agate', 'cli'] as const) {
-      tarballs[folder] = pack(stagePackage(folder, join(root, 'stage')), join(root, 'tarballs'));
+      const staged = stagePackage(folder, join(root, 'stage'));
+      if (folder === 'core') bundleCore(staged);
+      tarballs[folder] = pack(staged, join(root, 'tarballs'));
     }
     const overrides: Record<string, string> = {};
     for (const [folder, tarball] of Object.entries(tarballs)) {
@@ -106,6 +111,19 @@ export function installDemo(): InstalledDemo {
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Core's `dist/` as `pnpm build` makes it and users install it: one bundle per exports entry and
+ * the chunks they share (release/bundle-entries.ts), not stagePackage's file-by-file transpile.
+ * The two load very differently (12 files against ~290: about 1.4x against 1.9x `ai`'s import on
+ * the same machine), and the import row is about what users run. The other packages are built
+ * file by file by `tsc`, as staged.
+ */
+function bundleCore(staged: string): void {
+  const dist = join(staged, 'dist');
+  rmSync(dist, { recursive: true, force: true });
+  buildSync({ ...bundleOptions(join(REPO_ROOT, 'packages', 'core'), dist), logLevel: 'error' });
 }
 
 function copySources(from: string, to: string): void {

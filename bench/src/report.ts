@@ -292,7 +292,7 @@ export function targetRows(data: BenchData): TargetRow[] {
     verdict: cold ? judge(cold.firstTick, COLD_START_TARGET_MS - 1e-9) : 'not measured',
   });
   rows.push({
-    what: `\`node --input-type=module -e "await import('@agate/core')"\` / the same for \`ai\`, in the installed project above (packed \`dist/\` JavaScript), process start to exit (${cold?.importRatio?.samples ?? 0} blocks of ${IMPORT_BLOCK} runs of each, in rotating order with Node alone; a block's figure is the median of its runs' ratios)`,
+    what: `\`node --input-type=module -e "await import('@agate/core')"\` / the same for \`ai\`, in the installed project above (packed \`dist/\` JavaScript; core's bundled per entry as \`pnpm build\` makes it; NODE_ENV=production on both sides), process start to exit (${cold?.importRatio?.samples ?? 0} blocks of ${IMPORT_BLOCK} runs of each, in rotating order with Node alone; a block's figure is the median of its runs' ratios)`,
     target: `≤ ${IMPORT_RATIO_TARGET}×`,
     measured:
       cold?.importRatio && cold.importCore && cold.importAi && cold.importNode

@@ -1,15 +1,4 @@
-import {
-  createHash,
-  createHmac,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  type KeyObject,
-  randomBytes,
-  sign,
-  timingSafeEqual,
-  verify,
-} from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { ApprovalKeyError } from './approval-errors.js';
 import {
@@ -19,9 +8,13 @@ import {
   type LedgerName,
 } from './ledger-types.js';
 
+// node:crypto taken when first used (not at import), as ground/builtins.ts does inside the
+// runtime; this is family code, which imports only the public API.
+const nodeCrypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto');
+
 /** A request's nonce: 128 random bits, so no two requests are ever named alike. */
 export function newNonce(): string {
-  return randomBytes(16).toString('base64url');
+  return nodeCrypto().randomBytes(16).toString('base64url');
 }
 
 /** Environment variable read when no `approvalKey` / `key` is given (shared secret, HMAC). */
@@ -43,7 +36,7 @@ export function generateApprovalKeyPair(): {
   publicKey: string;
   keyId: string;
 } {
-  const pair = generateKeyPairSync('ed25519');
+  const pair = nodeCrypto().generateKeyPairSync('ed25519');
   return {
     privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     publicKey: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
@@ -83,7 +76,10 @@ function pemOf(input: string, what: string): string {
 export function toPrivateKey(input: KeyInput): KeyObject {
   let key: KeyObject;
   try {
-    key = typeof input === 'string' ? createPrivateKey(pemOf(input, 'private key')) : input;
+    key =
+      typeof input === 'string'
+        ? nodeCrypto().createPrivateKey(pemOf(input, 'private key'))
+        : input;
   } catch (error) {
     if (ApprovalKeyError.isInstance(error)) throw error;
     throw new ApprovalKeyError(
@@ -102,14 +98,15 @@ export function toPrivateKey(input: KeyInput): KeyObject {
 export function toPublicKey(input: KeyInput): KeyObject {
   let key: KeyObject;
   try {
-    key = typeof input === 'string' ? createPublicKey(pemOf(input, 'public key')) : input;
+    key =
+      typeof input === 'string' ? nodeCrypto().createPublicKey(pemOf(input, 'public key')) : input;
   } catch (error) {
     if (ApprovalKeyError.isInstance(error)) throw error;
     throw new ApprovalKeyError(
       `The public key is not a PEM public key: ${(error as Error).message}.`,
     );
   }
-  if (key.type === 'private') key = createPublicKey(key);
+  if (key.type === 'private') key = nodeCrypto().createPublicKey(key);
   if (key.type !== 'public' || key.asymmetricKeyType !== 'ed25519') {
     throw new ApprovalKeyError(
       'approvalPublicKey must be an Ed25519 public key (agate keys new makes one).',
@@ -121,7 +118,7 @@ export function toPublicKey(input: KeyInput): KeyObject {
 /** A short public name for a public key: the first 16 hex digits of the SHA-256 of its SPKI DER. */
 export function publicKeyId(key: KeyObject): string {
   const der = key.export({ type: 'spki', format: 'der' });
-  return `ed25519:${createHash('sha256').update(der).digest('hex').slice(0, 16)}`;
+  return `ed25519:${nodeCrypto().createHash('sha256').update(der).digest('hex').slice(0, 16)}`;
 }
 
 /** `explicit`, else `AGATE_APPROVAL_PUBLIC_KEY` (PEM or path), else undefined. */
@@ -156,7 +153,7 @@ export function resolveDecisionKeys(keys: { key?: string; privateKey?: KeyInput 
 } {
   const privateKey = resolveApprovalPrivateKey(keys?.privateKey);
   if (privateKey !== undefined) {
-    return { privateKey, verifier: { publicKey: createPublicKey(privateKey) } };
+    return { privateKey, verifier: { publicKey: nodeCrypto().createPublicKey(privateKey) } };
   }
   const key = resolveApprovalKey(keys?.key);
   return { ...(key !== undefined ? { key } : {}), verifier: { key } };
@@ -177,11 +174,11 @@ export function signEntryEd25519<E extends LedgerEntry>(
 ): E {
   const { keyId: _k, signature: _s, alg: _a, ...unsigned } = entry;
   const payload = Buffer.from(newPayload(ledger, sessionId, unsigned, answered));
-  const signature = sign(null, payload, privateKey).toString('base64');
+  const signature = nodeCrypto().sign(null, payload, privateKey).toString('base64');
   return {
     ...unsigned,
     alg: 'ed25519',
-    keyId: publicKeyId(createPublicKey(privateKey)),
+    keyId: publicKeyId(nodeCrypto().createPublicKey(privateKey)),
     signature,
   } as E;
 }
@@ -211,7 +208,12 @@ export function verifyWith(
     const { keyId: _k, signature, alg: _a, ...unsigned } = entry;
     const payload = signingPayload(sessionId, unsigned, answered, ledger);
     if (typeof payload !== 'string') return payload;
-    const ok = verify(null, Buffer.from(payload), publicKey, Buffer.from(signature, 'base64'));
+    const ok = nodeCrypto().verify(
+      null,
+      Buffer.from(payload),
+      publicKey,
+      Buffer.from(signature, 'base64'),
+    );
     return ok
       ? { ok: true }
       : {
@@ -258,7 +260,11 @@ export function resolveApprovalKey(explicit: string | undefined): string | undef
  * lets a supervisor with the wrong key be told so before anything is written.
  */
 export function keyIdOf(key: string): string {
-  return createHmac('sha256', key).update('agate.approval-key-id').digest('hex').slice(0, 16);
+  return nodeCrypto()
+    .createHmac('sha256', key)
+    .update('agate.approval-key-id')
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The entry's own fields in a fixed order (what a signature covers), without its signature. */
@@ -356,7 +362,8 @@ export function signEntry<E extends LedgerEntry>(
   ledger: LedgerName = ledgerOfKind(entry),
 ): E {
   const { keyId: _k, signature: _s, ...unsigned } = entry;
-  const signature = createHmac('sha256', key)
+  const signature = nodeCrypto()
+    .createHmac('sha256', key)
     .update(newPayload(ledger, sessionId, unsigned, answered))
     .digest('hex');
   return { ...unsigned, keyId: keyIdOf(key), signature } as E;
@@ -380,9 +387,9 @@ export function verifyEntry(
   }
   const payload = signingPayload(sessionId, entry, answered, ledger);
   if (typeof payload !== 'string') return payload;
-  const expected = createHmac('sha256', key).update(payload).digest();
+  const expected = nodeCrypto().createHmac('sha256', key).update(payload).digest();
   const given = Buffer.from(entry.signature, 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (given.length !== expected.length || !nodeCrypto().timingSafeEqual(given, expected)) {
     return {
       ok: false,
       why: 'its signature does not match its content (the entry was edited or copied)',

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type { GuardHost } from '../guard-seam/guard-family.js';
 import type { GuardStates, SessionState } from '../state/session-state.js';
 import {
@@ -34,6 +34,10 @@ import {
   type LedgerName,
   type ToolLedgerEntry,
 } from './ledger-types.js';
+
+// node:crypto taken when first used (not at import), as ground/builtins.ts does inside the
+// runtime; this is family code, which imports only the public API.
+const nodeCrypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto');
 
 /**
  * The checkpoint state machine over plain session state: pure functions that immer drafts (or
@@ -400,7 +404,7 @@ export function checkKey(
   if (last === undefined) return;
   const mine =
     privateKey !== undefined
-      ? publicKeyId(createPublicKey(privateKey))
+      ? publicKeyId(nodeCrypto().createPublicKey(privateKey))
       : key !== undefined
         ? keyIdOf(key)
         : undefined;

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { childProcess, dnsPromises, nodeNet, nodeUtil } from './builtins.js';
+import { childProcess, dnsPromises, nodeCrypto, nodeNet, nodeUtil } from './builtins.js';
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
-const LAZY = ['child_process', 'net', 'dns/promises', 'util'];
+const LAZY = ['child_process', 'net', 'dns/promises', 'util', 'crypto'];
 /** A value import (not `import type`) of one of LAZY, single- or multi-line. */
 const VALUE_IMPORT = new RegExp(
   `^import\\s+(?!type\\b)[^;]*?from\\s+'node:(${LAZY.join('|').replace('/', '\\/')})';`,
@@ -22,7 +22,7 @@ function sources(): string[] {
 }
 
 describe('built-in modules loaded when used (issue 51 item 4)', () => {
-  it('no source module imports child_process, net, dns or util at import time', () => {
+  it('no source module imports child_process, net, dns, util or crypto at import time', () => {
     const offenders = sources().flatMap((path) =>
       [...readFileSync(`${SRC}/${path}`, 'utf8').matchAll(VALUE_IMPORT)].map(
         (m) => `${path}: node:${m[1]}`,
@@ -48,5 +48,6 @@ describe('built-in modules loaded when used (issue 51 item 4)', () => {
     expect(nodeNet().isIP('127.0.0.1')).toBe(4);
     expect(dnsPromises().lookup).toBe((await import('node:dns/promises')).lookup);
     expect(nodeUtil().stripVTControlCharacters('\u001b[31mred\u001b[0m')).toBe('red');
+    expect(nodeCrypto().createHash).toBe((await import('node:crypto')).createHash);
   });
 });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   appendFile,
   type FileHandle,
@@ -11,6 +10,7 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { nodeCrypto } from '../ground/builtins.js';
 import { errorMessage } from '../ground/thrown.js';
 import type { TickRecord } from '../tick-log/tick-record.js';
 import { withLock } from './lock-dir.js';
@@ -322,7 +322,7 @@ function checkedSnapshot(snapshot: SessionSnapshot, id: string, path: string): S
 }
 
 async function writeAtomically(target: string, text: string): Promise<void> {
-  const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = `${target}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`;
   let handle: FileHandle | undefined;
   try {
     handle = await open(temp, 'wx');

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   mkdir,
   readdir,
@@ -12,6 +11,7 @@ import {
 } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
+import { nodeCrypto } from '../ground/builtins.js';
 import { SessionLockError } from './persistence-errors.js';
 
 /**
@@ -73,7 +73,7 @@ export interface HeldLock {
 export async function takeLock(path: string, options: LockOptions = {}): Promise<HeldLock> {
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const staleMs = options.staleMs ?? LOCK_STALE_MS;
-  const token = randomBytes(9).toString('hex');
+  const token = nodeCrypto().randomBytes(9).toString('hex');
   const owner = join(path, `${OWNER}${process.pid}-${token}`);
   const text = `${process.pid} ${hostname()} ${token}\n`;
   const deadline = Date.now() + waitMs;

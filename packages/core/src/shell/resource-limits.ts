@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeCrypto } from '../ground/builtins.js';
 
 /**
  * Caps on one command: the processes it may run at once (a fork bomb stops there) and the
@@ -55,7 +55,10 @@ function ownV1Group(controller: Controller): string {
 function canCreateIn(dir: string, file: string): boolean {
   try {
     accessSync(dir, constants.W_OK);
-    const probe = join(dir, `agate-probe-${process.pid}-${randomBytes(3).toString('hex')}`);
+    const probe = join(
+      dir,
+      `agate-probe-${process.pid}-${nodeCrypto().randomBytes(3).toString('hex')}`,
+    );
     mkdirSync(probe);
     const ok = readOrEmpty(join(probe, file)) !== '';
     rmdirSync(probe);
@@ -156,7 +159,7 @@ export function resourceLimits(limits: {
   let oomFile: string | undefined;
   const prelude: string[] = [];
   const fallbacks: Controller[] = [];
-  const suffix = `agate-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const suffix = `agate-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
   for (const [controller, value] of wanted) {
     const place = hierarchy(controller);
     if (place === null) {

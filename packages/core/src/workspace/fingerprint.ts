@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
+import { nodeCrypto } from '../ground/builtins.js';
 
 /** One file as a fingerprint remembers it. */
 export interface FileMark {
@@ -98,7 +98,8 @@ async function sameFile(path: string, old: FileMark, now: FileMark): Promise<boo
 /** sha256 of a file's content ('' when it cannot be read). */
 export async function hashFile(path: string): Promise<string> {
   try {
-    return createHash('sha256')
+    return nodeCrypto()
+      .createHash('sha256')
       .update(await readFile(path))
       .digest('hex');
   } catch {

@@ -1,6 +1,9 @@
-import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { type FileMark, fingerprintWorkspace, hashFile } from '../../workspace/fingerprint.js';
+
+// node:crypto taken when first used (not at import), as ground/builtins.ts does inside the
+// runtime; this is family code, which imports only the public API.
+const nodeCrypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto');
 
 /**
  * Directories a check's runner writes on every run (caches, bytecode): not the work, so a run
@@ -19,7 +22,7 @@ export class WorkspaceDigest {
   async of(dir: string): Promise<string> {
     const root = resolve(dir);
     const marks = await fingerprintWorkspace(root, { ignore: IGNORE });
-    const hash = createHash('sha256');
+    const hash = nodeCrypto().createHash('sha256');
     const paths = [...marks.keys()].sort();
     for (const path of paths) {
       const mark = marks.get(path)!;

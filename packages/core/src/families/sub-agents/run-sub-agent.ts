@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { awaitingReason } from '../../approvals/decision-text.js';
 import {
   formatPath,
@@ -17,6 +16,10 @@ import type { SessionState, UsageTotals } from '../../state/session-state.js';
 import { childStore } from './child-store.js';
 import { SubAgentError } from './sub-agent-errors.js';
 import type { SubAgentConfig, SubAgentRun } from './sub-agent-types.js';
+
+// node:crypto taken when first used (not at import), as ground/builtins.ts does inside the
+// runtime; this is family code, which imports only the public API.
+const nodeCrypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto');
 
 /**
  * One sub-agent call: a child session on `config.agent(input)`, started fresh or continued from
@@ -157,7 +160,10 @@ export function childId(parentId: string, name: string, toolCallId: string): str
   const clean = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_');
   const id = `${parentId}.${clean(name)}-${clean(toolCallId)}`;
   if (id.length <= 128) return id;
-  const hash = createHash('sha256').update(`${parentId}\0${name}\0${toolCallId}`).digest('hex');
+  const hash = nodeCrypto()
+    .createHash('sha256')
+    .update(`${parentId}\0${name}\0${toolCallId}`)
+    .digest('hex');
   return `${parentId.slice(0, 80)}.${hash.slice(0, 32)}`;
 }
 

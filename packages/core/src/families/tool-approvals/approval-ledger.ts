@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type ApprovalVerifier,
   newNonce,
@@ -25,6 +24,10 @@ import {
   UnknownToolCallError,
 } from './tool-approval-errors.js';
 import type { PendingToolApproval, ToolApprovalRecord } from './tool-approval-types.js';
+
+// node:crypto taken when first used (not at import), as ground/builtins.ts does inside the
+// runtime; this is family code, which imports only the public API.
+const nodeCrypto = (): typeof import('node:crypto') => process.getBuiltinModule('node:crypto');
 
 /**
  * Single tool-call approvals over plain session state: pure functions that immer drafts go
@@ -72,7 +75,8 @@ export function inCallOrder<R extends Pick<ToolApprovalRecord, 'tick' | 'index'>
 
 /** sha256 of the tool name and the input (canonical JSON): what a decision is bound to. */
 export function callHash(toolName: string, input: unknown): string {
-  return createHash('sha256')
+  return nodeCrypto()
+    .createHash('sha256')
     .update(JSON.stringify([toolName, canonicalJson(input)]))
     .digest('hex');
 }

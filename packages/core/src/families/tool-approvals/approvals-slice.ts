@@ -2,15 +2,22 @@ import { z } from 'zod';
 import { toolLedgerEntry } from '../../approvals/ledger-schema.js';
 import { countSchema, type FamilySlice } from '../../state/family-slice.js';
 
-const toolApproval = z.looseObject({
-  id: z.string().min(1),
-  toolName: z.string().min(1),
-  tick: countSchema,
-  index: countSchema,
-  state: z.enum(['pending', 'approved', 'denied']),
-  by: z.string().optional(),
-  reason: z.string().optional(),
-});
+const toolApproval = () =>
+  z.looseObject({
+    id: z.string().min(1),
+    toolName: z.string().min(1),
+    tick: countSchema,
+    index: countSchema,
+    state: z.enum(['pending', 'approved', 'denied']),
+    by: z.string().optional(),
+    reason: z.string().optional(),
+  });
+
+/**
+ * The slice's schema, built on its first read (only a restored session's check reads it), not
+ * at import: zod builds a schema as it is declared (issue 51 item 4).
+ */
+let schema: z.ZodType | undefined;
 
 /**
  * The approvals family's slice (`state.guards.approvals`): calls held for a person's decision
@@ -19,8 +26,11 @@ const toolApproval = z.looseObject({
 export const approvalsSlice: FamilySlice<'approvals'> = {
   name: 'approvals',
   initialState: () => ({ calls: [], ledger: [] }),
-  stateSchema: z.looseObject({
-    calls: z.array(toolApproval),
-    ledger: z.array(toolLedgerEntry).optional(),
-  }),
+  get stateSchema() {
+    schema ??= z.looseObject({
+      calls: z.array(toolApproval()),
+      ledger: z.array(toolLedgerEntry()).optional(),
+    });
+    return schema;
+  },
 };
