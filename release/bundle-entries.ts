@@ -21,11 +21,13 @@ import { join } from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
 
 /**
- * Dependencies bundled into `dist/` instead of imported (issue 51 item 4): unbash is seventeen
- * small modules that Node resolves and loads one by one; as part of a chunk it loads about twice
- * as fast. It has no state or classes shared with the app, so one copy per bundle is harmless.
+ * Dependencies bundled into `dist/` instead of imported: none today. unbash was (seventeen small
+ * modules load faster as part of a chunk), until core took it on the first shell line read, not
+ * at import (checks/shell-classifier/simple-commands.ts): a `createRequire` call esbuild leaves
+ * alone, so it must stay an installed dependency. A package added here must hold no state or
+ * classes shared with the app (one copy per bundle).
  */
-export const BUNDLED_DEPENDENCIES: ReadonlySet<string> = new Set(['unbash']);
+export const BUNDLED_DEPENDENCIES: ReadonlySet<string> = new Set<string>();
 
 interface Manifest {
   exports: Record<string, ExportTarget>;
