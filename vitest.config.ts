@@ -39,6 +39,10 @@ const ISOLATED_NODE_TESTS = [
   'packages/cli/src/studio/run-studio.test.ts',
   'examples/file-agent/src/file-agent.test.tsx',
   'examples/review-agent/src/review-agent.test.tsx',
+  // Ink renders every view state of whole runs: measured 2-3x slower in a worker that has
+  // loaded other files' modules (97-104 s shared vs 43 s isolated, on a loaded 2-core machine),
+  // which takes its first test past its time limit. The cause is not found yet.
+  'packages/cli/src/view/live-view.test.tsx',
 ];
 
 /** Everything but @agate/core's own files, run in Node: 'node-shared', or 'node' when listed above. */
