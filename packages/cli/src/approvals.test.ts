@@ -17,7 +17,7 @@ import {
 } from '@agate/core';
 import { scriptedModel } from '@agate/testing';
 import { createElement } from 'react';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agateInProcess } from './__fixtures__/agate-in-process.js';
 import ApprovalAgent, { dropped } from './__fixtures__/approval-agent.js';
 import { builtCliBin } from './__fixtures__/built-cli.js';
@@ -86,6 +86,12 @@ async function stored(id: string): Promise<SessionState> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agate-cli-approvals-'));
   await waiting('held');
+});
+
+// What this test's runs dropped: the list is the fixture module's, and files sharing a module
+// graph (the node-shared project) run the agent too.
+beforeEach(() => {
+  dropped.length = 0;
 });
 
 afterAll(async () => {

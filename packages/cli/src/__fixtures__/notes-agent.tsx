@@ -3,11 +3,12 @@
  * refuses to let the agent finish before it saved a note.
  */
 import { Gate, System, Timeline, Tool, User } from '@agate/core';
+import { useRef } from 'react';
 import { z } from 'zod';
 
-const saved: string[] = [];
-
 export default function NotesAgent() {
+  // The session's notes, not the module's: files sharing a module graph run this agent too.
+  const saved = useRef<string[]>([]).current;
   return (
     <>
       <System>You keep notes. Save the note before you finish.</System>

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileStore, type SessionState, type SessionStore } from '@agate/core';
 import { type ScriptedReply, scriptedModel } from '@agate/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { childEnv } from '../__fixtures__/agate-process.js';
 import ApprovalAgent, { dropped } from '../__fixtures__/approval-agent.js';
 import { builtCliBin } from '../__fixtures__/built-cli.js';
@@ -38,6 +38,12 @@ beforeAll(async () => {
       modelDescription: 'a scripted model',
     },
   });
+});
+
+// What this test's runs dropped: the list is the fixture module's, and files sharing a module
+// graph (the node-shared project) run the agent too.
+beforeEach(() => {
+  dropped.length = 0;
 });
 
 afterEach(async () => {
