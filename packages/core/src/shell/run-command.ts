@@ -9,12 +9,15 @@ import {
   bwrapArgs,
   FIRST_DATA_FD,
   INFO_FD,
+  READY_FD,
+  REMOUNT_PID_FD,
+  REMOUNT_STATUS_FD,
   type SandboxPaths,
   SECCOMP_FD,
 } from './bwrap-args.js';
 import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
 import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
-import { sandboxPid, startBridge } from './net-bridge.js';
+import { sandboxPid, sandboxReady, startBridge } from './net-bridge.js';
 import { startAllowListProxy } from './net-proxy.js';
 import { holdPlaceholders } from './placeholders.js';
 import type { SandboxPolicy } from './policy.js';
@@ -22,7 +25,7 @@ import { checkSandbox } from './probe.js';
 import { resourceLimits } from './resource-limits.js';
 import { encodeProgram, seccompArch, socketFilterProgram } from './seccomp-filter.js';
 import { SandboxUnavailableError } from './shell-errors.js';
-import { capTmpfsInodes } from './tmpfs-inodes.js';
+import { capTmpfsInodes, remountHelperArgs } from './tmpfs-inodes.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {
@@ -115,15 +118,19 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     const env = hostUser === undefined ? options.env : trustRepositories(options.env);
     const bwrap = [options.bwrap ?? 'bwrap', ...bwrapArgs(policy, paths, env, options.command)];
     const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
+    const remount = remountHelperArgs(policy.tmpSizeBytes) ?? [];
     const child = childProcess().spawn(
       '/bin/sh',
-      ['-c', `${limits.prelude}exec "$@"`, 'agate-sandbox', ...argv],
+      ['-c', launcherScript(limits.prelude, remount.length), 'agate-sandbox', ...remount, ...argv],
       {
         // bubblewrap changes to the command's folder itself, in the sandbox's view.
         cwd: '/',
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
         stdio: [
           'ignore',
+          'pipe',
+          'pipe',
+          'pipe',
           'pipe',
           'pipe',
           'pipe',
@@ -141,17 +148,26 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content);
     });
     const result = collect(child, options);
-    // bubblewrap has made its mounts and waits: cap the tmpfs inodes, start the bridge, go.
+    const toRemount = extraFd(child, REMOUNT_PID_FD) as Writable;
+    const fromRemount = extraFd(child, REMOUNT_STATUS_FD) as Readable;
+    const ready = sandboxReady(extraFd(child, READY_FD) as Readable);
     try {
+      // The pid comes at bubblewrap's clone: the bridge needs only the sandbox's network.
       const pid = await sandboxPid(extraFd(child, INFO_FD) as Readable);
-      if (pid !== undefined) {
-        const [, bridge] = await Promise.all([
-          capTmpfsInodes(pid, policy.tmpSizeBytes),
-          socket === undefined ? undefined : startBridge(pid, socket),
-        ]);
-        if (bridge !== undefined) cleanups.push(() => void bridge.kill('SIGKILL'));
-        (extraFd(child, BLOCK_FD) as Writable).end('go');
-      }
+      const bridge =
+        pid === undefined || socket === undefined ? undefined : startBridge(pid, socket);
+      // The mounts are made once the gate says so: cap the tmpfs inodes, then go.
+      const capped = ready.then((isReady) => {
+        if (pid === undefined || !isReady) {
+          // No sandbox: the waiting helper reads the end of its input and exits.
+          toRemount.end();
+          return false;
+        }
+        return capTmpfsInodes(toRemount, fromRemount, pid);
+      });
+      const [, started] = await Promise.all([capped, bridge]);
+      if (started !== undefined) cleanups.push(() => void started.kill('SIGKILL'));
+      if (pid !== undefined && (await ready)) (extraFd(child, BLOCK_FD) as Writable).end('go\n');
     } catch (error) {
       killTree(child);
       await result.catch(() => undefined);
@@ -171,6 +187,27 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }
+}
+
+/** The sandbox's descriptors, closed in the helper: the host reads `info` to its end. */
+const SANDBOX_FDS = `${SECCOMP_FD}<&- ${INFO_FD}>&- ${BLOCK_FD}<&- ${READY_FD}>&-`;
+
+/**
+ * The launching shell's script. Its arguments: the remount helper's (`helperArgs` of them, none
+ * where it cannot work here), then the command line of bubblewrap (or of the host-user helper
+ * that starts it). The helper starts first, in the background, outside the command's cgroup and
+ * ulimits (it is the host's, not the command's) but in the launcher's process group, so a kill
+ * of the group on abort, timeout or exit takes it too; it waits on its stdin for the sandbox's
+ * pid. The shell closes the helper's descriptors, joins the cgroups and becomes bubblewrap.
+ */
+export function launcherScript(prelude: string, helperArgs: number): string {
+  const fds = `${REMOUNT_PID_FD}<&- ${REMOUNT_STATUS_FD}>&-`;
+  const helper =
+    helperArgs === 0
+      ? ''
+      : `perl ${Array.from({ length: helperArgs }, (_, i) => `"\${${i + 1}}"`).join(' ')} ` +
+        `<&${REMOUNT_PID_FD} >&${REMOUNT_STATUS_FD} 2>/dev/null ${fds} ${SANDBOX_FDS} & shift ${helperArgs}; `;
+  return `${helper}exec ${fds}; ${prelude}exec "$@"`;
 }
 
 /**
