@@ -83,12 +83,16 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   const program = seccompProgram();
   const hostUser = hostUserPlan(policy, options.env.PATH);
   if (hostUser !== undefined) checkHostUser();
-  const cleanups: Array<() => void | Promise<void>> = [];
+  // Cleanups in two lanes run at once at the end: the network's in order (the bridge goes
+  // before the proxy it feeds, the proxy's folder last), and the rest, independent of it and
+  // of each other (the placeholders, the cgroups).
+  const network: Array<() => void | Promise<void>> = [];
+  const others: Array<() => Promise<void>> = [];
   try {
     const held = policy.allowHostRunFileWrites
       ? { plan: NO_HOST_RUN, paths: [], release: async () => {} }
       : await holdPlaceholders(() => hostRunPlan(policy.write));
-    cleanups.push(() => held.release());
+    others.push(() => held.release());
     const hostRun = held.plan;
     const excludes = placeholderExcludes(policy.write, held.paths);
     const visible = (path: string) => reachable(hostUser, path);
@@ -108,13 +112,13 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     let socket: string | undefined;
     if (policy.network !== false) {
       const dir = mkdtempSync(join(tmpdir(), 'agate-net-'));
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      network.push(() => rmSync(dir, { recursive: true, force: true }));
       socket = join(dir, 'proxy.sock');
       const proxy = await startAllowListProxy(socket, policy.network.allow);
-      cleanups.push(() => proxy.close());
+      network.push(() => proxy.close());
     }
     const limits = resourceLimits(policy);
-    cleanups.push(() => limits.release());
+    others.push(() => limits.release());
     const env = hostUser === undefined ? options.env : trustRepositories(options.env);
     const bwrap = [options.bwrap ?? 'bwrap', ...bwrapArgs(policy, paths, env, options.command)];
     const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
@@ -166,7 +170,7 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
         return capTmpfsInodes(toRemount, fromRemount, pid);
       });
       const [, started] = await Promise.all([capped, bridge]);
-      if (started !== undefined) cleanups.push(() => void started.kill('SIGKILL'));
+      if (started !== undefined) network.push(() => void started.kill('SIGKILL'));
       if (pid !== undefined && (await ready)) (extraFd(child, BLOCK_FD) as Writable).end('go\n');
     } catch (error) {
       killTree(child);
@@ -185,7 +189,10 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     }
     return done;
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    const inOrder = async () => {
+      for (const cleanup of network.reverse()) await cleanup();
+    };
+    await Promise.all([inOrder(), ...others.map((cleanup) => cleanup())]);
   }
 }
 
@@ -308,6 +315,9 @@ function collect(child: ChildProcess, options: RunOptions): Promise<ShellResult>
   }, options.timeoutMs);
   const onAbort = () => killTree(child);
   options.signal.addEventListener('abort', onAbort, { once: true });
+  // Aborted during the setup before the spawn (the placeholders, the proxy): no 'abort' event
+  // comes any more, so the tree goes now, before bubblewrap is told to go.
+  if (options.signal.aborted) killTree(child);
   return new Promise((resolve, reject) => {
     child.on('error', (error) => {
       clearTimeout(timer);

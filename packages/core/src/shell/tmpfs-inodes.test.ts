@@ -107,6 +107,34 @@ describe.runIf(sandboxWorks)('the pre-started remount helper', () => {
     expect(helpers(tmpSizeBytes)).toEqual([]);
   }, 30_000);
 
+  it('is killed with the sandbox when the signal aborted before the spawn', async () => {
+    const tmpSizeBytes = 64 * 1024 * 1024 + 4096 * (40_000 + Math.floor(Math.random() * 10_000));
+    const marker = `35.${process.pid}${Math.floor(Math.random() * 1000)}`;
+    const abort = new AbortController();
+    abort.abort();
+    const started = Date.now();
+    const result = await runShellCommand({
+      command: `sleep ${marker} & sleep ${marker}`,
+      policy: resolvePolicy(cwd, { tmpSizeBytes }),
+      cwd,
+      env: commandEnvironment(process.env, undefined),
+      timeoutMs: 60_000,
+      maxOutputChars: 1000,
+      signal: abort.signal,
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(result.exitCode).not.toBe(0);
+    expect(helpers(tmpSizeBytes)).toEqual([]);
+    const sleeping = readdirSync('/proc').filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    });
+    expect(sleeping).toEqual([]);
+  }, 30_000);
+
   it('exits when the sandbox never starts', async () => {
     const tmpSizeBytes = 64 * 1024 * 1024 + 4096 * (20_000 + Math.floor(Math.random() * 10_000));
     const result = await run(
