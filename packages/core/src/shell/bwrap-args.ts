@@ -46,8 +46,9 @@ export interface SandboxPaths {
  * What runs first inside the sandbox, once bubblewrap has made every mount: it says so on
  * `READY_FD`, waits for the host's `go` on `BLOCK_FD` (the host caps the tmpfs inodes
  * meanwhile), closes both, and becomes `/bin/sh -c` of the command. bubblewrap's own
- * `--block-fd` cannot serve: it reports the pid at the clone, before its mounts, so the host
- * would not know when they are done. Anything but `go` (the host died: end of input) runs nothing.
+ * `--block-fd` would hold the command too, but nothing would tell the host when bubblewrap got
+ * there: the pid on `--info-fd` comes at the clone, before the mounts. Anything but `go` (the
+ * host died: end of input) runs nothing.
  */
 export const SANDBOX_GATE =
   `echo ready >&${READY_FD}; exec ${READY_FD}>&-; read go <&${BLOCK_FD}; exec ${BLOCK_FD}<&-; ` +
