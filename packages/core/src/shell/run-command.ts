@@ -25,7 +25,7 @@ import { checkSandbox } from './probe.js';
 import { resourceLimits } from './resource-limits.js';
 import { encodeProgram, seccompArch, socketFilterProgram } from './seccomp-filter.js';
 import { SandboxUnavailableError } from './shell-errors.js';
-import { capTmpfsInodes, remountHelperArgs } from './tmpfs-inodes.js';
+import { capTmpfsInodes, remountHelperArgs, remountOptions } from './tmpfs-inodes.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {
@@ -121,11 +121,30 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     others.push(() => limits.release());
     const env = hostUser === undefined ? options.env : trustRepositories(options.env);
     const bwrap = [options.bwrap ?? 'bwrap', ...bwrapArgs(policy, paths, env, options.command)];
-    const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
-    const remount = remountHelperArgs(policy.tmpSizeBytes) ?? [];
+    const remount = remountHelperArgs(policy.tmpSizeBytes);
+    // On a root host the host-user helper, perl already, forks the remount helper itself.
+    const capInHelper = hostUser !== undefined && remount !== undefined;
+    const argv =
+      hostUser === undefined
+        ? bwrap
+        : [
+            'perl',
+            ...helperArgs(
+              hostUser,
+              bwrap,
+              capInHelper ? remountOptions(policy.tmpSizeBytes) : undefined,
+            ),
+          ];
+    const launcherArgs = capInHelper ? [] : (remount ?? []);
     const child = childProcess().spawn(
       '/bin/sh',
-      ['-c', launcherScript(limits.prelude, remount.length), 'agate-sandbox', ...remount, ...argv],
+      [
+        '-c',
+        launcherScript(limits.prelude, launcherArgs.length, capInHelper),
+        'agate-sandbox',
+        ...launcherArgs,
+        ...argv,
+      ],
       {
         // bubblewrap changes to the command's folder itself, in the sandbox's view.
         cwd: '/',
@@ -206,9 +225,16 @@ const SANDBOX_FDS = `${SECCOMP_FD}<&- ${INFO_FD}>&- ${BLOCK_FD}<&- ${READY_FD}>&
  * ulimits (it is the host's, not the command's) but in the launcher's process group, so a kill
  * of the group on abort, timeout or exit takes it too; it waits on its stdin for the sandbox's
  * pid. The shell closes the helper's descriptors, joins the cgroups and becomes bubblewrap.
+ * `helperInCommand`: the command (the host-user helper) starts the remount helper itself and
+ * takes its descriptors.
  */
-export function launcherScript(prelude: string, helperArgs: number): string {
+export function launcherScript(
+  prelude: string,
+  helperArgs: number,
+  helperInCommand = false,
+): string {
   const fds = `${REMOUNT_PID_FD}<&- ${REMOUNT_STATUS_FD}>&-`;
+  if (helperInCommand) return `${prelude}exec "$@"`;
   const helper =
     helperArgs === 0
       ? ''

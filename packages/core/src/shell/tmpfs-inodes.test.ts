@@ -69,8 +69,9 @@ describe.runIf(sandboxWorks)('the pre-started remount helper', () => {
       .filter((entry) => /^\d+$/.test(entry))
       .filter((pid) => {
         try {
+          // Its own argument, or the host-user helper's `c:` one on a root host.
           return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(
-            `\0${remountOptions(tmpSizeBytes)}\0`,
+            `${remountOptions(tmpSizeBytes)}\0`,
           );
         } catch {
           return false;
@@ -100,7 +101,7 @@ describe.runIf(sandboxWorks)('the pre-started remount helper', () => {
     while (helpers(tmpSizeBytes).length === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(helpers(tmpSizeBytes)).toHaveLength(1);
+    expect(helpers(tmpSizeBytes).length).toBeGreaterThan(0);
     abort.abort();
     const result = await call;
     expect(result.exitCode).not.toBe(0);

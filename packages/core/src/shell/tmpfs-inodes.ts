@@ -38,10 +38,11 @@ const CLONE_NEWNS = 0x20000;
  * bubblewrap nests a second one that holds no power over the mounts), then the mount namespace,
  * and remounts each folder. bubblewrap's flags (`nosuid`, `nodev`) are given again, since a
  * remount sets them anew. It writes its status to stdout (`0`: every folder capped).
- * Arguments: the setns and mount numbers, the options, then the folders.
+ * Arguments: the setns and mount numbers, the options, then the folders. On a root host the
+ * host-user helper (host-user.ts) runs the same body in a child it forks before it drops to the
+ * sandbox user, which spares a second perl.
  */
-export const REMOUNT_SCRIPT = `my ($setns, $mount, $opts, @dirs) = @ARGV;
-sub done { syswrite(STDOUT, "$_[0]\\n"); exit 0 }
+export const REMOUNT_BODY = `sub done { syswrite(STDOUT, "$_[0]\\n"); exit 0 }
 my $line = <STDIN>; defined $line or done(1);
 my ($pid) = $line =~ /^([1-9][0-9]{0,9})\\n?$/ or done(1);
 open(my $mnt, '<', "/proc/$pid/ns/mnt") or done(2);
@@ -51,6 +52,8 @@ syscall(0 + $setns, fileno($mnt), ${CLONE_NEWNS}) == 0 or done(5);
 my $type = "tmpfs";
 for my $dir (@dirs) { syscall(0 + $mount, $type, $dir, $type, ${MS_REMOUNT | MS_NOSUID | MS_NODEV}, $opts) == 0 or done(6) }
 done(0);`;
+
+export const REMOUNT_SCRIPT = `my ($setns, $mount, $opts, @dirs) = @ARGV;\n${REMOUNT_BODY}`;
 
 /** The tmpfs options of the remount: the size again and the inode cap. */
 export function remountOptions(tmpSizeBytes: number): string {
