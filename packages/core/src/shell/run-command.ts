@@ -17,6 +17,7 @@ import {
 } from './bwrap-args.js';
 import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
 import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
+import { inheritedFds, withInheritedFdsClosed } from './inherited-fds.js';
 import { sandboxPid, sandboxReady, startBridge } from './net-bridge.js';
 import { startAllowListProxy } from './net-proxy.js';
 import { holdPlaceholders } from './placeholders.js';
@@ -136,7 +137,13 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
             ),
           ];
     const launcherArgs = capInHelper ? [] : (remount ?? []);
-    const child = childProcess().spawn(
+    const stdio = [
+      'ignore' as const,
+      ...Array.from({ length: FIRST_DATA_FD - 1 + data.length }, () => 'pipe' as const),
+    ];
+    // Descriptors the agent inherited without close-on-exec are closed before the launcher
+    // runs (nothing else would close them before the command); none, the common case: no perl.
+    const [file, args] = withInheritedFdsClosed(
       '/bin/sh',
       [
         '-c',
@@ -145,25 +152,15 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
         ...launcherArgs,
         ...argv,
       ],
-      {
-        // bubblewrap changes to the command's folder itself, in the sandbox's view.
-        cwd: '/',
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-        stdio: [
-          'ignore',
-          'pipe',
-          'pipe',
-          'pipe',
-          'pipe',
-          'pipe',
-          'pipe',
-          'pipe',
-          'pipe',
-          ...data.map(() => 'pipe' as const),
-        ],
-        detached: true,
-      },
-    ) as ChildProcess;
+      inheritedFds(stdio.length),
+    );
+    const child = childProcess().spawn(file, args, {
+      // bubblewrap changes to the command's folder itself, in the sandbox's view.
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio,
+      detached: true,
+    }) as ChildProcess;
     // bubblewrap closes these once read; a reset on our end of them is not an error.
     for (const stream of child.stdio.slice(SECCOMP_FD)) stream?.on('error', () => {});
     (extraFd(child, SECCOMP_FD) as Writable).end(program);
