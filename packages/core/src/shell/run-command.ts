@@ -26,7 +26,12 @@ import { checkSandbox } from './probe.js';
 import { resourceLimits } from './resource-limits.js';
 import { encodeProgram, seccompArch, socketFilterProgram } from './seccomp-filter.js';
 import { SandboxUnavailableError } from './shell-errors.js';
-import { capTmpfsInodes, remountHelperArgs, remountOptions } from './tmpfs-inodes.js';
+import {
+  capTmpfsInodes,
+  remountHelperArgs,
+  remountOptions,
+  remountStatus,
+} from './tmpfs-inodes.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {
@@ -169,7 +174,8 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     });
     const result = collect(child, options);
     const toRemount = extraFd(child, REMOUNT_PID_FD) as Writable;
-    const fromRemount = extraFd(child, REMOUNT_STATUS_FD) as Readable;
+    // Both listened to from the spawn on (remountStatus says why).
+    const status = remountStatus(extraFd(child, REMOUNT_STATUS_FD) as Readable);
     const ready = sandboxReady(extraFd(child, READY_FD) as Readable);
     try {
       // The pid comes at bubblewrap's clone: the bridge needs only the sandbox's network.
@@ -183,11 +189,15 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
           toRemount.end();
           return false;
         }
-        return capTmpfsInodes(toRemount, fromRemount, pid);
+        return capTmpfsInodes(toRemount, status, pid);
       });
       const [, started] = await Promise.all([capped, bridge]);
       if (started !== undefined) network.push(() => void started.kill('SIGKILL'));
-      if (pid !== undefined && (await ready)) (extraFd(child, BLOCK_FD) as Writable).end('go\n');
+      // Always ended, `go` or not: an open pipe keeps the child's 'close' (and this call) waiting,
+      // and an end of input tells a gate that outlived a kill to run nothing. `go` only while the
+      // launcher lives and no timeout or abort has killed it (checked after the last await).
+      const go = pid !== undefined && (await ready) && !stopped(child, options);
+      (extraFd(child, BLOCK_FD) as Writable).end(go ? 'go\n' : undefined);
     } catch (error) {
       killTree(child);
       await result.catch(() => undefined);
@@ -316,8 +326,22 @@ class Tail {
   }
 }
 
+/** The launcher has exited, or a timeout or an abort has killed its tree (collect). */
+function stopped(child: ChildProcess, options: RunOptions): boolean {
+  return (
+    child.exitCode !== null ||
+    child.signalCode !== null ||
+    options.signal.aborted ||
+    KILLED.has(child)
+  );
+}
+
+/** Children whose tree was killed, before their 'exit' arrives. */
+const KILLED = new WeakSet<ChildProcess>();
+
 /** Kills the child's process group (the sandbox, or the host command and what it started). */
 function killTree(child: ChildProcess): void {
+  KILLED.add(child);
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');

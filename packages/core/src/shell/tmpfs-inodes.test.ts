@@ -2,11 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { requireSystem } from '@agate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commandEnvironment, resolvePolicy } from './policy.js';
 import { launcherScript, runShellCommand } from './run-command.js';
-import { inodeCap, REMOUNT_SCRIPT, remountHelperArgs, remountOptions } from './tmpfs-inodes.js';
+import {
+  capTmpfsInodes,
+  inodeCap,
+  REMOUNT_SCRIPT,
+  remountHelperArgs,
+  remountOptions,
+  remountStatus,
+} from './tmpfs-inodes.js';
 
 const sandboxWorks = requireSystem({
   tests: 'tmpfs inode cap helper',
@@ -43,6 +51,32 @@ describe('tmpfs inode cap', () => {
     // The launcher closes the helper's two pipes before it becomes bubblewrap.
     expect(script).toMatch(/exec 6<&- 7>&-; echo \$\$/);
     expect(launcherScript('', 0)).toBe('exec 6<&- 7>&-; exec "$@"');
+  });
+});
+
+describe("the remount helper's answer", () => {
+  it('is heard even when the pipe was drained and ended before the pid was sent', async () => {
+    // What a timeout's kill does: the launcher exits, Node drains its readable pipes (its
+    // flushStdio resumes them) and they end, all before the setup reaches the caps. A listener
+    // added only then would wait forever; remountStatus listens from the spawn on.
+    const fromHelper = new PassThrough();
+    const status = remountStatus(fromHelper);
+    fromHelper.resume();
+    fromHelper.end();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fromHelper.readableEnded).toBe(true);
+    await expect(capTmpfsInodes(new PassThrough(), status, 1)).resolves.toBe(false);
+  });
+
+  it('is yes only for a helper that answered 0', async () => {
+    const ok = new PassThrough();
+    const okStatus = remountStatus(ok);
+    ok.end('0\n');
+    await expect(okStatus).resolves.toBe(true);
+    const refused = new PassThrough();
+    const refusedStatus = remountStatus(refused);
+    refused.end('6\n');
+    await expect(refusedStatus).resolves.toBe(false);
   });
 });
 

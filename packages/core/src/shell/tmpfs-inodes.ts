@@ -78,16 +78,13 @@ export function remountHelperArgs(tmpSizeBytes: number): string[] | undefined {
 }
 
 /**
- * Hands the waiting helper the sandbox `pid` (its stdin is `toHelper`, its stdout `fromHelper`)
- * and resolves to whether every tmpfs was capped. Where the kernel or a missing perl refuses,
- * the command runs all the same, bounded by the byte cap and the memory cgroup.
+ * The remount helper's answer, read from its stdout (`fromHelper`): whether every tmpfs was
+ * capped. Listen from the spawn on: once the launcher exits, Node drains its readable pipes
+ * and a stream that has ended before anyone listened never says so again (a listener added
+ * after a timeout's kill would wait forever).
  */
-export function capTmpfsInodes(
-  toHelper: Writable,
-  fromHelper: Readable,
-  pid: number,
-): Promise<boolean> {
-  const status = new Promise<boolean>((resolve) => {
+export function remountStatus(fromHelper: Readable): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     let text = '';
     fromHelper.setEncoding('utf8');
     fromHelper.on('data', (chunk: string) => {
@@ -98,6 +95,18 @@ export function capTmpfsInodes(
     fromHelper.on('error', end);
     fromHelper.on('close', end);
   });
+}
+
+/**
+ * Hands the waiting helper the sandbox `pid` (its stdin is `toHelper`) and resolves to its
+ * `status` (`remountStatus`). Where the kernel or a missing perl refuses, the command runs all
+ * the same, bounded by the byte cap and the memory cgroup.
+ */
+export function capTmpfsInodes(
+  toHelper: Writable,
+  status: Promise<boolean>,
+  pid: number,
+): Promise<boolean> {
   toHelper.end(`${pid}\n`);
   return status;
 }
