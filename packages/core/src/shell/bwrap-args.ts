@@ -4,12 +4,24 @@ import type { SandboxPolicy } from './policy.js';
 export const PROXY_PORT_INSIDE = 3128;
 /** The uid (and gid) a command gets inside when the agent is root. */
 export const SANDBOX_UID = 1000;
-/** File descriptors bubblewrap is given: the seccomp program, where it reports the sandbox's pid, and what it waits on before running the command (the tmpfs inode caps, and with a network allow-list the bridge, are set up meanwhile). */
+/**
+ * File descriptors bubblewrap is given: the seccomp program, and where it reports the
+ * sandbox's pid. The command's gate (`SANDBOX_GATE`) gets two more: where it says the sandbox
+ * is ready, and what it waits on before the command runs (the tmpfs inode caps, and with a
+ * network allow-list the bridge, are set up meanwhile).
+ */
 export const SECCOMP_FD = 3;
 export const INFO_FD = 4;
 export const BLOCK_FD = 5;
+/**
+ * The tmpfs remount helper's stdin (the sandbox's pid) and stdout (its status): it is started
+ * beside bubblewrap by the launching shell, which closes both before it starts bubblewrap.
+ */
+export const REMOUNT_PID_FD = 6;
+export const REMOUNT_STATUS_FD = 7;
+export const READY_FD = 8;
 /** The first of the descriptors that carry file contents bound in (`--ro-bind-data`). */
-export const FIRST_DATA_FD = 6;
+export const FIRST_DATA_FD = 9;
 /** A denied folder gets an empty, read-only tmpfs; this caps it all the same. */
 const DENIED_TMPFS_BYTES = 4096;
 
@@ -29,6 +41,18 @@ export interface SandboxPaths {
    */
   rootHost: boolean;
 }
+
+/**
+ * What runs first inside the sandbox, once bubblewrap has made every mount: it says so on
+ * `READY_FD`, waits for the host's `go` on `BLOCK_FD` (the host caps the tmpfs inodes
+ * meanwhile), closes both, and becomes `/bin/sh -c` of the command. bubblewrap's own
+ * `--block-fd` would hold the command too, but nothing would tell the host when bubblewrap got
+ * there: the pid on `--info-fd` comes at the clone, before the mounts. Anything but `go` (the
+ * host died: end of input) runs nothing.
+ */
+export const SANDBOX_GATE =
+  `echo ready >&${READY_FD}; exec ${READY_FD}>&-; read go <&${BLOCK_FD}; exec ${BLOCK_FD}<&-; ` +
+  `[ "$go" = go ] || exit 125; exec /bin/sh -c "$1"`;
 
 /**
  * The bubblewrap command line for one command. Order matters: the read-only root first, then
@@ -77,10 +101,10 @@ export function bwrapArgs(
     }
     args.push('--unsetenv', 'NO_PROXY', '--unsetenv', 'no_proxy');
   }
-  // The command waits until the host has capped the tmpfs inodes (and started the bridge).
-  args.push('--info-fd', String(INFO_FD), '--block-fd', String(BLOCK_FD));
+  // The host learns the sandbox's pid here (for the bridge and the inode caps).
+  args.push('--info-fd', String(INFO_FD));
   // No Unix sockets, no io_uring, no new user namespaces (seccomp-filter.ts).
   args.push('--seccomp', String(SECCOMP_FD));
-  args.push('--', '/bin/sh', '-c', command);
+  args.push('--', '/bin/sh', '-c', SANDBOX_GATE, 'agate-sandbox', command);
   return args;
 }

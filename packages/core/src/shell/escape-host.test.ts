@@ -571,3 +571,99 @@ describe.skipIf(!sandboxWorks)('host-run files, lifted', () => {
     expect(readFileSync(join(repo, '.bashrc'), 'utf8')).toBe('# mine\n');
   });
 });
+
+/**
+ * An agent process started with descriptors open without close-on-exec (a pipe or a Unix
+ * socket from whatever started it): the command must get only stdin, stdout and stderr. The
+ * agent is a child Node process (run through tsx) with pipes at 12 and 251 and a connected Unix
+ * socket at 200 left open by its parent, as a bench's parent processes leave theirs.
+ */
+describe.skipIf(!sandboxWorks)('descriptors the agent inherited', () => {
+  it('a pipe or a Unix socket the agent inherited without close-on-exec', async () => {
+    const dir = folder('inherited-fds');
+    const script = join(dir, 'agent.mts');
+    const runCommand = join(import.meta.dirname, 'run-command.ts');
+    const policyModule = join(import.meta.dirname, 'policy.ts');
+    writeFileSync(
+      script,
+      `import { runShellCommand } from ${JSON.stringify(runCommand)};
+import { commandEnvironment, resolvePolicy } from ${JSON.stringify(policyModule)};
+const cwd = process.argv[2];
+import { readFileSync } from 'node:fs';
+// What this process holds without close-on-exec (octal flags; O_CLOEXEC = 02000000).
+const open = [12, 200, 251].filter((fd) => {
+  try {
+    const flags = /^flags:\\s*([0-7]+)$/m.exec(readFileSync(\`/proc/self/fdinfo/\${fd}\`, 'utf8'))?.[1];
+    return flags !== undefined && (Number.parseInt(flags, 8) & 0o2000000) === 0;
+  } catch {
+    return false;
+  }
+});
+const r = await runShellCommand({
+  command: process.argv[3],
+  policy: resolvePolicy(cwd),
+  cwd,
+  env: commandEnvironment(process.env),
+  timeoutMs: 30_000,
+  maxOutputChars: 10_000,
+  signal: new AbortController().signal,
+});
+process.stdout.write(JSON.stringify({ open, r }));
+`,
+    );
+    // A host service on a Unix socket the agent holds a connection to.
+    const received: string[] = [];
+    const server = createServer((client) => {
+      client.setEncoding('utf8').on('data', (chunk: string) => received.push(chunk));
+    });
+    const servicePath = join(dir, 'held.sock');
+    await new Promise<void>((resolve) => server.listen(servicePath, resolve));
+    const { connect } = await import('node:net');
+    const held = connect(servicePath);
+    await new Promise<void>((resolve) => held.once('connect', () => resolve()));
+    // Inside: which descriptors are open, then a write to each leaked one (perl: dash cannot
+    // name descriptors past 9).
+    const command =
+      'ls /proc/self/fd | sort -n | tr "\\n" " "; echo; ' +
+      `perl -e 'for (12, 200, 251) { my $f; open($f, ">&=", $_) and syswrite($f, "ESCAPED via $_\\n") and print "wrote $_\\n" }'`;
+    const stdio: Array<'ignore' | 'pipe' | typeof held> = Array.from(
+      { length: 252 },
+      () => 'ignore',
+    );
+    stdio[0] = 'ignore';
+    stdio[1] = 'pipe';
+    stdio[2] = 'pipe';
+    stdio[12] = 'pipe';
+    stdio[200] = held;
+    stdio[251] = 'pipe';
+    const { spawn } = await import('node:child_process');
+    const agent = spawn(process.execPath, ['--import', 'tsx', script, cwd, command], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio,
+    });
+    const fromPipe: string[] = [];
+    for (const fd of [12, 251]) {
+      const pipe = agent.stdio[fd] as NodeJS.ReadableStream | null;
+      pipe?.setEncoding('utf8');
+      pipe?.on('data', (chunk: string) => fromPipe.push(chunk));
+    }
+    let out = '';
+    let err = '';
+    agent.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    agent.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    const code = await new Promise<number | null>((resolve) => agent.on('close', resolve));
+    held.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(code, err).toBe(0);
+    const { open, r } = JSON.parse(out) as { open: number[]; r: ShellResult };
+    // libuv leaves some low ones close-on-exec in the agent; these two it does not.
+    expect(open).toEqual(expect.arrayContaining([200, 251]));
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [listed = '', ...writes] = r.stdout.split('\n');
+    expect(received.join(''), r.stderr).toBe('');
+    expect(fromPipe.join('')).toBe('');
+    expect(writes.filter((line) => line !== '')).toEqual([]);
+    // 0, 1, 2 and ls's own listing of the folder (3).
+    expect(listed.trim().split(' '), JSON.stringify(r)).toEqual(['0', '1', '2', '3']);
+  }, 60_000);
+});

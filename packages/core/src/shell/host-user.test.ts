@@ -93,6 +93,23 @@ describe('host user (plan over real folders)', () => {
       '--',
       'sh',
     ]);
-    expect(args[2]).toMatch(/^\d+,\d+,\d+,\d+,\d+$/);
+    // unshare, mount, setresuid, setresgid, setgroups, setns, close.
+    expect(args[2]).toMatch(/^\d+,\d+,\d+,\d+,\d+,\d+,\d+$/);
+    // With the tmpfs caps: the options and the folders, before the command.
+    const capped = helperArgs(
+      { uid: 65534, gid: 65534, idmapped: [], hidden: [], exposed: [] },
+      ['bwrap'],
+      'size=1048576,nr_inodes=1024',
+    );
+    expect(capped.slice(5)).toEqual([
+      'c:size=1048576,nr_inodes=1024',
+      't:/tmp',
+      't:/dev/shm',
+      '--',
+      'bwrap',
+    ]);
+    // The forked remount child holds none of the sandbox's pipes; the helper lets go of its two.
+    expect(HELPER_SCRIPT).toContain('syscall($close, $_) for 3, 4, 5, 8;');
+    expect(HELPER_SCRIPT).toContain('syscall($close, $_) for 6, 7;');
   });
 });

@@ -4,6 +4,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { childProcess } from '../ground/builtins.js';
 import { isWithin, type SandboxPolicy } from './policy.js';
 import { SandboxUnavailableError } from './shell-errors.js';
+import { CAPPED_TMPFS, REMOUNT_BODY } from './tmpfs-inodes.js';
 
 /**
  * When the agent runs as root (most containers), a sandboxed command would run as host uid 0
@@ -132,30 +133,45 @@ export function reachable(plan: HostUserPlan | undefined, path: string): boolean
 }
 
 const ARCH_NUMBERS: Record<string, string> = {
-  // unshare, mount, setresuid, setresgid, setgroups
-  x64: '272,165,117,119,116',
-  arm64: '97,40,147,149,159',
+  // unshare, mount, setresuid, setresgid, setgroups, setns, close
+  x64: '272,165,117,119,116,308,3',
+  arm64: '97,40,147,149,159,268,57',
 };
 
 /**
  * The helper. Arguments: the syscall numbers of this architecture, the sandbox uid and gid,
  * then `i:UID:GID:PATH` (idmap PATH, on-disk UID/GID shown as the sandbox user),
- * `r:PATH` (bring PATH back), `h:PATH` (cover PATH with an empty tmpfs), `--`, the command.
+ * `r:PATH` (bring PATH back), `h:PATH` (cover PATH with an empty tmpfs), `c:OPTIONS` and
+ * `t:PATH` (the tmpfs inode caps: a child forked first, still root, runs tmpfs-inodes.ts's
+ * remount on descriptors 6 and 7, which the helper itself then closes), `--`, the command.
  * open_tree, move_mount and mount_setattr have one number on every architecture.
  * Any failure exits 125 with `agate-sandbox:` and what failed; nothing runs half set up.
  */
 export const HELPER_SCRIPT = String.raw`
 use strict;
 sub fail { print STDERR "agate-sandbox: $_[0]: $!\n"; exit 125 }
-my ($unshare, $mount, $setresuid, $setresgid, $setgroups) = map { 0 + $_ } split /,/, shift @ARGV;
+my ($unshare, $mount, $setresuid, $setresgid, $setgroups, $setns, $close) = map { 0 + $_ } split /,/, shift @ARGV;
 my $uid = 0 + shift @ARGV; my $gid = 0 + shift @ARGV;
-my (@idmap, @expose, @hide);
+my (@idmap, @expose, @hide, @cap, $cap_opts);
 while (@ARGV) {
   my $spec = shift @ARGV; last if $spec eq '--';
   if ($spec =~ /^i:(\d+):(\d+):(.+)$/s) { push @idmap, [0 + $1, 0 + $2, $3] }
   elsif ($spec =~ /^r:(.+)$/s) { push @expose, $1 }
   elsif ($spec =~ /^h:(.+)$/s) { push @hide, $1 }
+  elsif ($spec =~ /^c:(.+)$/s) { $cap_opts = $1 }
+  elsif ($spec =~ /^t:(.+)$/s) { push @cap, $1 }
   else { $! = 0; fail("bad argument $spec") }
+}
+if (defined $cap_opts) {
+  my $child = fork; defined $child or fail('fork');
+  if (!$child) {
+    # The remount helper: the pid on fd 6, its status on fd 7, none of the sandbox's pipes held.
+    open(STDIN, '<&=', 6) or exit 0; open(STDOUT, '>&=', 7) or exit 0; open(STDERR, '>', '/dev/null');
+    syscall($close, $_) for 3, 4, 5, 8;
+    my ($setns, $mount, $opts, @dirs) = ($setns, $mount, $cap_opts, @cap);
+    ${REMOUNT_BODY}
+  }
+  syscall($close, $_) for 6, 7;
 }
 # A user namespace whose only mapping is on-disk owner -> sandbox user, held by a child.
 my %userns;
@@ -213,8 +229,16 @@ syscall($setresuid, $uid, $uid, $uid) == 0 or fail('setresuid');
 exec { $ARGV[0] } @ARGV or fail("exec $ARGV[0]");
 `;
 
-/** `perl -e HELPER …` arguments that prepare `plan` and then run `command`. */
-export function helperArgs(plan: HostUserPlan, command: readonly string[]): string[] {
+/**
+ * `perl -e HELPER …` arguments that prepare `plan` and then run `command`; with `capOptions`,
+ * the helper also caps the sandbox's tmpfs inodes (tmpfs-inodes.ts), reading the pid on
+ * descriptor 6 and answering on 7.
+ */
+export function helperArgs(
+  plan: HostUserPlan,
+  command: readonly string[],
+  capOptions?: string,
+): string[] {
   const numbers = ARCH_NUMBERS[process.arch];
   if (numbers === undefined) {
     throw new SandboxUnavailableError(
@@ -231,6 +255,7 @@ export function helperArgs(plan: HostUserPlan, command: readonly string[]): stri
     ...plan.idmapped.map((m) => `i:${m.uid}:${m.gid}:${m.path}`),
     ...plan.exposed.map((p) => `r:${p}`),
     ...plan.hidden.map((p) => `h:${p}`),
+    ...(capOptions === undefined ? [] : [`c:${capOptions}`, ...CAPPED_TMPFS.map((p) => `t:${p}`)]),
     '--',
     ...command,
   ];

@@ -26,14 +26,27 @@ process.stdin.on('end', () => process.exit(0)).on('error', () => process.exit(0)
 `;
 
 /**
- * The sandbox's pid, once bubblewrap reports it on `info` (it has made its mounts by then and
- * waits on its block descriptor). Undefined when the sandbox never started (bubblewrap's own
- * error is then in the command's stderr).
+ * The sandbox's pid, once bubblewrap reports it on `info`: at its clone, before it makes its
+ * mounts (`sandboxReady` says when those are done). Undefined when the sandbox never started
+ * (bubblewrap's own error is then in the command's stderr).
  */
 export async function sandboxPid(info: Readable): Promise<number | undefined> {
   const report = await readAll(info);
   const pid = /"child-pid"\s*:\s*(\d+)/.exec(report)?.[1];
   return pid === undefined ? undefined : Number(pid);
+}
+
+/**
+ * Whether the sandbox's gate (bwrap-args.ts `SANDBOX_GATE`) said it is ready, its mounts made;
+ * false when the pipe closes first (the sandbox never started).
+ */
+export function sandboxReady(ready: Readable): Promise<boolean> {
+  return new Promise((resolve) => {
+    ready.once('data', () => resolve(true));
+    ready.once('end', () => resolve(false));
+    ready.once('error', () => resolve(false));
+    ready.once('close', () => resolve(false));
+  });
 }
 
 /** Starts the network bridge in the user and network namespaces of sandbox `pid` and waits until it listens. */

@@ -9,12 +9,16 @@ import {
   bwrapArgs,
   FIRST_DATA_FD,
   INFO_FD,
+  READY_FD,
+  REMOUNT_PID_FD,
+  REMOUNT_STATUS_FD,
   type SandboxPaths,
   SECCOMP_FD,
 } from './bwrap-args.js';
 import { type HostRunPlan, hostRunPlan, placeholderExcludes } from './host-run-files.js';
 import { checkHostUser, helperArgs, hostUserPlan, reachable } from './host-user.js';
-import { sandboxPid, startBridge } from './net-bridge.js';
+import { inheritedFds, withInheritedFdsClosed } from './inherited-fds.js';
+import { sandboxPid, sandboxReady, startBridge } from './net-bridge.js';
 import { startAllowListProxy } from './net-proxy.js';
 import { holdPlaceholders } from './placeholders.js';
 import type { SandboxPolicy } from './policy.js';
@@ -22,7 +26,12 @@ import { checkSandbox } from './probe.js';
 import { resourceLimits } from './resource-limits.js';
 import { encodeProgram, seccompArch, socketFilterProgram } from './seccomp-filter.js';
 import { SandboxUnavailableError } from './shell-errors.js';
-import { capTmpfsInodes } from './tmpfs-inodes.js';
+import {
+  capTmpfsInodes,
+  remountHelperArgs,
+  remountOptions,
+  remountStatus,
+} from './tmpfs-inodes.js';
 
 /** What a shell call returns to the model. */
 export interface ShellResult {
@@ -80,12 +89,16 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
   const program = seccompProgram();
   const hostUser = hostUserPlan(policy, options.env.PATH);
   if (hostUser !== undefined) checkHostUser();
-  const cleanups: Array<() => void | Promise<void>> = [];
+  // Cleanups in two lanes run at once at the end: the network's in order (the bridge goes
+  // before the proxy it feeds, the proxy's folder last), and the rest, independent of it and
+  // of each other (the placeholders, the cgroups).
+  const network: Array<() => void | Promise<void>> = [];
+  const others: Array<() => Promise<void>> = [];
   try {
     const held = policy.allowHostRunFileWrites
       ? { plan: NO_HOST_RUN, paths: [], release: async () => {} }
       : await holdPlaceholders(() => hostRunPlan(policy.write));
-    cleanups.push(() => held.release());
+    others.push(() => held.release());
     const hostRun = held.plan;
     const excludes = placeholderExcludes(policy.write, held.paths);
     const visible = (path: string) => reachable(hostUser, path);
@@ -105,35 +118,54 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     let socket: string | undefined;
     if (policy.network !== false) {
       const dir = mkdtempSync(join(tmpdir(), 'agate-net-'));
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      network.push(() => rmSync(dir, { recursive: true, force: true }));
       socket = join(dir, 'proxy.sock');
       const proxy = await startAllowListProxy(socket, policy.network.allow);
-      cleanups.push(() => proxy.close());
+      network.push(() => proxy.close());
     }
     const limits = resourceLimits(policy);
-    cleanups.push(() => limits.release());
+    others.push(() => limits.release());
     const env = hostUser === undefined ? options.env : trustRepositories(options.env);
     const bwrap = [options.bwrap ?? 'bwrap', ...bwrapArgs(policy, paths, env, options.command)];
-    const argv = hostUser === undefined ? bwrap : ['perl', ...helperArgs(hostUser, bwrap)];
-    const child = childProcess().spawn(
+    const remount = remountHelperArgs(policy.tmpSizeBytes);
+    // On a root host the host-user helper, perl already, forks the remount helper itself.
+    const capInHelper = hostUser !== undefined && remount !== undefined;
+    const argv =
+      hostUser === undefined
+        ? bwrap
+        : [
+            'perl',
+            ...helperArgs(
+              hostUser,
+              bwrap,
+              capInHelper ? remountOptions(policy.tmpSizeBytes) : undefined,
+            ),
+          ];
+    const launcherArgs = capInHelper ? [] : (remount ?? []);
+    const stdio = [
+      'ignore' as const,
+      ...Array.from({ length: FIRST_DATA_FD - 1 + data.length }, () => 'pipe' as const),
+    ];
+    // Descriptors the agent inherited without close-on-exec are closed before the launcher
+    // runs (nothing else would close them before the command); none, the common case: no perl.
+    const [file, args] = withInheritedFdsClosed(
       '/bin/sh',
-      ['-c', `${limits.prelude}exec "$@"`, 'agate-sandbox', ...argv],
-      {
-        // bubblewrap changes to the command's folder itself, in the sandbox's view.
-        cwd: '/',
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-        stdio: [
-          'ignore',
-          'pipe',
-          'pipe',
-          'pipe',
-          'pipe',
-          'pipe',
-          ...data.map(() => 'pipe' as const),
-        ],
-        detached: true,
-      },
-    ) as ChildProcess;
+      [
+        '-c',
+        launcherScript(limits.prelude, launcherArgs.length, capInHelper),
+        'agate-sandbox',
+        ...launcherArgs,
+        ...argv,
+      ],
+      inheritedFds(stdio.length),
+    );
+    const child = childProcess().spawn(file, args, {
+      // bubblewrap changes to the command's folder itself, in the sandbox's view.
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio,
+      detached: true,
+    }) as ChildProcess;
     // bubblewrap closes these once read; a reset on our end of them is not an error.
     for (const stream of child.stdio.slice(SECCOMP_FD)) stream?.on('error', () => {});
     (extraFd(child, SECCOMP_FD) as Writable).end(program);
@@ -141,17 +173,31 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content);
     });
     const result = collect(child, options);
-    // bubblewrap has made its mounts and waits: cap the tmpfs inodes, start the bridge, go.
+    const toRemount = extraFd(child, REMOUNT_PID_FD) as Writable;
+    // Both listened to from the spawn on (remountStatus says why).
+    const status = remountStatus(extraFd(child, REMOUNT_STATUS_FD) as Readable);
+    const ready = sandboxReady(extraFd(child, READY_FD) as Readable);
     try {
+      // The pid comes at bubblewrap's clone: the bridge needs only the sandbox's network.
       const pid = await sandboxPid(extraFd(child, INFO_FD) as Readable);
-      if (pid !== undefined) {
-        const [, bridge] = await Promise.all([
-          capTmpfsInodes(pid, policy.tmpSizeBytes),
-          socket === undefined ? undefined : startBridge(pid, socket),
-        ]);
-        if (bridge !== undefined) cleanups.push(() => void bridge.kill('SIGKILL'));
-        (extraFd(child, BLOCK_FD) as Writable).end('go');
-      }
+      const bridge =
+        pid === undefined || socket === undefined ? undefined : startBridge(pid, socket);
+      // The mounts are made once the gate says so: cap the tmpfs inodes, then go.
+      const capped = ready.then((isReady) => {
+        if (pid === undefined || !isReady) {
+          // No sandbox: the waiting helper reads the end of its input and exits.
+          toRemount.end();
+          return false;
+        }
+        return capTmpfsInodes(toRemount, status, pid);
+      });
+      const [, started] = await Promise.all([capped, bridge]);
+      if (started !== undefined) network.push(() => void started.kill('SIGKILL'));
+      // Always ended, `go` or not: an open pipe keeps the child's 'close' (and this call) waiting,
+      // and an end of input tells a gate that outlived a kill to run nothing. `go` only while the
+      // launcher lives and no timeout or abort has killed it (checked after the last await).
+      const go = pid !== undefined && (await ready) && !stopped(child, options);
+      (extraFd(child, BLOCK_FD) as Writable).end(go ? 'go\n' : undefined);
     } catch (error) {
       killTree(child);
       await result.catch(() => undefined);
@@ -169,8 +215,39 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     }
     return done;
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    const inOrder = async () => {
+      for (const cleanup of network.reverse()) await cleanup();
+    };
+    await Promise.all([inOrder(), ...others.map((cleanup) => cleanup())]);
   }
+}
+
+/** The sandbox's descriptors, closed in the helper: the host reads `info` to its end. */
+const SANDBOX_FDS = `${SECCOMP_FD}<&- ${INFO_FD}>&- ${BLOCK_FD}<&- ${READY_FD}>&-`;
+
+/**
+ * The launching shell's script. Its arguments: the remount helper's (`helperArgs` of them, none
+ * where it cannot work here), then the command line of bubblewrap (or of the host-user helper
+ * that starts it). The helper starts first, in the background, outside the command's cgroup and
+ * ulimits (it is the host's, not the command's) but in the launcher's process group, so a kill
+ * of the group on abort, timeout or exit takes it too; it waits on its stdin for the sandbox's
+ * pid. The shell closes the helper's descriptors, joins the cgroups and becomes bubblewrap.
+ * `helperInCommand`: the command (the host-user helper) starts the remount helper itself and
+ * takes its descriptors.
+ */
+export function launcherScript(
+  prelude: string,
+  helperArgs: number,
+  helperInCommand = false,
+): string {
+  const fds = `${REMOUNT_PID_FD}<&- ${REMOUNT_STATUS_FD}>&-`;
+  if (helperInCommand) return `${prelude}exec "$@"`;
+  const helper =
+    helperArgs === 0
+      ? ''
+      : `perl ${Array.from({ length: helperArgs }, (_, i) => `"\${${i + 1}}"`).join(' ')} ` +
+        `<&${REMOUNT_PID_FD} >&${REMOUNT_STATUS_FD} 2>/dev/null ${fds} ${SANDBOX_FDS} & shift ${helperArgs}; `;
+  return `${helper}exec ${fds}; ${prelude}exec "$@"`;
 }
 
 /**
@@ -249,8 +326,22 @@ class Tail {
   }
 }
 
+/** The launcher has exited, or a timeout or an abort has killed its tree (collect). */
+function stopped(child: ChildProcess, options: RunOptions): boolean {
+  return (
+    child.exitCode !== null ||
+    child.signalCode !== null ||
+    options.signal.aborted ||
+    KILLED.has(child)
+  );
+}
+
+/** Children whose tree was killed, before their 'exit' arrives. */
+const KILLED = new WeakSet<ChildProcess>();
+
 /** Kills the child's process group (the sandbox, or the host command and what it started). */
 function killTree(child: ChildProcess): void {
+  KILLED.add(child);
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
@@ -271,6 +362,9 @@ function collect(child: ChildProcess, options: RunOptions): Promise<ShellResult>
   }, options.timeoutMs);
   const onAbort = () => killTree(child);
   options.signal.addEventListener('abort', onAbort, { once: true });
+  // Aborted during the setup before the spawn (the placeholders, the proxy): no 'abort' event
+  // comes any more, so the tree goes now, before bubblewrap is told to go.
+  if (options.signal.aborted) killTree(child);
   return new Promise((resolve, reject) => {
     child.on('error', (error) => {
       clearTimeout(timer);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { requireSystem, scriptedModel } from '@agate/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createSession, NetworkAllowEntryError, Shell, System, Timeline, User } from '../index.js';
-import { bwrapArgs, FIRST_DATA_FD, SECCOMP_FD } from './bwrap-args.js';
+import { bwrapArgs, FIRST_DATA_FD, SANDBOX_GATE, SECCOMP_FD } from './bwrap-args.js';
 import {
   commandEnvironment,
   DEFAULT_MEMORY_BYTES,
@@ -163,16 +163,18 @@ describe('policy (pure)', () => {
     expect(args).toContain('--die-with-parent');
     expect(args).toContain('--clearenv');
     expect(at('--seccomp', String(SECCOMP_FD))).toBeGreaterThan(0);
-    // Always: the host caps the tmpfs inodes before the command runs (resource-limits.ts).
-    expect(at('--info-fd', '4', '--block-fd', '5')).toBeGreaterThan(0);
-    expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'ls']);
+    // Always: the host caps the tmpfs inodes before the command runs (tmpfs-inodes.ts): the
+    // pid comes on the info descriptor, and the gate waits for the host once the mounts are made.
+    expect(at('--info-fd', '4')).toBeGreaterThan(0);
+    expect(args).not.toContain('--block-fd');
+    expect(args.slice(-6)).toEqual(['--', '/bin/sh', '-c', SANDBOX_GATE, 'agate-sandbox', 'ls']);
     const networked = bwrapArgs(
       resolvePolicy('/work/repo', { network: { allow: ['registry.npmjs.org'] } }),
       { denied: [], hostRun: { pins: [], readOnly: [] }, network: true, rootHost: false },
       {},
       'ls',
     );
-    expect(networked).toEqual(expect.arrayContaining(['--info-fd', '--block-fd']));
+    expect(networked).toEqual(expect.arrayContaining(['--info-fd', SANDBOX_GATE]));
     // Not root: the agent's own uid inside, no nested user namespace for the bridge to miss.
     expect(networked).not.toContain('--uid');
     expect(networked).toEqual(expect.arrayContaining(['HTTPS_PROXY', 'http://127.0.0.1:3128']));

@@ -1,4 +1,4 @@
-import { childProcess } from '../ground/builtins.js';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * The writable tmpfs mounts of a sandbox (`/tmp`, `/dev/shm`) get a byte cap from bubblewrap
@@ -31,19 +31,29 @@ const CLONE_NEWNS = 0x20000;
 
 /**
  * The remount, as a Perl script (perl-base is on every Debian and Ubuntu system; host-user.ts
- * uses it the same way; Node cannot make these calls). It joins the user namespace that owns
- * the sandbox's mount namespace (not the command's own: with `--uid` bubblewrap nests a second
- * one that holds no power over the mounts), then the mount namespace, and remounts each folder.
- * bubblewrap's flags (`nosuid`, `nodev`) are given again, since a remount sets them anew.
- * Arguments: the sandbox's pid, the setns and mount numbers, the options, then the folders.
+ * uses it the same way; Node cannot make these calls). It is started beside bubblewrap, not
+ * after it: perl's start-up then overlaps bubblewrap's, and the helper waits, blocked on its
+ * stdin, for the sandbox's pid (a line; end of input: nothing to do). It joins the user
+ * namespace that owns the sandbox's mount namespace (not the command's own: with `--uid`
+ * bubblewrap nests a second one that holds no power over the mounts), then the mount namespace,
+ * and remounts each folder. bubblewrap's flags (`nosuid`, `nodev`) are given again, since a
+ * remount sets them anew. It writes its status to stdout (`0`: every folder capped).
+ * Arguments: the setns and mount numbers, the options, then the folders. On a root host the
+ * host-user helper (host-user.ts) runs the same body in a child it forks before it drops to the
+ * sandbox user, which spares a second perl.
  */
-export const REMOUNT_SCRIPT = `my ($pid, $setns, $mount, $opts, @dirs) = @ARGV;
-open(my $mnt, '<', "/proc/$pid/ns/mnt") or exit 2;
-my $owner = ioctl($mnt, ${NS_GET_USERNS}, 0); defined $owner or exit 3;
-syscall(0 + $setns, 0 + $owner, ${CLONE_NEWUSER}) == 0 or exit 4;
-syscall(0 + $setns, fileno($mnt), ${CLONE_NEWNS}) == 0 or exit 5;
+export const REMOUNT_BODY = `sub done { syswrite(STDOUT, "$_[0]\\n"); exit 0 }
+my $line = <STDIN>; defined $line or done(1);
+my ($pid) = $line =~ /^([1-9][0-9]{0,9})\\n?$/ or done(1);
+open(my $mnt, '<', "/proc/$pid/ns/mnt") or done(2);
+my $owner = ioctl($mnt, ${NS_GET_USERNS}, 0); defined $owner or done(3);
+syscall(0 + $setns, 0 + $owner, ${CLONE_NEWUSER}) == 0 or done(4);
+syscall(0 + $setns, fileno($mnt), ${CLONE_NEWNS}) == 0 or done(5);
 my $type = "tmpfs";
-for my $dir (@dirs) { syscall(0 + $mount, $type, $dir, $type, ${MS_REMOUNT | MS_NOSUID | MS_NODEV}, $opts) == 0 or exit 6 }`;
+for my $dir (@dirs) { syscall(0 + $mount, $type, $dir, $type, ${MS_REMOUNT | MS_NOSUID | MS_NODEV}, $opts) == 0 or done(6) }
+done(0);`;
+
+export const REMOUNT_SCRIPT = `my ($setns, $mount, $opts, @dirs) = @ARGV;\n${REMOUNT_BODY}`;
 
 /** The tmpfs options of the remount: the size again and the inode cap. */
 export function remountOptions(tmpSizeBytes: number): string {
@@ -51,29 +61,52 @@ export function remountOptions(tmpSizeBytes: number): string {
 }
 
 /**
- * Caps the inodes of the sandbox `pid`'s tmpfs mounts before its command runs. Resolves to
- * whether every one was capped; where the kernel, the architecture or a missing perl refuses,
- * the byte cap and the memory cgroup stay the bound (docs/shell.md), and the command runs all
- * the same.
+ * `perl` arguments of the remount helper for this machine; undefined where it has no system
+ * call numbers (the byte cap and the memory cgroup stay the bound there, docs/shell.md).
  */
-export async function capTmpfsInodes(pid: number, tmpSizeBytes: number): Promise<boolean> {
+export function remountHelperArgs(tmpSizeBytes: number): string[] | undefined {
   const numbers = SYSCALLS[process.arch];
-  if (numbers === undefined) return false;
-  const child = childProcess().spawn(
-    'perl',
-    [
-      '-e',
-      REMOUNT_SCRIPT,
-      String(pid),
-      String(numbers.setns),
-      String(numbers.mount),
-      remountOptions(tmpSizeBytes),
-      ...CAPPED_TMPFS,
-    ],
-    { stdio: 'ignore' },
-  );
-  return new Promise((resolve) => {
-    child.on('error', () => resolve(false));
-    child.on('exit', (code) => resolve(code === 0));
+  if (numbers === undefined) return undefined;
+  return [
+    '-e',
+    REMOUNT_SCRIPT,
+    String(numbers.setns),
+    String(numbers.mount),
+    remountOptions(tmpSizeBytes),
+    ...CAPPED_TMPFS,
+  ];
+}
+
+/**
+ * The remount helper's answer, read from its stdout (`fromHelper`): whether every tmpfs was
+ * capped. Listen from the spawn on: once the launcher exits, Node drains its readable pipes
+ * and a stream that has ended before anyone listened never says so again (a listener added
+ * after a timeout's kill would wait forever).
+ */
+export function remountStatus(fromHelper: Readable): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    let text = '';
+    fromHelper.setEncoding('utf8');
+    fromHelper.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    const end = () => resolve(text === '0\n');
+    fromHelper.on('end', end);
+    fromHelper.on('error', end);
+    fromHelper.on('close', end);
   });
+}
+
+/**
+ * Hands the waiting helper the sandbox `pid` (its stdin is `toHelper`) and resolves to its
+ * `status` (`remountStatus`). Where the kernel or a missing perl refuses, the command runs all
+ * the same, bounded by the byte cap and the memory cgroup.
+ */
+export function capTmpfsInodes(
+  toHelper: Writable,
+  status: Promise<boolean>,
+  pid: number,
+): Promise<boolean> {
+  toHelper.end(`${pid}\n`);
+  return status;
 }
