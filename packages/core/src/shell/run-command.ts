@@ -99,22 +99,7 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
       ? { plan: NO_HOST_RUN, paths: [], release: async () => {} }
       : await holdPlaceholders(() => hostRunPlan(policy.write));
     others.push(() => held.release());
-    const hostRun = held.plan;
-    const excludes = placeholderExcludes(policy.write, held.paths);
-    const visible = (path: string) => reachable(hostUser, path);
-    const paths: SandboxPaths = {
-      denied: deniedPaths(policy.denyRead).filter((d) => visible(d.path)),
-      hostRun: {
-        pins: hostRun.pins.filter(visible),
-        readOnly: [...hostRun.readOnly, ...hostRun.placeholders.map((p) => p.path)]
-          .filter(visible)
-          .filter((path) => existsSync(path)),
-      },
-      data: excludes.filter((e) => visible(e.path)).map((e) => e.path),
-      network: policy.network !== false,
-      rootHost: process.getuid?.() === 0,
-    };
-    const data = excludes.filter((e) => visible(e.path)).map((e) => e.content);
+    const { paths, data } = sandboxView(policy, hostUser, held);
     let socket: string | undefined;
     if (policy.network !== false) {
       const dir = mkdtempSync(join(tmpdir(), 'agate-net-'));
@@ -172,34 +157,13 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     data.forEach((content, i) => {
       (extraFd(child, FIRST_DATA_FD + i) as Writable).end(content);
     });
-    const result = collect(child, options);
-    const toRemount = extraFd(child, REMOUNT_PID_FD) as Writable;
-    // Both listened to from the spawn on (remountStatus says why).
-    const status = remountStatus(extraFd(child, REMOUNT_STATUS_FD) as Readable);
-    const ready = sandboxReady(extraFd(child, READY_FD) as Readable);
+    const kills: Kills = { happened: false };
+    const result = collect(child, options, kills);
     try {
-      // The pid comes at bubblewrap's clone: the bridge needs only the sandbox's network.
-      const pid = await sandboxPid(extraFd(child, INFO_FD) as Readable);
-      const bridge =
-        pid === undefined || socket === undefined ? undefined : startBridge(pid, socket);
-      // The mounts are made once the gate says so: cap the tmpfs inodes, then go.
-      const capped = ready.then((isReady) => {
-        if (pid === undefined || !isReady) {
-          // No sandbox: the waiting helper reads the end of its input and exits.
-          toRemount.end();
-          return false;
-        }
-        return capTmpfsInodes(toRemount, status, pid);
-      });
-      const [, started] = await Promise.all([capped, bridge]);
-      if (started !== undefined) network.push(() => void started.kill('SIGKILL'));
-      // Always ended, `go` or not: an open pipe keeps the child's 'close' (and this call) waiting,
-      // and an end of input tells a gate that outlived a kill to run nothing. `go` only while the
-      // launcher lives and no timeout or abort has killed it (checked after the last await).
-      const go = pid !== undefined && (await ready) && !stopped(child, options);
-      (extraFd(child, BLOCK_FD) as Writable).end(go ? 'go\n' : undefined);
+      const bridge = await openGate(child, socket, () => kills.happened || options.signal.aborted);
+      if (bridge !== undefined) network.push(() => void bridge.kill('SIGKILL'));
     } catch (error) {
-      killTree(child);
+      killTree(child, kills);
       await result.catch(() => undefined);
       throw error;
     }
@@ -220,6 +184,70 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     };
     await Promise.all([inOrder(), ...others.map((cleanup) => cleanup())]);
   }
+}
+
+/** What the sandbox shows of the host: hidden paths, host-run files, files shown with other contents. */
+function sandboxView(
+  policy: SandboxPolicy,
+  hostUser: ReturnType<typeof hostUserPlan>,
+  held: { plan: HostRunPlan; paths: readonly string[] },
+): { paths: SandboxPaths; data: string[] } {
+  const hostRun = held.plan;
+  const excludes = placeholderExcludes(policy.write, held.paths).filter((e) =>
+    reachable(hostUser, e.path),
+  );
+  const visible = (path: string) => reachable(hostUser, path);
+  const paths: SandboxPaths = {
+    denied: deniedPaths(policy.denyRead).filter((d) => visible(d.path)),
+    hostRun: {
+      pins: hostRun.pins.filter(visible),
+      readOnly: [...hostRun.readOnly, ...hostRun.placeholders.map((p) => p.path)]
+        .filter(visible)
+        .filter((path) => existsSync(path)),
+    },
+    data: excludes.map((e) => e.path),
+    network: policy.network !== false,
+    rootHost: process.getuid?.() === 0,
+  };
+  return { paths, data: excludes.map((e) => e.content) };
+}
+
+/**
+ * Lets the sandboxed command go once the sandbox is ready: the pid comes at bubblewrap's clone
+ * (the bridge needs only the sandbox's network), the gate's `ready` once every mount is made
+ * (the tmpfs inodes are capped then). Resolves to the bridge, if one was started. The gate's
+ * pipe is always ended, `go` or not: an open pipe keeps the child's 'close' (and the call)
+ * waiting, and an end of input tells a gate that outlived a kill to run nothing; `go` only
+ * while the launcher lives and nothing killed it (checked after the last await).
+ */
+async function openGate(
+  child: ChildProcess,
+  socket: string | undefined,
+  killed: () => boolean,
+): Promise<ChildProcess | undefined> {
+  const toRemount = extraFd(child, REMOUNT_PID_FD) as Writable;
+  // Listened to from here on, before any await (remountStatus says why).
+  const status = remountStatus(extraFd(child, REMOUNT_STATUS_FD) as Readable);
+  const ready = sandboxReady(extraFd(child, READY_FD) as Readable);
+  const pid = await sandboxPid(extraFd(child, INFO_FD) as Readable);
+  const bridge = pid === undefined || socket === undefined ? undefined : startBridge(pid, socket);
+  const capped = ready.then((isReady) => {
+    if (pid === undefined || !isReady) {
+      // No sandbox: the waiting helper reads the end of its input and exits.
+      toRemount.end();
+      return false;
+    }
+    return capTmpfsInodes(toRemount, status, pid);
+  });
+  const [, started] = await Promise.all([capped, bridge]);
+  const go =
+    pid !== undefined &&
+    (await ready) &&
+    child.exitCode === null &&
+    child.signalCode === null &&
+    !killed();
+  (extraFd(child, BLOCK_FD) as Writable).end(go ? 'go\n' : undefined);
+  return started;
 }
 
 /** The sandbox's descriptors, closed in the helper: the host reads `info` to its end. */
@@ -326,22 +354,14 @@ class Tail {
   }
 }
 
-/** The launcher has exited, or a timeout or an abort has killed its tree (collect). */
-function stopped(child: ChildProcess, options: RunOptions): boolean {
-  return (
-    child.exitCode !== null ||
-    child.signalCode !== null ||
-    options.signal.aborted ||
-    KILLED.has(child)
-  );
+/** Whether a timeout or an abort has killed a child's tree (before its 'exit' arrives). */
+interface Kills {
+  happened: boolean;
 }
 
-/** Children whose tree was killed, before their 'exit' arrives. */
-const KILLED = new WeakSet<ChildProcess>();
-
 /** Kills the child's process group (the sandbox, or the host command and what it started). */
-function killTree(child: ChildProcess): void {
-  KILLED.add(child);
+function killTree(child: ChildProcess, kills?: Kills): void {
+  if (kills !== undefined) kills.happened = true;
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
@@ -350,7 +370,7 @@ function killTree(child: ChildProcess): void {
   }
 }
 
-function collect(child: ChildProcess, options: RunOptions): Promise<ShellResult> {
+function collect(child: ChildProcess, options: RunOptions, kills?: Kills): Promise<ShellResult> {
   const stdout = new Tail(options.maxOutputChars);
   const stderr = new Tail(options.maxOutputChars);
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk));
@@ -358,13 +378,13 @@ function collect(child: ChildProcess, options: RunOptions): Promise<ShellResult>
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    killTree(child);
+    killTree(child, kills);
   }, options.timeoutMs);
-  const onAbort = () => killTree(child);
+  const onAbort = () => killTree(child, kills);
   options.signal.addEventListener('abort', onAbort, { once: true });
   // Aborted during the setup before the spawn (the placeholders, the proxy): no 'abort' event
   // comes any more, so the tree goes now, before bubblewrap is told to go.
-  if (options.signal.aborted) killTree(child);
+  if (options.signal.aborted) killTree(child, kills);
   return new Promise((resolve, reject) => {
     child.on('error', (error) => {
       clearTimeout(timer);
