@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { scaledLimit } from './packages/testing/src/machine-speed.js';
 import { PACKED_TESTS } from './release/packed-tests.js';
@@ -65,6 +66,17 @@ const BROWSER_TESTS = [
 
 /** The docs site in Chromium: a project of its own, whose setup builds the site (below). */
 const DOCS_SITE_TEST = 'docs/check/site.browser.test.ts';
+
+// A listed file that is not there (renamed, moved, a typo) would silently run in a shared
+// module graph it was listed to stay out of: the run stops here instead.
+const missing = [...ISOLATED_NODE_TESTS, ...PACKED_TESTS, DOCS_SITE_TEST].filter(
+  (file) => !existsSync(new URL(file, import.meta.url)),
+);
+if (missing.length > 0) {
+  throw new Error(
+    `vitest.config.ts lists test files that do not exist: ${missing.join(', ')} (renamed or moved? update the list)`,
+  );
+}
 
 export default defineConfig({
   resolve: {
