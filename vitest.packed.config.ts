@@ -17,8 +17,9 @@ export default defineConfig({
     exclude: ['**/node_modules/**'],
     // The skip summary; no PostgreSQL (no packed test uses one).
     globalSetup: ['./vitest.global-setup.ts', './release/packed.setup.ts'],
-    // The files wait on npm, tsc and the installed project's processes: two at a time.
-    maxWorkers: 2,
+    // The files wait on npm, tsc and the installed project's processes: three at a time, so the
+    // longest (the installed project's, about 40 s) runs beside all the others.
+    maxWorkers: 3,
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },

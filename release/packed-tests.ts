@@ -8,6 +8,7 @@ export const PACKED_TESTS = [
   'release/api-report.test.ts',
   'release/error-copies.test.ts',
   'packages/create-agate/src/packed-install.test.ts',
+  'packages/create-agate/src/packed-templates.test.ts',
   'packages/create-agate/src/packed-durable.test.ts',
   'docs/check/package-facts.test.ts',
 ];
