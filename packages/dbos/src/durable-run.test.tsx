@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { approveCheckpoint, approveToolCall, type JsonValue } from '@agate/core';
 import type { PostgresStore } from '@agate/postgres';
-import { requirePostgres, type TestPostgres } from '@agate/testing';
+import { requirePostgres, scaledLimit, type TestPostgres } from '@agate/testing';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -23,6 +23,14 @@ import {
 } from './index.js';
 import { NAMES } from './options.js';
 import { setStepProbe } from './step-probe.js';
+
+/**
+ * For the DBOS clients these tests make on a URL: DBOS's own pool sets each new connection's
+ * idle timeout with a query it does not wait for, and pg warns that the caller's query was
+ * queued behind it (deprecated, an error in pg 9). Agate's client and worker give DBOS a pool
+ * of their own, which DBOS leaves alone.
+ */
+const QUIET_CLIENT = { systemDatabaseIdleTransactionTimeoutMs: 0 } as const;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The agents' call log so far ('' before the first call writes it). */
@@ -54,7 +62,10 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
       }),
       {
         concurrency: 4,
-        approvalTimeoutMs: 4_000,
+        // The decision tests approve within this; the timeout test waits it out. 4 s, scaled by
+        // the machine's measured speed: on an overloaded machine an approval made at once took
+        // longer than 4 s to wake its run, which had ended awaiting-approval by then.
+        approvalTimeoutMs: scaledLimit(4_000),
         // No poll in this file's life: a decision must wake its run through the store's notification.
         decisionPollMs: 3_600_000,
         onEvent: (event) => events.push(event),
@@ -87,7 +98,11 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
 
   it("runs a run enqueued in DBOS's default format (an earlier client) and reads both formats", async () => {
     // startRun writes DBOS's portable JSON; a run enqueued before that change names superjson.
-    const dbos = await DBOSClient.create({ systemDatabaseUrl: pg.url, applicationName: 'agate' });
+    const dbos = await DBOSClient.create({
+      ...QUIET_CLIENT,
+      systemDatabaseUrl: pg.url,
+      applicationName: 'agate',
+    });
     const db = new postgres.Client({ connectionString: pg.url });
     await db.connect();
     try {
@@ -187,7 +202,7 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     // sent by hand, naming the run's own end, before the real decision.
     const db = new postgres.Client({ connectionString: pg.url });
     await db.connect();
-    const dbos = await DBOSClient.create({ systemDatabaseUrl: pg.url });
+    const dbos = await DBOSClient.create({ ...QUIET_CLIENT, systemDatabaseUrl: pg.url });
     try {
       const handle = await start('dropper', 'drop-stale', null);
       const print = await vi.waitFor(
@@ -252,7 +267,11 @@ describe.skipIf(!requirePostgres('durable runs (@agate/dbos)'))('durable runs', 
     ).rejects.toThrow(/maxTicks must be a whole number/);
 
     // Straight onto DBOS's queue, as anyone who can write the database could.
-    const dbos = await DBOSClient.create({ systemDatabaseUrl: pg.url, applicationName: 'agate' });
+    const dbos = await DBOSClient.create({
+      ...QUIET_CLIENT,
+      systemDatabaseUrl: pg.url,
+      applicationName: 'agate',
+    });
     const forged: Array<{ id: string; request: unknown; says: RegExp }> = [
       {
         id: 'agate/victim/forged-1',
