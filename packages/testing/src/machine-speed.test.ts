@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SLOWNESS, machineSpeed, scaledLimit, slownessOf } from './machine-speed.js';
+import {
+  loadSlowness,
+  MAX_SLOWNESS,
+  machineSpeed,
+  RUN_SLOWNESS_ENV,
+  runSlowness,
+  scaledLimit,
+  slownessOf,
+} from './machine-speed.js';
 
 describe('slownessOf', () => {
   it('is 1 on an idle core as fast as the reference', () => {
@@ -22,6 +30,41 @@ describe('slownessOf', () => {
   });
 });
 
+describe('loadSlowness', () => {
+  it("is 1 when the load is the run's own start, or less", () => {
+    expect(loadSlowness(0, 2)).toBe(1);
+    expect(loadSlowness(1, 2)).toBe(1);
+  });
+
+  it('grows as others take cores: one of two busy doubles it, and it stops at 4', () => {
+    expect(loadSlowness(2, 2)).toBe(2);
+    expect(loadSlowness(1.5, 2)).toBeCloseTo(4 / 3);
+    expect(loadSlowness(3, 2)).toBe(4);
+    expect(loadSlowness(40, 2)).toBe(4);
+    expect(loadSlowness(5, 8)).toBeCloseTo(8 / 4);
+  });
+
+  it('is 1 for readings that mean nothing', () => {
+    expect(loadSlowness(Number.NaN, 2)).toBe(1);
+    expect(loadSlowness(-1, 2)).toBe(1);
+    expect(loadSlowness(3, 0)).toBe(1);
+  });
+});
+
+describe('runSlowness', () => {
+  it("takes the highest of the probe's, others' load's and the run's, within MAX_SLOWNESS", () => {
+    // One core of two held by another process: the probe on the free core reads 1.
+    expect(runSlowness(1, { loadAverage: 2, cores: 2 }, undefined)).toBe(2);
+    // A probe that met the contention itself: not counted twice.
+    expect(runSlowness(2, { loadAverage: 2, cores: 2 }, undefined)).toBe(2);
+    // A worker: the run's figure, or its own probe's when higher; no load reading.
+    expect(runSlowness(1, undefined, 2)).toBe(2);
+    expect(runSlowness(3, undefined, 2)).toBe(3);
+    expect(runSlowness(100, undefined, 2)).toBe(MAX_SLOWNESS);
+    expect(runSlowness(1, undefined, Number.NaN)).toBe(1);
+  });
+});
+
 describe('scaledLimit', () => {
   it('scales by the measured slowness, never below the limit given', () => {
     const { slowness, wallMs, cpuMs } = machineSpeed();
@@ -33,6 +76,8 @@ describe('scaledLimit', () => {
     expect(scaledLimit(0)).toBe(0);
     // Measured once: the same figures on the next call.
     expect(machineSpeed()).toBe(machineSpeed());
+    // Handed to the processes this one starts (vitest's workers get the run's this way).
+    expect(Number(process.env[RUN_SLOWNESS_ENV])).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses a limit that is not a finite, non-negative number', () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
 
 /**
  * How much slower than an idle, ordinary machine this one runs right now, measured once per
@@ -29,10 +30,50 @@ const PROBE_ROUNDS = 400;
 
 let measured: MachineSpeed | undefined;
 
+/**
+ * The slowness a process measured first, handed to the processes it starts (vitest's workers
+ * inherit the environment of the process that loaded the config): a worker's limits are never
+ * below the run's.
+ */
+export const RUN_SLOWNESS_ENV = 'AGATE_RUN_SLOWNESS';
+
 /** The machine's speed, measured on the first call in this process. */
 export function machineSpeed(): MachineSpeed {
   measured ??= measure();
   return measured;
+}
+
+/**
+ * The slowness others' load predicts for a run about to start, from the 1-minute load average
+ * (pure: the reading is `measure`'s). The probe alone cannot see it on a machine with a core to
+ * spare: with one core of two held by another process, the probe runs on the free one and
+ * reads 1, then the run's own workers share that one core and everything takes 2-3 times
+ * longer. One process of the load is taken as the run's own start (the step before it:
+ * install, type-check); what is left is others', and the run gets the cores they leave
+ * (at least a quarter of them, so this alone never says more than 4).
+ */
+export function loadSlowness(loadAverage: number, cores: number): number {
+  if (!(cores >= 1) || !Number.isFinite(loadAverage) || loadAverage < 0) return 1;
+  const others = Math.max(0, loadAverage - 1);
+  const left = Math.max(cores - others, cores / 4);
+  return cores / left;
+}
+
+/**
+ * A process's slowness: the highest of its probe's, the run's and others' load's. The first process of
+ * a run (no `inherited`) also weighs others' load (`loadSlowness`); the processes it starts
+ * do not, since the load they see is largely the run's own workers.
+ */
+export function runSlowness(
+  probe: number,
+  load: { loadAverage: number; cores: number } | undefined,
+  inherited: number | undefined,
+): number {
+  const fromLoad = load === undefined ? 1 : loadSlowness(load.loadAverage, load.cores);
+  const base =
+    inherited !== undefined && Number.isFinite(inherited) && inherited >= 1 ? inherited : 1;
+  // The highest, not a product: a probe that met the others' load already counts it.
+  return Math.min(MAX_SLOWNESS, Math.max(probe, base, fromLoad));
 }
 
 /** `ms` scaled by the machine's measured slowness (never less than `ms`), rounded up. */
@@ -69,10 +110,21 @@ function measure(): MachineSpeed {
   const wallMs = performance.now() - wallBefore;
   const cpu = process.cpuUsage(cpuBefore);
   const cpuMs = (cpu.user + cpu.system) / 1000;
-  const speed = { slowness: slownessOf(wallMs, cpuMs), wallMs, cpuMs };
+  const given = process.env[RUN_SLOWNESS_ENV];
+  const inherited = given === undefined || given === '' ? undefined : Number(given);
+  const load =
+    inherited === undefined
+      ? { loadAverage: loadavg()[0] ?? 0, cores: availableParallelism() }
+      : undefined;
+  const slowness = runSlowness(slownessOf(wallMs, cpuMs), load, inherited);
+  if (inherited === undefined) process.env[RUN_SLOWNESS_ENV] = String(slowness);
+  const speed = { slowness, wallMs, cpuMs };
   if (process.env.AGATE_PRINT_MACHINE_SPEED === '1') {
+    const from = load
+      ? `load ${load.loadAverage.toFixed(2)} on ${load.cores} cores`
+      : `the run's ${inherited}`;
     process.stderr.write(
-      `machine speed: slowness ${speed.slowness.toFixed(2)} (probe ${wallMs.toFixed(1)} ms wall, ${cpuMs.toFixed(1)} ms CPU)\n`,
+      `machine speed: slowness ${slowness.toFixed(2)} (probe ${wallMs.toFixed(1)} ms wall, ${cpuMs.toFixed(1)} ms CPU; ${from})\n`,
     );
   }
   return speed;
