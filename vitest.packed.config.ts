@@ -18,7 +18,8 @@ export default defineConfig({
     // The skip summary; no PostgreSQL (no packed test uses one).
     globalSetup: ['./vitest.global-setup.ts', './release/packed.setup.ts'],
     // The files wait on npm, tsc and the installed project's processes: three at a time, so the
-    // longest (the installed project's, about 40 s) runs beside all the others.
+    // two longest (the installed project's and the templates', 73 s and 59 s on an idle 2-core
+    // machine) run beside the others. The phase is CPU-bound there: no faster than two at a time.
     maxWorkers: 3,
     testTimeout: 120_000,
     hookTimeout: 120_000,

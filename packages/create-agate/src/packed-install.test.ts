@@ -1,4 +1,4 @@
-import { execFile, type SpawnSyncOptions, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import {
 } from '../../cli/src/__fixtures__/agent-layouts.js';
 import { startOpenAICompatibleServer } from '../../testing/src/openai-compatible-server.js';
 import { requireSystem } from '../../testing/src/system-requirements.js';
+import { runInProject } from './__fixtures__/run-in-project.js';
 
 /**
  * Issue 26, then 39: every package built and packed (release/packed.setup.ts, shared by the
@@ -46,8 +47,7 @@ const REPO_AGENT = fileURLToPath(
 
 const execFileAsync = promisify(execFile);
 
-const run = (command: string, args: string[], options: Omit<SpawnSyncOptions, 'encoding'> = {}) =>
-  spawnSync(command, args, { env: cleanEnv(), timeout: 90_000, ...options, encoding: 'utf8' });
+const run = runInProject;
 
 const agate = (args: string[], cwd = project) =>
   run(join(project, 'node_modules/.bin/agate'), args, { cwd });

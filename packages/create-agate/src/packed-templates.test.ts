@@ -1,9 +1,9 @@
-import { type SpawnSyncOptions, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { cleanEnv } from '../../../release/workspace.js';
 import { requireSystem } from '../../testing/src/system-requirements.js';
+import { runInProject } from './__fixtures__/run-in-project.js';
 import { scaffold } from './scaffold.js';
 
 /**
@@ -15,8 +15,7 @@ const { dir: packedDir, project: installed, scratch: root } = inject('packedRun'
 const project = installed.dir;
 const chatProject = installed.chatDir;
 
-const run = (command: string, args: string[], options: Omit<SpawnSyncOptions, 'encoding'> = {}) =>
-  spawnSync(command, args, { env: cleanEnv(), timeout: 90_000, ...options, encoding: 'utf8' });
+const run = runInProject;
 
 /** The coding template's agent runs bash and its tests in bubblewrap. */
 const sandboxRuns = requireSystem({
