@@ -108,6 +108,15 @@ describe('host user (plan over real folders)', () => {
       '--',
       'bwrap',
     ]);
+    // Inherited descriptors: closed while the arguments are read, before any fork or mount.
+    const closing = helperArgs(
+      { uid: 65534, gid: 65534, idmapped: [], hidden: [], exposed: [] },
+      ['bwrap'],
+      'size=1048576,nr_inodes=1024',
+      [12, 251],
+    );
+    expect(closing.slice(5, 7)).toEqual(['x:12,251', 'c:size=1048576,nr_inodes=1024']);
+    expect(HELPER_SCRIPT).toContain('elsif ($spec =~ /^x:([\\d,]+)$/) { syscall($close, 0 + $_)');
     // The forked remount child holds none of the sandbox's pipes; the helper lets go of its two.
     expect(HELPER_SCRIPT).toContain('syscall($close, $_) for 3, 4, 5, 8;');
     expect(HELPER_SCRIPT).toContain('syscall($close, $_) for 6, 7;');

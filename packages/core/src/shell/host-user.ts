@@ -143,7 +143,9 @@ const ARCH_NUMBERS: Record<string, string> = {
  * then `i:UID:GID:PATH` (idmap PATH, on-disk UID/GID shown as the sandbox user),
  * `r:PATH` (bring PATH back), `h:PATH` (cover PATH with an empty tmpfs), `c:OPTIONS` and
  * `t:PATH` (the tmpfs inode caps: a child forked first, still root, runs tmpfs-inodes.ts's
- * remount on descriptors 6 and 7, which the helper itself then closes), `--`, the command.
+ * remount on descriptors 6 and 7, which the helper itself then closes), `x:FDS` (descriptors the
+ * agent inherited without close-on-exec, comma-separated: closed first, so neither the remount
+ * helper nor the command holds them), `--`, the command.
  * open_tree, move_mount and mount_setattr have one number on every architecture.
  * Any failure exits 125 with `agate-sandbox:` and what failed; nothing runs half set up.
  */
@@ -160,6 +162,7 @@ while (@ARGV) {
   elsif ($spec =~ /^h:(.+)$/s) { push @hide, $1 }
   elsif ($spec =~ /^c:(.+)$/s) { $cap_opts = $1 }
   elsif ($spec =~ /^t:(.+)$/s) { push @cap, $1 }
+  elsif ($spec =~ /^x:([\d,]+)$/) { syscall($close, 0 + $_) for split /,/, $1 }
   else { $! = 0; fail("bad argument $spec") }
 }
 if (defined $cap_opts) {
@@ -192,7 +195,10 @@ sub userns_fd {
     print $f "$_->[1] $_->[2] 1\n"; close $f or fail($_->[0]);
   }
   open($userns{$key}, '<', "/proc/$pid/ns/user") or fail('user namespace');
-  close $w2; waitpid $pid, 0;
+  # Not waited for: the open descriptor keeps the namespace, the child exits on the end of its
+  # pipe, and its exit took 3 ms of every command's start here. bubblewrap, which this process
+  # becomes, reaps it (its monitor loop waits on any child).
+  close $w2;
   return fileno($userns{$key});
 }
 my ($none, $root, $tmpfs, $empty) = ('none', '/', 'tmpfs', '');
@@ -232,12 +238,13 @@ exec { $ARGV[0] } @ARGV or fail("exec $ARGV[0]");
 /**
  * `perl -e HELPER …` arguments that prepare `plan` and then run `command`; with `capOptions`,
  * the helper also caps the sandbox's tmpfs inodes (tmpfs-inodes.ts), reading the pid on
- * descriptor 6 and answering on 7.
+ * descriptor 6 and answering on 7; `inherited` descriptors are closed before anything else.
  */
 export function helperArgs(
   plan: HostUserPlan,
   command: readonly string[],
   capOptions?: string,
+  inherited: readonly number[] = [],
 ): string[] {
   const numbers = ARCH_NUMBERS[process.arch];
   if (numbers === undefined) {
@@ -255,6 +262,7 @@ export function helperArgs(
     ...plan.idmapped.map((m) => `i:${m.uid}:${m.gid}:${m.path}`),
     ...plan.exposed.map((p) => `r:${p}`),
     ...plan.hidden.map((p) => `h:${p}`),
+    ...(inherited.length === 0 ? [] : [`x:${inherited.join(',')}`]),
     ...(capOptions === undefined ? [] : [`c:${capOptions}`, ...CAPPED_TMPFS.map((p) => `t:${p}`)]),
     '--',
     ...command,

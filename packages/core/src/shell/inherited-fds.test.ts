@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSE_FDS_SCRIPT, inheritedFds, withInheritedFdsClosed } from './inherited-fds.js';
+import { inheritedFds, withInheritedFdsClosed } from './inherited-fds.js';
 import { SandboxUnavailableError } from './shell-errors.js';
 
 const dirs: string[] = [];
@@ -54,6 +54,13 @@ describe('inheritedFds', () => {
 });
 
 describe('withInheritedFdsClosed', () => {
+  it('fails closed on an architecture whose close(2) number it does not know', () => {
+    expect(() => withInheritedFdsClosed('/bin/sh', [], [251], 'riscv64')).toThrow(
+      SandboxUnavailableError,
+    );
+    expect(withInheritedFdsClosed('/bin/sh', [], [], 'riscv64')).toEqual(['/bin/sh', []]);
+  });
+
   it('runs the program as it is when nothing leaked (no perl)', () => {
     expect(withInheritedFdsClosed('/bin/sh', ['-c', 'x'], [])).toEqual(['/bin/sh', ['-c', 'x']]);
   });
@@ -75,9 +82,8 @@ describe('withInheritedFdsClosed', () => {
   });
 
   it('exits 127 with a message when the program cannot start', () => {
-    const run = spawnSync('perl', ['-e', CLOSE_FDS_SCRIPT, '251', '/nonexistent/sh'], {
-      encoding: 'utf8',
-    });
+    const [file, args] = withInheritedFdsClosed('/nonexistent/sh', [], [251]);
+    const run = spawnSync(file, args, { encoding: 'utf8' });
     expect(run.status).toBe(127);
     expect(run.stderr).toContain('agate-sandbox: cannot start /nonexistent/sh');
   });

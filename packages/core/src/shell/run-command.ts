@@ -115,6 +115,14 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
     const remount = remountHelperArgs(policy.tmpSizeBytes);
     // On a root host the host-user helper, perl already, forks the remount helper itself.
     const capInHelper = hostUser !== undefined && remount !== undefined;
+    const stdio = [
+      'ignore' as const,
+      ...Array.from({ length: FIRST_DATA_FD - 1 + data.length }, () => 'pipe' as const),
+    ];
+    // Descriptors the agent inherited without close-on-exec must not reach the command; none,
+    // the common case. On a root host the host-user helper closes them as it starts (only the
+    // launching shell holds them before it); elsewhere a perl closer runs before the launcher.
+    const inherited = inheritedFds(stdio.length);
     const argv =
       hostUser === undefined
         ? bwrap
@@ -124,15 +132,10 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
               hostUser,
               bwrap,
               capInHelper ? remountOptions(policy.tmpSizeBytes) : undefined,
+              inherited,
             ),
           ];
     const launcherArgs = capInHelper ? [] : (remount ?? []);
-    const stdio = [
-      'ignore' as const,
-      ...Array.from({ length: FIRST_DATA_FD - 1 + data.length }, () => 'pipe' as const),
-    ];
-    // Descriptors the agent inherited without close-on-exec are closed before the launcher
-    // runs (nothing else would close them before the command); none, the common case: no perl.
     const [file, args] = withInheritedFdsClosed(
       '/bin/sh',
       [
@@ -142,7 +145,7 @@ export async function runShellCommand(options: RunOptions): Promise<ShellResult>
         ...launcherArgs,
         ...argv,
       ],
-      inheritedFds(stdio.length),
+      hostUser === undefined ? inherited : [],
     );
     const child = childProcess().spawn(file, args, {
       // bubblewrap changes to the command's folder itself, in the sandbox's view.
