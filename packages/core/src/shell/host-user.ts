@@ -4,6 +4,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { childProcess } from '../ground/builtins.js';
 import { isWithin, type SandboxPolicy } from './policy.js';
 import { SandboxUnavailableError } from './shell-errors.js';
+import { syscallNumbers } from './syscall-numbers.js';
 import { CAPPED_TMPFS, REMOUNT_BODY } from './tmpfs-inodes.js';
 
 /**
@@ -132,12 +133,6 @@ export function reachable(plan: HostUserPlan | undefined, path: string): boolean
   return [...plan.idmapped.map((i) => i.path), ...plan.exposed].some((t) => isWithin(path, t));
 }
 
-const ARCH_NUMBERS: Record<string, string> = {
-  // unshare, mount, setresuid, setresgid, setgroups, setns, close
-  x64: '272,165,117,119,116,308,3',
-  arm64: '97,40,147,149,159,268,57',
-};
-
 /**
  * The helper. Arguments: the syscall numbers of this architecture, the sandbox uid and gid,
  * then `i:UID:GID:PATH` (idmap PATH, on-disk UID/GID shown as the sandbox user),
@@ -246,7 +241,7 @@ export function helperArgs(
   capOptions?: string,
   inherited: readonly number[] = [],
 ): string[] {
-  const numbers = ARCH_NUMBERS[process.arch];
+  const numbers = syscallNumbers();
   if (numbers === undefined) {
     throw new SandboxUnavailableError(
       `<Shell> cannot run commands as an unprivileged user on ${process.arch}. ` +
@@ -256,7 +251,16 @@ export function helperArgs(
   return [
     '-e',
     HELPER_SCRIPT,
-    numbers,
+    // The order the helper's first line reads them in.
+    [
+      numbers.unshare,
+      numbers.mount,
+      numbers.setresuid,
+      numbers.setresgid,
+      numbers.setgroups,
+      numbers.setns,
+      numbers.close,
+    ].join(','),
     String(plan.uid),
     String(plan.gid),
     ...plan.idmapped.map((m) => `i:${m.uid}:${m.gid}:${m.path}`),

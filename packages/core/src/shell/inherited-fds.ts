@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { SandboxUnavailableError } from './shell-errors.js';
+import { syscallNumbers } from './syscall-numbers.js';
 
 /** `O_CLOEXEC` in the octal `flags` of /proc/self/fdinfo/N (the same on x64 and arm64). */
 const O_CLOEXEC = 0o2000000;
@@ -39,9 +40,6 @@ export function inheritedFds(from: number, procDir = '/proc/self'): number[] {
   return leaked.sort((a, b) => a - b);
 }
 
-/** close(2)'s number per architecture (the sandbox exists on these two only: see seccomp-filter.ts). */
-const CLOSE_SYSCALL: Readonly<Record<string, number>> = { x64: 3, arm64: 57 };
-
 /**
  * A perl one-liner: its first argument is close(2)'s number, its second the descriptors to
  * close (comma-separated); then it becomes the command in the rest. It runs first, before the
@@ -63,7 +61,7 @@ export function withInheritedFdsClosed(
   arch: string = process.arch,
 ): [string, string[]] {
   if (leaked.length === 0) return [file, [...args]];
-  const close = CLOSE_SYSCALL[arch];
+  const close = syscallNumbers(arch)?.close;
   if (close === undefined) {
     throw new SandboxUnavailableError(
       `<Shell> cannot close the descriptors this process inherited (${leaked.join(', ')}) on ${arch} ` +

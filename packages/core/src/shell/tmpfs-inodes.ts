@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { syscallNumbers } from './syscall-numbers.js';
 
 /**
  * The writable tmpfs mounts of a sandbox (`/tmp`, `/dev/shm`) get a byte cap from bubblewrap
@@ -16,11 +17,6 @@ export function inodeCap(tmpSizeBytes: number): number {
   return Math.max(1024, Math.floor(tmpSizeBytes / 4096));
 }
 
-/** setns(2) and mount(2) numbers, per Node architecture (the sandbox runs on these two only). */
-const SYSCALLS: Record<string, { setns: number; mount: number }> = {
-  x64: { setns: 308, mount: 165 },
-  arm64: { setns: 268, mount: 40 },
-};
 const MS_NOSUID = 0x2;
 const MS_NODEV = 0x4;
 const MS_REMOUNT = 0x20;
@@ -65,7 +61,7 @@ export function remountOptions(tmpSizeBytes: number): string {
  * call numbers (the byte cap and the memory cgroup stay the bound there, docs/shell.md).
  */
 export function remountHelperArgs(tmpSizeBytes: number): string[] | undefined {
-  const numbers = SYSCALLS[process.arch];
+  const numbers = syscallNumbers();
   if (numbers === undefined) return undefined;
   return [
     '-e',
