@@ -28,7 +28,7 @@ import {
 } from '../../cli/src/__fixtures__/agent-layouts.js';
 import { startOpenAICompatibleServer } from '../../testing/src/openai-compatible-server.js';
 import { requireSystem } from '../../testing/src/system-requirements.js';
-import { runInProject } from './__fixtures__/run-in-project.js';
+import { runInProject as run } from './__fixtures__/run-in-project.js';
 
 /**
  * Issue 26, then 39: every package built and packed (release/packed.setup.ts, shared by the
@@ -46,8 +46,6 @@ const REPO_AGENT = fileURLToPath(
 );
 
 const execFileAsync = promisify(execFile);
-
-const run = runInProject;
 
 const agate = (args: string[], cwd = project) =>
   run(join(project, 'node_modules/.bin/agate'), args, { cwd });

@@ -3,7 +3,7 @@ import { readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { requireSystem } from '../../testing/src/system-requirements.js';
-import { runInProject } from './__fixtures__/run-in-project.js';
+import { runInProject as run } from './__fixtures__/run-in-project.js';
 import { scaffold } from './scaffold.js';
 
 /**
@@ -14,8 +14,6 @@ import { scaffold } from './scaffold.js';
 const { dir: packedDir, project: installed, scratch: root } = inject('packedRun');
 const project = installed.dir;
 const chatProject = installed.chatDir;
-
-const run = runInProject;
 
 /** The coding template's agent runs bash and its tests in bubblewrap. */
 const sandboxRuns = requireSystem({
