@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installDemo } from './installed-cli.js';
 import { REPO_ROOT } from './machine.js';
@@ -42,12 +44,20 @@ function timeUntil(
   args: string[],
   cwd: string,
   pattern: RegExp | undefined,
+  scratch?: string,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, {
       cwd,
-      env: { ...process.env, NO_COLOR: '1', NODE_ENV: 'production' },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        NODE_ENV: 'production',
+        // The demo removes its temp workspace at exit, which a SIGKILL never reaches: the killed
+        // runs make theirs in the bench's own folder, removed once at the end.
+        ...(scratch === undefined ? {} : { TMPDIR: scratch }),
+      },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     let out = '';
@@ -85,6 +95,7 @@ function timeUntil(
  */
 export async function measureColdStart(reps: number): Promise<ColdStartResult> {
   const installed = installDemo();
+  const scratch = mkdtempSync(join(tmpdir(), 'agate-bench-cold-'));
   try {
     const first: number[] = [];
     const repository: number[] = [];
@@ -96,9 +107,9 @@ export async function measureColdStart(reps: number): Promise<ColdStartResult> {
     await timeUntil(installed.bin, args, installed.dir, undefined);
     await timeUntil(process.execPath, [REPO_BIN, ...args], REPO_DEMO_DIR, undefined);
     for (let i = 0; i < reps; i++) {
-      first.push(await timeUntil(installed.bin, args, installed.dir, TICK_1));
+      first.push(await timeUntil(installed.bin, args, installed.dir, TICK_1, scratch));
       repository.push(
-        await timeUntil(process.execPath, [REPO_BIN, ...args], REPO_DEMO_DIR, TICK_1),
+        await timeUntil(process.execPath, [REPO_BIN, ...args], REPO_DEMO_DIR, TICK_1, scratch),
       );
       node.push(await timeUntil(process.execPath, ['-e', ''], installed.dir, undefined));
     }
@@ -110,6 +121,7 @@ export async function measureColdStart(reps: number): Promise<ColdStartResult> {
       ...(await measureImports(installed.dir, reps)),
     };
   } finally {
+    rmSync(scratch, { recursive: true, force: true });
     installed.remove();
   }
 }

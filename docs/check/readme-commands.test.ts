@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CHROMIUM_REQUIREMENT } from '../../vitest.setup-chromium.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -47,5 +49,34 @@ describe("the README's commands", () => {
         expect(pkg.scripts[script], `${page}: pnpm ${script}`).toBeDefined();
       }
     }
+  });
+
+  it('CI installs every Debian package a suite requires (so AGATE_REQUIRE_SYSTEM=1 never fails for want of one)', async () => {
+    const ci = await readFile(resolve(root, '.ci/run'), 'utf8');
+    const installed = new Set([...ci.matchAll(/missing\+=\(([\w.+-]+)\)/g)].map((m) => m[1]));
+    // Every `debianPackage` in the repository's tracked sources, but requireSystem's own
+    // self-tests (packages for binaries that never exist) and this file.
+    const sources = execFileSync(
+      'git',
+      [
+        'grep',
+        '-h',
+        '-o',
+        "debianPackage: '[a-z][^']*'",
+        '--',
+        '.',
+        ':!packages/testing/src/system-requirements.test.ts',
+        ':!docs/check/readme-commands.test.ts',
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    const named = new Set([
+      ...[...sources.matchAll(/debianPackage: '([^']+)'/g)].map((m) => m[1]),
+      CHROMIUM_REQUIREMENT.debianPackage,
+    ]);
+    for (const part of ['bubblewrap', 'postgresql', 'chromium-headless-shell', 'git']) {
+      expect(named, "the grep finds the suites' requirements").toContain(part);
+    }
+    for (const pkg of named) expect(installed, `.ci/run installs ${pkg}`).toContain(pkg);
   });
 });

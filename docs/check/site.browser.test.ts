@@ -5,6 +5,7 @@ import { extname, join, normalize, relative } from 'node:path';
 import { requireSystem } from '@agate/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CHROMIUM_REQUIREMENT } from '../../vitest.setup-chromium.js';
 import type { SiteBuildOutcome } from '../../vitest.setup-docs-site.js';
 import { SITE_DIR } from '../site/build.js';
 
@@ -12,10 +13,8 @@ import { SITE_DIR } from '../site/build.js';
 const CHROMIUM_ENDPOINT = inject('chromiumEndpoint');
 const ok = requireSystem({
   tests: 'docs site browser tests',
-  needs: 'Chromium (/usr/bin/chromium)',
-  enable: 'apt-get install -y chromium',
+  ...CHROMIUM_REQUIREMENT,
   probe: () => CHROMIUM_ENDPOINT !== '',
-  debianPackage: 'chromium',
 });
 
 const TYPES: Record<string, string> = {

@@ -3,17 +3,16 @@ import { join } from 'node:path';
 import { requireSystem } from '@agate/testing';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CHROMIUM_REQUIREMENT } from '../../../vitest.setup-chromium.js';
 import { startWebChat, type WebChat } from './server.js';
 
 // The run's one Chromium, started by vitest.setup-chromium.ts, which alone decides whether there
-// is one ('' when not): a second look for /usr/bin/chromium here could disagree with it.
+// is one ('' when not): a second look for a Chromium here could disagree with it.
 const CHROMIUM_ENDPOINT = inject('chromiumEndpoint');
 const ok = requireSystem({
   tests: 'web-chat browser tests',
-  needs: 'Chromium (/usr/bin/chromium)',
-  enable: 'apt-get install -y chromium',
+  ...CHROMIUM_REQUIREMENT,
   probe: () => CHROMIUM_ENDPOINT !== '',
-  debianPackage: 'chromium',
 });
 
 const SCREENSHOTS = join(import.meta.dirname, '../../../docs/images');

@@ -17,10 +17,10 @@ export interface SystemRequirement {
   /** How to enable them: `apt-get install -y bubblewrap`. */
   enable: string;
   /**
-   * The Debian package that provides the part (`bubblewrap`, `postgresql`, `chromium`, `git`).
-   * With `AGATE_REQUIRE_SYSTEM=1`, a requirement naming one throws a `SystemRequiredError`
-   * instead of skipping; one without (a Node fetched from the registry, running as root) skips
-   * as before.
+   * The Debian package that provides the part (`bubblewrap`, `postgresql`,
+   * `chromium-headless-shell`, `git`). With `AGATE_REQUIRE_SYSTEM=1`, a requirement naming one
+   * throws a `SystemRequiredError` instead of skipping; one without (a Node fetched from the
+   * registry, running as root) skips as before.
    */
   debianPackage?: string;
   /** A command that must be on PATH, or an absolute path that must exist. */

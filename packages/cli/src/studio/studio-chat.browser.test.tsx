@@ -18,16 +18,15 @@ import {
 } from '@agate/testing';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CHROMIUM_REQUIREMENT } from '../../../../vitest.setup-chromium.js';
 import { childEnv } from '../__fixtures__/agate-process.js';
 import { builtCliBin } from '../__fixtures__/built-cli.js';
 
 const CHROMIUM_ENDPOINT = inject('chromiumEndpoint');
 const ok = requireSystem({
   tests: 'studio chat browser tests',
-  needs: 'Chromium (/usr/bin/chromium)',
-  enable: 'apt-get install -y chromium',
+  ...CHROMIUM_REQUIREMENT,
   probe: () => CHROMIUM_ENDPOINT !== '',
-  debianPackage: 'chromium',
 });
 
 // The built CLI (__fixtures__/built-cli.ts): no tsx transform at each start.

@@ -19,18 +19,17 @@ import { requireSystem, scriptedModel } from '@agate/testing';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
+import { CHROMIUM_REQUIREMENT } from '../../../../vitest.setup-chromium.js';
 import ApprovalAgent from '../__fixtures__/approval-agent.js';
 import { type Studio, startStudio } from './server.js';
 
 // The run's one Chromium, started by vitest.setup-chromium.ts, which alone decides whether there
-// is one ('' when not): a second look for /usr/bin/chromium here could disagree with it.
+// is one ('' when not): a second look for a Chromium here could disagree with it.
 const CHROMIUM_ENDPOINT = inject('chromiumEndpoint');
 const ok = requireSystem({
   tests: 'studio browser tests',
-  needs: 'Chromium (/usr/bin/chromium)',
-  enable: 'apt-get install -y chromium',
+  ...CHROMIUM_REQUIREMENT,
   probe: () => CHROMIUM_ENDPOINT !== '',
-  debianPackage: 'chromium',
 });
 
 /** Where screenshots for docs/web.md are written when AGATE_WRITE_SCREENSHOTS=1. */
