@@ -74,7 +74,13 @@ describe("the README's commands", () => {
       ...[...sources.matchAll(/debianPackage: '([^']+)'/g)].map((m) => m[1]),
       CHROMIUM_REQUIREMENT.debianPackage,
     ]);
-    for (const part of ['bubblewrap', 'postgresql', 'chromium-headless-shell', 'git']) {
+    for (const part of [
+      'bubblewrap',
+      'postgresql',
+      'chromium-headless-shell',
+      'git',
+      'linux-libc-dev',
+    ]) {
       expect(named, "the grep finds the suites' requirements").toContain(part);
     }
     for (const pkg of named) expect(installed, `.ci/run installs ${pkg}`).toContain(pkg);
