@@ -20,6 +20,8 @@ export interface AgateOutcome {
   stderr: string;
   /** Every module URL the processes resolved (recorded through NODE_OPTIONS; [] when not). */
   modules: string[];
+  /** Each URL whose source the processes read, once per read (recorded with `modules`). */
+  loads: string[];
 }
 
 /** No provider, key, npm or vitest setting of the machine running the tests. */
@@ -52,7 +54,11 @@ export function runAgate(
   const recorder: Record<string, string> =
     options.record === false
       ? {}
-      : { AGATE_RECORD_MODULES: record, NODE_OPTIONS: `--import=${RECORDER}` };
+      : {
+          AGATE_RECORD_MODULES: record,
+          AGATE_RECORD_LOADS: `${record}.loads`,
+          NODE_OPTIONS: `--import=${RECORDER}`,
+        };
   const child = spawn(command, [...args], {
     cwd: options.cwd,
     env: childEnv({ ...options.env, ...recorder }),
@@ -70,13 +76,14 @@ export function runAgate(
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      let modules: string[] = [];
-      try {
-        modules = readFileSync(record, 'utf8').split('\n');
-      } catch {
-        // The process died before its exit handler: no modules to report.
-      }
-      resolve({ code, stdout, stderr, modules });
+      const lines = (file: string) => {
+        try {
+          return readFileSync(file, 'utf8').split('\n');
+        } catch {
+          return []; // The process died before its exit handler: nothing to report.
+        }
+      };
+      resolve({ code, stdout, stderr, modules: lines(record), loads: lines(`${record}.loads`) });
     });
   });
 }
@@ -104,13 +111,25 @@ export function coreCopies(outcome: AgateOutcome): string[] {
   return [...new Set(outcome.modules.filter((url) => CORE_ENTRY.test(url)))];
 }
 
-/** What every layout's run must show: the gate's refusal, completion, one core, no noise. */
+/**
+ * What every layout's run must show: the gate's refusal, completion, one core, no noise. A
+ * built core (`dist/`, what an installed CLI runs) is also read once: a CommonJS agent's
+ * `require('@agate/core')` passes it through the module hooks again, where tsx would go over
+ * its bundle a second time (a third of a small run's CPU) if the CLI did not keep tsx off it.
+ */
 export function expectLayoutRan(outcome: AgateOutcome, layout: AgentLayout): void {
   const context = `${layout.name}\n${outcome.stdout}\n${outcome.stderr}`;
   expect(outcome.code, context).toBe(0);
   for (const pattern of LAYOUT_EXPECTED) expect(outcome.stdout, context).toMatch(pattern);
   expect(outcome.stderr, context).toBe('');
-  expect(coreCopies(outcome), context).toHaveLength(1);
+  const copies = coreCopies(outcome);
+  expect(copies, context).toHaveLength(1);
+  if (copies[0]?.endsWith('.js') === true && outcome.loads.length > 0) {
+    expect(
+      outcome.loads.filter((url) => url === copies[0]),
+      context,
+    ).toHaveLength(1);
+  }
 }
 
 /** The oldest Node `engines` allows (`^22.22.3 || …` → `22.22.3`), and the release before it. */

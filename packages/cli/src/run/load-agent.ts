@@ -46,7 +46,9 @@ export async function importUserModule(
       ExitCode.usage,
     );
   }
-  if (NEEDS_TSX.test(path)) await registerAgentTypeScript(path);
+  if (NEEDS_TSX.test(path)) {
+    await registerAgentTypeScript(path, import.meta.resolve('@agate/core'));
+  }
   resolveAgentImportsFromCli(import.meta.url, (specifier) => import.meta.resolve(specifier));
   try {
     // A file loaded as CommonJS (its folder has no `"type": "module"`) arrives as the

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * What `bin/agate.js` leaves on `globalThis` when it runs the CLI from its TypeScript sources
@@ -25,7 +27,7 @@ let registered: Promise<void> | undefined;
  * sources, the bin's own registration is replaced by this one, which covers the CLI's
  * sources too: two registrations would each compile a file, the first one with the wrong JSX.
  */
-export function registerAgentTypeScript(agentPath: string): Promise<void> {
+export function registerAgentTypeScript(agentPath: string, coreEntryUrl?: string): Promise<void> {
   registered ??= (async () => {
     const source = (globalThis as Record<symbol, SourceLoader | undefined>)[SOURCE_LOADER];
     const agentDir = dirname(agentPath);
@@ -36,8 +38,29 @@ export function registerAgentTypeScript(agentPath: string): Promise<void> {
     const { register } = await import('tsx/esm/api');
     await source?.unregister();
     register({ tsconfig });
+    if (coreEntryUrl !== undefined) keepTsxOffBuiltCore(coreEntryUrl);
   })();
   return registered;
+}
+
+/**
+ * tsx's load hook also runs on compiled JavaScript loaded after it is registered (it rewrites
+ * each `import()` and maps the file), and a CommonJS agent's `require('@agate/core')` passes
+ * the CLI's already loaded core through the load hooks once more: Node reads the source before
+ * it finds the module in its cache. tsx's pass over the core's bundle was a third of a small
+ * run's CPU. The built core's files are plain ES modules the CLI loaded without tsx, so they are
+ * read here instead, by a hook registered after tsx's (which runs before it). Run from the
+ * sources, the core is TypeScript and tsx keeps compiling it.
+ */
+function keepTsxOffBuiltCore(coreEntryUrl: string): void {
+  if (!coreEntryUrl.startsWith('file:') || !/\/dist\/[^/]+\.js$/.test(coreEntryUrl)) return;
+  const dist = new URL('./', coreEntryUrl).href;
+  registerHooks({
+    load(url, context, nextLoad) {
+      if (!url.startsWith(dist) || !url.endsWith('.js')) return nextLoad(url, context);
+      return { format: 'module', source: readFileSync(fileURLToPath(url)), shortCircuit: true };
+    },
+  });
 }
 
 /**
