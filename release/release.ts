@@ -26,7 +26,13 @@ async function main(): Promise<void> {
         'review and commit the new versions and changelogs, then release that commit.',
     );
   }
-  if (!dryRun) preflight();
+  if (!dryRun) {
+    preflight();
+    // @agate/core's build emits its declarations without checking them (`tsc --noCheck`):
+    // `pnpm test` checks the same sources before its dry run, and a real release does it here.
+    say('Type-checking the sources (pnpm typecheck)');
+    step('pnpm', ['-s', 'typecheck']);
+  }
 
   const out = join(ROOT, 'packed');
   try {
