@@ -1,7 +1,7 @@
 import { type AgateEvent, run, System, Timeline, Tool, User } from '@agate/core';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, isStepCount, tool } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type ChatCompletionMessage,
@@ -261,5 +261,45 @@ describe('the server itself', () => {
       choices: [],
       usage: { total_tokens: expect.any(Number) },
     });
+  });
+});
+
+describe('until: an answer held until the test lets it go', () => {
+  it('answers once the promise settles; a client that goes away while held ends the wait', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server = await serve([
+      { text: 'Held.', until: held },
+      { text: 'never sent', until: new Promise(() => {}) },
+      'Still serving.',
+    ]);
+    let answered = false;
+    const first = generateText({ model: localModel(server), prompt: 'Hi' }).then((result) => {
+      answered = true;
+      return result;
+    });
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    // Nothing arrives while it is held (an answer not held comes back within milliseconds).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answered).toBe(false);
+    release();
+    expect((await first).text).toBe('Held.');
+
+    const abort = new AbortController();
+    const second = generateText({
+      model: localModel(server),
+      prompt: 'Hi',
+      abortSignal: abort.signal,
+      maxRetries: 0,
+    });
+    await vi.waitFor(() => expect(server.requests).toHaveLength(2));
+    abort.abort();
+    await expect(second).rejects.toThrow();
+    // The held answer never blocks the next request.
+    expect((await generateText({ model: localModel(server), prompt: 'Hi' })).text).toBe(
+      'Still serving.',
+    );
   });
 });

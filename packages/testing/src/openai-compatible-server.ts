@@ -38,6 +38,12 @@ export interface ServerReply {
   disconnectAfterChunks?: number;
   /** Wait before answering (the wait ends early if the client goes away). */
   delayMs?: number;
+  /**
+   * Answer once this settles (after `delayMs`, if both are given; the wait ends early if the
+   * client goes away): a test holds the model's answer while it checks what a run shows in the
+   * meantime, then lets it go, instead of guessing a delay long enough for a busy machine.
+   */
+  until?: PromiseLike<unknown>;
 }
 
 /** A recorded request: what the client POSTed to /v1/chat/completions, parsed. */
@@ -161,10 +167,7 @@ export async function startOpenAICompatibleServer(
       return;
     }
 
-    if (reply.delayMs) {
-      const gone = await waitOrClose(reply.delayMs, res);
-      if (gone) return;
-    }
+    if (await clientLeftWhileHeld(reply, res)) return;
     if (reply.error) {
       const { status, message, type, code, headers } = reply.error;
       sendError(res, status, message, type ?? 'server_error', code, headers);
@@ -447,16 +450,34 @@ function parseRequest(text: string): ChatCompletionRequest {
 }
 
 /** Resolves true if the client went away before `ms` passed. */
-function waitOrClose(ms: number, res: ServerResponse): Promise<boolean> {
+/** Waits out a reply's `delayMs`, then its `until`; true when the client went away first. */
+async function clientLeftWhileHeld(reply: ServerReply, res: ServerResponse): Promise<boolean> {
+  if (reply.delayMs && (await waitOrClose(reply.delayMs, res))) return true;
+  if (reply.until === undefined) return false;
+  return waitOrClose(
+    Promise.resolve(reply.until).catch(() => {}),
+    res,
+  );
+}
+
+/**
+ * Waits `ms` milliseconds, or for a promise to settle; true when the client went away first
+ * (then nothing is sent, and no timer is left behind).
+ */
+function waitOrClose(wait: number | Promise<unknown>, res: ServerResponse): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      res.off('close', onClose);
-      resolve(false);
-    }, ms);
-    const onClose = () => {
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const finish = (gone: boolean) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      resolve(true);
+      res.off('close', onClose);
+      resolve(gone);
     };
+    const onClose = () => finish(true);
     res.once('close', onClose);
+    if (typeof wait === 'number') timer = setTimeout(() => finish(false), wait);
+    else void wait.then(() => finish(false));
   });
 }

@@ -60,7 +60,18 @@ export async function startStudioBin(
   return { child, url: new URL(url), out: () => out };
 }
 
+/** A model answer the test lets go of when it has seen what it waits for. */
+function heldAnswer(): { promise: Promise<void>; release: () => void } {
+  let release: () => void = () => {};
+  const promise = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { promise, release };
+}
+
 describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
+  const firstAnswer = heldAnswer();
+  const slowAnswer = heldAnswer();
   let dir: string;
   let store: SessionStore;
   let model: OpenAICompatibleServer;
@@ -73,8 +84,8 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
     dir = await mkdtemp(join(tmpdir(), 'agate-studio-chat-'));
     store = createFileStore(join(dir, 'sessions'));
     model = await startOpenAICompatibleServer([
-      // Slow enough to watch the run live, even on a busy machine.
-      { text: 'Which tables should go?', delayMs: 2_500 },
+      // Held until the test has seen the run live (its status "running now").
+      { text: 'Which tables should go?', until: firstAnswer.promise },
       {
         text: 'Dropping it.',
         // Untrusted input, shown as text, never markup.
@@ -83,7 +94,7 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
         ],
       },
       'Dropped <b>logs</b>. Anything else?',
-      { text: 'Still thinking.', delayMs: 3_000 },
+      { text: 'Still thinking.', until: slowAnswer.promise },
     ]);
     studio = await startStudioBin([
       'studio',
@@ -108,6 +119,9 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
   }, 120_000);
 
   afterAll(async () => {
+    // A test that failed before letting its answer go leaves nothing waiting.
+    firstAnswer.release();
+    slowAnswer.release();
     await browser?.close();
     await chromiumBrowser?.close();
     studio?.child.kill('SIGINT');
@@ -137,6 +151,7 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
     const id = (await page.locator('#session > h1').textContent()) ?? '';
     await page.locator('#chat-target', { hasText: 'running now' }).waitFor();
     expect(await page.locator('#chat-send').isDisabled()).toBe(true);
+    firstAnswer.release();
     // The tick arrives; the reply is in the conversation.
     await page.waitForSelector('tr.tick[data-tick="1"]');
     await page.locator('#chat-target', { hasText: '(completed)' }).waitFor();
@@ -201,6 +216,7 @@ describe.skipIf(!ok)('agate studio --agent in a real browser', () => {
       return { status: response.status, body: await response.json() };
     }, id);
     expect(second).toMatchObject({ status: 409, body: { code: 'busy', sessionId: id } });
+    slowAnswer.release();
     await page.locator('#chat-target', { hasText: '(completed)' }).waitFor();
     expect(await conversation()).toEqual(['user: Think slowly.', 'assistant: Still thinking.']);
     expect(model.requests).toHaveLength(4);
