@@ -3,6 +3,7 @@
  * plain run does not use. The real bin runs in a child process with a module recorder loaded
  * first (`node --import`, Node's in-thread module hooks, which see `import` and `require`);
  * a regression that imports one of these eagerly fails here, not only in the bench row.
+ * `agate --version` answers before the program loads at all.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -45,7 +46,7 @@ interface Run {
 let dir: string;
 const runs: Record<string, Run> = {};
 
-/** `agate run src/demo.tsx ...args` with stdout and stderr piped; resolves when it exits. */
+/** `agate ...args` in the demo's folder, stdout and stderr piped; resolves when it exits. */
 async function recordRun(name: string, args: string[]): Promise<Run> {
   const out = join(dir, `${name}.txt`);
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', AGATE_RECORD_MODULES: out };
@@ -53,11 +54,11 @@ async function recordRun(name: string, args: string[]): Promise<Run> {
   for (const name of ['AGATE_BASE_URL', 'AGATE_MODEL', 'AGATE_API_KEY', 'OPENAI_API_KEY']) {
     delete env[name];
   }
-  const child = spawn(
-    process.execPath,
-    ['--import', RECORDER, BIN, 'run', 'src/demo.tsx', ...args],
-    { cwd: DEMO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, ['--import', RECORDER, BIN, ...args], {
+    cwd: DEMO_DIR,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
@@ -74,8 +75,9 @@ async function recordRun(name: string, args: string[]): Promise<Run> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agate-lazy-'));
   // One after the other: each is a whole Node process loading the TypeScript sources.
-  runs['--plain'] = await recordRun('plain', ['--plain']);
-  runs.piped = await recordRun('piped', []);
+  runs['--plain'] = await recordRun('plain', ['run', 'src/demo.tsx', '--plain']);
+  runs.piped = await recordRun('piped', ['run', 'src/demo.tsx']);
+  runs['--version'] = await recordRun('version', ['--version']);
 }, 120_000);
 
 afterAll(async () => {
@@ -104,6 +106,21 @@ describe.each(['--plain', 'piped'])('agate run <demo> %s', (name) => {
       const hits = modules.filter((url) => pattern.test(url));
       return hits.length > 0 ? [`${what}: ${hits[0]}`] : [];
     });
+    expect(loaded).toEqual([]);
+  });
+});
+
+describe('agate --version', () => {
+  it('prints the version before the program loads: no @agate/core, zod, ai or commander', async () => {
+    const run = runs['--version']!;
+    const { version } = JSON.parse(
+      await readFile(new URL('../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${version}\n`);
+    const loaded = run.modules.filter((url) =>
+      /\/core\/(src|dist)\/|\/node_modules\/(zod|ai|commander)\//.test(url),
+    );
     expect(loaded).toEqual([]);
   });
 });

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   InvalidSessionIdError,
   SessionRunningElsewhereError,
@@ -21,11 +20,7 @@ import {
   addStudioCommand,
   addWorkerCommand,
 } from './program-commands.js';
-
-/** This package's version (package.json), printed by `agate --version`. */
-export const CLI_VERSION: string = (
-  createRequire(import.meta.url)('../package.json') as { version: string }
-).version;
+import { CLI_VERSION } from './version.js';
 
 /**
  * The `agate` command line. Every action resolves to an exit code; a `CliError` anywhere is
