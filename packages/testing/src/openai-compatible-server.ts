@@ -449,7 +449,6 @@ function parseRequest(text: string): ChatCompletionRequest {
   return body as ChatCompletionRequest;
 }
 
-/** Resolves true if the client went away before `ms` passed. */
 /** Waits out a reply's `delayMs`, then its `until`; true when the client went away first. */
 async function clientLeftWhileHeld(reply: ServerReply, res: ServerResponse): Promise<boolean> {
   if (reply.delayMs && (await waitOrClose(reply.delayMs, res))) return true;
