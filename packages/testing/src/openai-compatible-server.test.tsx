@@ -274,6 +274,8 @@ describe('until: an answer held until the test lets it go', () => {
       { text: 'Held.', until: held },
       { text: 'never sent', until: new Promise(() => {}) },
       'Still serving.',
+      // A hold that fails still lets the answer go: the test's wait ended either way.
+      () => ({ text: 'Released by a rejection.', until: Promise.reject(new Error('gave up')) }),
     ]);
     let answered = false;
     const first = generateText({ model: localModel(server), prompt: 'Hi' }).then((result) => {
@@ -300,6 +302,9 @@ describe('until: an answer held until the test lets it go', () => {
     // The held answer never blocks the next request.
     expect((await generateText({ model: localModel(server), prompt: 'Hi' })).text).toBe(
       'Still serving.',
+    );
+    expect((await generateText({ model: localModel(server), prompt: 'Hi' })).text).toBe(
+      'Released by a rejection.',
     );
   });
 });
