@@ -32,6 +32,25 @@ export interface PackageManifest {
   repository?: string | { type?: string; url?: string; directory?: string };
 }
 
+/**
+ * The files below `dir`, as absolute paths, sorted; `node_modules` folders and symbolic links
+ * are not entered. Not `readdirSync(dir, { recursive: true })`: that follows symbolic links to
+ * folders, and pnpm's `node_modules` are made of them, so under `docs/` or `examples/` it walked
+ * the whole store (68,000 and 445,000 entries, seconds each).
+ */
+export function filesBelow(dir: string, keep: (path: string) => boolean = () => true): string[] {
+  const files: string[] = [];
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') walk(path);
+      else if (entry.isFile() && keep(path)) files.push(path);
+    }
+  };
+  walk(dir);
+  return files.sort();
+}
+
 /** Every published package, in folder order. Nothing is listed by hand: a new package is picked up. */
 export function publishedPackages(): PublishedPackage[] {
   const packagesDir = join(ROOT, 'packages');

@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { filesBelow, ROOT } from '../../release/workspace.js';
 
 /**
  * The type tests (`*.test-d.ts[x]`, docs/testing.md#testing-types) are checked by `pnpm
@@ -10,14 +10,10 @@ import { describe, expect, it } from 'vitest';
  * `@ts-expect-error` is a compiler error there. vitest does not check them a second time, so a
  * type test that program leaves out would never be checked at all: this fails instead.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TYPE_TEST = /\.test-d\.tsx?$/;
 
 function typeTests(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && TYPE_TEST.test(entry.name))
-    .map((entry) => join(entry.parentPath, entry.name))
-    .filter((path) => !relative(ROOT, path).split('/').includes('node_modules'));
+  return filesBelow(dir, (path) => TYPE_TEST.test(path));
 }
 
 describe('the type tests', () => {

@@ -1,16 +1,8 @@
 import { createHash } from 'node:crypto';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { publishedPackages, ROOT } from '../../release/workspace.js';
+import { filesBelow, publishedPackages, ROOT } from '../../release/workspace.js';
 import { entryModels } from './api-models.js';
 import { entryPage, entryPagePath, indexPage } from './api-pages.js';
 import { emitDeclarations } from './declarations.js';
@@ -44,14 +36,6 @@ export function writeApiPages(): string[] {
   }
 }
 
-function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .filter(keep)
-    .sort();
-}
-
 /**
  * A hash of what the site is made from: the docs, the site's code and config, each published
  * package's sources and manifest. A site built from the same inputs is reused (the browser
@@ -59,13 +43,13 @@ function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
  */
 export function inputsHash(): string {
   const hash = createHash('sha256');
-  const docs = filesUnder(DOCS, (p) => {
+  const docs = filesBelow(DOCS, (p) => {
     const rel = relative(DOCS, p);
     return !/^(node_modules|\.site|api|check|\.check)\//.test(rel) && !rel.includes('/cache/');
   });
   const sources = publishedPackages().flatMap((pkg) => [
     join(pkg.dir, 'package.json'),
-    ...filesUnder(join(pkg.dir, 'src'), (p) => /\.tsx?$/.test(p) && !/\.test(-d)?\.tsx?$/.test(p)),
+    ...filesBelow(join(pkg.dir, 'src'), (p) => /\.tsx?$/.test(p) && !/\.test(-d)?\.tsx?$/.test(p)),
   ]);
   for (const file of [...docs, ...sources, join(ROOT, 'release/api-report.ts')]) {
     hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
