@@ -3,10 +3,6 @@ import { defineConfig } from 'vitest/config';
 import { scaledLimit } from './packages/testing/src/machine-speed.js';
 import { PACKED_TESTS } from './release/packed-tests.js';
 
-// vitest's one-line notice that type tests are experimental (the run prints no warnings it
-// can avoid; the version is pinned in the lockfile, as that notice asks).
-process.env.VITEST_DISABLE_EXPERIMENTAL_LOG ??= '1';
-
 /**
  * Most files wait on the processes, servers and timers they start more than they compute: on
  * a 2-core machine three at a time keep both cores busy (vitest's default there is one).
