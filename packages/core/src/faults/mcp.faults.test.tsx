@@ -126,29 +126,38 @@ describe('MCP server faults', () => {
   });
 
   it('an MCP server that stops answering mid-run', async () => {
+    // Scaled: the first call (pid) must answer inside the limit on a loaded machine too.
+    const timeoutMs = scaledLimit(300);
     const model = scriptedModel([call({}, 'pid'), call({}, 'freeze'), 'Done.']);
-    const session = createSession(<FaultAgent extra={server({ timeoutMs: 300 })} />, { model });
+    const session = createSession(<FaultAgent extra={server({ timeoutMs })} />, { model });
     const result = await session.run();
     const pid = Number(outputs(session)[0]);
     expect(result.status).toBe('error');
     expect(result.reason).toContain('stopped answering');
     expect(result.reason).toContain('fixture: stuck in a loop');
-    expect(String(outputs(session)[1])).toMatch(/Tool "freeze" timed out after 300 ms/);
+    expect(String(outputs(session)[1])).toContain(`Tool "freeze" timed out after ${timeoutMs} ms`);
     expect(session.state.tick).toBe(2);
     expect(alive(pid)).toBe(false);
     session.dispose();
   });
 
   it('an MCP tool call past its timeoutMs on a server that still answers', async () => {
-    const model = scriptedModel([call({ ms: 5_000 }, 'slow'), call({ ms: 1 }, 'slow'), 'Done.']);
+    // Scaled, and the slow call ten times over it: the quick call's round trip fits on a loaded
+    // machine too, and the slow one never does.
+    const timeoutMs = scaledLimit(200);
+    const model = scriptedModel([
+      call({ ms: timeoutMs * 10 }, 'slow'),
+      call({ ms: 1 }, 'slow'),
+      'Done.',
+    ]);
     const session = createSession(
-      <FaultAgent extra={server({ toolOptions: { slow: { timeoutMs: 200 } } })} />,
+      <FaultAgent extra={server({ toolOptions: { slow: { timeoutMs } } })} />,
       { model },
     );
     const result = await session.run();
     expect(result.status).toBe('completed');
     const [late, quick] = outputs(session);
-    expect(String(late)).toMatch(/Tool "slow" timed out after 200 ms/);
+    expect(String(late)).toContain(`Tool "slow" timed out after ${timeoutMs} ms`);
     expect(JSON.stringify(quick)).toContain('slept 1');
     session.dispose();
   });

@@ -1,4 +1,4 @@
-import { scriptedModel } from '@agate/testing';
+import { scaledLimit, scriptedModel } from '@agate/testing';
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { createSession, McpServer, run, System, Timeline, User } from '../index.js';
@@ -109,27 +109,34 @@ describe('<McpServer> over stdio (server-everything)', () => {
   });
 
   it('runs a long operation; one over its timeoutMs is a tool error and the run goes on', async () => {
+    // The limit scales with the machine's measured speed: a fixed 400 ms against a 200 ms
+    // operation failed on a loaded CI machine (the server's steps and the stdio round trips ran
+    // late). The short operation is far inside the limit, the long one far outside it.
+    const timeoutMs = scaledLimit(800);
+    const longSeconds = Math.ceil(timeoutMs / 1_000) * 10;
     const model = scriptedModel([
       {
         toolCalls: [
-          { toolName: 'trigger-long-running-operation', input: { duration: 0.2, steps: 2 } },
+          { toolName: 'trigger-long-running-operation', input: { duration: 0.05, steps: 1 } },
         ],
       },
       {
         toolCalls: [
-          { toolName: 'trigger-long-running-operation', input: { duration: 5, steps: 5 } },
+          {
+            toolName: 'trigger-long-running-operation',
+            input: { duration: longSeconds, steps: 5 },
+          },
         ],
       },
       { toolCalls: [{ toolName: 'echo', input: { message: 'still here' } }] },
       'Done.',
     ]);
-    const result = await run(<Agent timeoutMs={400} />, { model });
-    // The first (0.2 s) fits in 400 ms; the second does not.
+    const result = await run(<Agent timeoutMs={timeoutMs} />, { model });
     const [done, late, echo] = toolResults(result.timeline);
     expect(result.status).toBe('completed');
     expect(JSON.stringify(done?.output)).toContain('Long running operation completed');
     expect(late?.output.type).toBe('error-text');
-    expect(String(outputValue(late))).toMatch(/timed out after 400 ms/);
+    expect(String(outputValue(late))).toContain(`timed out after ${timeoutMs} ms`);
     expect(JSON.stringify(echo?.output)).toContain('still here');
   });
 
