@@ -1,4 +1,8 @@
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '@agate/testing';
+import {
+  type OpenAICompatibleServer,
+  scaledLimit,
+  startOpenAICompatibleServer,
+} from '@agate/testing';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSession, ModelCallError, type ModelSettings } from '../index.js';
@@ -129,7 +133,7 @@ describe('model faults', () => {
 
     const started = performance.now();
     const aborted = await session.run({ signal: controller.signal });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(scaledLimit(1_000));
     expect(aborted.status).toBe('aborted');
     expect(aborted.reason).toMatch(/^The run was aborted.*Call run\(\) again to resume/);
     w.expectStateAfterTick(1);

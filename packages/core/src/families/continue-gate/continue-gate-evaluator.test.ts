@@ -1,3 +1,4 @@
+import { scaledLimit } from '@agate/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidContinueConfigError, type StepContext } from './continue-gate-config.js';
 import { ContinueGateEvaluator, DEFAULT_MAX_HISTORY } from './continue-gate-evaluator.js';
@@ -99,7 +100,7 @@ describe('ContinueGateEvaluator', () => {
       12,
     );
     // A generous bound: an O(n * maxHistory) history would take minutes here.
-    expect(elapsed).toBeLessThan(15_000);
+    expect(elapsed).toBeLessThan(scaledLimit(15_000));
   });
 
   it('hands out a read-only history that later evaluations do not change', () => {
