@@ -4,7 +4,7 @@
  * answer show what a handshake time-out says about them.
  */
 
-import { scriptedModel } from '@agate/testing';
+import { scaledLimit, scriptedModel } from '@agate/testing';
 import {
   DEFAULT_INHERITED_ENV_VARS,
   getDefaultEnvironment,
@@ -102,6 +102,8 @@ describe("a stdio server's environment", () => {
 });
 
 describe('a server that does not answer the handshake', () => {
+  // Scaled: the server must start and write its stderr lines inside the limit on a loaded machine.
+  const connectTimeoutMs = scaledLimit(1_500);
   const silent = (lines: number) => (
     <FaultAgent
       extra={
@@ -109,7 +111,7 @@ describe('a server that does not answer the handshake', () => {
           name="silent"
           command={process.execPath}
           args={[fixture('silent-server.mjs'), String(lines)]}
-          connectTimeoutMs={1_500}
+          connectTimeoutMs={connectTimeoutMs}
         />
       }
     />
@@ -119,7 +121,9 @@ describe('a server that does not answer the handshake', () => {
     const session = createSession(silent(400), { model: scriptedModel(['Done.']) });
     const result = await session.run();
     expect(result.status).toBe('error');
-    expect(result.reason).toContain('did not answer the MCP handshake within 1500 ms');
+    expect(result.reason).toContain(
+      `did not answer the MCP handshake within ${connectTimeoutMs} ms`,
+    );
     expect(result.reason).toContain('Its stderr ended with:\n');
     expect(result.reason).toContain('  | silent server line 400');
     expect(result.reason).not.toContain('| silent server line 1\n');
@@ -131,7 +135,7 @@ describe('a server that does not answer the handshake', () => {
     const result = await session.run();
     expect(result.status).toBe('error');
     expect(result.reason).toContain(
-      'did not answer the MCP handshake within 1500 ms.\nIt wrote nothing to stderr.\nCheck that the command runs on its own',
+      `did not answer the MCP handshake within ${connectTimeoutMs} ms.\nIt wrote nothing to stderr.\nCheck that the command runs on its own`,
     );
     session.dispose();
   });
