@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { publishedPackages, ROOT } from './workspace.js';
+import { filesBelow, publishedPackages, ROOT } from './workspace.js';
 
 /**
  * `pnpm version-packages` runs this after `changeset version`: a published package's source may
@@ -22,7 +22,5 @@ for (const pkg of publishedPackages()) {
 }
 
 function versionFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('version.ts'))
-    .map((path) => join(dir, path));
+  return filesBelow(dir, (path) => path.endsWith('version.ts'));
 }

@@ -31,6 +31,7 @@ import {
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync, version as esbuildVersion, transformSync } from 'esbuild';
+import { filesBelow } from '../../../../release/workspace.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const PACKAGES = join(ROOT, 'packages');
@@ -79,11 +80,7 @@ function workspacePackages(): WorkspacePackage[] {
 }
 
 function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .sort();
+  return existsSync(dir) ? filesBelow(dir) : [];
 }
 
 /** What the build depends on: every source, manifest and launcher, and the compiler's version. */
