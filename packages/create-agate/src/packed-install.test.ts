@@ -284,17 +284,23 @@ describe('the project, installed from the tarballs', () => {
     }
   }, 90_000);
 
-  it('npm run typecheck passes, and refuses a DOM tag in an agent tree (jsxImportSource @agate/core through the packed exports map)', () => {
-    const check = run('npm', ['run', 'typecheck'], { cwd: project });
-    expect(check.status, `${check.stdout}\n${check.stderr}`).toBe(0);
+  it("npm run typecheck: no error in the project's own files, and a DOM tag in an agent tree refused (jsxImportSource @agate/core through the packed exports map)", () => {
+    // One tsc run shows both (a run is 7 s of CPU, on the packed phase's longest file): the
+    // project's own files with a DOM tag beside them. tsc reports every error of the program,
+    // so the DOM tag's being the only one means the project's own files pass.
     const bad = join(project, 'dom-tag.tsx');
     writeFileSync(bad, 'export const Agent = () => <div>hello</div>;\n');
     try {
-      const refused = run('npm', ['run', 'typecheck'], { cwd: project });
-      expect(refused.status).not.toBe(0);
-      expect(refused.stdout).toMatch(
-        /dom-tag\.tsx.*Property 'div' does not exist on type 'JSX\.IntrinsicElements'/,
-      );
+      const check = run('npm', ['run', 'typecheck'], { cwd: project });
+      const errors = check.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+      // The opening tag and the closing one, nothing else.
+      const refusal =
+        /^dom-tag\.tsx\(1,\d+\): error TS2339: Property 'div' does not exist on type 'JSX\.IntrinsicElements'/;
+      expect(errors, `${check.stdout}\n${check.stderr}`).toEqual([
+        expect.stringMatching(refusal),
+        expect.stringMatching(refusal),
+      ]);
+      expect(check.status).not.toBe(0);
     } finally {
       rmSync(bad);
     }
