@@ -399,13 +399,17 @@ describe.skipIf(!requirePostgres('@agate/postgres store tests'))('createPostgres
 
   it('pages list({ limit, after, status }) by id', async () => {
     const paged = fresh();
-    for (const [id, status] of [
+    const saves = [
       ['b', 'completed'],
       ['a', 'running'],
       ['d', 'completed'],
       ['c', 'completed'],
-    ] as const) {
-      await paged.save(createSnapshot(id, { id, status, timeline: [] }));
+    ] as const;
+    for (const [i, [id, status]] of saves.entries()) {
+      // A second apart: the clock's savedAt (milliseconds) can be the same for two saves in a
+      // row, and list() breaks such a tie by id (as every store), which is not the save order.
+      const savedAt = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+      await paged.save({ ...createSnapshot(id, { id, status, timeline: [] }), savedAt });
     }
     const ids = (l: { id: string }[]) => l.map((x) => x.id);
     expect(ids(await paged.list())).toEqual(['b', 'a', 'd', 'c']);
