@@ -14,11 +14,25 @@ const exec = promisify(execFile);
  * registry does not have yet (`changeset publish`: npm records where and how each package was
  * built; it needs a CI with an OIDC token, see docs/releasing.md). `--dry-run` stops short of
  * publishing: it asks the registry which versions it lacks (a read) and has npm check each
- * tarball as `npm publish --dry-run` does. No credentials needed; `pnpm test` runs it.
+ * tarball as `npm publish --dry-run` does. No credentials needed. `--no-registry` (only with
+ * `--dry-run`) leaves those two registry reads out: `pnpm test` runs it so, because its result
+ * must not change without a commit (the registry's answers do, and an unreachable registry made
+ * the dry run fail).
  */
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'dry-run': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      'dry-run': { type: 'boolean', default: false },
+      'no-registry': { type: 'boolean', default: false },
+    },
+  });
   const dryRun = values['dry-run'];
+  const askRegistry = !values['no-registry'];
+  if (!askRegistry && !dryRun) {
+    fail(
+      '--no-registry is for a dry run (pnpm release --dry-run --no-registry): a release publishes to the registry.',
+    );
+  }
   const pending = pendingChangesets();
   if (pending.length > 0 && !dryRun) {
     fail(
@@ -44,10 +58,12 @@ async function main(): Promise<void> {
         cwd: out,
         env: cleanEnv(),
       });
-    const plan = dryRun
+    // `--no-registry`: none of these reads (what `pnpm test` runs).
+    const preview = dryRun && askRegistry;
+    const plan = preview
       ? exec('pnpm', ['exec', 'changeset', 'publish-plan'], { cwd: ROOT, env: cleanEnv() })
       : undefined;
-    const accepted = dryRun ? Promise.all(packed.map((pkg) => publish(pkg.file))) : undefined;
+    const accepted = preview ? Promise.all(packed.map((pkg) => publish(pkg.file))) : undefined;
     // Awaited below; a failure before then (the packed tests) must not also be unhandled.
     plan?.catch(() => {});
     accepted?.catch(() => {});
@@ -55,13 +71,18 @@ async function main(): Promise<void> {
     step('pnpm', ['exec', 'vitest', 'run', '--config', 'vitest.packed.config.ts'], ROOT, {
       AGATE_PACKED_DIR: out,
     });
-    if (plan !== undefined && accepted !== undefined) {
-      say('What a release would publish (the registry is asked which versions it lacks)');
-      const { stdout, stderr } = await plan;
-      process.stdout.write(stdout + stderr);
-      await accepted;
+    if (dryRun) {
+      if (plan !== undefined && accepted !== undefined) {
+        say('What a release would publish (the registry is asked which versions it lacks)');
+        const { stdout, stderr } = await plan;
+        process.stdout.write(stdout + stderr);
+        await accepted;
+      }
       say(
-        `Dry run done: ${packed.length} tarballs in ${out} pass; npm accepts each for publishing` +
+        `Dry run done: ${packed.length} tarballs in ${out} pass` +
+          (askRegistry
+            ? '; npm accepts each for publishing'
+            : ' (the registry not asked: `pnpm release --dry-run` shows what a release would publish)') +
           (pending.length > 0 ? ` (${pending.length} changeset(s) to apply first).` : '.'),
       );
       return;
